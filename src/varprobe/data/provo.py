@@ -1,0 +1,126 @@
+"""The Provo Corpus cloze norms (Luke & Christianson 2018) as canonical tables.
+
+Each context is a prefix of a passage: the context of position n is the first n-1 whitespace
+tokens of the passage (Ilia & Aziz 2024, Sec. 4), and ~40 participants each gave one word to
+continue it. The human next-word distribution is the MLE of those responses.
+
+The loader reads the original OSF file ``Provo_Corpus-Predictability_Norms.csv`` (Latin-1,
+comma-separated, one row per position and distinct response, the passage repeated in ``Text``).
+Quirks of that file, each handled here on purpose:
+
+* Responses are already normalised (lowercase, punctuation removed). Strings such as ``<NA>``,
+  ``null`` or ``NA`` are words a participant typed, never missing values.
+* ``TRUE`` / ``FALSE`` are a spreadsheet's conversion of the typed words true/false: lowercased.
+* Three target words carry a MacRoman apostrophe read as Latin-1 (``doesnÕt``): repaired to ``'``.
+* Position (18, 3) mixes the responses for "the" with those for the passage's last word, which
+  the norms mislabelled as word 3; the mixture is no human distribution, so it is dropped
+  (``AMBIGUOUS_POSITIONS``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from varprobe.words import normalise_word
+
+NORMS_COLUMNS = ("Text_ID", "Text", "Word_Number", "Word", "Response", "Response_Count")
+AMBIGUOUS_POSITIONS = frozenset({(18, 3)})
+
+
+def read_norms(path: Path) -> pd.DataFrame:
+    """Read the OSF norms file, keeping every response string as typed (no NA inference)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"Provo norms file not found: {path}")
+    try:
+        raw = pd.read_csv(path, encoding="latin-1", keep_default_na=False, na_values=[], dtype=str)
+    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise ValueError(f"Provo norms file {path} is not a readable CSV: {err}") from err
+    missing = [c for c in NORMS_COLUMNS if c not in raw.columns]
+    if missing:
+        raise ValueError(f"Provo norms file {path} lacks columns {missing}")
+    norms = raw.loc[:, list(NORMS_COLUMNS)].copy()
+    for column in ("Text_ID", "Word_Number", "Response_Count"):
+        numbers = pd.to_numeric(norms[column], errors="coerce")
+        bad = norms.loc[numbers.isna() | (numbers % 1 != 0), column]
+        if len(bad):
+            raise ValueError(
+                f"Provo norms file {path}: column {column} has non-integer value {bad.iloc[0]!r}"
+            )
+        norms[column] = numbers.astype("int64")
+    norms["Word"] = norms["Word"].str.replace("Õ", "'")
+    norms["Text"] = norms["Text"].str.replace("Õ", "'")
+    norms["Response"] = norms["Response"].where(
+        ~norms["Response"].isin(["TRUE", "FALSE"]), norms["Response"].str.lower()
+    )
+    return norms
+
+
+def contexts_table(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.DataFrame:
+    """One row per context: ``text_id, word_number, context, context_length, word, corpus_word``.
+
+    ``word`` is the passage token as printed; ``corpus_word`` is it normalised like the responses.
+    ``texts`` restricts to those passages (all when None); an id absent from the norms is an error.
+    """
+    norms = _select_texts(norms, texts)
+    positions = norms.drop_duplicates(["Text_ID", "Word_Number"]).copy()
+    tokens = positions["Text"].str.split(" ")
+    n = positions["Word_Number"].to_numpy()
+    positions["context"] = [" ".join(t[: k - 1]) for t, k in zip(tokens, n, strict=True)]
+    mismatch = [
+        (i, k) for i, k, t, w in zip(positions["Text_ID"], n, tokens, positions["Word"], strict=True)
+        if k - 1 >= len(t) or t[k - 1] != w
+    ]
+    mismatch = [p for p in mismatch if p not in AMBIGUOUS_POSITIONS]
+    if mismatch:
+        raise ValueError(
+            f"Provo norms: Word does not match token Word_Number of Text at {mismatch[:5]}"
+        )
+    table = pd.DataFrame(
+        {
+            "text_id": positions["Text_ID"].astype("int32"),
+            "word_number": positions["Word_Number"].astype("int32"),
+            "context": positions["context"],
+            "context_length": (positions["Word_Number"] - 1).astype("int32"),
+            "word": positions["Word"],
+            "corpus_word": positions["Word"].map(normalise_word),
+        }
+    )
+    return _drop_ambiguous(table).sort_values(["text_id", "word_number"], ignore_index=True)
+
+
+def responses_table(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.DataFrame:
+    """Long table of human responses: ``text_id, word_number, response, count`` (count > 0)."""
+    norms = _select_texts(norms, texts)
+    table = (
+        norms.groupby(["Text_ID", "Word_Number", "Response"], sort=True)["Response_Count"]
+        .sum()
+        .reset_index()
+        .rename(
+            columns={
+                "Text_ID": "text_id",
+                "Word_Number": "word_number",
+                "Response": "response",
+                "Response_Count": "count",
+            }
+        )
+    )
+    table = table[table["count"] > 0]
+    table = table.astype({"text_id": "int32", "word_number": "int32", "count": "int64"})
+    return _drop_ambiguous(table).reset_index(drop=True)
+
+
+def _select_texts(norms: pd.DataFrame, texts: list[int] | None) -> pd.DataFrame:
+    if texts is None:
+        return norms
+    unknown = sorted(set(texts) - set(norms["Text_ID"]))
+    if unknown:
+        raise ValueError(f"provo.texts names passages {unknown} that the norms file does not hold")
+    return norms[norms["Text_ID"].isin(texts)]
+
+
+def _drop_ambiguous(table: pd.DataFrame) -> pd.DataFrame:
+    keys = list(zip(table["text_id"], table["word_number"], strict=True))
+    return table[[k not in AMBIGUOUS_POSITIONS for k in keys]]

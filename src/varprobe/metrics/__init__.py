@@ -1,0 +1,1 @@
+"""Pure math on distributions and arrays: no models, no I/O."""

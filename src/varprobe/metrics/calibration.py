@@ -1,0 +1,91 @@
+"""Expected calibration error and its reliability table, on equal-width bins."""
+
+import numpy as np
+import pandas as pd
+
+
+def _validate(confidences, correct, n_bins) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+        raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
+    conf = np.asarray(confidences, dtype=float)
+    corr = np.asarray(correct)
+    if conf.ndim != 1 or conf.size == 0:
+        raise ValueError(f"confidences must be a non-empty 1-D array, got shape {conf.shape}")
+    if corr.shape != conf.shape:
+        raise ValueError(
+            f"correct has shape {corr.shape}, confidences has shape {conf.shape}: "
+            "lengths must match"
+        )
+    outside = ~((conf >= 0.0) & (conf <= 1.0))  # also catches NaN
+    if outside.any():
+        raise ValueError(f"confidences must lie in [0, 1], got {conf[outside][0].item()!r}")
+    not_binary = ~np.isin(corr, (0, 1))
+    if not_binary.any():
+        raise ValueError(f"correct must be boolean or 0/1, got {corr[not_binary][0].item()!r}")
+    return conf, corr.astype(float)
+
+
+def _bin_index(conf: np.ndarray, n_bins: int) -> np.ndarray:
+    # Bin b covers [b/n_bins, (b+1)/n_bins) up to rounding of c * n_bins; clipping closes
+    # the last bin so that c = 1.0 is counted rather than indexing a bin n_bins.
+    return np.minimum(np.floor(conf * n_bins).astype(np.int64), n_bins - 1)
+
+
+def _bin_sums(conf: np.ndarray, corr: np.ndarray, n_bins: int):
+    index = _bin_index(conf, n_bins)
+    count = np.bincount(index, minlength=n_bins)
+    conf_sum = np.bincount(index, weights=conf, minlength=n_bins)
+    correct_sum = np.bincount(index, weights=corr, minlength=n_bins)
+    return count, conf_sum, correct_sum
+
+
+def ece(confidences, correct, n_bins: int = 10) -> float:
+    """Expected calibration error (Guo et al. 2017), as reported by Ilia & Aziz 2024 (Table 1).
+
+    With N items, item i with confidence c_i in [0, 1] goes to bin
+    b(i) = min(floor(c_i * n_bins), n_bins - 1), so c = 0.0 is in the first bin
+    and c = 1.0 in the last. Then
+
+        ECE = sum_b (|B_b| / N) * |acc(B_b) - conf(B_b)|,
+
+    with acc(B_b) the fraction correct and conf(B_b) the mean confidence in bin
+    b; empty bins contribute 0. In Ilia & Aziz 2024 (footnote 2) confidence is
+    the mode probability and correctness is mode == target word; they show ECE
+    is unreliable under data uncertainty, so report it next to TVD, not alone.
+
+    confidences: 1-D, length N >= 1, values in [0, 1]; correct: same shape,
+    boolean or 0/1; n_bins: integer >= 1. ValueError naming the argument otherwise.
+    """
+    conf, corr = _validate(confidences, correct, n_bins)
+    _, conf_sum, correct_sum = _bin_sums(conf, corr, n_bins)
+    # (|B|/N) |acc - conf| = |sum correct - sum conf| / N, which is 0 for empty bins.
+    return float(np.abs(correct_sum - conf_sum).sum() / conf.size)
+
+
+def reliability_table(confidences, correct, n_bins: int = 10) -> pd.DataFrame:
+    """Per-bin reliability table behind ece (Guo et al. 2017; Ilia & Aziz 2024).
+
+    One row per bin b = 0..n_bins-1 with lower = b/n_bins, upper = (b+1)/n_bins,
+    count = |B_b|, mean_confidence = conf(B_b) = (1/|B_b|) sum_{i in B_b} c_i and
+    accuracy = acc(B_b) = (1/|B_b|) sum_{i in B_b} correct_i, using the same
+    binning as ece, so ece = sum_b (count_b / N) |accuracy_b - mean_confidence_b|
+    over non-empty bins. Empty bins have count 0 and NaN mean_confidence and
+    accuracy. Inputs are validated as in ece.
+    """
+    conf, corr = _validate(confidences, correct, n_bins)
+    count, conf_sum, correct_sum = _bin_sums(conf, corr, n_bins)
+    edges = np.arange(n_bins + 1) / n_bins
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # 0/0 in empty bins is exactly the NaN the table documents.
+        mean_confidence = conf_sum / count
+        accuracy = correct_sum / count
+    return pd.DataFrame(
+        {
+            "bin": np.arange(n_bins),
+            "lower": edges[:-1],
+            "upper": edges[1:],
+            "count": count,
+            "mean_confidence": mean_confidence,
+            "accuracy": accuracy,
+        }
+    )

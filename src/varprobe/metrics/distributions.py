@@ -1,0 +1,136 @@
+"""Categorical next-word distributions: estimation, distance, summaries, oracle split.
+
+A distribution is a plain ``dict`` from word to probability; words absent from
+the dict have probability 0, so the keys are (a superset of) the support.
+"""
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+Distribution = dict[str, float]
+
+# Tolerance on sum_w p(w) = 1: MLEs built from float division miss 1 by ~1e-16,
+# anything beyond 1e-6 is a caller bug (unnormalised scores, counts, logits).
+_SUM_TOLERANCE = 1e-6
+
+
+def _check_distribution(p: Mapping[str, float], name: str) -> None:
+    if len(p) == 0:
+        raise ValueError(f"{name} is empty: a distribution needs at least one outcome")
+    for word, prob in p.items():
+        if not math.isfinite(prob) or prob < 0:
+            raise ValueError(f"{name}[{word!r}] = {prob!r}: probabilities must be finite and >= 0")
+    total = math.fsum(p.values())
+    if abs(total - 1.0) > _SUM_TOLERANCE:
+        raise ValueError(f"{name} sums to {total!r}, not 1 (tolerance {_SUM_TOLERANCE})")
+
+
+def _check_counts(counts: Mapping[str, float], name: str) -> None:
+    for word, count in counts.items():
+        if not math.isfinite(count) or count < 0:
+            raise ValueError(f"{name}[{word!r}] = {count!r}: counts must be finite and >= 0")
+
+
+def mle(counts: Mapping[str, int | float]) -> Distribution:
+    """Maximum-likelihood categorical distribution from response counts.
+
+    Treating the responses to one context as i.i.d. draws from a single
+    categorical (Ilia & Aziz 2024, Section 3, "Human distributions"), the MLE is
+    the relative frequency
+
+        p(w) = n(w) / sum_v n(v).
+
+    Words with n(w) = 0 are dropped, so the keys are exactly the support.
+    Raises ValueError on a negative or non-finite count, and when the counts are
+    empty or all zero (no observation, no estimate).
+    """
+    _check_counts(counts, "counts")
+    total = math.fsum(counts.values())
+    if total == 0:
+        raise ValueError("counts is empty: an MLE needs at least one observation")
+    return {word: float(count / total) for word, count in counts.items() if count > 0}
+
+
+def tvd(p: Mapping[str, float], q: Mapping[str, float]) -> float:
+    """Total variation distance between two categorical distributions.
+
+        TVD_c(p, q) = 1/2 * sum_{w in supp(p) U supp(q)} |p(w|c) - q(w|c)|
+
+    (Ilia & Aziz 2024, Section 4 "Metrics", footnote 8), where a word missing
+    from one dict has probability 0 under it. Disjoint supports give 1,
+    identical distributions give 0; the result is clipped to [0, 1] to absorb
+    float rounding. Both arguments must be non-empty and sum to 1 within 1e-6
+    (ValueError naming the argument otherwise).
+    """
+    _check_distribution(p, "p")
+    _check_distribution(q, "q")
+    distance = 0.5 * math.fsum(abs(p.get(w, 0.0) - q.get(w, 0.0)) for w in p.keys() | q.keys())
+    return min(1.0, max(0.0, distance))
+
+
+def entropy(p: Mapping[str, float]) -> float:
+    """Shannon entropy in nats (Shannon 1948), used as a variability predictor
+    by Ilia & Aziz 2024 (Section 5):
+
+        H(p) = -sum_w p(w) log p(w),  with 0 log 0 = 0.
+
+    A point mass has H = 0, the uniform over k words has H = log k.
+    p must be non-empty and sum to 1 within 1e-6 (ValueError otherwise).
+    """
+    _check_distribution(p, "p")
+    h = -math.fsum(prob * math.log(prob) for prob in p.values() if prob > 0)
+    # Probabilities within tolerance above 1 would make a point mass slightly negative.
+    return max(0.0, h)
+
+
+def mode(p: Mapping[str, float]) -> tuple[str, float]:
+    """Most probable word and its probability,
+
+        w* = argmax_w p(w),  returned as (w*, p(w*)).
+
+    This is the prediction and confidence ECE scores (Ilia & Aziz 2024,
+    footnote 2). Tie-breaking is deterministic: among words with exactly equal
+    probability the lexicographically smallest wins, so results do not depend
+    on dict order. p must be non-empty and sum to 1 within 1e-6.
+    """
+    _check_distribution(p, "p")
+    word, prob = min(p.items(), key=lambda item: (-item[1], item[0]))
+    return word, prob
+
+
+def split_counts(
+    counts: Mapping[str, int], rng: np.random.Generator
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Split responses into two disjoint oracle halves (Ilia & Aziz 2024, Section 4).
+
+    The n = sum_w n(w) individual responses are listed in word order (so the
+    result depends only on rng, not on dict order), permuted uniformly with
+    rng, and the first floor(n/2) go to oracle 1, the remaining ceil(n/2) to
+    oracle 2 (with odd n oracle 2 holds the extra response). As multisets the
+    halves are disjoint and n1(w) + n2(w) = n(w) for every w. Words with zero
+    count in a half are left out of that half.
+
+    Counts must be non-negative integers (integral floats are accepted) with
+    n >= 2, and rng a numpy.random.Generator; ValueError otherwise.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    _check_counts(counts, "counts")
+    for word, count in counts.items():
+        if count != int(count):
+            raise ValueError(f"counts[{word!r}] = {count!r}: oracle splits need integer counts")
+    words = sorted(counts)
+    sizes = np.array([int(counts[w]) for w in words], dtype=np.int64)
+    n = int(sizes.sum())
+    if n < 2:
+        raise ValueError(f"counts has n = {n} responses: a split needs at least 2")
+    responses = rng.permutation(np.repeat(np.arange(len(words)), sizes))
+    half = n // 2
+    first = np.bincount(responses[:half], minlength=len(words))
+    second = np.bincount(responses[half:], minlength=len(words))
+    return (
+        {w: int(c) for w, c in zip(words, first) if c > 0},
+        {w: int(c) for w, c in zip(words, second) if c > 0},
+    )

@@ -1,0 +1,72 @@
+"""Load a configured causal LM and its tokenizer through transformers' ``Auto*`` classes.
+
+Hub ids, local directories (including tiny random models saved by the tests) and package
+folders with a GGUF file all take this one path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+from varprobe.models.spec import ModelSpec, ModelUnavailable
+
+
+@dataclass
+class LoadedModel:
+    """A model in eval mode on its device, with its tokenizer."""
+
+    spec: ModelSpec
+    model: torch.nn.Module
+    tokenizer: object
+
+    @property
+    def device(self) -> torch.device:
+        """Where the model's weights live."""
+        return next(self.model.parameters()).device
+
+
+def check_available(spec: ModelSpec) -> None:
+    """Fail fast, before any compute, when a model's weights or samples cannot be reached.
+
+    Reads only the config (a local file, or a few kB from the hub) — not the weights.
+    """
+    if spec.is_external:
+        if not Path(spec.samples).is_file():
+            raise ModelUnavailable(f"model {spec.name!r}: samples file {spec.samples} not found")
+        return
+    location = spec.location()
+    try:
+        AutoConfig.from_pretrained(location, gguf_file=spec.gguf_file)
+    except (OSError, ValueError) as err:
+        raise ModelUnavailable(_unreachable(spec, location, err)) from err
+
+
+def load_causal_lm(spec: ModelSpec) -> LoadedModel:
+    """Load ``spec`` as a causal LM in eval mode on ``spec.device`` with ``spec.dtype`` weights."""
+    if spec.is_external:
+        raise ValueError(f"model {spec.name!r} is a samples file, not a network")
+    if spec.device.startswith("cuda") and not torch.cuda.is_available():
+        raise ModelUnavailable(
+            f"model {spec.name!r} asks for device {spec.device!r} but CUDA is not available here"
+        )
+    location = spec.location()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(location, gguf_file=spec.gguf_file)
+        model = AutoModelForCausalLM.from_pretrained(
+            location, gguf_file=spec.gguf_file, dtype=getattr(torch, spec.dtype)
+        )
+    except (OSError, ValueError) as err:
+        raise ModelUnavailable(_unreachable(spec, location, err)) from err
+    return LoadedModel(spec, model.to(spec.device).eval(), tokenizer)
+
+
+def _unreachable(spec: ModelSpec, location: str, err: Exception) -> str:
+    first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return (
+        f"model {spec.name!r}: no weights reachable at {location!r} ({first_line}); "
+        "fix the hub id or path in config.yaml, or download the model where there is internet"
+    )

@@ -1,0 +1,78 @@
+"""Figures of the next-word study: TVD densities (Ilia & Aziz 2024, Fig. 2) and word bars (Fig. 1).
+
+Each function returns the figure and the table of exactly the numbers drawn.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from scipy.stats import gaussian_kde  # noqa: E402
+
+GRID = np.linspace(0.0, 1.0, 201)
+
+
+def tvd_density(series: dict[tuple[str, str], np.ndarray]) -> tuple[plt.Figure, pd.DataFrame]:
+    """Gaussian KDE (Scott's bandwidth) of per-context TVD on [0, 1] for each (model, decoding).
+
+    The oracle control enters as ``("oracle", "control")``. A series with fewer than two distinct
+    values has no density and is drawn as a vertical line at its value (density NaN in the table).
+    """
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    rows = []
+    for (model, decoding), values in series.items():
+        values = np.asarray(values, dtype=float)
+        values = values[np.isfinite(values)]
+        label = "oracle (TVD between halves)" if model == "oracle" else f"{model} / {decoding}"
+        style = {"color": "black", "linestyle": "--"} if model == "oracle" else {}
+        if np.unique(values).size >= 2:
+            density = gaussian_kde(values)(GRID)
+            ax.plot(GRID, density, label=label, **style)
+        else:
+            density = np.full(GRID.shape, np.nan)
+            ax.axvline(values[0] if values.size else np.nan, label=label, **style)
+        rows.append(pd.DataFrame({"model": model, "decoding": decoding, "tvd": GRID, "density": density}))
+    ax.set_xlabel("TVD to human next-word distribution (per context)")
+    ax.set_ylabel("density")
+    ax.set_xlim(0, 1)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig, pd.concat(rows, ignore_index=True)
+
+
+def word_bars(
+    contexts: pd.DataFrame,
+    human: dict[tuple[int, int], dict[str, float]],
+    model: dict[tuple[int, int], dict[str, float]],
+    model_label: str,
+    top: int = 15,
+) -> tuple[plt.Figure, pd.DataFrame]:
+    """For each context, the ``top`` most probable words of the human and model distributions.
+
+    Ranks break ties alphabetically. ``contexts`` holds the chosen contexts' rows.
+    """
+    n = len(contexts)
+    fig, axes = plt.subplots(n, 2, figsize=(10, 3.2 * n), squeeze=False)
+    rows = []
+    for i, ctx in enumerate(contexts.itertuples(index=False)):
+        key = (int(ctx.text_id), int(ctx.word_number))
+        for j, (source, dist) in enumerate((("human", human[key]), (model_label, model.get(key, {})))):
+            ranked = sorted(dist.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+            words = [w for w, _ in ranked]
+            probs = [p for _, p in ranked]
+            ax = axes[i][j]
+            ax.barh(range(len(words))[::-1], probs, color="tab:blue" if j == 0 else "tab:orange")
+            ax.set_yticks(range(len(words))[::-1], words, fontsize=7)
+            ax.set_xlim(0, 1)
+            ax.set_title(f"{source}: …{' '.join(ctx.context.split()[-6:])} ___", fontsize=8)
+            rows.extend(
+                {"text_id": key[0], "word_number": key[1], "context": ctx.context, "source": source,
+                 "word": w, "probability": p, "rank": r + 1}
+                for r, (w, p) in enumerate(ranked)
+            )
+    fig.tight_layout()
+    return fig, pd.DataFrame(rows)

@@ -1,0 +1,1 @@
+"""Drawing from models: decoding algorithms and the complete-word sampler."""

