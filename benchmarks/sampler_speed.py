@@ -6,7 +6,8 @@ Both methods run on the same model and the same Provo contexts in one process:
   ``max_new_tokens=5`` (ancestral sampling, every sampling parameter explicit, no early stop at
   a word boundary); each continuation is decoded like the sampler decodes and its first word
   read with ``varprobe.words.first_word``;
-* sampler: ``CompleteWordSampler.sample`` with the same N (token budget ``--max-tokens``).
+* sampler: ``CompleteWordSampler.sample_many`` over the same contexts with the same N (token
+  budget ``--max-tokens``; consecutive prefixes of a passage share one encoding and batch).
 
 A "word" is a draw that yields a non-empty complete first word; words/s = words / seconds.
 Both are warmed up on one context first (not timed). Also reported: the TVD between the two
@@ -19,6 +20,7 @@ with different seeds (the sampling-noise floor at this N).
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections import Counter
 from pathlib import Path
@@ -32,7 +34,7 @@ from varprobe.models.loading import load_causal_lm
 from varprobe.models.spec import ModelSpec
 from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings, _Vocabulary
 from varprobe.sampling.decoding import Decoding
-from varprobe.words import COMPLETE, first_word
+from varprobe.words import COMPLETE, Extraction, first_word
 
 NORMS = Path("/work/shared/data/provo_cloze/Provo_Corpus-Predictability_Norms.csv")
 OUT = Path(__file__).resolve().parent / "out"
@@ -41,20 +43,39 @@ REFERENCE_MAX_NEW_TOKENS = 5
 
 
 class ForwardCounter:
-    """Counts calls of the model's forward and the rows (sequences) they process."""
+    """Counts calls of the model's forward, the rows (sequences) and token positions (rows x new
+    tokens) they process, and the wall time spent inside them (prefill: calls on an empty cache)."""
 
     def __init__(self, model: torch.nn.Module) -> None:
-        self.calls = 0
-        self.rows = 0
-        model.register_forward_pre_hook(self._hook, with_kwargs=True)
-
-    def _hook(self, module, args, kwargs) -> None:
-        ids = kwargs.get("input_ids", args[0] if args else None)
-        self.calls += 1
-        self.rows += int(ids.shape[0]) if ids is not None else 0
+        self.reset()
+        model.register_forward_pre_hook(self._before, with_kwargs=True)
+        model.register_forward_hook(self._after)
 
     def reset(self) -> None:
-        self.calls = self.rows = 0
+        self.calls = self.rows = self.tokens = 0
+        self.seconds = self.prefill_seconds = 0.0
+        self._open: tuple[float, bool] | None = None
+
+    def _before(self, module, args, kwargs) -> None:
+        ids = kwargs.get("input_ids", args[0] if args else None)
+        cache = kwargs.get("past_key_values")
+        self.calls += 1
+        if ids is not None:
+            self.rows += int(ids.shape[0])
+            self.tokens += int(ids.numel())
+        self._open = (time.perf_counter(), cache is None or cache.get_seq_length() == 0)
+
+    def _after(self, module, args, output) -> None:
+        start, prefill = self._open
+        elapsed = time.perf_counter() - start
+        self.seconds += elapsed
+        if prefill:
+            self.prefill_seconds += elapsed
+
+    def counts(self) -> dict:
+        return {"forward_calls": self.calls, "forward_rows": self.rows,
+                "forward_tokens": self.tokens, "forward_s": self.seconds,
+                "prefill_s": self.prefill_seconds}
 
 
 def parse_args() -> argparse.Namespace:
@@ -73,6 +94,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--pretrained", default=None,
                    help="hub id or local path to benchmark instead of the packaged GGUF model")
     p.add_argument("--device", default="cpu")
+    p.add_argument("--dtype", default="float32", help="weights dtype (ModelSpec.dtype)")
     p.add_argument("--norms", type=Path, default=NORMS)
     p.add_argument("--out", type=Path, default=OUT / "sampler_speed")
     return p.parse_args()
@@ -81,9 +103,10 @@ def parse_args() -> argparse.Namespace:
 def model_spec(args: argparse.Namespace) -> ModelSpec:
     if args.pretrained:
         return ModelSpec(name=Path(args.pretrained).name, pretrained=args.pretrained,
-                         gguf_file=args.gguf_file, device=args.device)
+                         gguf_file=args.gguf_file, device=args.device, dtype=args.dtype)
     return ModelSpec(name="smollm2-135m", package=args.model_package,
-                     gguf_file=args.gguf_file or DEFAULT_GGUF, device=args.device)
+                     gguf_file=args.gguf_file or DEFAULT_GGUF, device=args.device,
+                     dtype=args.dtype)
 
 
 def reference_words(model, tokenizer, vocabulary: _Vocabulary, context: str, n: int) -> list:
@@ -102,7 +125,9 @@ def reference_words(model, tokenizer, vocabulary: _Vocabulary, context: str, n: 
         cut = next((i for i, t in enumerate(ids) if t in vocabulary.eos), None)
         ended = cut is not None
         body = ids if cut is None else ids[:cut]
-        results.append(first_word(vocabulary.text(body), ended=ended))
+        found = first_word(vocabulary.text(body), ended=ended)
+        # Still open after max_new_tokens: the sampler calls this failure token_budget.
+        results.append(Extraction("token_budget") if not found.done else found)
     return results
 
 
@@ -114,12 +139,14 @@ def avg_tvd(a: list[Counter], b: list[Counter]) -> tuple[float, int]:
 
 def main() -> None:
     args = parse_args()
+    load = os.getloadavg()
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
     lm = load_causal_lm(model_spec(args))
     model, tokenizer = lm.model, lm.tokenizer
-    print(f"model {lm.spec.pretrained or lm.spec.package}/{lm.spec.gguf_file or ''} loaded in "
-          f"{time.perf_counter() - t0:.1f} s; torch threads {torch.get_num_threads()}")
+    print(f"model {lm.spec.pretrained or lm.spec.package}/{lm.spec.gguf_file or ''} loaded "
+          f"({lm.spec.dtype}, {lm.spec.device}) in {time.perf_counter() - t0:.1f} s; "
+          f"torch threads {torch.get_num_threads()}")
 
     table = contexts_table(read_norms(args.norms), args.texts).head(args.max_contexts)
     contexts = [((int(r.text_id), int(r.word_number)), r.context) for r in table.itertuples()]
@@ -147,33 +174,34 @@ def main() -> None:
                            for ex in extractions]
     failures["reference"] = Counter(e.status for ex in extractions for e in ex
                                     if not (e.status == COMPLETE and e.word))
-    rows.append(("reference", seconds, counter.calls, counter.rows))
+    rows.append(("reference", seconds, counter.counts()))
 
     # Sampler.
     counter.reset()
     start = time.perf_counter()
-    draws = [sampler.sample(key, c) for key, c in contexts]
+    draws = list(sampler.sample_many(contexts))
     seconds = time.perf_counter() - start
     pooled["sampler"] = [Counter(d.word for d in ds if d.word) for ds in draws]
     failures["sampler"] = Counter(d.failure for ds in draws for d in ds if not d.word)
-    rows.append(("sampler", seconds, counter.calls, counter.rows))
+    rows.append(("sampler", seconds, counter.counts()))
 
     # Noise floor: the sampler again with another seed (not timed).
     other = CompleteWordSampler(model, tokenizer, Decoding("ancestral"),
                                 SamplerSettings(n_samples=n, max_tokens=args.max_tokens,
                                                 batch_size=args.batch_size, seed=args.seed + 1))
-    pooled_other = [Counter(d.word for d in other.sample(key, c) if d.word) for key, c in contexts]
+    pooled_other = [Counter(d.word for d in ds if d.word) for ds in other.sample_many(contexts)]
 
     records = []
-    for method, seconds, calls, fwd_rows in rows:
+    for method, seconds, counts in rows:
         draws_total = len(contexts) * n
         words = sum(sum(c.values()) for c in pooled[method])
         records.append({
             "method": method, "contexts": len(contexts), "draws": draws_total, "words": words,
             "failure_rate": 1 - words / draws_total, "seconds": seconds,
-            "words_per_s": words / seconds, "forward_calls": calls, "forward_rows": fwd_rows,
+            "words_per_s": words / seconds, **counts,
+            "other_s": seconds - counts["forward_s"],
             "n_samples": n, "max_tokens": REFERENCE_MAX_NEW_TOKENS if method == "reference"
-            else args.max_tokens, "threads": torch.get_num_threads(),
+            else args.max_tokens, "threads": torch.get_num_threads(), "dtype": args.dtype,
             "model": lm.spec.pretrained or f"{lm.spec.package}/{lm.spec.gguf_file}",
         })
     frame = pd.DataFrame(records)
@@ -184,13 +212,21 @@ def main() -> None:
     frame["tvd_reference_vs_sampler"] = tvd_methods
     frame["tvd_sampler_seed_vs_seed"] = tvd_seeds
 
-    shown = frame[["method", "contexts", "draws", "words", "failure_rate", "seconds",
-                   "words_per_s", "forward_calls", "forward_rows"]]
+    fmt = {"failure_rate": "{:.3f}".format, "seconds": "{:.2f}".format,
+           "words_per_s": "{:.2f}".format, "forward_s": "{:.2f}".format,
+           "prefill_s": "{:.2f}".format, "other_s": "{:.2f}".format}
     print()
-    print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print(frame[["method", "contexts", "draws", "words", "failure_rate", "seconds",
+                 "words_per_s"]].to_string(index=False, formatters=fmt))
+    print()
+    print("forward passes (other_s: time outside the model's forward)")
+    print(frame[["method", "forward_calls", "forward_rows", "forward_tokens", "forward_s",
+                 "prefill_s", "other_s"]].to_string(index=False, formatters=fmt))
     print()
     for method in ("reference", "sampler"):
         print(f"failures {method}: {dict(failures[method].most_common())}")
+    print(f"load average (1 min) before loading {load[0]:.2f}, at end {os.getloadavg()[0]:.2f} "
+          f"(this run included) on {os.cpu_count()} CPUs: other processes distort the timings")
     print(f"mean TVD per context, reference vs sampler: {tvd_methods:.3f} ({k_methods} contexts)")
     print(f"mean TVD per context, sampler seed {args.seed} vs seed {args.seed + 1} "
           f"(noise floor at N={n}): {tvd_seeds:.3f} ({k_seeds} contexts)")

@@ -107,88 +107,155 @@ class CompleteWordSampler:
         children = np.random.SeedSequence([self.settings.seed, *key]).spawn(self.settings.n_samples)
         return np.stack([np.random.default_rng(c).random(self.settings.max_tokens) for c in children])
 
-    def sample_many(self, contexts: Iterable[tuple[Sequence[int], str]]) -> Iterator[list[Draw]]:
-        """Yield the draws of each ``(key, context)`` in order."""
-        for key, context in contexts:
-            yield self.sample(key, context)
+    def encode(self, context: str) -> list[int]:
+        """Token ids of a context, with the tokenizer's default special tokens."""
+        return list(self.tokenizer(context)["input_ids"])
 
-    @torch.inference_mode()
     def sample(self, key: Sequence[int], context: str) -> list[Draw]:
         """The ``n_samples`` draws for one context, ordered by sample index."""
+        return self._sample_chain([(key, self.encode(context))])[0]
+
+    def sample_many(self, contexts: Iterable[tuple[Sequence[int], str]]) -> Iterator[list[Draw]]:
+        """Yield the draws of each ``(key, context)`` in order.
+
+        Consecutive contexts whose token ids extend one another (the prefixes of one passage)
+        form a chain that is encoded once and sampled in one batch; see ``_sample_chain``.
+        """
+        limit = max(1, 4 * self.settings.batch_size // self.settings.n_samples)
+        chain: list[tuple[Sequence[int], list[int]]] = []
+        for key, context in contexts:
+            ids = self.encode(context)
+            if chain and (len(chain) == limit or ids[: len(chain[-1][1])] != chain[-1][1]):
+                yield from self._sample_chain(chain)
+                chain = []
+            chain.append((key, ids))
+        if chain:
+            yield from self._sample_chain(chain)
+
+    @torch.inference_mode()
+    def _sample_chain(self, chain: list[tuple[Sequence[int], list[int]]]) -> list[list[Draw]]:
+        """Draw for contexts whose ids are prefixes of the last one's.
+
+        The last (longest) context is run through the network once. Context c of length L_c
+        reads its first next-token distribution at position L_c - 1 and attends to positions
+        [0, L_c) of that shared cache; its draws' own tokens follow at positions L_c, L_c + 1,
+        ... (explicit position ids, the positions in between masked out). Every open draw of
+        every context in the chain then advances in the same batches.
+        """
         settings = self.settings
-        u = self.uniforms(key)
-        ids = self.tokenizer(context, return_tensors="pt")["input_ids"].to(self.device)
-        out = self.model(input_ids=ids, use_cache=True)
-        # A group is a batch of prefix-tree nodes sharing one KV cache: (cache, logits, nodes),
-        # a node being (generated ids, indices of the draws at that node).
-        groups = [(out.past_key_values, out.logits[:, -1, :], [((), np.arange(settings.n_samples))])]
-        draws: dict[int, Draw] = {}
+        lengths = [len(ids) for _, ids in chain]
+        out = self.model(input_ids=torch.tensor([chain[-1][1]], device=self.device), use_cache=True)
+        shared = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+        logits = out.logits[0, [n - 1 for n in lengths]]
+        uniforms = [self.uniforms(key) for key, _ in chain]
+        nodes = [_Node(c, (), np.arange(settings.n_samples), None) for c in range(len(chain))]
+        draws: list[dict[int, Draw]] = [{} for _ in chain]
+        children: list[_Node] = []
+        batches: list = []
         for step in range(settings.max_tokens):
             children = []
-            for cache, logits, nodes in groups:
-                probs = self.decoding.probabilities(logits.float())
-                for parent, (prefix, rows) in enumerate(nodes):
-                    tokens = _inverse_cdf(probs[parent], u[rows, step])
+            for start in range(0, len(nodes), settings.batch_size):
+                cdf = self.decoding.probabilities(logits[start : start + settings.batch_size]).cumsum(-1)
+                for node, row_cdf in zip(nodes[start : start + settings.batch_size], cdf, strict=False):
+                    tokens = _inverse_cdf(row_cdf, uniforms[node.context][node.rows, step])
                     for token in np.unique(tokens):
-                        child_rows = rows[tokens == token]
-                        child = (*prefix, int(token))
-                        status = self.vocabulary.read(child)
+                        child = _Node(node.context, (*node.prefix, int(token)),
+                                      node.rows[tokens == token], node.kv)
+                        status = self.vocabulary.read(child.prefix)
                         if status.done:
-                            for row in child_rows:
-                                draws[int(row)] = self._draw(int(row), child, status)
+                            self._finish(draws[node.context], child, status)
                         else:
-                            children.append((cache, parent, child, child_rows))
+                            children.append(child)
             if step + 1 == settings.max_tokens or not children:
                 break
-            groups = list(self._advance(children))
-        budget = Extraction("token_budget")
-        for _, _, prefix, rows in children:
-            for row in rows:
-                draws.setdefault(int(row), self._draw(int(row), prefix, budget))
-        return [draws[j] for j in range(settings.n_samples)]
+            logits, nodes, batches = self._advance(children, shared, lengths, step, batches)
+        for child in children:
+            self._finish(draws[child.context], child, Extraction("token_budget"))
+        return [[d[j] for j in range(settings.n_samples)] for d in draws]
 
-    def _advance(self, children: list) -> Iterator[tuple]:
-        """Run the network on the last token of each open node, ``batch_size`` nodes at a time."""
-        size = self.settings.batch_size
-        for start in range(0, len(children), size):
-            chunk = children[start : start + size]
-            cache = _select(chunk, self.model.config)
-            tokens = torch.tensor([[c[2][-1]] for c in chunk], device=self.device)
-            out = self.model(input_ids=tokens, past_key_values=cache, use_cache=True)
-            yield out.past_key_values, out.logits[:, -1, :], [(c[2], c[3]) for c in chunk]
+    def _advance(self, children: list[_Node], shared: list, lengths: list[int], generated: int,
+                 previous: list):
+        """Run the network on the newest token of each open node, ``batch_size`` at a time.
 
-    def _draw(self, row: int, ids: Sequence[int], status: Extraction) -> Draw:
+        ``previous`` holds the last step's per-batch generated keys/values, where the parents'
+        are. Returns the nodes' next-token logits, the nodes (each now pointing at its own
+        keys/values: ``generated + 1`` positions after the shared prefix) and their batches.
+        """
+        passage = shared[0][0].shape[2]
+        parts, advanced, batches = [], [], []
+        for start in range(0, len(children), self.settings.batch_size):
+            chunk = children[start : start + self.settings.batch_size]
+            size = len(chunk)
+            layers = []
+            for index, (keys, values) in enumerate(shared):
+                keys, values = keys.expand(size, -1, -1, -1), values.expand(size, -1, -1, -1)
+                if generated:
+                    own_keys, own_values = _gather(previous, chunk, index)
+                    keys, values = torch.cat([keys, own_keys], 2), torch.cat([values, own_values], 2)
+                layers.append((keys, values))
+            context_lengths = torch.tensor([lengths[n.context] for n in chunk], device=self.device)
+            mask = torch.ones(size, passage + generated + 1, dtype=torch.long, device=self.device)
+            mask[:, :passage] = torch.arange(passage, device=self.device) < context_lengths[:, None]
+            out = self.model(
+                input_ids=torch.tensor([[n.prefix[-1]] for n in chunk], device=self.device),
+                past_key_values=DynamicCache(layers, config=self.model.config),
+                attention_mask=mask,
+                position_ids=(context_lengths + generated)[:, None],
+                use_cache=True,
+            )
+            batch = len(batches)
+            batches.append(
+                [(layer.keys[:, :, passage:], layer.values[:, :, passage:]) for layer in out.past_key_values.layers]
+            )
+            parts.append(out.logits[:, -1, :])
+            advanced.extend(_Node(n.context, n.prefix, n.rows, (batch, i)) for i, n in enumerate(chunk))
+        return torch.cat(parts), advanced, batches
+
+    def _finish(self, draws: dict[int, Draw], node: _Node, status: Extraction) -> None:
+        text = self.vocabulary.text(node.prefix)
         failure = "" if status.word else status.status
-        return Draw(row, self.vocabulary.text(ids), status.word, failure, len(ids))
+        for row in node.rows:
+            draws[int(row)] = Draw(int(row), text, status.word, failure, len(node.prefix))
 
 
-def _inverse_cdf(probs: torch.Tensor, u: np.ndarray) -> np.ndarray:
-    """Token ids ``F^{-1}(u)`` for uniforms ``u`` under the distribution ``probs`` (one row)."""
-    cdf = torch.cumsum(probs, dim=-1)
+@dataclass(frozen=True)
+class _Node:
+    """A prefix-tree node: the draws of one context that generated the same tokens so far.
+
+    ``kv`` locates the node's own keys/values (batch, row) among the last step's outputs, or
+    is None before any generated token was run through the network.
+    """
+
+    context: int
+    prefix: tuple[int, ...]
+    rows: np.ndarray
+    kv: tuple[int, int] | None
+
+
+def _inverse_cdf(cdf: torch.Tensor, u: np.ndarray) -> np.ndarray:
+    """Token ids ``F^{-1}(u)``: the first index whose cumulative probability exceeds ``u``."""
     target = torch.as_tensor(u, dtype=cdf.dtype, device=cdf.device) * cdf[-1]
     picked = torch.searchsorted(cdf, target, right=True).clamp_(max=cdf.numel() - 1)
     return picked.cpu().numpy()
 
 
-def _select(chunk: list, config) -> DynamicCache:
-    """A KV cache whose row i is the cache row of node i's parent, for the nodes of ``chunk``.
+def _gather(batches: list, chunk: list[_Node], layer: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The generated keys and values of each node's parent in ``chunk``, for one layer.
 
-    Parents may sit in different groups; every draw has advanced the same number of tokens, so
-    their caches hold equally many positions and rows can be stacked. Consecutive nodes of one
-    group are gathered with one ``index_select`` per layer.
+    Parents sit in the previous step's batches; consecutive parents of one batch are gathered
+    with one ``index_select``.
     """
-    runs: list[tuple[object, list[int]]] = []
-    for cache, parent, _, _ in chunk:
-        if runs and runs[-1][0] is cache:
-            runs[-1][1].append(parent)
+    runs: list[tuple[int, list[int]]] = []
+    for node in chunk:
+        batch, row = node.kv
+        if runs and runs[-1][0] == batch:
+            runs[-1][1].append(row)
         else:
-            runs.append((cache, [parent]))
-    layers = []
-    for layer in range(len(runs[0][0].layers)):
-        keys, values = [], []
-        for cache, parents in runs:
-            index = torch.tensor(parents, device=cache.layers[layer].keys.device)
-            keys.append(cache.layers[layer].keys.index_select(0, index))
-            values.append(cache.layers[layer].values.index_select(0, index))
-        layers.append((torch.cat(keys), torch.cat(values)))
-    return DynamicCache(layers, config=config)
+            runs.append((batch, [row]))
+    keys, values = [], []
+    for batch, rows in runs:
+        stored_keys, stored_values = batches[batch][layer]
+        index = torch.tensor(rows, device=stored_keys.device)
+        keys.append(stored_keys.index_select(0, index))
+        values.append(stored_values.index_select(0, index))
+    return torch.cat(keys), torch.cat(values)
