@@ -181,19 +181,22 @@ class CompleteWordSampler:
         are. Returns the nodes' next-token logits, the nodes (each now pointing at its own
         keys/values: ``generated + 1`` positions after the shared prefix) and their batches.
         """
-        passage = shared[0][0].shape[2]
         parts, advanced, batches = [], [], []
         for start in range(0, len(children), self.settings.batch_size):
             chunk = children[start : start + self.settings.batch_size]
             size = len(chunk)
+            context_lengths = torch.tensor([lengths[n.context] for n in chunk], device=self.device)
+            # Nodes come in context order, so a chunk spans few contexts: attend to (and copy)
+            # only the shared positions its longest context needs.
+            passage = int(context_lengths.max())
             layers = []
             for index, (keys, values) in enumerate(shared):
-                keys, values = keys.expand(size, -1, -1, -1), values.expand(size, -1, -1, -1)
+                keys = keys[:, :, :passage].expand(size, -1, -1, -1)
+                values = values[:, :, :passage].expand(size, -1, -1, -1)
                 if generated:
                     own_keys, own_values = _gather(previous, chunk, index)
                     keys, values = torch.cat([keys, own_keys], 2), torch.cat([values, own_values], 2)
                 layers.append((keys, values))
-            context_lengths = torch.tensor([lengths[n.context] for n in chunk], device=self.device)
             mask = torch.ones(size, passage + generated + 1, dtype=torch.long, device=self.device)
             mask[:, :passage] = torch.arange(passage, device=self.device) < context_lengths[:, None]
             out = self.model(

@@ -1,0 +1,5 @@
+"""``python -m varprobe``: the same as the ``varprobe`` command."""
+
+from varprobe.cli import main
+
+main()
