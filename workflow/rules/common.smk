@@ -8,6 +8,7 @@ from snakemake.utils import validate
 validate(config, "../schemas/config.schema.yaml")
 
 RESULTS = "results"
+CONDA_ENV = "../../envs/varprobe.yaml"
 MODELS = {m["name"]: m for m in config["models"]}
 DECODINGS = {d["name"]: d for d in config["provo"]["decodings"]}
 NETWORKS = [name for name, m in MODELS.items() if "samples" not in m]
@@ -56,12 +57,25 @@ def uses_gpu(wildcards):
 
 def log_path(stage, *names):
     """The log file of one job of ``stage``."""
-    return "/".join([RESULTS, "logs", stage, *names]) + ".log"
+    return f"{RESULTS}/logs/{stage}/{'/'.join(names)}.log"
 
 
 def benchmark_path(stage, *names):
     """The benchmark file of one job of ``stage``."""
-    return "/".join([RESULTS, "benchmarks", stage, *names]) + ".tsv"
+    return f"{RESULTS}/benchmarks/{stage}/{'/'.join(names)}.tsv"
+
+
+PROVO = f"{RESULTS}/provo"
+PROVO_SYSTEM = f"{PROVO}/{{model}}/{{decoding}}"
+
+
+def provo_targets():
+    """The tables and figures of the Provo study."""
+    return [
+        f"{PROVO}/summary.parquet",
+        f"{PROVO}/figures/tvd_density.png",
+        *system_path(f"{PROVO_SYSTEM}/bars.png"),
+    ]
 
 
 onstart:

@@ -7,6 +7,8 @@ rule fetch_dataset:
         f"{RESULTS}/raw/{{dataset}}.csv",
     params:
         mirror=f"--mirror {config['data_mirror']}" if config["data_mirror"] else "",
+    conda:
+        CONDA_ENV
     log:
         log_path("fetch", "{dataset}"),
     shell:

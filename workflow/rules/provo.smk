@@ -1,7 +1,5 @@
 """Next-word calibration on Provo (Ilia & Aziz 2024): data -> samples -> divergences -> figures."""
 
-PROVO = f"{RESULTS}/provo"
-PROVO_SYSTEM = PROVO + "/{model}/{decoding}"
 PC = config["provo"]
 CONTROL_ARGS = (
     "--seed {params.seed} --resplits {params.resplits} --ece-bins {params.ece_bins} "
@@ -16,15 +14,6 @@ CONTROL_PARAMS = dict(
 )
 
 
-def provo_targets():
-    """The tables and figures of the Provo study."""
-    return [
-        f"{PROVO}/summary.parquet",
-        f"{PROVO}/figures/tvd_density.png",
-        *system_path(PROVO_SYSTEM + "/bars.png"),
-    ]
-
-
 rule provo_data:
     """Provo norms -> one row per context and the long table of human responses."""
     input:
@@ -34,6 +23,8 @@ rule provo_data:
         responses=f"{PROVO}/responses.parquet",
     params:
         texts=" ".join(map(str, PC["texts"])) if PC["texts"] != "all" else "all",
+    conda:
+        CONDA_ENV
     log:
         log_path("provo_data", "provo"),
     shell:
@@ -46,7 +37,7 @@ rule provo_sample:
     input:
         contexts=rules.provo_data.output.contexts,
     output:
-        PROVO_SYSTEM + "/samples.parquet",
+        f"{PROVO_SYSTEM}/samples.parquet",
     wildcard_constraints:
         model=_alternatives(NETWORKS),
     params:
@@ -59,6 +50,8 @@ rule provo_sample:
     resources:
         gpu=uses_gpu,
     threads: 2
+    conda:
+        CONDA_ENV
     log:
         log_path("provo_sample", "{model}", "{decoding}"),
     benchmark:
@@ -76,9 +69,11 @@ rule provo_ingest:
         contexts=rules.provo_data.output.contexts,
         csv=lambda w: MODELS[w.model]["samples"],
     output:
-        PROVO + "/{model}/given/samples.parquet",
+        f"{PROVO}/{{model}}/given/samples.parquet",
     wildcard_constraints:
         model=_alternatives(EXTERNAL),
+    conda:
+        CONDA_ENV
     log:
         log_path("provo_ingest", "{model}"),
     shell:
@@ -91,12 +86,14 @@ rule provo_divergence:
     input:
         contexts=rules.provo_data.output.contexts,
         responses=rules.provo_data.output.responses,
-        samples=PROVO_SYSTEM + "/samples.parquet",
+        samples=f"{PROVO_SYSTEM}/samples.parquet",
     output:
-        tvd=PROVO_SYSTEM + "/tvd.parquet",
-        system=PROVO_SYSTEM + "/system.parquet",
+        tvd=f"{PROVO_SYSTEM}/tvd.parquet",
+        system=f"{PROVO_SYSTEM}/system.parquet",
     params:
         **CONTROL_PARAMS,
+    conda:
+        CONDA_ENV
     log:
         log_path("provo_divergence", "{model}", "{decoding}"),
     benchmark:
@@ -116,6 +113,8 @@ rule provo_oracle:
         system=f"{PROVO}/oracle/control/system.parquet",
     params:
         **CONTROL_PARAMS,
+    conda:
+        CONDA_ENV
     log:
         log_path("provo_oracle", "oracle"),
     shell:
@@ -126,13 +125,15 @@ rule provo_summary:
     """One row per model x decoding, and the oracle row."""
     input:
         rules.provo_oracle.output.system,
-        system_path(PROVO_SYSTEM + "/system.parquet"),
+        system_path(f"{PROVO_SYSTEM}/system.parquet"),
     output:
         report(
             f"{PROVO}/summary.parquet",
             caption="../report/provo_summary.rst",
             category="Provo",
         ),
+    conda:
+        CONDA_ENV
     log:
         log_path("provo_summary", "summary"),
     shell:
@@ -143,7 +144,7 @@ rule provo_figure_tvd:
     """KDE of per-context TVD for every system beside the oracle control (paper Fig. 2)."""
     input:
         rules.provo_oracle.output.tvd,
-        system_path(PROVO_SYSTEM + "/tvd.parquet"),
+        system_path(f"{PROVO_SYSTEM}/tvd.parquet"),
     output:
         figure=report(
             f"{PROVO}/figures/tvd_density.png",
@@ -151,6 +152,8 @@ rule provo_figure_tvd:
             category="Provo",
         ),
         table=f"{PROVO}/figures/tvd_density.parquet",
+    conda:
+        CONDA_ENV
     log:
         log_path("provo_figure_tvd", "figure"),
     shell:
@@ -163,17 +166,19 @@ rule provo_figure_bars:
     input:
         contexts=rules.provo_data.output.contexts,
         responses=rules.provo_data.output.responses,
-        samples=PROVO_SYSTEM + "/samples.parquet",
+        samples=f"{PROVO_SYSTEM}/samples.parquet",
     output:
         figure=report(
-            PROVO_SYSTEM + "/bars.png",
+            f"{PROVO_SYSTEM}/bars.png",
             caption="../report/provo_bars.rst",
             category="Provo",
             subcategory="{model} / {decoding}",
         ),
-        table=PROVO_SYSTEM + "/bars.parquet",
+        table=f"{PROVO_SYSTEM}/bars.parquet",
     params:
         select=" ".join(PC["figure_contexts"]),
+    conda:
+        CONDA_ENV
     log:
         log_path("provo_figure_bars", "{model}", "{decoding}"),
     shell:
