@@ -58,7 +58,7 @@ class SamplerSettings:
             raise ValueError(f"seed must be >= 0, got {self.seed}")
 
 
-class _Vocabulary:
+class Vocabulary:
     """Decoding of generated token ids into the text that follows the context.
 
     Continuations are decoded behind a fixed reference token and the reference's text is cut
@@ -92,7 +92,7 @@ class CompleteWordSampler:
 
     def __init__(self, model, tokenizer, decoding: Decoding, settings: SamplerSettings) -> None:
         self.model = model
-        self.vocabulary = _Vocabulary(tokenizer)
+        self.vocabulary = Vocabulary(tokenizer)
         self.tokenizer = tokenizer
         self.decoding = decoding
         self.settings = settings
