@@ -15,6 +15,10 @@ log() { local ms=$(( ($(date +%s%N) - T0) / 1000000 )); printf '[slurm/start %d.
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 [ "$(id -u)" = 0 ] || { echo "must run as root" >&2; exit 1; }
+# Never overwrite a real cluster's configuration: only ours (ClusterName=ci) or none.
+if [ -f /etc/slurm/slurm.conf ] && ! grep -qx 'ClusterName=ci' /etc/slurm/slurm.conf; then
+  echo "/etc/slurm/slurm.conf belongs to another cluster; not touching it" >&2; exit 1
+fi
 
 # ---------------------------------------------------------------- install
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null \

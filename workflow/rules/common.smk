@@ -128,14 +128,17 @@ A model whose config says `device: cuda` makes its provo_sample jobs request one
 """
 
 
-def explain_refused_gpu_jobs(log):
-    """After a failed run: when SLURM refused a GPU request, name the profile setting to change."""
-    text = Path(log).read_text(errors="replace") if log and Path(log).is_file() else ""
+def explain_refused_gpu_jobs(logs):
+    """After a failed run: when SLURM refused a GPU request, name the profile setting to change.
+
+    ``logs``: the run's log file(s), as Snakemake hands them to ``onerror``.
+    """
+    paths = [logs] if isinstance(logs, str) else list(logs or [])
+    text = "".join(Path(p).read_text(errors="replace") for p in paths if Path(p).is_file())
     found = re.search(
-        r"SLURM job submission failed.*?((?:Invalid generic resource|Requested node "
-        r"configuration is not available)[^\n]*)",
+        r"sbatch: error: ((?:Invalid generic resource|Requested node configuration is not "
+        r"available)[^'\n]*)",
         text,
-        re.S,
     )
     if found:
         print(GPU_REFUSED.format(reason=found.group(1).strip()), file=sys.stderr)
