@@ -88,8 +88,9 @@ def cluster():
 
 def slurm(workdir: Path, *args: str, limit: int = 420) -> subprocess.CompletedProcess:
     """``snakemake --profile profiles/slurm`` in ``workdir``, bounded by ``timeout``."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     return subprocess.run(["timeout", "-k", "30", str(limit), *SLURM_RUN, *args], cwd=workdir,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
 
 
 def submitted(run: subprocess.CompletedProcess) -> list[int]:
