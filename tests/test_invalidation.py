@@ -6,6 +6,7 @@ edits one setting of that config and asks a dry run what would be scheduled.
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -92,3 +93,33 @@ def test_a_failed_shard_reruns_alone(study, tmp_path):
         if path != keep:
             path.unlink()
     assert scheduled(workdir) == {**ONE_SYSTEM, "provo_sample": 1}
+
+
+def test_only_sampling_jobs_of_cuda_models_request_a_gpu(tmp_path, data_mirror, tiny_model_dir):
+    """gpu=1 exactly for the shards of a `device: cuda` model; every other job asks for none.
+    Memory and runtime come from config's `resources` (rule entry over `default`)."""
+    tiny = {"name": "tiny", "pretrained": str(tiny_model_dir)}
+    write_config(tmp_path, data_mirror, [tiny, {**tiny, "name": "big", "device": "cuda"}],
+                 shards=SHARDS)
+    config = yaml.safe_load((tmp_path / "config.yaml").read_text())
+    config["resources"] = {"default": {"mem_mb": 700, "runtime": 9, "cpus_per_task": 1},
+                           "provo_sample": {"mem_mb": 2100}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode == 0, run.stderr
+    jobs = {}
+    for block in run.stdout.split("\nrule ")[1:] + run.stdout.split("\nlocalrule ")[1:]:
+        rule = block.split(":", 1)[0]
+        wildcards = re.search(r"wildcards: (.*)", block)
+        resources = dict(kv.split("=", 1) for kv in
+                         re.search(r"resources: (.*)", block).group(1).split(", "))
+        jobs[(rule, wildcards.group(1) if wildcards else "")] = resources
+    gpu = {job: r.get("gpu") for job, r in jobs.items() if "gpu" in r}
+    assert gpu == {
+        ("provo_sample", f"model={m}, decoding=ancestral, shard={s}"): "1" if m == "big" else "0"
+        for m in ("tiny", "big") for s in range(1, SHARDS + 1)
+    }
+    for (rule, _), resources in jobs.items():
+        if rule != "all":
+            assert resources["mem_mb"] == ("2100" if rule == "provo_sample" else "700")
+            assert resources["runtime"] == "9"
