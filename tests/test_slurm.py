@@ -186,6 +186,8 @@ def test_a_gpu_job_on_a_cluster_without_gpus_names_the_profile_setting(slurm_stu
         assert ("set `gpu: 0` for provo_sample under `set-resources` in the\n    profile "
                 "(profiles/slurm/config.yaml)") in run.stderr
         assert not (workdir / "results/provo/tiny2/ancestral/shards/1.parquet").exists()
+        # The profile's `retries: 1` resubmitted it with twice provo_sample's memory and runtime.
+        assert "--attempt 2" in run.stderr and "-t 24 --mem 3000" in run.stderr
         # The advice works: without a GPU request the shard runs on `main`, the model on CPU.
         fixed = slurm(workdir, "--set-resources", "provo_sample:gpu=0", "--",
                       "results/provo/tiny2/ancestral/shards/1.parquet", limit=180)

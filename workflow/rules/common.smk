@@ -134,7 +134,9 @@ def explain_refused_gpu_jobs(logs):
     ``logs``: the run's log file(s), as Snakemake hands them to ``onerror``.
     """
     paths = [logs] if isinstance(logs, str) else list(logs or [])
-    text = "".join(Path(p).read_text(errors="replace") for p in paths if Path(p).is_file())
+    text = "".join(
+        Path(p).read_text(errors="replace") for p in paths if Path(p).is_file()
+    )
     found = re.search(
         r"sbatch: error: ((?:Invalid generic resource|Requested node configuration is not "
         r"available)[^'\n]*)",
