@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Run the whole test suite (set up the environment first if needed). Arguments go to pytest.
+# tests/test_slurm.py starts a one-node SLURM cluster (scripts/slurm/start.sh, root + apt) and
+# stops it again; the trap below stops it too if pytest dies or times out on the way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -7,4 +9,9 @@ export PATH="$PWD/.venv/bin:$PATH"
 export VARPROBE_DATA_MIRROR="${VARPROBE_DATA_MIRROR:-$(cd .. && pwd)/shared/data}"
 snakemake --lint
 snakefmt --check Snakefile workflow/rules
-exec python -m pytest -ra "$@"
+
+slurm_running() { [ -f /run/slurmctld.pid ] && kill -0 "$(cat /run/slurmctld.pid)" 2>/dev/null; }
+if slurm_running; then slurm_before=1; else slurm_before=0; fi
+stop_slurm() { if [ "$slurm_before" = 0 ] && slurm_running; then bash scripts/slurm/stop.sh; fi; }
+trap stop_slurm EXIT
+timeout -k 30 "${VARPROBE_TEST_TIMEOUT:-2400}" python -m pytest -ra "$@"

@@ -85,7 +85,7 @@ def test_only_the_new_model_and_the_aggregates_are_scheduled(tmp_path, data_mirr
     assert scheduled(tmp_path) == {}
     write_config(tmp_path, data_mirror, [tiny, {**tiny, "name": "tiny2"}], texts=[1])
     assert scheduled(tmp_path) == {
-        "provo_sample": 1, "provo_divergence": 1, "provo_figure_bars": 1,
+        "provo_sample": 1, "provo_merge": 1, "provo_divergence": 1, "provo_figure_bars": 1,
         "provo_summary": 1, "provo_figure_tvd": 1, "all": 1,
     }
 
@@ -111,7 +111,7 @@ def test_tiny_model_run_produces_every_table_and_figure(tmp_path, data_mirror, t
     for figure in ("figures/tvd_density.png", "tiny/ancestral/bars.png"):
         assert (provo / figure).stat().st_size > 10_000
     assert set(tables.read(provo / "figures/tvd_density.parquet", "provo_kde")["model"]) == {"oracle", "tiny"}
-    assert (tmp_path / "results/logs/provo_sample/tiny/ancestral.log").stat().st_size > 0
+    assert (tmp_path / "results/logs/provo_sample/tiny/ancestral/1.log").stat().st_size > 0
 
 
 def _write_samples(path: Path, rows: list[str]) -> Path:

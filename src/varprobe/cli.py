@@ -33,22 +33,33 @@ def _provo_data(args: argparse.Namespace) -> None:
 
 
 def _provo_sample(args: argparse.Namespace) -> None:
-    from varprobe.models.loading import load_causal_lm
+    import dataclasses
+
+    import torch
+
+    from varprobe.models.loading import load_causal_lm, run_device
     from varprobe.models.spec import ModelSpec
     from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
     from varprobe.sampling.decoding import Decoding
+    from varprobe.sampling.shards import shard_rows
 
     spec = ModelSpec.from_config(json.loads(args.model))
     decoding = Decoding(**json.loads(args.decoding))
     settings = SamplerSettings(args.n_samples, args.max_tokens, args.batch_size, args.seed)
     contexts = tables.read(args.contexts, "provo_contexts")
-    loaded = load_causal_lm(spec)
+    rows_of_shard = shard_rows(contexts["text_id"].tolist(), args.shard, args.shards)
+    contexts = contexts.iloc[rows_of_shard.start : rows_of_shard.stop]
+    device = run_device(spec, args.gpus, args.cpu_fallback, torch.cuda.is_available())
+    if device != spec.device:
+        print(f"model {spec.name!r} configured for {spec.device!r} runs on {device!r}", file=sys.stderr)
+    loaded = load_causal_lm(dataclasses.replace(spec, device=device))
     sampler = CompleteWordSampler(loaded.model, loaded.tokenizer, decoding, settings)
     keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))
     work = ((key, ctx) for key, ctx in zip(keys, contexts["context"], strict=True))
     rows = []
-    for key, draws in zip(keys, tqdm(sampler.sample_many(work), total=len(keys), file=sys.stderr,
-                                     desc=f"{spec.name}/{decoding.name}", mininterval=5), strict=True):
+    progress = tqdm(sampler.sample_many(work), total=len(keys), file=sys.stderr, mininterval=5,
+                    desc=f"{spec.name}/{decoding.name} shard {args.shard}/{args.shards}")
+    for key, draws in zip(keys, progress, strict=True):
         rows.extend(
             {"text_id": key[0], "word_number": key[1], "sample_index": d.sample_index, "text": d.text,
              "word": d.word, "failed": not d.word, "failure": d.failure, "n_tokens": d.n_tokens,
@@ -56,8 +67,18 @@ def _provo_sample(args: argparse.Namespace) -> None:
             for d in draws
         )
     metadata = {"model": json.loads(args.model), "decoding": decoding.name,
-                "generation": decoding.parameters(), "sampler": vars(settings)}
-    tables.write(pd.DataFrame(rows), args.out, "provo_samples", metadata)
+                "generation": decoding.parameters(), "sampler": vars(settings),
+                "device": device, "shard": [args.shard, args.shards]}
+    frame = pd.DataFrame(rows, columns=list(tables.SCHEMAS["provo_samples"]))
+    tables.write(frame, args.out, "provo_samples", metadata)
+
+
+def _provo_merge(args: argparse.Namespace) -> None:
+    from varprobe.sampling.shards import merge_metadata
+
+    parts = [tables.read(p, "provo_samples") for p in args.shards]
+    metadata = merge_metadata([tables.read_metadata(p) for p in args.shards], args.shards)
+    tables.write(pd.concat(parts, ignore_index=True), args.out, "provo_samples", metadata)
 
 
 def _provo_ingest(args: argparse.Namespace) -> None:
@@ -191,8 +212,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=int, required=True)
     p.add_argument("--batch-size", type=int, required=True)
     p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--shard", type=int, default=1, help="which shard of the contexts (1-based)")
+    p.add_argument("--shards", type=int, default=1, help="how many shards the contexts form")
+    p.add_argument("--gpus", type=int, default=1,
+                   help="GPUs given to this job; 0 runs CUDA models on CPU")
+    p.add_argument("--cpu-fallback", action="store_true",
+                   help="run CUDA models on CPU where no CUDA device is usable")
     p.add_argument("--out", required=True)
     p.set_defaults(run=_provo_sample)
+
+    p = sub.add_parser("provo-merge", help="concatenate sample shards, in order, into one table")
+    p.add_argument("--shards", nargs="+", required=True, help="the shard tables, in shard order")
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_provo_merge)
 
     p = sub.add_parser("provo-ingest", help="external samples CSV -> samples table")
     p.add_argument("--samples-csv", required=True)

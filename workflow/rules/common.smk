@@ -2,6 +2,8 @@
 
 import json
 import re
+import sys
+from pathlib import Path
 
 from snakemake.utils import validate
 
@@ -9,6 +11,7 @@ validate(config, "../schemas/config.schema.yaml")
 
 RESULTS = "results"
 CONDA_ENV = "../../envs/varprobe.yaml"
+SHARDS = list(range(1, config["provo"]["shards"] + 1))
 MODELS = {m["name"]: m for m in config["models"]}
 DECODINGS = {d["name"]: d for d in config["provo"]["decodings"]}
 NETWORKS = [name for name, m in MODELS.items() if "samples" not in m]
@@ -23,6 +26,7 @@ def _alternatives(names):
 wildcard_constraints:
     model=_alternatives(MODELS),
     decoding=_alternatives([*DECODINGS, "given"]),
+    shard=r"[1-9][0-9]*",
 
 
 def model_decodings(model):
@@ -51,8 +55,37 @@ def decoding_entry(wildcards):
 
 
 def uses_gpu(wildcards):
-    """1 when the model's config puts it on CUDA, else 0: the ``gpu`` resource of its jobs."""
+    """1 when the model's config puts it on CUDA, else 0: the ``gpu`` resource of its jobs.
+
+    0 means no GPU request at all (the SLURM executor drops ``--gpus`` for 0).
+    """
     return int(MODELS[wildcards.model].get("device", "cpu").startswith("cuda"))
+
+
+def cpu_fallback(wildcards):
+    """``--cpu-fallback`` for a CUDA model when config allows it, else nothing: a param only
+    where it can matter, so changing it never reruns a CPU model's sampling."""
+    return "--cpu-fallback" if uses_gpu(wildcards) and config["cpu_fallback"] else ""
+
+
+def job_spec(rule):
+    """A rule's ``resources`` entry of the config over the ``default`` entry."""
+    return {**config["resources"]["default"], **config["resources"].get(rule, {})}
+
+
+def job_threads(rule):
+    """A rule's threads: its ``cpus_per_task`` in config."""
+    return job_spec(rule)["cpus_per_task"]
+
+
+def job_resources(rule):
+    """A rule's scheduler resources from config; memory and runtime grow with the attempt."""
+    spec = job_spec(rule)
+    return dict(
+        mem_mb=lambda wildcards, attempt: spec["mem_mb"] * attempt,
+        runtime=lambda wildcards, attempt: spec["runtime"] * attempt,
+        cpus_per_task=spec["cpus_per_task"],
+    )
 
 
 def log_path(stage, *names):
@@ -83,3 +116,35 @@ onstart:
         "varprobe check-models --models {models:q}",
         models=json.dumps(config["models"]),
     )
+
+
+GPU_REFUSED = """
+varprobe: SLURM refused to schedule a GPU job ({reason}).
+A model whose config says `device: cuda` makes its provo_sample jobs request one GPU. Either
+  * route GPU jobs to a partition that has GPUs: give that partition `max_gpu` in the profile's
+    partitions file (`slurm-partition-config`, profiles/slurm/partitions.yaml), or
+  * on a cluster without GPUs, set `gpu: 0` for provo_sample under `set-resources` in the
+    profile (profiles/slurm/config.yaml): CUDA models then run on CPU.
+"""
+
+
+def explain_refused_gpu_jobs(logs):
+    """After a failed run: when SLURM refused a GPU request, name the profile setting to change.
+
+    ``logs``: the run's log file(s), as Snakemake hands them to ``onerror``.
+    """
+    paths = [logs] if isinstance(logs, str) else list(logs or [])
+    text = "".join(
+        Path(p).read_text(errors="replace") for p in paths if Path(p).is_file()
+    )
+    found = re.search(
+        r"sbatch: error: ((?:Invalid generic resource|Requested node configuration is not "
+        r"available)[^'\n]*)",
+        text,
+    )
+    if found:
+        print(GPU_REFUSED.format(reason=found.group(1).strip()), file=sys.stderr)
+
+
+onerror:
+    explain_refused_gpu_jobs(log)

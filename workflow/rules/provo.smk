@@ -25,19 +25,24 @@ rule provo_data:
         texts=" ".join(map(str, PC["texts"])) if PC["texts"] != "all" else "all",
     conda:
         CONDA_ENV
+    threads: job_threads("provo_data")
+    resources:
+        **job_resources("provo_data"),
     log:
         log_path("provo_data", "provo"),
+    benchmark:
+        benchmark_path("provo_data", "provo")
     shell:
         "varprobe provo-data --norms {input} --texts {params.texts} "
         "--contexts-out {output.contexts} --responses-out {output.responses} > {log} 2>&1"
 
 
 rule provo_sample:
-    """Draw n_samples complete next words per context from a model under a decoding."""
+    """Draw n_samples complete next words per context of one shard of the contexts."""
     input:
         contexts=rules.provo_data.output.contexts,
     output:
-        f"{PROVO_SYSTEM}/samples.parquet",
+        f"{PROVO_SYSTEM}/shards/{{shard}}.parquet",
     wildcard_constraints:
         model=_alternatives(NETWORKS),
     params:
@@ -45,22 +50,54 @@ rule provo_sample:
         decoding=decoding_entry,
         n_samples=PC["n_samples"],
         max_tokens=PC["max_tokens"],
-        batch_size=PC["batch_size"],
         seed=config["seed"],
+        shards=len(SHARDS),
+        cpu_fallback=cpu_fallback,
+    threads: job_threads("provo_sample")
     resources:
+        **job_resources("provo_sample"),
         gpu=uses_gpu,
-    threads: 2
+        # Tunes memory and speed only (draws do not depend on it): a resource, not a param,
+        # so changing it reruns nothing.
+        batch_size=PC["batch_size"],
     conda:
         CONDA_ENV
     log:
-        log_path("provo_sample", "{model}", "{decoding}"),
+        log_path("provo_sample", "{model}", "{decoding}", "{shard}"),
     benchmark:
-        benchmark_path("provo_sample", "{model}", "{decoding}")
+        benchmark_path("provo_sample", "{model}", "{decoding}", "{shard}")
     shell:
         "OMP_NUM_THREADS={threads} varprobe provo-sample --model {params.model:q} "
         "--decoding {params.decoding:q} --contexts {input.contexts} --n-samples {params.n_samples} "
-        "--max-tokens {params.max_tokens} --batch-size {params.batch_size} --seed {params.seed} "
-        "--out {output} > {log} 2>&1"
+        "--max-tokens {params.max_tokens} --batch-size {resources.batch_size} --seed {params.seed} "
+        "--shard {wildcards.shard} --shards {params.shards} --gpus {resources.gpu} "
+        "{params.cpu_fallback} --out {output} > {log} 2>&1"
+
+
+rule provo_merge:
+    """Concatenate a model's sample shards, in order, into its samples table."""
+    input:
+        expand(
+            f"{PROVO_SYSTEM}/shards/{{shard}}.parquet",
+            shard=SHARDS,
+            allow_missing=True,
+        ),
+    output:
+        f"{PROVO_SYSTEM}/samples.parquet",
+    wildcard_constraints:
+        model=_alternatives(NETWORKS),
+    localrule: True
+    threads: job_threads("provo_merge")
+    resources:
+        **job_resources("provo_merge"),
+    conda:
+        CONDA_ENV
+    log:
+        log_path("provo_merge", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("provo_merge", "{model}", "{decoding}")
+    shell:
+        "varprobe provo-merge --shards {input} --out {output} > {log} 2>&1"
 
 
 rule provo_ingest:
@@ -74,8 +111,13 @@ rule provo_ingest:
         model=_alternatives(EXTERNAL),
     conda:
         CONDA_ENV
+    threads: job_threads("provo_ingest")
+    resources:
+        **job_resources("provo_ingest"),
     log:
         log_path("provo_ingest", "{model}"),
+    benchmark:
+        benchmark_path("provo_ingest", "{model}")
     shell:
         "varprobe provo-ingest --samples-csv {input.csv} --contexts {input.contexts} "
         "--out {output} > {log} 2>&1"
@@ -94,6 +136,9 @@ rule provo_divergence:
         **CONTROL_PARAMS,
     conda:
         CONDA_ENV
+    threads: job_threads("provo_divergence")
+    resources:
+        **job_resources("provo_divergence"),
     log:
         log_path("provo_divergence", "{model}", "{decoding}"),
     benchmark:
@@ -115,8 +160,13 @@ rule provo_oracle:
         **CONTROL_PARAMS,
     conda:
         CONDA_ENV
+    threads: job_threads("provo_oracle")
+    resources:
+        **job_resources("provo_oracle"),
     log:
         log_path("provo_oracle", "oracle"),
+    benchmark:
+        benchmark_path("provo_oracle", "oracle")
     shell:
         f"varprobe provo-oracle --model oracle --decoding control {CONTROL_ARGS} > {{log}} 2>&1"
 
@@ -134,8 +184,13 @@ rule provo_summary:
         ),
     conda:
         CONDA_ENV
+    threads: job_threads("provo_summary")
+    resources:
+        **job_resources("provo_summary"),
     log:
         log_path("provo_summary", "summary"),
+    benchmark:
+        benchmark_path("provo_summary", "summary")
     shell:
         "varprobe provo-summary --systems {input} --out {output} > {log} 2>&1"
 
@@ -154,8 +209,13 @@ rule provo_figure_tvd:
         table=f"{PROVO}/figures/tvd_density.parquet",
     conda:
         CONDA_ENV
+    threads: job_threads("provo_figure_tvd")
+    resources:
+        **job_resources("provo_figure_tvd"),
     log:
         log_path("provo_figure_tvd", "figure"),
+    benchmark:
+        benchmark_path("provo_figure_tvd", "figure")
     shell:
         "varprobe provo-figure-tvd --tvd {input} --figure {output.figure} "
         "--table {output.table} > {log} 2>&1"
@@ -179,8 +239,13 @@ rule provo_figure_bars:
         select=" ".join(PC["figure_contexts"]),
     conda:
         CONDA_ENV
+    threads: job_threads("provo_figure_bars")
+    resources:
+        **job_resources("provo_figure_bars"),
     log:
         log_path("provo_figure_bars", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("provo_figure_bars", "{model}", "{decoding}")
     shell:
         "varprobe provo-figure-bars --contexts {input.contexts} --responses {input.responses} "
         "--samples {input.samples} --label '{wildcards.model} / {wildcards.decoding}' "

@@ -45,6 +45,29 @@ def check_available(spec: ModelSpec) -> None:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
 
 
+def run_device(spec: ModelSpec, gpus: int, cpu_fallback: bool, cuda_available: bool) -> str:
+    """The device a sampling job runs ``spec`` on.
+
+    ``gpus`` is the number of GPUs the job was given (its ``gpu`` resource). A model configured
+    for CUDA runs on CPU when the job was given none (a cluster without GPUs, declared in the
+    profile) or, with ``cpu_fallback``, when no CUDA device is usable although one was
+    requested (CI's scheduler hands out fake GPUs). Otherwise a missing CUDA device is an error
+    that names the settings to change.
+    """
+    if not spec.device.startswith("cuda"):
+        return spec.device
+    if gpus == 0 or (cpu_fallback and not cuda_available):
+        return "cpu"
+    if not cuda_available:
+        raise ModelUnavailable(
+            f"model {spec.name!r} asks for device {spec.device!r} but CUDA is not available "
+            "here; on a machine or cluster without GPUs set `gpu: 0` for provo_sample under "
+            "`set-resources` in the profile (CUDA models then run on CPU), or `device: cpu` for "
+            "the model in config.yaml"
+        )
+    return spec.device
+
+
 def load_causal_lm(spec: ModelSpec) -> LoadedModel:
     """Load ``spec`` as a causal LM in eval mode on ``spec.device`` with ``spec.dtype`` weights."""
     if spec.is_external:

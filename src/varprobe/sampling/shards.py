@@ -1,0 +1,64 @@
+"""Split the contexts of a study into shards, so that one sampling job stays within its runtime.
+
+A draw depends on (seed, model, decoding, context) alone (see ``complete_word``), so the
+concatenation of the shards' samples, in shard order, is the unsharded table row for row.
+Shards are contiguous runs of contexts of near-equal size. A cut is moved to the nearest
+passage boundary when one lies within a quarter of a shard's size: the sampler encodes a
+passage once for all its contexts, so a passage split between two shards costs one more
+encoding (never a different result).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def shard_bounds(passages: Sequence[int], shards: int) -> list[tuple[int, int]]:
+    """The ``[start, stop)`` row ranges of ``shards`` contiguous shards of ``len(passages)`` rows.
+
+    ``passages[i]`` is the passage (text id) of row i, rows of one passage being adjacent.
+    Cut i sits at ``round(i * n / shards)`` unless a passage boundary lies within
+    ``n / (4 * shards)`` rows of it, in which case it moves to the nearest such boundary. With
+    more shards than rows, some shards are empty.
+    """
+    if shards < 1:
+        raise ValueError(f"shards must be >= 1, got {shards}")
+    n = len(passages)
+    boundaries = [i for i in range(1, n) if passages[i] != passages[i - 1]]
+    tolerance = n / (4 * shards)
+    cuts = [0]
+    for i in range(1, shards):
+        cut = round(i * n / shards)
+        near = min(boundaries, key=lambda b: (abs(b - cut), b), default=None)
+        if near is not None and abs(near - cut) <= tolerance:
+            cut = near
+        cuts.append(max(cut, cuts[-1]))
+    cuts.append(n)
+    return list(zip(cuts[:-1], cuts[1:], strict=True))
+
+
+def shard_rows(passages: Sequence[int], shard: int, shards: int) -> range:
+    """The rows of shard ``shard`` (1-based) of ``shards``."""
+    if not 1 <= shard <= shards:
+        raise ValueError(f"shard must be in 1..{shards}, got {shard}")
+    start, stop = shard_bounds(passages, shards)[shard - 1]
+    return range(start, stop)
+
+
+def merge_metadata(shards: Sequence[dict], names: Sequence[str]) -> dict:
+    """The metadata of the merged table: the shards' own, less the shard number, with
+    ``device`` listing the devices the shards ran on (comma-separated, sorted).
+
+    Raises ValueError naming the file when the shards were not drawn with the same settings or
+    are not shards 1..K of K, in order.
+    """
+    def settings(metadata: dict) -> dict:
+        return {k: v for k, v in metadata.items() if k not in ("shard", "device")}
+
+    for index, (metadata, name) in enumerate(zip(shards, names, strict=True), start=1):
+        if metadata.get("shard") != [index, len(shards)]:
+            raise ValueError(f"{name} is shard {metadata.get('shard')}, expected [{index}, {len(shards)}]")
+        if settings(metadata) != settings(shards[0]):
+            raise ValueError(f"{name} was drawn with other settings than {names[0]}")
+    devices = sorted({m["device"] for m in shards if "device" in m})
+    return {**settings(shards[0]), "device": ",".join(devices)}

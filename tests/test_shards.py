@@ -1,0 +1,87 @@
+"""Sharding the contexts of a sampling job: bounds, and merged shards == one unsharded run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from varprobe import cli, tables
+from varprobe.sampling.shards import merge_metadata, shard_bounds, shard_rows
+
+
+def test_bounds_cover_every_row_once_in_order():
+    passages = [1] * 7 + [2] * 5 + [3] * 9
+    for shards in range(1, 25):
+        bounds = shard_bounds(passages, shards)
+        assert len(bounds) == shards
+        assert bounds[0][0] == 0 and bounds[-1][1] == len(passages)
+        assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:], strict=False))
+
+
+def test_cuts_move_to_a_nearby_passage_boundary():
+    passages = [1] * 10 + [2] * 10 + [3] * 10 + [4] * 10
+    # Equal cuts at 13 and 27 lie within 40 / 12 rows of the boundaries 10 and 30; a shard
+    # then holds at most 1.5 times its share.
+    assert shard_bounds(passages, 3) == [(0, 10), (10, 30), (30, 40)]
+    # Equal cuts at 8 and 16 (5 shards) are 2 and 4 rows from boundaries; tolerance is 2.
+    assert shard_bounds(passages, 5)[:2] == [(0, 10), (10, 16)]
+    assert shard_bounds(passages, 4) == [(0, 10), (10, 20), (20, 30), (30, 40)]
+    uneven = [1] * 9 + [2] * 11 + [3] * 20
+    assert shard_bounds(uneven, 2) == [(0, 20), (20, 40)]
+    assert shard_bounds(uneven, 4) == [(0, 9), (9, 20), (20, 30), (30, 40)]
+
+
+def test_one_passage_is_cut_evenly_and_more_shards_than_rows_leave_empty_shards():
+    assert shard_bounds([5] * 10, 3) == [(0, 3), (3, 7), (7, 10)]
+    assert [len(shard_rows([1, 1], i, 3)) for i in (1, 2, 3)] == [1, 0, 1]
+
+
+@pytest.mark.parametrize(("shard", "shards"), [(0, 2), (3, 2), (1, 0)])
+def test_bad_shard_numbers_are_named(shard, shards):
+    with pytest.raises(ValueError, match="shard"):
+        shard_rows([1, 1, 2], shard, shards)
+
+
+def test_merge_refuses_shards_drawn_with_other_settings():
+    one = {"model": {"name": "m"}, "shard": [1, 2], "device": "cpu"}
+    with pytest.raises(ValueError, match="b.parquet was drawn with other settings"):
+        merge_metadata([one, {"model": {"name": "x"}, "shard": [2, 2]}], ["a.parquet", "b.parquet"])
+    with pytest.raises(ValueError, match=r"b.parquet is shard \[1, 2\], expected \[2, 2\]"):
+        merge_metadata([one, one], ["a.parquet", "b.parquet"])
+
+
+def _sample(tmp_path, contexts, model_dir, shard, shards, batch_size=256):
+    out = tmp_path / f"{shard}-of-{shards}-b{batch_size}.parquet"
+    cli.main([
+        "provo-sample", "--model", json.dumps({"name": "tiny", "pretrained": str(model_dir)}),
+        "--decoding", json.dumps({"name": "ancestral"}), "--contexts", str(contexts),
+        "--n-samples", "6", "--max-tokens", "8", "--batch-size", str(batch_size), "--seed", "3",
+        "--shard", str(shard), "--shards", str(shards), "--out", str(out),
+    ])
+    return out
+
+
+def _merge(tmp_path, parts, name):
+    out = tmp_path / name
+    cli.main(["provo-merge", "--shards", *map(str, parts), "--out", str(out)])
+    return out
+
+
+def test_merged_shards_equal_the_unsharded_run(tmp_path, provo_norms, tiny_model_dir):
+    from varprobe.data.provo import contexts_table
+
+    # Two passages, 3 shards: one cut falls inside a passage, one on the boundary.
+    contexts = contexts_table(provo_norms, [1, 2])
+    contexts = contexts[contexts["word_number"] <= 9]
+    path = tmp_path / "contexts.parquet"
+    tables.write(contexts, path, "provo_contexts")
+    whole = _merge(tmp_path, [_sample(tmp_path, path, tiny_model_dir, 1, 1)], "whole.parquet")
+    parts = [_sample(tmp_path, path, tiny_model_dir, i, 3) for i in (1, 2, 3)]
+    assert all(len(tables.read(p, "provo_samples")) > 0 for p in parts)
+    merged = _merge(tmp_path, parts, "merged.parquet")
+    expected, got = tables.read(whole, "provo_samples"), tables.read(merged, "provo_samples")
+    assert len(got) == 6 * len(contexts)
+    assert got.equals(expected)
+    assert tables.read_metadata(merged) == tables.read_metadata(whole)
+    assert tables.read_metadata(merged)["device"] == "cpu"
