@@ -19,22 +19,26 @@ def test_bounds_cover_every_row_once_in_order():
         assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:], strict=False))
 
 
-def test_cuts_move_to_a_nearby_passage_boundary():
+def test_cuts_fall_on_the_nearest_passage_boundary():
     passages = [1] * 10 + [2] * 10 + [3] * 10 + [4] * 10
-    # Equal cuts at 13 and 27 lie within 40 / 12 rows of the boundaries 10 and 30; a shard
-    # then holds at most 1.5 times its share.
+    # Equal cuts at 13.3 and 26.7 move to the boundaries 10 and 30.
     assert shard_bounds(passages, 3) == [(0, 10), (10, 30), (30, 40)]
-    # Equal cuts at 8 and 16 (5 shards) are 2 and 4 rows from boundaries; tolerance is 2.
-    assert shard_bounds(passages, 5)[:2] == [(0, 10), (10, 16)]
+    # Equal cuts at 8, 16, 24, 32 (5 shards) move to 10, 20, 20, 30: one shard is empty.
+    assert shard_bounds(passages, 5) == [(0, 10), (10, 20), (20, 20), (20, 30), (30, 40)]
     assert shard_bounds(passages, 4) == [(0, 10), (10, 20), (20, 30), (30, 40)]
     uneven = [1] * 9 + [2] * 11 + [3] * 20
     assert shard_bounds(uneven, 2) == [(0, 20), (20, 40)]
-    assert shard_bounds(uneven, 4) == [(0, 9), (9, 20), (20, 30), (30, 40)]
+    # The cut at 30 lies inside passage 3, whose boundaries are 20 and 40: a tie, the smaller wins.
+    assert shard_bounds(uneven, 4) == [(0, 9), (9, 20), (20, 20), (20, 40)]
 
 
-def test_one_passage_is_cut_evenly_and_more_shards_than_rows_leave_empty_shards():
-    assert shard_bounds([5] * 10, 3) == [(0, 3), (3, 7), (7, 10)]
-    assert [len(shard_rows([1, 1], i, 3)) for i in (1, 2, 3)] == [1, 0, 1]
+def test_a_passage_is_never_split_and_extra_shards_are_empty():
+    assert shard_bounds([5] * 10, 3) == [(0, 0), (0, 10), (10, 10)]
+    assert [len(shard_rows([1, 1], i, 3)) for i in (1, 2, 3)] == [0, 2, 0]
+    passages = [1] * 7 + [2] * 5 + [3] * 9
+    for shards in range(1, 25):
+        cuts = {a for a, _ in shard_bounds(passages, shards)}
+        assert cuts <= {0, 7, 12, 21}
 
 
 @pytest.mark.parametrize(("shard", "shards"), [(0, 2), (3, 2), (1, 0)])
@@ -71,14 +75,14 @@ def _merge(tmp_path, parts, name):
 def test_merged_shards_equal_the_unsharded_run(tmp_path, provo_norms, tiny_model_dir):
     from varprobe.data.provo import contexts_table
 
-    # Two passages, 3 shards: one cut falls inside a passage, one on the boundary.
+    # Two passages, 3 shards: each passage lands whole in one shard and one shard is empty.
     contexts = contexts_table(provo_norms, [1, 2])
     contexts = contexts[contexts["word_number"] <= 9]
     path = tmp_path / "contexts.parquet"
     tables.write(contexts, path, "provo_contexts")
     whole = _merge(tmp_path, [_sample(tmp_path, path, tiny_model_dir, 1, 1)], "whole.parquet")
     parts = [_sample(tmp_path, path, tiny_model_dir, i, 3) for i in (1, 2, 3)]
-    assert all(len(tables.read(p, "provo_samples")) > 0 for p in parts)
+    assert sorted(len(tables.read(p, "provo_samples")) for p in parts)[0] == 0
     merged = _merge(tmp_path, parts, "merged.parquet")
     expected, got = tables.read(whole, "provo_samples"), tables.read(merged, "provo_samples")
     assert len(got) == 6 * len(contexts)

@@ -2,10 +2,10 @@
 
 A draw depends on (seed, model, decoding, context) alone (see ``complete_word``), so the
 concatenation of the shards' samples, in shard order, is the unsharded table row for row.
-Shards are contiguous runs of contexts of near-equal size. A cut is moved to the nearest
-passage boundary when one lies within a quarter of a shard's size: the sampler encodes a
-passage once for all its contexts, so a passage split between two shards costs one more
-encoding (never a different result).
+Shards are contiguous runs of whole passages of near-equal size. Cuts fall on passage
+boundaries only: the sampler encodes the contexts of a passage together (``CHAIN_DRAWS`` at a
+time, counted from the passage's first context), so a cut inside a passage would change which
+contexts share an encoding and, through floating-point reassociation, could flip a rare draw.
 """
 
 from __future__ import annotations
@@ -17,22 +17,18 @@ def shard_bounds(passages: Sequence[int], shards: int) -> list[tuple[int, int]]:
     """The ``[start, stop)`` row ranges of ``shards`` contiguous shards of ``len(passages)`` rows.
 
     ``passages[i]`` is the passage (text id) of row i, rows of one passage being adjacent.
-    Cut i sits at ``round(i * n / shards)`` unless a passage boundary lies within
-    ``n / (4 * shards)`` rows of it, in which case it moves to the nearest such boundary. With
-    more shards than rows, some shards are empty.
+    Cut i is the passage boundary (or either end) nearest to ``i * n / shards``, the smaller
+    one on a tie. A passage is never split, so with more shards than passages some shards are
+    empty.
     """
     if shards < 1:
         raise ValueError(f"shards must be >= 1, got {shards}")
     n = len(passages)
-    boundaries = [i for i in range(1, n) if passages[i] != passages[i - 1]]
-    tolerance = n / (4 * shards)
+    candidates = [0, *(i for i in range(1, n) if passages[i] != passages[i - 1]), n]
     cuts = [0]
     for i in range(1, shards):
-        cut = round(i * n / shards)
-        near = min(boundaries, key=lambda b: (abs(b - cut), b), default=None)
-        if near is not None and abs(near - cut) <= tolerance:
-            cut = near
-        cuts.append(max(cut, cuts[-1]))
+        target = i * n / shards
+        cuts.append(max(min(candidates, key=lambda c: (abs(c - target), c)), cuts[-1]))
     cuts.append(n)
     return list(zip(cuts[:-1], cuts[1:], strict=True))
 
