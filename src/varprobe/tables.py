@@ -44,6 +44,10 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "mean_entropy_human": "float64",
     },
     "provo_kde": {"model": "string", "decoding": "string", "tvd": "float64", "density": "float64"},
+    "production_instances": {
+        "dataset": "string", "split": "string", "input_id": "string", "source": "string",
+        "references": "object",
+    },
     "provo_bars": {
         "text_id": "int32", "word_number": "int32", "context": "string", "source": "string",
         "word": "string", "probability": "float64", "rank": "int32",
