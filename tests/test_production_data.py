@@ -77,3 +77,26 @@ def test_fetch_names_the_file_of_a_dataset_with_several(data_mirror, tmp_path):
         fetch("asset", tmp_path / "x", data_mirror, file="nope")
     with pytest.raises(FileNotFoundError, match="writingprompts/test.wp_source"):
         fetch("writingprompts", tmp_path / "y", data_mirror, file="test.wp_source")
+
+
+def test_download_unpacks_the_member_of_an_archive(tmp_path, monkeypatch):
+    import tarfile
+
+    from varprobe.data import sources
+
+    member = tmp_path / "writingPrompts" / "test.wp_source"
+    member.parent.mkdir()
+    member.write_text("[ WP ] A prompt .\n")
+    archive = tmp_path / "writingPrompts.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(member, arcname="writingPrompts/test.wp_source")
+    local = sources.Source(url=archive.as_uri(), mirror_path="writingprompts/test.wp_source",
+                           member="writingPrompts/test.wp_source")
+    monkeypatch.setitem(sources.SOURCES, "writingprompts", (local,))
+    dest = fetch("writingprompts", tmp_path / "raw" / "test.wp_source", None, file="test.wp_source")
+    assert dest.read_text() == "[ WP ] A prompt .\n"
+    monkeypatch.setitem(sources.SOURCES, "writingprompts",
+                        (sources.Source(local.url, local.mirror_path, member="nope"),))
+    with pytest.raises(OSError, match="no member 'nope'"):
+        fetch("writingprompts", tmp_path / "raw" / "other", None, file="test.wp_source")
+    assert sorted(p.name for p in (tmp_path / "raw").iterdir()) == ["test.wp_source"]

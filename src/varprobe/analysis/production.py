@@ -131,18 +131,19 @@ def control_split(n_refs: int, rng: np.random.Generator) -> tuple[np.ndarray, np
     return np.sort(order[: n_refs // 2]), np.sort(order[n_refs // 2:])
 
 
-def control_w1(human: pd.DataFrame, n_refs: int, rng: np.random.Generator) -> float:
+def control_w1(a: np.ndarray, b: np.ndarray, distance: np.ndarray, n_refs: int,
+               rng: np.random.Generator) -> float:
     """W1(H_A, H_B) for a random split of the references into disjoint halves A and B.
 
-    ``human``: one input's H rows (columns a, b, distance) for one probe. NaN when a half has
-    fewer than 2 references.
+    ``a``, ``b``, ``distance``: one input's H pairs for one probe (reference indices and their
+    distance). NaN when a half has fewer than 2 references.
     """
     first, second = control_split(n_refs, rng)
     if len(first) < 2 or len(second) < 2:
         return math.nan
     def within(half):
-        inside = human["a"].isin(half) & human["b"].isin(half)
-        return human.loc[inside, "distance"].dropna()
+        inside = np.isin(a, half) & np.isin(b, half) & ~np.isnan(distance)
+        return distance[inside]
     return w1(within(first), within(second))
 
 
@@ -158,16 +159,19 @@ def input_divergences(distances: pd.DataFrame, n_refs: dict[str, int], seed: int
     """
     rows = []
     for (input_id, probe), group in distances.groupby(["input_id", "probe"], sort=False):
-        by_kind = {k: group.loc[group["kind"] == k, "distance"].dropna().to_numpy() for k in KINDS}
+        kind, value = group["kind"].to_numpy(), group["distance"].to_numpy(dtype=float)
+        by_kind = {k: value[(kind == k) & ~np.isnan(value)] for k in KINDS}
         mean = {k: float(v.mean()) if len(v) else math.nan for k, v in by_kind.items()}
-        human = group.loc[group["kind"] == "H", ["a", "b", "distance"]]
+        human = kind == "H"
+        control = control_w1(group["a"].to_numpy()[human], group["b"].to_numpy()[human],
+                             value[human], n_refs[input_id], input_rng(seed, input_id))
         rows.append({
             "input_id": input_id, "probe": probe,
             **{f"n_{k}": len(v) for k, v in by_kind.items()},
             **{f"mean_{k}": mean[k] for k in KINDS},
             "mean_M_minus_H": mean["M"] - mean["H"], "mean_C_minus_H": mean["C"] - mean["H"],
             "w1_M_H": w1(by_kind["M"], by_kind["H"]), "w1_C_H": w1(by_kind["C"], by_kind["H"]),
-            "w1_control": control_w1(human, n_refs[input_id], input_rng(seed, input_id)),
+            "w1_control": control,
         })
     return pd.DataFrame(rows)
 

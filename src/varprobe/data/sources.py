@@ -36,9 +36,10 @@ class Source:
         return Path(self.mirror_path).name
 
 
+# GitHub files are pinned to the commits the mirror was copied from (see its PROVENANCE.md).
 _GITHUB = "https://raw.githubusercontent.com"
-_ASSET = f"{_GITHUB}/facebookresearch/asset/main/dataset"
-_DDPP = f"{_GITHUB}/iitmnlp/DailyDialog-plusplus/master/dataset"
+_ASSET = f"{_GITHUB}/facebookresearch/asset/9d659040d0d8942dbc4cd65cf357563b43fd9ab4/dataset"
+_DDPP = f"{_GITHUB}/iitmnlp/DailyDialog-plusplus/4b02f9ff671e7e27d8e6b8a1925158bd5729abda/dataset"
 _WRITING_PROMPTS = "https://dl.fbaipublicfiles.com/fairseq/data/writingPrompts.tar.gz"
 
 SOURCES: dict[str, tuple[Source, ...]] = {
@@ -50,8 +51,8 @@ SOURCES: dict[str, tuple[Source, ...]] = {
     ),
     "wmt14": (
         Source(
-            url=f"{_GITHUB}/facebookresearch/analyzing-uncertainty-nmt/master/"
-            "wmt14-en-de.extra_refs.gz",
+            url=f"{_GITHUB}/facebookresearch/analyzing-uncertainty-nmt/"
+            "5b0760e6edc1de7c2c3b4050c3196e423ba3caf9/wmt14-en-de.extra_refs.gz",
             mirror_path="wmt14_ende_multiref/wmt14-en-de.extra_refs.gz",
         ),
     ),
