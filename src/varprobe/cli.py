@@ -166,8 +166,7 @@ def _production_sample(args: argparse.Namespace) -> None:
     settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat)
     instances = tables.read(args.instances, "production_instances")
     loaded = load_generator(spec)
-    prompt = args.prompt if not loaded.is_seq2seq or args.prompt_seq2seq else "{source}"
-    work = [(i, render_prompt(prompt, s)) for i, s in zip(instances["input_id"], instances["source"], strict=True)]
+    work = [(i, render_prompt(args.prompt, s)) for i, s in zip(instances["input_id"], instances["source"], strict=True)]
     rows = []
     progress = tqdm(generate(loaded, work, decoding, settings), total=len(work), file=sys.stderr,
                     desc=f"{spec.name}/{decoding.name}", mininterval=5)
@@ -175,7 +174,7 @@ def _production_sample(args: argparse.Namespace) -> None:
         rows.extend({"input_id": input_id, "sample_index": j, "text": t} for j, t in enumerate(samples))
     metadata = {"model": json.loads(args.model), "decoding": decoding.name,
                 "generation": generation_parameters(decoding, settings), "seed": args.seed,
-                "prompt": prompt, "chat_template": settings.chat and not loaded.is_seq2seq}
+                "prompt": args.prompt, "chat_template": settings.chat and not loaded.is_seq2seq}
     tables.write(pd.DataFrame(rows), args.out, "production_samples", metadata)
 
 
@@ -380,8 +379,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
     p.add_argument("--instances", required=True)
     p.add_argument("--prompt", required=True, help="template with {source}")
-    p.add_argument("--prompt-seq2seq", action="store_true",
-                   help="apply the template for seq2seq models too (else they get the source)")
     p.add_argument("--chat", action=argparse.BooleanOptionalAction, default=False)
     p.add_argument("--n-samples", type=int, required=True)
     p.add_argument("--max-new-tokens", type=int, required=True)
