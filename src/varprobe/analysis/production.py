@@ -78,24 +78,51 @@ def _pairs(n_refs: int, n_samples: int) -> list[tuple[str, int, int]]:
     ]
 
 
-def pairwise_distances(items: Sequence[tuple[str, Sequence[str], Sequence[str]]],
-                       probes: Probes) -> pd.DataFrame:
-    """Long table ``input_id, probe, kind, a, b, distance`` of every H, M and C pair.
+@dataclass
+class Features:
+    """What the probes read of each distinct text: its position in ``texts``, its n-gram
+    multisets per probe (``counts[probe][i]``), its unit-norm embedding (``vectors[i]``)."""
 
-    ``items``: (input_id, references, samples) per input. ``a``/``b`` index the references
-    (H; b in C) and the samples (M; a in C). Each distinct text is parsed and embedded once.
-    """
-    texts = list(dict.fromkeys(t for _, refs, samples in items for t in (*refs, *samples)))
-    index = {t: i for i, t in enumerate(texts)}
-    parsed = parse(texts, probes.nlp, batch_size=probes.batch_size)
+    texts: list[str]
+    counts: dict[str, list]
+    vectors: np.ndarray | None
+
+    def index(self) -> dict[str, int]:
+        """Text -> row."""
+        return {t: i for i, t in enumerate(self.texts)}
+
+
+def distinct_texts(items: Sequence[tuple[str, Sequence[str], Sequence[str]]]) -> list[str]:
+    """Every reference and sample of ``items`` once, in order of first occurrence."""
+    return list(dict.fromkeys(t for _, refs, samples in items for t in (*refs, *samples)))
+
+
+def featurise(texts: list[str], probes: Probes, parsed=None, vectors=None) -> Features:
+    """Parse (unless ``parsed`` is given) and embed (unless ``vectors`` is given) each text once
+    and count the n-grams every available probe compares."""
+    parsed = parse(texts, probes.nlp, batch_size=probes.batch_size) if parsed is None else parsed
     available = probes.available()
     counts: dict[str, list] = {}
     for n in probes.orders:
         counts[f"lexical-{n}"] = [ngram_counts(word_tokens(p.tokens), n) for p in parsed]
         if f"syntactic-{n}" in available:
             counts[f"syntactic-{n}"] = [ngram_counts(p.tags, n) for p in parsed]
-    vectors = embed(texts, probes.encoder, probes.batch_size) if "semantic" in available else None
+    if vectors is None and "semantic" in available:
+        vectors = embed(texts, probes.encoder, probes.batch_size)
+    return Features(texts, counts, vectors)
 
+
+def pairwise_distances(items: Sequence[tuple[str, Sequence[str], Sequence[str]]],
+                       probes: Probes, features: Features | None = None) -> pd.DataFrame:
+    """Long table ``input_id, probe, kind, a, b, distance`` of every H, M and C pair.
+
+    ``items``: (input_id, references, samples) per input. ``a``/``b`` index the references
+    (H; b in C) and the samples (M; a in C). Each distinct text is parsed and embedded once
+    (``featurise``, unless its ``features`` are given).
+    """
+    features = featurise(distinct_texts(items), probes) if features is None else features
+    index = features.index()
+    available = probes.available()
     frames = []
     for input_id, refs, samples in items:
         pairs = _pairs(len(refs), len(samples))
@@ -106,9 +133,9 @@ def pairwise_distances(items: Sequence[tuple[str, Sequence[str], Sequence[str]]]
         right = [index[samples[b] if k == "M" else refs[b]] for k, _, b in pairs]
         for probe in available:
             if probe == "semantic":
-                distance = cosine_distances(vectors[left], vectors[right])
+                distance = cosine_distances(features.vectors[left], features.vectors[right])
             else:
-                table = counts[probe]
+                table = features.counts[probe]
                 distance = [ngram_distance(table[i], table[j]) for i, j in zip(left, right, strict=True)]
             frames.append(pd.DataFrame({
                 "input_id": input_id, "probe": probe, "kind": kinds,
