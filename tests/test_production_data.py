@@ -42,6 +42,8 @@ def test_dailydialog_keeps_the_history_and_only_the_relevant_responses(data_mirr
     assert first["source"].split("\n")[0] == "Am I too abrupt? Did I scare you? Or you don't want ..."
     assert len(first["source"].split("\n")) == 3
     assert first["references"][0] == "So nice of you."
+    joined = read_dailydialog(data_mirror / "dailydialog_pp" / "dev.jsonl", "dev", separator="<|endoftext|>")
+    assert joined.loc[0, "source"].count("<|endoftext|>") == 2
 
 
 def test_writingprompts_groups_stories_and_keeps_prompts_with_enough(tmp_path):

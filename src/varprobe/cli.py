@@ -149,7 +149,7 @@ def _production_data(args: argparse.Namespace) -> None:
     from varprobe.data.production import read_instances
 
     table = read_instances(args.dataset, Path(args.raw_dir), args.split, args.references,
-                           args.min_stories)
+                           args.min_stories, args.turn_separator)
     tables.write(first_inputs(table, args.max_inputs), args.out, "production_instances")
 
 
@@ -370,6 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", required=True)
     p.add_argument("--references", default="extra", help="wmt14: extra, original or all")
     p.add_argument("--min-stories", type=int, default=5, help="writingprompts")
+    p.add_argument("--turn-separator", default="\n", help="dailydialog: between context turns")
     p.add_argument("--max-inputs", type=int, default=None)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_data)

@@ -1,6 +1,8 @@
 """Production variability (Giulianelli et al. 2023): datasets -> samples -> probe distances ->
 per-input divergences -> summary, figures and the most miscalibrated inputs."""
 
+import shlex
+
 PROD = f"{RESULTS}/production"
 PROD_SYSTEM = PROD + "/{dataset}/{model}/{decoding}"
 PRC = config["production"]
@@ -23,6 +25,7 @@ def dataset_setting(dataset, key):
         "language": OUTPUT_LANGUAGES.get(dataset, "en"),
         "references": "extra",
         "min_stories": 5,
+        "turn_separator": "\n",
         "max_inputs": PRC["max_inputs"],
         "models": NETWORKS,
     }
@@ -90,7 +93,8 @@ def data_options(wildcards):
     return (
         f"--split {dataset_setting(d, 'split')} "
         f"--references {dataset_setting(d, 'references')} "
-        f"--min-stories {dataset_setting(d, 'min_stories')}"
+        f"--min-stories {dataset_setting(d, 'min_stories')} "
+        f"--turn-separator {shlex.quote(dataset_setting(d, 'turn_separator'))}"
         + (f" --max-inputs {limit}" if limit else "")
     )
 

@@ -29,11 +29,11 @@ def raw_files(dataset: str, split: str) -> list[str]:
 
 
 def read_instances(dataset: str, raw_dir: Path, split: str, references: str = "extra",
-                   min_stories: int = 5) -> pd.DataFrame:
+                   min_stories: int = 5, turn_separator: str = "\n") -> pd.DataFrame:
     """The instances table of ``dataset``/``split`` from the raw files in ``raw_dir``.
 
     ``references`` applies to wmt14 (which translations are the human sample), ``min_stories``
-    to writingprompts.
+    to writingprompts, ``turn_separator`` to dailydialog.
     """
     raw_dir = Path(raw_dir)
     missing = [f for f in raw_files(dataset, split) if not (raw_dir / f).is_file()]
@@ -44,6 +44,6 @@ def read_instances(dataset: str, raw_dir: Path, split: str, references: str = "e
     if dataset == "asset":
         return read_asset(raw_dir, split)
     if dataset == "dailydialog":
-        return read_dailydialog(raw_dir / f"{split}.jsonl", split)
+        return read_dailydialog(raw_dir / f"{split}.jsonl", split, turn_separator)
     return read_writingprompts(raw_dir / f"{split}.wp_source", raw_dir / f"{split}.wp_target",
                                split, min_stories)
