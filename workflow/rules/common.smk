@@ -2,6 +2,7 @@
 
 import json
 import re
+import shlex
 
 from snakemake.utils import validate
 
@@ -70,6 +71,113 @@ def log_path(stage, *names):
 def benchmark_path(stage, *names):
     """The benchmark file of one job of ``stage``."""
     return "/".join([RESULTS, "benchmarks", stage, *names]) + ".tsv"
+
+
+# Production study (workflow/rules/production.smk)
+PROD = f"{RESULTS}/production"
+PROD_SYSTEM = PROD + "/{dataset}/{model}/{decoding}"
+PRC = PRODUCTION  # the production section, {} when the study is not configured
+DEFAULT_SPLITS = {
+    "wmt14": "newstest2014",
+    "asset": "valid",
+    "dailydialog": "dev",
+    "writingprompts": "test",
+}
+OUTPUT_LANGUAGES = {"wmt14": "de"}
+PROD_DATASETS = {d["name"]: d for d in PRC.get("datasets", [])}
+
+
+def dataset_setting(dataset, key):
+    """A dataset entry's setting, with the study-wide or built-in default."""
+    entry = PROD_DATASETS[dataset]
+    defaults = {
+        "split": DEFAULT_SPLITS[dataset],
+        "language": OUTPUT_LANGUAGES.get(dataset, "en"),
+        "references": "extra",
+        "min_stories": 5,
+        "turn_separator": "\n",
+        "max_inputs": PRC.get("max_inputs"),
+        "models": NETWORKS,
+    }
+    return entry.get(key, defaults[key])
+
+
+def production_systems():
+    """Every (dataset, model, decoding) of the production study."""
+    return [
+        (d, m, dec)
+        for d in PROD_DATASETS
+        for m in dataset_setting(d, "models")
+        for dec in PRODUCTION_DECODINGS
+    ]
+
+
+def production_path(pattern):
+    """``pattern`` (with {dataset}, {model}, {decoding}) for every production system."""
+    return [
+        pattern.format(dataset=d, model=m, decoding=dec)
+        for d, m, dec in production_systems()
+    ]
+
+
+def first_system_distances():
+    """One distances table per dataset: its H rows are the same for every system."""
+    first = {}
+    for d, m, dec in production_systems():
+        first.setdefault(d, f"{PROD}/{d}/{m}/{dec}/distances.parquet")
+    return list(first.values())
+
+
+def production_targets():
+    """The tables and figures of the production study."""
+    return [
+        f"{PROD}/summary.parquet",
+        *(f"{PROD}/figures/{name}.png" for name in PRODUCTION_FIGURES),
+        *production_path(PROD_SYSTEM + "/miscalibrated.parquet"),
+    ]
+
+
+PRODUCTION_FIGURES = (
+    "human_variability",
+    "mean_differences",
+    "w1_densities",
+    "mean_w1",
+)
+
+
+def raw_inputs(wildcards):
+    """The raw files a dataset's configured split is read from."""
+    from varprobe.data.production import raw_files
+
+    split = dataset_setting(wildcards.dataset, "split")
+    return [
+        f"{RESULTS}/raw/{wildcards.dataset}/{f}"
+        for f in raw_files(wildcards.dataset, split)
+    ]
+
+
+def data_options(wildcards):
+    """The command-line options of a dataset's instances table."""
+    d = wildcards.dataset
+    limit = dataset_setting(d, "max_inputs")
+    return (
+        f"--split {dataset_setting(d, 'split')} "
+        f"--references {dataset_setting(d, 'references')} "
+        f"--min-stories {dataset_setting(d, 'min_stories')} "
+        f"--turn-separator {shlex.quote(dataset_setting(d, 'turn_separator'))}"
+        + (f" --max-inputs {limit}" if limit else "")
+    )
+
+
+def probe_resources(wildcards):
+    """The spaCy pipeline and sentence encoder of a dataset's output language, as options."""
+    language = dataset_setting(wildcards.dataset, "language")
+    pipeline = PRC["probes"]["spacy_pipelines"].get(language)
+    encoder = PRC["probes"]["sentence_encoders"].get(language)
+    return (
+        f"--language {language} --spacy-pipeline '{json.dumps(pipeline)}' "
+        f"--encoder '{json.dumps(encoder)}'"
+    )
 
 
 onstart:
