@@ -188,19 +188,18 @@ class CompleteWordSampler:
         are. Returns the nodes' next-token logits, the nodes (each now pointing at its own
         keys/values: ``generated + 1`` positions after the shared prefix) and their batches.
         """
+        # Every chunk attends over the whole shared encoding (positions past a context's end are
+        # masked): a row's attention then has the same shape in any chunk, which keeps the draws
+        # bitwise independent of the batch size.
+        passage = shared[0][0].shape[2]
         parts, advanced, batches = [], [], []
         for start in range(0, len(children), self.settings.batch_size):
             chunk = children[start : start + self.settings.batch_size]
             size = len(chunk)
             context_lengths = torch.tensor([lengths[n.context] for n in chunk], device=self.device)
-            # Every chunk attends over the whole shared encoding (positions past a context's
-            # end are masked): a row's attention then has the same shape in any chunk, which
-            # keeps the draws bitwise independent of the batch size.
-            passage = shared[0][0].shape[2]
             layers = []
             for index, (keys, values) in enumerate(shared):
-                keys = keys[:, :, :passage].expand(size, -1, -1, -1)
-                values = values[:, :, :passage].expand(size, -1, -1, -1)
+                keys, values = keys.expand(size, -1, -1, -1), values.expand(size, -1, -1, -1)
                 if generated:
                     own_keys, own_values = _gather(previous, chunk, index)
                     keys, values = torch.cat([keys, own_keys], 2), torch.cat([values, own_values], 2)
