@@ -10,10 +10,20 @@ configfile: "config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
-include: "workflow/rules/provo.smk"
+
+
+if "provo" in config:
+
+    include: "workflow/rules/provo.smk"
+
+
+if "production" in config:
+
+    include: "workflow/rules/production.smk"
 
 
 rule all:
-    """Every table and figure of the configured study."""
+    """Every table and figure of the configured studies."""
     input:
-        provo_targets(),
+        provo_targets() if "provo" in config else [],
+        production_targets() if "production" in config else [],

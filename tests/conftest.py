@@ -99,3 +99,76 @@ def provo_norms(data_mirror):
     from varprobe.data.provo import read_norms
 
     return read_norms(data_mirror / "provo_cloze" / "Provo_Corpus-Predictability_Norms.csv")
+
+
+WORDS = (
+    "the a cat dog sat ran on mat house green small big is was and to of in it he she they "
+    "der die das Katze Hund saß lief auf Matte Haus grün klein groß ist war und zu von"
+).split()
+
+
+def _word_tokenizer():
+    """A word-level fast tokenizer over ``WORDS`` (ids: 0 <pad>, 1 </s>, 2 <unk>), appending
+    </s> to every encoded text, saved and reloaded through ``AutoTokenizer``."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(["<pad>", "</s>", "<unk>", *dict.fromkeys(WORDS)])}
+    core = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    core.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
+    return PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", eos_token="</s>",
+                                   unk_token="<unk>")
+
+
+@pytest.fixture(scope="session")
+def tiny_seq2seq_dirs(tmp_path_factory) -> dict[str, Path]:
+    """Tiny random T5 and Marian models (2 layers, 16-d) with a word-level tokenizer, saved like
+    hub checkpoints: ``{"t5": DIR, "marian": DIR}``."""
+    import torch
+    from transformers import MarianConfig, MarianMTModel, T5Config, T5ForConditionalGeneration
+
+    tokenizer = _word_tokenizer()
+    size = len(tokenizer)
+    special = dict(pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
+    torch.manual_seed(0)
+    models = {
+        "t5": T5ForConditionalGeneration(T5Config(
+            vocab_size=size, d_model=16, d_kv=8, d_ff=32, num_layers=2, num_heads=2, **special)),
+        "marian": MarianMTModel(MarianConfig(
+            vocab_size=size, d_model=16, encoder_layers=2, decoder_layers=2,
+            encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=32,
+            decoder_ffn_dim=32, max_position_embeddings=128, **special)),
+    }
+    dirs = {}
+    for name, model in models.items():
+        directory = tmp_path_factory.mktemp(f"tiny-{name}")
+        model.save_pretrained(directory)
+        tokenizer.save_pretrained(directory)
+        dirs[name] = directory
+    return dirs
+
+
+WRITING_PROMPTS = [
+    ("[ WP ] A dragon opens a bakery .", "It baked . <newline> <newline> Then it  slept ."),
+    ("[ WP ] A dragon opens a bakery .", "Fire and bread ."),
+    ("[ IP ] The sea .", "Waves ."),
+    ("[ WP ] A dragon opens a bakery .", "Fire and bread ."),
+    ("[ WP ] A dragon opens a bakery .", "Smoke rose from the oven at dawn ."),
+    ("[ WP ] A dragon opens a bakery .", "The village came for the rolls ."),
+]
+"""Prompt and story lines in the original WritingPrompts format: one prompt with 4 distinct
+stories (one repeated verbatim), one prompt with a single story."""
+
+
+@pytest.fixture(scope="session")
+def writingprompts_mirror(tmp_path_factory) -> Path:
+    """A data mirror holding ``writingprompts/test.wp_{source,target}`` made of
+    ``WRITING_PROMPTS`` (the corpus itself cannot be downloaded here)."""
+    mirror = tmp_path_factory.mktemp("wp-mirror")
+    folder = mirror / "writingprompts"
+    folder.mkdir()
+    for side, column in (("source", 0), ("target", 1)):
+        lines = [row[column] for row in WRITING_PROMPTS]
+        (folder / f"test.wp_{side}").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return mirror

@@ -183,7 +183,7 @@ def test_a_gpu_job_on_a_cluster_without_gpus_names_the_profile_setting(slurm_stu
         run = slurm(workdir, limit=180)
         assert run.returncode != 0
         assert "SLURM refused to schedule a GPU job (Invalid generic resource" in run.stderr
-        assert ("set `gpu: 0` for provo_sample under `set-resources` in the\n    profile "
+        assert ("set `gpu: 0` for those rules under `set-resources` in the\n    profile "
                 "(profiles/slurm/config.yaml)") in run.stderr
         assert not (workdir / "results/provo/tiny2/ancestral/shards/1.parquet").exists()
         # The profile's `retries: 1` resubmitted it with twice provo_sample's memory and runtime.

@@ -44,6 +44,31 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "mean_entropy_human": "float64",
     },
     "provo_kde": {"model": "string", "decoding": "string", "tvd": "float64", "density": "float64"},
+    "production_instances": {
+        "dataset": "string", "split": "string", "input_id": "string", "source": "string",
+        "references": "object",
+    },
+    "production_samples": {"input_id": "string", "sample_index": "int32", "text": "string"},
+    "production_distances": {
+        "input_id": "string", "probe": "string", "kind": "string", "a": "int32", "b": "int32",
+        "distance": "float64",
+    },
+    "production_divergences": {
+        "input_id": "string", "probe": "string", "n_H": "int64", "n_M": "int64", "n_C": "int64",
+        "mean_H": "float64", "mean_M": "float64", "mean_C": "float64",
+        "mean_M_minus_H": "float64", "mean_C_minus_H": "float64", "w1_M_H": "float64",
+        "w1_C_H": "float64", "w1_control": "float64",
+    },
+    "production_summary": {
+        "dataset": "string", "model": "string", "decoding": "string", "probe": "string",
+        "available": "bool", "statistic": "string", "n_inputs": "int64", "mean": "float64",
+        "ci_low": "float64", "ci_high": "float64",
+    },
+    "production_miscalibrated": {
+        "dataset": "string", "model": "string", "decoding": "string", "statistic": "string",
+        "input_id": "string", "excess": "float64", "values": "string", "source": "string",
+        "references": "object", "samples": "object",
+    },
     "provo_bars": {
         "text_id": "int32", "word_number": "int32", "context": "string", "source": "string",
         "word": "string", "probability": "float64", "rank": "int32",

@@ -2,6 +2,7 @@
 
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -11,11 +12,13 @@ validate(config, "../schemas/config.schema.yaml")
 
 RESULTS = "results"
 CONDA_ENV = "../../envs/varprobe.yaml"
-SHARDS = list(range(1, config["provo"]["shards"] + 1))
+SHARDS = list(range(1, config.get("provo", {}).get("shards", 1) + 1))
 MODELS = {m["name"]: m for m in config["models"]}
-DECODINGS = {d["name"]: d for d in config["provo"]["decodings"]}
+DECODINGS = {d["name"]: d for d in config.get("provo", {}).get("decodings", [])}
 NETWORKS = [name for name, m in MODELS.items() if "samples" not in m]
 EXTERNAL = [name for name, m in MODELS.items() if "samples" in m]
+PRODUCTION = config.get("production", {})
+PRODUCTION_DECODINGS = {d["name"]: d for d in PRODUCTION.get("decodings", [])}
 
 
 def _alternatives(names):
@@ -25,8 +28,9 @@ def _alternatives(names):
 
 wildcard_constraints:
     model=_alternatives(MODELS),
-    decoding=_alternatives([*DECODINGS, "given"]),
+    decoding=_alternatives([*DECODINGS, "given", *PRODUCTION_DECODINGS]),
     shard=r"[1-9][0-9]*",
+    dataset="[A-Za-z0-9_-]+",
 
 
 def model_decodings(model):
@@ -52,6 +56,11 @@ def model_entry(wildcards):
 def decoding_entry(wildcards):
     """The decoding's config entry as JSON."""
     return json.dumps(DECODINGS[wildcards.decoding], sort_keys=True)
+
+
+def production_decoding_entry(wildcards):
+    """A production decoding's config entry as JSON."""
+    return json.dumps(PRODUCTION_DECODINGS[wildcards.decoding], sort_keys=True)
 
 
 def uses_gpu(wildcards):
@@ -111,6 +120,120 @@ def provo_targets():
     ]
 
 
+# Production study (workflow/rules/production.smk)
+PROD = f"{RESULTS}/production"
+PROD_SYSTEM = f"{PROD}/{{dataset}}/{{model}}/{{decoding}}"
+DEFAULT_SPLITS = {
+    "wmt14": "newstest2014",
+    "asset": "valid",
+    "dailydialog": "dev",
+    "writingprompts": "test",
+}
+OUTPUT_LANGUAGES = {"wmt14": "de"}
+PROD_DATASETS = {d["name"]: d for d in PRODUCTION.get("datasets", [])}
+
+
+def dataset_setting(dataset, key):
+    """A dataset entry's setting, with the study-wide or built-in default."""
+    entry = PROD_DATASETS[dataset]
+    defaults = {
+        "split": DEFAULT_SPLITS[dataset],
+        "language": OUTPUT_LANGUAGES.get(dataset, "en"),
+        "references": "extra",
+        "min_stories": 5,
+        "turn_separator": "\n",
+        "max_inputs": PRODUCTION.get("max_inputs"),
+        "models": NETWORKS,
+    }
+    return entry.get(key, defaults[key])
+
+
+def production_systems():
+    """Every (dataset, model, decoding) of the production study."""
+    return [
+        (d, m, dec)
+        for d in PROD_DATASETS
+        for m in dataset_setting(d, "models")
+        for dec in PRODUCTION_DECODINGS
+    ]
+
+
+def production_path(pattern):
+    """``pattern`` (with {dataset}, {model}, {decoding}) for every production system."""
+    return [
+        pattern.format(dataset=d, model=m, decoding=dec)
+        for d, m, dec in production_systems()
+    ]
+
+
+def first_system_distances():
+    """One distances table per dataset: its H rows are the same for every system."""
+    first = {}
+    for d, m, dec in production_systems():
+        first.setdefault(d, f"{PROD}/{d}/{m}/{dec}/distances.parquet")
+    return list(first.values())
+
+
+def production_targets():
+    """The tables and figures of the production study."""
+    return [
+        f"{PROD}/summary.parquet",
+        *(f"{PROD}/figures/{name}.png" for name in PRODUCTION_FIGURES),
+        *production_path(f"{PROD_SYSTEM}/miscalibrated.parquet"),
+    ]
+
+
+PRODUCTION_FIGURES = (
+    "human_variability",
+    "mean_differences",
+    "w1_densities",
+    "mean_w1",
+)
+
+
+def mirror_option(wildcards):
+    """``--mirror DIR`` for a dataset's raw files: its own ``data_mirror`` entry, else the
+    top-level one; nothing when neither is set (download, or ``$VARPROBE_DATA_MIRROR``)."""
+    entry = PROD_DATASETS.get(wildcards.dataset, {})
+    mirror = entry.get("data_mirror") or config["data_mirror"]
+    return f"--mirror {shlex.quote(mirror)}" if mirror else ""
+
+
+def raw_inputs(wildcards):
+    """The raw files a dataset's configured split is read from."""
+    from varprobe.data.production import raw_files
+
+    split = dataset_setting(wildcards.dataset, "split")
+    return [
+        f"{RESULTS}/raw/{wildcards.dataset}/{f}"
+        for f in raw_files(wildcards.dataset, split)
+    ]
+
+
+def data_options(wildcards):
+    """The command-line options of a dataset's instances table."""
+    d = wildcards.dataset
+    limit = dataset_setting(d, "max_inputs")
+    return (
+        f"--split {dataset_setting(d, 'split')} "
+        f"--references {dataset_setting(d, 'references')} "
+        f"--min-stories {dataset_setting(d, 'min_stories')} "
+        f"--turn-separator {shlex.quote(dataset_setting(d, 'turn_separator'))}"
+        + (f" --max-inputs {limit}" if limit else "")
+    )
+
+
+def probe_resources(wildcards):
+    """The spaCy pipeline and sentence encoder of a dataset's output language, as options."""
+    language = dataset_setting(wildcards.dataset, "language")
+    pipeline = PRODUCTION["probes"]["spacy_pipelines"].get(language)
+    encoder = PRODUCTION["probes"]["sentence_encoders"].get(language)
+    return (
+        f"--language {language} --spacy-pipeline '{json.dumps(pipeline)}' "
+        f"--encoder '{json.dumps(encoder)}'"
+    )
+
+
 onstart:
     shell(
         "varprobe check-models --models {models:q}",
@@ -120,10 +243,11 @@ onstart:
 
 GPU_REFUSED = """
 varprobe: SLURM refused to schedule a GPU job ({reason}).
-A model whose config says `device: cuda` makes its provo_sample jobs request one GPU. Either
+A model whose config says `device: cuda` makes its sampling jobs (provo_sample,
+production_sample) request one GPU. Either
   * route GPU jobs to a partition that has GPUs: give that partition `max_gpu` in the profile's
     partitions file (`slurm-partition-config`, profiles/slurm/partitions.yaml), or
-  * on a cluster without GPUs, set `gpu: 0` for provo_sample under `set-resources` in the
+  * on a cluster without GPUs, set `gpu: 0` for those rules under `set-resources` in the
     profile (profiles/slurm/config.yaml): CUDA models then run on CPU.
 """
 

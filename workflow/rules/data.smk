@@ -2,19 +2,20 @@
 
 
 rule fetch_dataset:
-    """Download a dataset's raw file, or copy it from the configured data mirror."""
+    """Download one raw file of a dataset, or copy it from the configured data mirror."""
     output:
-        f"{RESULTS}/raw/{{dataset}}.csv",
+        f"{RESULTS}/raw/{{dataset}}/{{file}}",
     params:
-        mirror=f"--mirror {config['data_mirror']}" if config["data_mirror"] else "",
+        mirror=mirror_option,
     conda:
         CONDA_ENV
     threads: job_threads("fetch_dataset")
     resources:
         **job_resources("fetch_dataset"),
     log:
-        log_path("fetch", "{dataset}"),
+        log_path("fetch", "{dataset}", "{file}"),
     benchmark:
-        benchmark_path("fetch", "{dataset}")
+        benchmark_path("fetch", "{dataset}", "{file}")
     shell:
-        "varprobe fetch --dataset {wildcards.dataset} --dest {output} {params.mirror} > {log} 2>&1"
+        "varprobe fetch --dataset {wildcards.dataset} --file {wildcards.file} --dest {output} "
+        "{params.mirror} > {log} 2>&1"

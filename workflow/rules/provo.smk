@@ -17,7 +17,7 @@ CONTROL_PARAMS = dict(
 rule provo_data:
     """Provo norms -> one row per context and the long table of human responses."""
     input:
-        f"{RESULTS}/raw/provo.csv",
+        f"{RESULTS}/raw/provo/Provo_Corpus-Predictability_Norms.csv",
     output:
         contexts=f"{PROVO}/contexts.parquet",
         responses=f"{PROVO}/responses.parquet",

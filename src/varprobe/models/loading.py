@@ -1,7 +1,9 @@
-"""Load a configured causal LM and its tokenizer through transformers' ``Auto*`` classes.
+"""Load a configured model and its tokenizer through transformers' ``Auto*`` classes.
 
 Hub ids, local directories (including tiny random models saved by the tests) and package
-folders with a GGUF file all take this one path.
+folders with a GGUF file all take this one path. A model whose config says it is an
+encoder-decoder (Marian, T5) loads as ``AutoModelForSeq2SeqLM``, any other as
+``AutoModelForCausalLM``.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
 from varprobe.models.spec import ModelSpec, ModelUnavailable
 
@@ -22,6 +24,11 @@ class LoadedModel:
     spec: ModelSpec
     model: torch.nn.Module
     tokenizer: object
+
+    @property
+    def is_seq2seq(self) -> bool:
+        """Whether the model is an encoder-decoder (its outputs hold no copy of the input)."""
+        return bool(getattr(self.model.config, "is_encoder_decoder", False))
 
     @property
     def device(self) -> torch.device:
@@ -61,7 +68,7 @@ def run_device(spec: ModelSpec, gpus: int, cpu_fallback: bool, cuda_available: b
     if not cuda_available:
         raise ModelUnavailable(
             f"model {spec.name!r} asks for device {spec.device!r} but CUDA is not available "
-            "here; on a machine or cluster without GPUs set `gpu: 0` for provo_sample under "
+            "here; on a machine or cluster without GPUs set `gpu: 0` for provo_sample and production_sample under "
             "`set-resources` in the profile (CUDA models then run on CPU), or `device: cpu` for "
             "the model in config.yaml"
         )
@@ -70,6 +77,22 @@ def run_device(spec: ModelSpec, gpus: int, cpu_fallback: bool, cuda_available: b
 
 def load_causal_lm(spec: ModelSpec) -> LoadedModel:
     """Load ``spec`` as a causal LM in eval mode on ``spec.device`` with ``spec.dtype`` weights."""
+    return _load(spec, seq2seq=False)
+
+
+def load_generator(spec: ModelSpec) -> LoadedModel:
+    """Load ``spec`` as a seq2seq model if its config is an encoder-decoder, else as a causal LM."""
+    if spec.is_external:
+        raise ValueError(f"model {spec.name!r} is a samples file, not a network")
+    location = spec.location()
+    try:
+        config = AutoConfig.from_pretrained(location, gguf_file=spec.gguf_file)
+    except (OSError, ValueError) as err:
+        raise ModelUnavailable(_unreachable(spec, location, err)) from err
+    return _load(spec, seq2seq=bool(getattr(config, "is_encoder_decoder", False)))
+
+
+def _load(spec: ModelSpec, seq2seq: bool) -> LoadedModel:
     if spec.is_external:
         raise ValueError(f"model {spec.name!r} is a samples file, not a network")
     if spec.device.startswith("cuda") and not torch.cuda.is_available():
@@ -77,9 +100,10 @@ def load_causal_lm(spec: ModelSpec) -> LoadedModel:
             f"model {spec.name!r} asks for device {spec.device!r} but CUDA is not available here"
         )
     location = spec.location()
+    auto = AutoModelForSeq2SeqLM if seq2seq else AutoModelForCausalLM
     try:
         tokenizer = AutoTokenizer.from_pretrained(location, gguf_file=spec.gguf_file)
-        model = AutoModelForCausalLM.from_pretrained(
+        model = auto.from_pretrained(
             location, gguf_file=spec.gguf_file, dtype=getattr(torch, spec.dtype)
         )
     except (OSError, ValueError) as err:

@@ -1,0 +1,32 @@
+"""The canonical instances table every production dataset is read into.
+
+One row per input: ``dataset``, ``split``, ``input_id`` (a string unique within the split),
+``source`` (the input text a generator conditions on) and ``references`` (the list of human
+productions for that input, in the dataset's own order).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+def instances_table(dataset: str, split: str, rows: list[tuple[str, str, list[str]]]) -> pd.DataFrame:
+    """The canonical table of ``(input_id, source, references)`` rows of one dataset split.
+
+    Raises ValueError naming the dataset when ids repeat or an input has an empty reference.
+    """
+    frame = pd.DataFrame(rows, columns=["input_id", "source", "references"])
+    frame.insert(0, "split", split)
+    frame.insert(0, "dataset", dataset)
+    duplicated = frame["input_id"][frame["input_id"].duplicated()]
+    if len(duplicated):
+        raise ValueError(f"dataset {dataset!r} {split}: input id {duplicated.iloc[0]!r} repeats")
+    for input_id, references in zip(frame["input_id"], frame["references"], strict=True):
+        if not references or any(not r.strip() for r in references):
+            raise ValueError(f"dataset {dataset!r} {split}: input {input_id!r} has an empty reference")
+    return frame
+
+
+def first_inputs(instances: pd.DataFrame, max_inputs: int | None) -> pd.DataFrame:
+    """The first ``max_inputs`` rows (all rows for ``None``): the small default runs."""
+    return instances if max_inputs is None else instances.head(max_inputs).reset_index(drop=True)

@@ -1,0 +1,58 @@
+"""WritingPrompts (Fan et al. 2018): prompts from r/WritingPrompts with several stories each.
+
+The original files ``{split}.wp_source`` and ``{split}.wp_target`` are line-aligned: line i
+holds a prompt and one story written for it. Prompts start with a tag such as ``[ WP ]``,
+stories mark line breaks with `` <newline> ``. A prompt with several stories occurs on several
+lines. Stories of a prompt are grouped by the prompt's exact text, an exact repeat of a story
+is kept once (as in the paper's reference code), and only prompts with at least
+``min_stories`` distinct stories are kept (5 in the paper: 759 test prompts).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from varprobe.data.instances import instances_table
+
+_TAG = re.compile(r"^\s*\[\s*\w+\s*\]\s*")
+_NEWLINE = re.compile(r"\s*<newline>\s*")
+
+
+def clean_prompt(line: str) -> str:
+    """The prompt without its leading tag (``[ WP ]``, ``[ IP ]``, ...) and outer whitespace."""
+    return _TAG.sub("", line).strip()
+
+
+def clean_story(line: str) -> str:
+    """The story with each ``<newline>`` marker turned into a line break, runs of spaces
+    within a line collapsed, and empty lines dropped."""
+    paragraphs = (" ".join(p.split()) for p in _NEWLINE.split(line))
+    return "\n".join(p for p in paragraphs if p)
+
+
+def read_writingprompts(source: Path, target: Path, split: str = "test",
+                        min_stories: int = 5) -> pd.DataFrame:
+    """The canonical instances table of prompts with at least ``min_stories`` distinct stories.
+
+    ``input_id`` is the 0-based line number of the prompt's first occurrence. Raises
+    ValueError when the two files differ in length.
+    """
+    prompts = Path(source).read_text(encoding="utf-8").splitlines()
+    stories = Path(target).read_text(encoding="utf-8").splitlines()
+    if len(prompts) != len(stories):
+        raise ValueError(f"{source} has {len(prompts)} lines but {target} has {len(stories)}")
+    grouped: dict[str, tuple[int, list[str]]] = {}
+    for line, (raw_prompt, raw_story) in enumerate(zip(prompts, stories, strict=True)):
+        prompt, story = clean_prompt(raw_prompt), clean_story(raw_story)
+        first, kept = grouped.setdefault(prompt, (line, []))
+        if story and story not in kept:
+            kept.append(story)
+    rows = [
+        (str(first), prompt, kept)
+        for prompt, (first, kept) in grouped.items()
+        if len(kept) >= min_stories
+    ]
+    return instances_table("writingprompts", split, rows)

@@ -1,0 +1,41 @@
+"""n-gram distance between two sequences: the lexical probe on word tokens, and the syntactic
+probe on part-of-speech tags (Giulianelli et al. 2023, Sec. 3.2)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+
+def ngram_counts(items: Sequence[str], n: int) -> Counter:
+    """The multiset of contiguous n-grams (tuples) of ``items``; empty if ``len(items) < n``."""
+    if n < 1:
+        raise ValueError(f"n-gram order must be >= 1, got {n}")
+    return Counter(tuple(items[i:i + n]) for i in range(len(items) - n + 1))
+
+
+def ngram_distance(a: Counter, b: Counter) -> float:
+    """Fraction of n-gram occurrences of the two strings that have no match in the other string.
+
+    With A and B the n-gram occurrences of the two strings, an occurrence of A *matches* when its
+    n-gram occurs anywhere in B (and vice versa), and
+
+        d(A, B) = 1 - (#matching occurrences of A + #matching occurrences of B) / (|A| + |B|),
+
+    in [0, 1]: 0 when both use the same n-grams, 1 when they share none. This is the paper's
+    "number of non-matching n-gram occurrences divided by the total number of n-grams in both
+    strings", with matching by membership as in its reference code (``a a`` vs ``a`` at n=1:
+    all 3 occurrences match, distance 0). It is NaN when neither string has an n-gram
+    (both shorter than n): no occurrence to count, so no distance is defined.
+    """
+    total = sum(a.values()) + sum(b.values())
+    if total == 0:
+        return math.nan
+    matched = sum(c for g, c in a.items() if g in b) + sum(c for g, c in b.items() if g in a)
+    return 1.0 - matched / total
+
+
+def word_tokens(tokens: Sequence[str]) -> list[str]:
+    """The lexical probe's units: tokens lowercased (so sentence-initial words match)."""
+    return [t.lower() for t in tokens]

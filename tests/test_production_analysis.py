@@ -1,0 +1,81 @@
+"""H, M, C distances and their statistics on hand-worked examples."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from varprobe.analysis.production import (
+    Probes, control_split, control_w1, input_divergences, miscalibrated, pairwise_distances,
+    summarise, w1,
+)
+from varprobe.probes.syntactic import load_pipeline
+
+
+@pytest.fixture(scope="module")
+def lexical_only() -> Probes:
+    return Probes(orders=(1,), nlp=load_pipeline("en", None), encoder=None)
+
+
+def test_h_m_c_pairs_and_statistics_by_hand(lexical_only):
+    refs, samples = ["a b", "a c"], ["a b", "a b", "d"]
+    distances = pairwise_distances([("x", refs, samples)], lexical_only)
+    assert set(distances["probe"]) == {"lexical-1"}
+    by_kind = distances.groupby("kind")["distance"].apply(list).to_dict()
+    assert by_kind["H"] == [0.5]                                  # {a,b} vs {a,c}
+    assert by_kind["M"] == [0.0, 1.0, 1.0]                        # s0-s1, s0-s2, s1-s2
+    assert by_kind["C"] == [0.0, 0.5, 0.0, 0.5, 1.0, 1.0]         # sample a x reference b
+    row = input_divergences(distances, {"x": 2}, seed=0).iloc[0]
+    assert (row.n_H, row.n_M, row.n_C) == (1, 3, 6)
+    assert row.mean_M_minus_H == pytest.approx(2 / 3 - 1 / 2)
+    assert row.mean_C_minus_H == pytest.approx(0.0)
+    assert row.w1_M_H == pytest.approx(0.5)                       # mean |m - 0.5|
+    assert row.w1_C_H == pytest.approx(2 / 6)
+    assert np.isnan(row.w1_control)                               # 2 references: no halves
+
+
+def test_w1_matches_hand_values():
+    assert w1([0.0, 1.0], [0.5]) == pytest.approx(0.5)
+    assert w1([0.2, 0.4], [0.2, 0.4]) == 0.0
+    assert np.isnan(w1([], [0.1]))
+
+
+def test_control_halves_are_disjoint_and_compare_within_half_pairs():
+    rng = np.random.default_rng(3)
+    for n in (4, 5, 10):
+        first, second = control_split(n, rng)
+        assert set(first).isdisjoint(second) and set(first) | set(second) == set(range(n))
+        assert (len(first), len(second)) == (n // 2, n - n // 2)
+    # Four references with distances d(i, j) = i + j: the halves' single pairs differ by the
+    # W1 of two point masses.
+    human = pd.DataFrame([(a, b, float(a + b)) for a in range(4) for b in range(a + 1, 4)],
+                         columns=["a", "b", "distance"])
+    first, second = control_split(4, np.random.default_rng(7))
+    expected = abs(sum(first) - sum(second))
+    value = control_w1(human["a"].to_numpy(), human["b"].to_numpy(), human["distance"].to_numpy(),
+                       4, np.random.default_rng(7))
+    assert value == pytest.approx(expected)
+
+
+def test_summary_intervals_and_miscalibrated_inputs():
+    divergences = pd.DataFrame({
+        "input_id": ["1", "2", "3", "1", "2", "3"],
+        "probe": ["lexical-1"] * 3 + ["semantic"] * 3,
+        "w1_M_H": [0.5, 0.1, 0.4, 0.3, 0.3, 0.1],
+    })
+    for statistic in ("mean_H", "mean_M", "mean_C", "mean_M_minus_H", "mean_C_minus_H",
+                      "w1_C_H", "w1_control"):
+        divergences[statistic] = np.nan
+    summary = summarise(divergences, ["lexical-1", "semantic", "syntactic-2"], seed=0, n_resamples=200)
+    row = summary.set_index(["probe", "statistic"]).loc[("lexical-1", "w1_M_H")]
+    assert row["mean"] == pytest.approx(1 / 3) and row["ci_low"] <= row["mean"] <= row["ci_high"]
+    assert row["n_inputs"] == 3
+    absent = summary.set_index(["probe", "statistic"]).loc[("syntactic-2", "w1_M_H")]
+    assert absent["n_inputs"] == 0 and np.isnan(absent["mean"])
+    flagged = miscalibrated(divergences, "w1_M_H", {"lexical-1": 0.3, "semantic": 0.2}, limit=5)
+    # Input 1 exceeds both (excess mean (0.2 + 0.1)/2), input 3 too (0.1, -0.1: no), 2 no.
+    assert flagged["input_id"].tolist() == ["1"]
+    assert flagged.loc[0, "excess"] == pytest.approx(0.15)
+    with pytest.raises(ValueError, match=r"probes \['syntactic-9'\]"):
+        miscalibrated(divergences, "w1_M_H", {"syntactic-9": 0.2}, limit=5)

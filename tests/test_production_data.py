@@ -1,0 +1,100 @@
+"""The production datasets: real files from the mirror, and WritingPrompts on a file in its
+original format written here (no copy of it exists on these machines)."""
+
+from __future__ import annotations
+
+import pytest
+
+from varprobe import tables
+from varprobe.data.asset import read_asset
+from varprobe.data.dailydialog import read_dailydialog
+from varprobe.data.sources import SOURCES, fetch
+from varprobe.data.wmt14 import read_wmt14
+from varprobe.data.writingprompts import clean_story, read_writingprompts
+
+
+def test_wmt14_has_500_sentences_with_the_10_extra_references(data_mirror):
+    path = data_mirror / SOURCES["wmt14"][0].mirror_path
+    table = read_wmt14(path)
+    assert len(table) == 500 and table["input_id"].is_unique
+    assert table["references"].map(len).eq(10).all()
+    first = table.set_index("input_id").loc["1"]
+    assert first["source"] == "Orlando Bloom and Miranda Kerr still love each other"
+    assert first["references"][0] == "Orlando Bloom und Miranda Kerr lieben sich noch"
+    with_original = read_wmt14(path, references="all").set_index("input_id").loc["1"]
+    assert with_original["references"][0] == "Orlando Bloom und Miranda Kerr lieben sich noch immer"
+    assert len(with_original["references"]) == 11
+
+
+def test_asset_valid_and_test_sizes(data_mirror):
+    folder = data_mirror / "asset"
+    valid, test = read_asset(folder, "valid"), read_asset(folder, "test")
+    assert (len(valid), len(test)) == (2000, 359)
+    assert valid["references"].map(len).eq(10).all()
+    assert valid.loc[0, "source"].startswith("Adjacent counties are Marin")
+    assert valid.loc[0, "references"][0].startswith("countries next to it are Marin")
+
+
+def test_dailydialog_keeps_the_history_and_only_the_relevant_responses(data_mirror):
+    table = read_dailydialog(data_mirror / "dailydialog_pp" / "dev.jsonl", "dev")
+    assert len(table) == 1028 and table["references"].map(len).eq(5).all()
+    first = table.set_index("input_id").loc["0"]
+    assert first["source"].split("\n")[0] == "Am I too abrupt? Did I scare you? Or you don't want ..."
+    assert len(first["source"].split("\n")) == 3
+    assert first["references"][0] == "So nice of you."
+    joined = read_dailydialog(data_mirror / "dailydialog_pp" / "dev.jsonl", "dev", separator="<|endoftext|>")
+    assert joined.loc[0, "source"].count("<|endoftext|>") == 2
+
+
+def test_writingprompts_groups_stories_and_keeps_prompts_with_enough(writingprompts_mirror):
+    folder = writingprompts_mirror / "writingprompts"
+    table = read_writingprompts(folder / "test.wp_source", folder / "test.wp_target",
+                                min_stories=4)
+    assert table["input_id"].tolist() == ["0"]
+    assert table.loc[0, "source"] == "A dragon opens a bakery ."
+    # The repeated story is kept once; the prompt with one story is dropped.
+    assert table.loc[0, "references"] == [
+        "It baked .\nThen it slept .", "Fire and bread .", "Smoke rose from the oven at dawn .",
+        "The village came for the rolls ."]
+    assert read_writingprompts(folder / "test.wp_source", folder / "test.wp_target",
+                               min_stories=5).empty
+    assert clean_story("a <newline>b") == "a\nb"
+
+
+def test_instances_round_trip_through_parquet(data_mirror, tmp_path):
+    table = read_asset(data_mirror / "asset", "test")
+    tables.write(table, tmp_path / "asset.parquet", "production_instances")
+    back = tables.read(tmp_path / "asset.parquet", "production_instances")
+    assert list(back.loc[3, "references"]) == table.loc[3, "references"]
+
+
+def test_fetch_names_the_file_of_a_dataset_with_several(data_mirror, tmp_path):
+    dest = fetch("asset", tmp_path / "asset.test.orig", data_mirror, file="asset.test.orig")
+    assert dest.read_text(encoding="utf-8").startswith(read_asset(data_mirror / "asset", "test").loc[0, "source"])
+    with pytest.raises(ValueError, match="dataset 'asset' has no file 'nope'"):
+        fetch("asset", tmp_path / "x", data_mirror, file="nope")
+    with pytest.raises(FileNotFoundError, match="writingprompts/test.wp_source"):
+        fetch("writingprompts", tmp_path / "y", data_mirror, file="test.wp_source")
+
+
+def test_download_unpacks_the_member_of_an_archive(tmp_path, monkeypatch):
+    import tarfile
+
+    from varprobe.data import sources
+
+    member = tmp_path / "writingPrompts" / "test.wp_source"
+    member.parent.mkdir()
+    member.write_text("[ WP ] A prompt .\n")
+    archive = tmp_path / "writingPrompts.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(member, arcname="writingPrompts/test.wp_source")
+    local = sources.Source(url=archive.as_uri(), mirror_path="writingprompts/test.wp_source",
+                           member="writingPrompts/test.wp_source")
+    monkeypatch.setitem(sources.SOURCES, "writingprompts", (local,))
+    dest = fetch("writingprompts", tmp_path / "raw" / "test.wp_source", None, file="test.wp_source")
+    assert dest.read_text() == "[ WP ] A prompt .\n"
+    monkeypatch.setitem(sources.SOURCES, "writingprompts",
+                        (sources.Source(local.url, local.mirror_path, member="nope"),))
+    with pytest.raises(OSError, match="no member 'nope'"):
+        fetch("writingprompts", tmp_path / "raw" / "other", None, file="test.wp_source")
+    assert sorted(p.name for p in (tmp_path / "raw").iterdir()) == ["test.wp_source"]

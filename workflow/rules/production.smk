@@ -1,0 +1,200 @@
+"""Production variability (Giulianelli et al. 2023): datasets -> samples -> probe distances ->
+per-input divergences -> summary, figures and the most miscalibrated inputs. Its targets and
+input functions are in common.smk."""
+
+PROBES = PRODUCTION["probes"]
+
+
+rule production_data:
+    """A dataset's raw files -> its canonical instances table (the configured inputs)."""
+    input:
+        raw_inputs,
+    output:
+        f"{PROD}/{{dataset}}/instances.parquet",
+    params:
+        options=data_options,
+        raw_dir=lambda w: f"{RESULTS}/raw/{w.dataset}",
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_data")
+    resources:
+        **job_resources("production_data"),
+    log:
+        log_path("production_data", "{dataset}"),
+    benchmark:
+        benchmark_path("production_data", "{dataset}")
+    shell:
+        "varprobe production-data --dataset {wildcards.dataset} --raw-dir {params.raw_dir} "
+        "{params.options} --out {output} > {log} 2>&1"
+
+
+rule production_sample:
+    """n_samples productions per input from a model under a decoding."""
+    input:
+        rules.production_data.output,
+    output:
+        f"{PROD_SYSTEM}/samples.parquet",
+    params:
+        model=model_entry,
+        decoding=production_decoding_entry,
+        prompt=lambda w: PROD_DATASETS[w.dataset]["prompt"],
+        chat="--chat" if PRODUCTION["chat_template"] else "--no-chat",
+        n_samples=PRODUCTION["n_samples"],
+        max_new_tokens=PRODUCTION["max_new_tokens"],
+        seed=config["seed"],
+        cpu_fallback=cpu_fallback,
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_sample")
+    resources:
+        **job_resources("production_sample"),
+        gpu=uses_gpu,
+    log:
+        log_path("production_sample", "{dataset}", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("production_sample", "{dataset}", "{model}", "{decoding}")
+    shell:
+        "OMP_NUM_THREADS={threads} varprobe production-sample --model {params.model:q} "
+        "--decoding {params.decoding:q} --instances {input} --prompt {params.prompt:q} "
+        "{params.chat} --n-samples {params.n_samples} "
+        "--max-new-tokens {params.max_new_tokens} --seed {params.seed} --gpus {resources.gpu} "
+        "{params.cpu_fallback} --out {output} "
+        "> {log} 2>&1"
+
+
+rule production_distances:
+    """Lexical, syntactic and semantic distances of every H, M and C pair of a system."""
+    input:
+        instances=rules.production_data.output,
+        samples=rules.production_sample.output,
+    output:
+        f"{PROD_SYSTEM}/distances.parquet",
+    params:
+        resources=probe_resources,
+        orders=" ".join(map(str, PROBES["ngram_orders"])),
+        batch_size=PROBES["batch_size"],
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_distances")
+    resources:
+        **job_resources("production_distances"),
+    log:
+        log_path("production_distances", "{dataset}", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("production_distances", "{dataset}", "{model}", "{decoding}")
+    shell:
+        "OMP_NUM_THREADS={threads} varprobe production-distances --instances {input.instances} "
+        "--samples {input.samples} {params.resources} --orders {params.orders} "
+        "--batch-size {params.batch_size} --out {output} > {log} 2>&1"
+
+
+rule production_divergence:
+    """Per input and probe: means of H, M, C, their differences, W1 and the human control."""
+    input:
+        instances=rules.production_data.output,
+        distances=rules.production_distances.output,
+    output:
+        f"{PROD_SYSTEM}/divergences.parquet",
+    params:
+        seed=config["seed"],
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_divergence")
+    resources:
+        **job_resources("production_divergence"),
+    log:
+        log_path("production_divergence", "{dataset}", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("production_divergence", "{dataset}", "{model}", "{decoding}")
+    shell:
+        "varprobe production-divergence --instances {input.instances} "
+        "--distances {input.distances} --seed {params.seed} --out {output} > {log} 2>&1"
+
+
+rule production_miscalibrated:
+    """The inputs whose W1 exceeds every configured threshold, with human and model outputs."""
+    input:
+        instances=rules.production_data.output,
+        samples=rules.production_sample.output,
+        divergences=rules.production_divergence.output,
+    output:
+        f"{PROD_SYSTEM}/miscalibrated.parquet",
+    params:
+        statistic=PRODUCTION["miscalibration"]["statistic"],
+        thresholds=json.dumps(PRODUCTION["miscalibration"]["thresholds"]),
+        limit=PRODUCTION["miscalibration"]["limit"],
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_miscalibrated")
+    resources:
+        **job_resources("production_miscalibrated"),
+    log:
+        log_path("production_miscalibrated", "{dataset}", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("production_miscalibrated", "{dataset}", "{model}", "{decoding}")
+    shell:
+        "varprobe production-miscalibrated --instances {input.instances} "
+        "--samples {input.samples} --divergences {input.divergences} "
+        "--statistic {params.statistic} --thresholds {params.thresholds:q} "
+        "--limit {params.limit} --out {output} > {log} 2>&1"
+
+
+rule production_summary:
+    """Mean of every per-input statistic with a 95% bootstrap CI, per system and probe."""
+    input:
+        production_path(f"{PROD_SYSTEM}/divergences.parquet"),
+    output:
+        report(
+            f"{PROD}/summary.parquet",
+            caption="../report/production_summary.rst",
+            category="Production",
+        ),
+    params:
+        orders=" ".join(map(str, PROBES["ngram_orders"])),
+        seed=config["seed"],
+        bootstrap=PRODUCTION["bootstrap_resamples"],
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_summary")
+    resources:
+        **job_resources("production_summary"),
+    log:
+        log_path("production_summary", "summary"),
+    benchmark:
+        benchmark_path("production_summary", "summary")
+    shell:
+        "varprobe production-summary --divergences {input} --orders {params.orders} "
+        "--seed {params.seed} --bootstrap {params.bootstrap} --out {output} > {log} 2>&1"
+
+
+rule production_figures:
+    """Paper Figs. 2-5: human variability, mean differences, W1 densities, mean W1."""
+    input:
+        summary=rules.production_summary.output,
+        divergences=production_path(f"{PROD_SYSTEM}/divergences.parquet"),
+        human=first_system_distances(),
+    output:
+        [
+            report(
+                f"{PROD}/figures/{name}.png",
+                caption="../report/production_figures.rst",
+                category="Production",
+            )
+            for name in PRODUCTION_FIGURES
+        ],
+    params:
+        probes=" ".join(PRODUCTION["figures"]["probes"]),
+        decoding=PRODUCTION["figures"]["decoding"],
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_figures")
+    resources:
+        **job_resources("production_figures"),
+    log:
+        log_path("production_figures", "figures"),
+    benchmark:
+        benchmark_path("production_figures", "figures")
+    shell:
+        "varprobe production-figures --summary {input.summary} "
+        "--divergences {input.divergences} --human {input.human} --probes {params.probes} "
+        "--decoding {params.decoding} --figures {output} > {log} 2>&1"
