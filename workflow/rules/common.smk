@@ -14,6 +14,8 @@ CONDA_ENV = "../../envs/varprobe.yaml"
 SHARDS = list(range(1, config["provo"]["shards"] + 1))
 MODELS = {m["name"]: m for m in config["models"]}
 DECODINGS = {d["name"]: d for d in config["provo"]["decodings"]}
+ENUMERATED = [n for n, d in DECODINGS.items() if d.get("method") == "enumerate"]
+SAMPLED = [n for n in DECODINGS if n not in ENUMERATED]
 NETWORKS = [name for name, m in MODELS.items() if "samples" not in m]
 EXTERNAL = [name for name, m in MODELS.items() if "samples" in m]
 
@@ -52,6 +54,17 @@ def model_entry(wildcards):
 def decoding_entry(wildcards):
     """The decoding's config entry as JSON."""
     return json.dumps(DECODINGS[wildcards.decoding], sort_keys=True)
+
+
+def estimate_kind(wildcards):
+    """``distribution`` for an enumerated decoding, else ``samples``: the model table a system
+    is scored from (and the CLI flag naming it)."""
+    return "distribution" if wildcards.decoding in ENUMERATED else "samples"
+
+
+def estimate_table(wildcards):
+    """The system's model table: its samples or its enumerated distribution."""
+    return f"{PROVO}/{wildcards.model}/{wildcards.decoding}/{estimate_kind(wildcards)}.parquet"
 
 
 def uses_gpu(wildcards):
