@@ -9,7 +9,7 @@ import pytest
 from varprobe.metrics import bootstrap
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.calibration import ece, reliability_table
-from varprobe.metrics.distributions import entropy, mle, mode, split_counts, tvd
+from varprobe.metrics.distributions import entropy, mle, mode, split_counts, tvd, tvd_interval
 
 # ---- tvd --------------------------------------------------------------------
 
@@ -248,3 +248,46 @@ def test_bootstrap_rejects_bad_inputs(values, kwargs, match):
 def test_bootstrap_rejects_non_generator_rng():
     with pytest.raises(ValueError, match="rng"):
         bootstrap_mean_ci([1.0, 2.0], np.random.RandomState(0))
+
+
+# ---- tvd_interval -----------------------------------------------------------------------------
+
+
+def test_tvd_interval_by_hand():
+    # p = {a: .4, b: .2}, F = .2, u = .2: a = {a: .5, b: .25}, v = .25; h = {a: .25, c: .75}
+    # lower = (.5 - .25) + (.25 - 0) = .5, upper = .75
+    lower, upper = tvd_interval({"a": 0.4, "b": 0.2}, 0.2, 0.2, {"a": 0.25, "c": 0.75})
+    assert (lower, upper) == (pytest.approx(0.5), pytest.approx(0.75))
+
+
+def test_tvd_interval_ends_are_attained_and_hold_the_point_estimate():
+    words, failed, unresolved = {"a": 0.4, "b": 0.2}, 0.2, 0.2
+    human = {"a": 0.25, "c": 0.75}
+    lower, upper = tvd_interval(words, failed, unresolved, human)
+    # completions of the unresolved mass .2: all to "c" (lower), all to a new word (upper)
+    assert tvd(human, {"a": 0.5, "b": 0.25, "c": 0.25}) == pytest.approx(lower)
+    assert tvd(human, {"a": 0.5, "b": 0.25, "new": 0.25}) == pytest.approx(upper)
+    point = tvd(human, {"a": 2 / 3, "b": 1 / 3})  # all unresolved mass fails
+    assert lower <= point <= upper
+    # half of it fails, half goes to "c": q = {a: .4, b: .2, c: .1} / .7
+    assert lower <= tvd(human, {"a": 4 / 7, "b": 2 / 7, "c": 1 / 7}) <= upper
+
+
+def test_tvd_interval_without_unresolved_mass_is_the_tvd():
+    lower, upper = tvd_interval({"a": 0.3, "b": 0.3}, 0.4, 0.0, {"a": 1.0})
+    assert lower == upper == pytest.approx(tvd({"a": 1.0}, {"a": 0.5, "b": 0.5}))
+
+
+def test_tvd_interval_all_unresolved_is_uninformative():
+    assert tvd_interval({}, 0.0, 1.0, {"a": 1.0}) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("args, message", [
+    (({"a": 0.5}, 0.2, 0.2, {"a": 1.0}), "sum to"),
+    (({"a": 0.5}, -0.1, 0.6, {"a": 1.0}), "failed"),
+    (({}, 1.0, 0.0, {"a": 1.0}), "every outcome failed"),
+    (({"a": 1.0}, 0.0, 0.0, {"a": 0.5}), "human"),
+])
+def test_tvd_interval_rejects_bad_masses(args, message):
+    with pytest.raises(ValueError, match=message):
+        tvd_interval(*args)

@@ -10,7 +10,9 @@ from varprobe.metrics.distributions import mode
 from varprobe.analysis.next_word import (
     ControlSettings,
     context_table,
+    enumerated_estimates,
     model_summary,
+    sampled_estimates,
     oracle_splits,
     oracle_summary,
     oracle_table,
@@ -44,7 +46,7 @@ def test_tvd_to_humans_is_worked_by_hand():
     # (1,2): model b 1/2, z 1/2 vs humans b 3/4, d 1/4 -> 1/2 (|.5-.75| + .25 + .5) = 0.5
     # (1,3): model c 1 vs humans c 1/2, e 1/2 -> 0.5; one failed draw is not counted
     samples = _samples([(1, 2, "b", 1), (1, 2, "z", 1), (1, 3, "c", 3), (1, 3, "", 1)])
-    table, hits = context_table(_contexts(), _responses(), samples, SETTINGS)
+    table, hits = context_table(_contexts(), _responses(), sampled_estimates(samples), SETTINGS)
     assert table["tvd"].tolist() == pytest.approx([0.5, 0.5])
     assert table["n_draws"].tolist() == [2, 4]
     assert table["n_words"].tolist() == [2, 3]
@@ -55,7 +57,7 @@ def test_tvd_to_humans_is_worked_by_hand():
 
 def test_oracle_columns_match_the_splits():
     samples = _samples([(1, 2, "b", 2), (1, 3, "e", 2)])
-    table, hits = context_table(_contexts(), _responses(), samples, SETTINGS)
+    table, hits = context_table(_contexts(), _responses(), sampled_estimates(samples), SETTINGS)
     splits = oracle_splits((1, 3), {"c": 2, "e": 2}, SETTINGS)
     expected = np.mean([0.5 * sum(abs(o2.get(w, 0) - o1.get(w, 0)) for w in {*o1, *o2})
                         for o1, o2 in splits])
@@ -72,9 +74,9 @@ def test_splits_are_the_same_for_every_model():
 
 def test_a_context_without_words_is_excluded_and_counted():
     samples = _samples([(1, 2, "b", 1), (1, 3, "", 2)])
-    table, hits = context_table(_contexts(), _responses(), samples, SETTINGS)
+    table, hits = context_table(_contexts(), _responses(), sampled_estimates(samples), SETTINGS)
     assert np.isnan(table.loc[1, "tvd"])
-    summary = model_summary(table, hits, n_failed=2, n_draws=3, settings=SETTINGS)
+    summary = model_summary(table, hits, failure_rate=2 / 3, settings=SETTINGS)
     assert summary["n_contexts"] == 1 and summary["n_contexts_without_words"] == 1
     assert summary["expected_tvd"] == pytest.approx(0.25)
     assert summary["failure_rate"] == pytest.approx(2 / 3)
@@ -84,17 +86,17 @@ def test_model_ece_against_the_corpus_word():
     # (1,2) mode b with confidence 1.0 (correct); (1,3) mode e with confidence 1.0 (wrong):
     # one bin, accuracy 1/2, confidence 1 -> ECE 0.5
     samples = _samples([(1, 2, "b", 4), (1, 3, "e", 4)])
-    table, hits = context_table(_contexts(), _responses(), samples, SETTINGS)
-    summary = model_summary(table, hits, n_failed=0, n_draws=8, settings=SETTINGS)
+    table, hits = context_table(_contexts(), _responses(), sampled_estimates(samples), SETTINGS)
+    summary = model_summary(table, hits, failure_rate=0.0, settings=SETTINGS)
     assert summary["ece_corpus"] == pytest.approx(0.5)
     assert summary["ece_human_majority"] == pytest.approx(0.5)
 
 
 def test_every_draw_failing_is_an_error_not_a_summary():
     samples = _samples([(1, 2, "", 1), (1, 3, "", 1)])
-    table, hits = context_table(_contexts(), _responses(), samples, SETTINGS)
+    table, hits = context_table(_contexts(), _responses(), sampled_estimates(samples), SETTINGS)
     with pytest.raises(ValueError, match="every draw failed"):
-        model_summary(table, hits, n_failed=2, n_draws=2, settings=SETTINGS)
+        model_summary(table, hits, failure_rate=1.0, settings=SETTINGS)
 
 
 def test_oracle_system_uses_tvd_between_halves():
@@ -103,3 +105,23 @@ def test_oracle_system_uses_tvd_between_halves():
     assert summary["expected_tvd"] == pytest.approx(table["tvd_oracle2_oracle1"].mean())
     assert confidences.shape == (2, SETTINGS.resplits) and hits.shape == (2, SETTINGS.resplits, 3)
     assert 0 <= summary["ece_oracle_majority"] <= 1
+
+
+def test_enumerated_distribution_gives_tvd_and_its_interval():
+    # (1,2): words b .4, z .2, failures .2, unresolved .2 -> q = {b: 2/3, z: 1/3};
+    # humans b 3/4, d 1/4: TVD = 1/2 (1/12 + 1/3 + 1/4) = 1/3; interval with a = {b: .5, z: .25}:
+    # lower = 0 + .25 = .25, upper = .25 + .25 = .5. (1,3): nothing resolved to a word.
+    frame = pd.DataFrame({
+        "text_id": [1] * 5, "word_number": [2, 2, 2, 3, 3],
+        "word": ["b", "z", "", "", ""], "failure": ["", "", "token_budget", "token_budget", "undecodable"],
+        "probability": [0.4, 0.2, 0.2, 0.5, 0.0], "unresolved_mass": [0.2, 0.2, 0.2, 0.5, 0.5],
+        "failure_mass": [0.2, 0.2, 0.2, 0.5, 0.5], "forward_tokens": [9] * 5,
+    })
+    table, _ = context_table(_contexts(), _responses(), enumerated_estimates(frame), SETTINGS)
+    assert table.loc[0, "tvd"] == pytest.approx(1 / 3)
+    assert (table.loc[0, "tvd_lower"], table.loc[0, "tvd_upper"]) == (pytest.approx(0.25), pytest.approx(0.5))
+    assert table.loc[0, "model_mode"] == "b" and table.loc[0, "confidence"] == pytest.approx(2 / 3)
+    assert np.isnan(table.loc[1, "tvd"]) and pd.isna(table.loc[0, "n_draws"])
+    summary = model_summary(table, np.zeros((2, 5), dtype=bool), 0.35, SETTINGS)
+    assert summary["n_contexts_without_words"] == 1
+    assert summary["expected_tvd_lower"] <= summary["expected_tvd"] <= summary["expected_tvd_upper"]

@@ -114,6 +114,39 @@ def test_tiny_model_run_produces_every_table_and_figure(tmp_path, data_mirror, t
     assert (tmp_path / "results/logs/provo_sample/tiny/ancestral/1.log").stat().st_size > 0
 
 
+def test_exact_decoding_runs_end_to_end_beside_a_sampled_one(tmp_path, data_mirror, tiny_model_dir):
+    exact = {"name": "exact", "method": "enumerate", "target_mass": 0.5, "max_forward_tokens": 60}
+    write_config(tmp_path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}],
+                 decodings=[{"name": "ancestral"}, exact], max_tokens=5)
+    run = snakemake(tmp_path)
+    assert run.returncode == 0, output(run)
+    provo = tmp_path / "results" / "provo"
+    assert not (provo / "tiny/exact/samples.parquet").exists()
+    contexts = tables.read(provo / "contexts.parquet", "provo_contexts")
+    found = tables.read(provo / "tiny/exact/distribution.parquet", "provo_distribution")
+    per_context = found.groupby(["text_id", "word_number"]).first()
+    assert len(per_context) == len(contexts)
+    assert ((per_context["unresolved_mass"] <= 0.5 + 1e-9) | (per_context["forward_tokens"] >= 60)).all()
+    covered = found.groupby(["text_id", "word_number"])["probability"].sum()
+    assert (covered + per_context["unresolved_mass"]).to_numpy() == pytest.approx(1.0)
+    scored = tables.read(provo / "tiny/exact/tvd.parquet", "provo_tvd").dropna(subset=["tvd"])
+    assert len(scored) > 0
+    assert (scored["tvd_lower"] <= scored["tvd"] + 1e-12).all()
+    assert (scored["tvd"] <= scored["tvd_upper"] + 1e-12).all()
+    summary = tables.read(provo / "summary.parquet", "provo_system").set_index("decoding")
+    assert summary.loc["exact", "expected_tvd_lower"] <= summary.loc["exact", "expected_tvd"]
+    assert summary.loc["exact", "expected_tvd"] <= summary.loc["exact", "expected_tvd_upper"]
+    assert pd.isna(summary.loc["ancestral", "expected_tvd_lower"])
+    assert (provo / "tiny/exact/bars.png").stat().st_size > 10_000
+
+
+def test_enumeration_settings_belong_to_enumerated_decodings(tmp_path, data_mirror, tiny_model_dir):
+    write_config(tmp_path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}],
+                 decodings=[{"name": "ancestral", "target_mass": 0.9}])
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0 and "target_mass" in output(run)
+
+
 def _write_samples(path: Path, rows: list[str]) -> Path:
     path.write_text("\n".join(["text_id,word_number,sample,count", *rows]) + "\n")
     return path

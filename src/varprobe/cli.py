@@ -32,43 +32,57 @@ def _provo_data(args: argparse.Namespace) -> None:
     tables.write(responses_table(norms, texts), args.responses_out, "provo_responses")
 
 
-def _on_job_device(spec, args: argparse.Namespace):
-    """``spec`` moved to the device this job runs it on (its ``--gpus`` and ``--cpu-fallback``)."""
+ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens")
+"""Keys of a decoding entry that configure enumeration, not the decoding algorithm."""
+
+
+def _decoding(entry: str):
+    """The decoding algorithm of a decoding's config entry (JSON)."""
+    from varprobe.sampling.decoding import Decoding
+
+    return Decoding(**{k: v for k, v in json.loads(entry).items() if k not in ENUMERATION_KEYS})
+
+
+def _job_spec(args: argparse.Namespace):
+    """The model of ``args.model`` on the device its job may use (``--gpus``, ``--cpu-fallback``)."""
     import dataclasses
 
     import torch
 
     from varprobe.models.loading import run_device
+    from varprobe.models.spec import ModelSpec
 
+    spec = ModelSpec.from_config(json.loads(args.model))
     device = run_device(spec, args.gpus, args.cpu_fallback, torch.cuda.is_available())
     if device != spec.device:
         print(f"model {spec.name!r} configured for {spec.device!r} runs on {device!r}", file=sys.stderr)
     return dataclasses.replace(spec, device=device)
 
 
-def _provo_sample(args: argparse.Namespace) -> None:
-    import dataclasses
-
+def _load_model(args: argparse.Namespace):
+    """The causal LM of ``args.model``, loaded on the device its job may use, and that device."""
     from varprobe.models.loading import load_causal_lm
-    from varprobe.models.spec import ModelSpec
+
+    spec = _job_spec(args)
+    return load_causal_lm(spec), spec.device
+
+
+def _provo_sample(args: argparse.Namespace) -> None:
     from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
-    from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.shards import shard_rows
 
-    spec = ModelSpec.from_config(json.loads(args.model))
-    decoding = Decoding(**json.loads(args.decoding))
+    decoding = _decoding(args.decoding)
     settings = SamplerSettings(args.n_samples, args.max_tokens, args.batch_size, args.seed)
     contexts = tables.read(args.contexts, "provo_contexts")
     rows_of_shard = shard_rows(contexts["text_id"].tolist(), args.shard, args.shards)
     contexts = contexts.iloc[rows_of_shard.start : rows_of_shard.stop]
-    device = _on_job_device(spec, args).device
-    loaded = load_causal_lm(dataclasses.replace(spec, device=device))
+    loaded, device = _load_model(args)
     sampler = CompleteWordSampler(loaded.model, loaded.tokenizer, decoding, settings)
     keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))
     work = ((key, ctx) for key, ctx in zip(keys, contexts["context"], strict=True))
     rows = []
     progress = tqdm(sampler.sample_many(work), total=len(keys), file=sys.stderr, mininterval=5,
-                    desc=f"{spec.name}/{decoding.name} shard {args.shard}/{args.shards}")
+                    desc=f"{loaded.spec.name}/{decoding.name} shard {args.shard}/{args.shards}")
     for key, draws in zip(keys, progress, strict=True):
         rows.extend(
             {"text_id": key[0], "word_number": key[1], "sample_index": d.sample_index, "text": d.text,
@@ -81,6 +95,34 @@ def _provo_sample(args: argparse.Namespace) -> None:
                 "device": device, "shard": [args.shard, args.shards]}
     frame = pd.DataFrame(rows, columns=list(tables.SCHEMAS["provo_samples"]))
     tables.write(frame, args.out, "provo_samples", metadata)
+
+
+def _provo_enumerate(args: argparse.Namespace) -> None:
+    from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
+
+    entry = json.loads(args.decoding)
+    decoding = _decoding(args.decoding)
+    settings = EnumerationSettings(
+        target_mass=entry.get("target_mass", EnumerationSettings.target_mass),
+        max_forward_tokens=entry.get("max_forward_tokens", EnumerationSettings.max_forward_tokens),
+        max_tokens=args.max_tokens, batch_size=args.batch_size,
+    )
+    contexts = tables.read(args.contexts, "provo_contexts")
+    loaded, device = _load_model(args)
+    enumerator = Enumerator(loaded.model, loaded.tokenizer, decoding, settings)
+    rows = []
+    work = contexts[["text_id", "word_number", "context"]].itertuples(index=False)
+    for t, w, context in tqdm(work, total=len(contexts), file=sys.stderr, mininterval=5,
+                              desc=f"{loaded.spec.name}/{decoding.name}"):
+        found = enumerator.enumerate(context)
+        shared = {"text_id": t, "word_number": w, "unresolved_mass": found.unresolved_mass,
+                  "failure_mass": found.failure_mass, "forward_tokens": found.forward_tokens}
+        rows.extend({**shared, "word": word, "failure": "", "probability": p} for word, p in found.words.items())
+        rows.extend({**shared, "word": "", "failure": f, "probability": p} for f, p in found.failures.items())
+    metadata = {"model": json.loads(args.model), "decoding": decoding.name,
+                "generation": decoding.parameters(), "enumeration": vars(settings), "device": device}
+    frame = pd.DataFrame(rows, columns=list(tables.SCHEMAS["provo_distribution"]))
+    tables.write(frame, args.out, "provo_distribution", metadata)
 
 
 def _provo_merge(args: argparse.Namespace) -> None:
@@ -106,18 +148,31 @@ def _control_settings(args: argparse.Namespace):
     return ControlSettings(args.seed, args.resplits, args.ece_bins, args.bootstrap)
 
 
+def _estimates(args: argparse.Namespace) -> tuple[dict, float]:
+    """The model's per-context estimates from ``--samples`` or ``--distribution``, and its
+    failure rate: the share of failed draws, or the mean resolved failure mass per context."""
+    from varprobe.analysis.next_word import enumerated_estimates, sampled_estimates
+
+    if args.samples:
+        samples = tables.read(args.samples, "provo_samples")
+        drawn = int(samples["count"].sum())
+        failed = int(samples.loc[samples["failed"], "count"].sum())
+        return sampled_estimates(samples), failed / drawn if drawn else float("nan")
+    distribution = tables.read(args.distribution, "provo_distribution")
+    per_context = distribution.groupby(["text_id", "word_number"])["failure_mass"].first()
+    return enumerated_estimates(distribution), float(per_context.mean())
+
+
 def _provo_divergence(args: argparse.Namespace) -> None:
     from varprobe.analysis.next_word import context_table, model_summary
 
     settings = _control_settings(args)
     contexts = tables.read(args.contexts, "provo_contexts")
-    samples = tables.read(args.samples, "provo_samples")
+    estimates, failure_rate = _estimates(args)
     table, oracle_hits = context_table(
-        contexts, tables.read(args.responses, "provo_responses"), samples, settings
+        contexts, tables.read(args.responses, "provo_responses"), estimates, settings
     )
-    failed = int(samples.loc[samples["failed"], "count"].sum())
-    summary = model_summary(table, oracle_hits, failed, int(samples["count"].sum()), settings)
-    _write_system(args, table, summary)
+    _write_system(args, table, model_summary(table, oracle_hits, failure_rate, settings))
 
 
 def _provo_oracle(args: argparse.Namespace) -> None:
@@ -157,7 +212,7 @@ def _provo_figure_tvd(args: argparse.Namespace) -> None:
 
 
 def _provo_figure_bars(args: argparse.Namespace) -> None:
-    from varprobe.analysis.next_word import human_counts, model_counts
+    from varprobe.analysis.next_word import human_counts
     from varprobe.metrics.distributions import mle
     from varprobe.plots.provo import word_bars
 
@@ -169,7 +224,7 @@ def _provo_figure_bars(args: argparse.Namespace) -> None:
         raise ValueError(f"provo.figure_contexts names contexts {missing} that are not configured")
     mask = [k in chosen for k in zip(contexts["text_id"], contexts["word_number"], strict=True)]
     human = {k: mle(c) for k, c in human_counts(tables.read(args.responses, "provo_responses")).items()}
-    model = {k: mle(c) for k, c in model_counts(tables.read(args.samples, "provo_samples")).items()}
+    model = {k: e.distribution for k, e in _estimates(args)[0].items() if e.distribution is not None}
     fig, table = word_bars(contexts[mask], human, model, args.label)
     fig.savefig(args.figure, dpi=150)
     tables.write(table, args.table, "provo_bars")
@@ -186,17 +241,15 @@ def _production_data(args: argparse.Namespace) -> None:
 
 def _production_sample(args: argparse.Namespace) -> None:
     from varprobe.models.loading import load_generator
-    from varprobe.models.spec import ModelSpec
     from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.generate import (
         GenerationSettings, generate, generation_parameters, render_prompt,
     )
 
-    spec = ModelSpec.from_config(json.loads(args.model))
     decoding = Decoding(**json.loads(args.decoding))
     settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat)
     instances = tables.read(args.instances, "production_instances")
-    spec = _on_job_device(spec, args)
+    spec = _job_spec(args)
     loaded = load_generator(spec)
     work = [(i, render_prompt(args.prompt, s)) for i, s in zip(instances["input_id"], instances["source"], strict=True)]
     rows = []
@@ -331,12 +384,18 @@ def _add_control(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--system-out", required=True)
 
 
-def _device_arguments(parser: argparse.ArgumentParser) -> None:
+def _add_device(parser: argparse.ArgumentParser) -> None:
     """The options that say which device a model job may use."""
     parser.add_argument("--gpus", type=int, default=1,
                         help="GPUs given to this job; 0 runs CUDA models on CPU")
     parser.add_argument("--cpu-fallback", action="store_true",
                         help="run CUDA models on CPU where no CUDA device is usable")
+
+
+def _add_estimates(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--samples", help="a samples table (sampled decodings)")
+    group.add_argument("--distribution", help="a distribution table (exact decodings)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -368,9 +427,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--shard", type=int, default=1, help="which shard of the contexts (1-based)")
     p.add_argument("--shards", type=int, default=1, help="how many shards the contexts form")
-    _device_arguments(p)
+    _add_device(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_provo_sample)
+
+    p = sub.add_parser("provo-enumerate", help="exact complete next words by enumeration")
+    p.add_argument("--model", required=True, help="the model's config entry as JSON")
+    p.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
+    p.add_argument("--contexts", required=True)
+    p.add_argument("--max-tokens", type=int, required=True)
+    p.add_argument("--batch-size", type=int, required=True)
+    _add_device(p)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_provo_enumerate)
 
     p = sub.add_parser("provo-merge", help="concatenate sample shards, in order, into one table")
     p.add_argument("--shards", nargs="+", required=True, help="the shard tables, in shard order")
@@ -385,7 +454,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("provo-divergence", help="per-context TVD, oracle control, ECE of a model")
     _add_control(p)
-    p.add_argument("--samples", required=True)
+    _add_estimates(p)
     p.set_defaults(run=_provo_divergence)
 
     p = sub.add_parser("provo-oracle", help="the oracle control summarised as a system")
@@ -406,7 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("provo-figure-bars", help="top-15 human vs model words (paper Fig. 1)")
     p.add_argument("--contexts", required=True)
     p.add_argument("--responses", required=True)
-    p.add_argument("--samples", required=True)
+    _add_estimates(p)
     p.add_argument("--label", required=True)
     p.add_argument("--select", nargs="+", required=True, help="contexts as TEXT_ID:WORD_NUMBER")
     p.add_argument("--figure", required=True)
@@ -433,7 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-samples", type=int, required=True)
     p.add_argument("--max-new-tokens", type=int, required=True)
     p.add_argument("--seed", type=int, required=True)
-    _device_arguments(p)
+    _add_device(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_sample)
 

@@ -27,10 +27,17 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "word": "string", "failed": "bool", "failure": "string", "n_tokens": "Int32",
         "count": "int64",
     },
+    # An exact decoding's outcome masses: one row per resolved word (failure "") and per failure
+    # reason (word ""), with the context's unresolved and failure mass and forward tokens.
+    "provo_distribution": {
+        "text_id": "int32", "word_number": "int32", "word": "string", "failure": "string",
+        "probability": "float64", "unresolved_mass": "float64", "failure_mass": "float64",
+        "forward_tokens": "int64",
+    },
     "provo_tvd": {
         "text_id": "int32", "word_number": "int32", "context_length": "int32",
-        "n_draws": "int64", "n_words": "int64", "n_humans": "int64", "tvd": "float64",
-        "tvd_model_oracle1": "float64", "tvd_oracle2_oracle1": "float64",
+        "n_draws": "Int64", "n_words": "Int64", "n_humans": "int64", "tvd": "float64",
+        "tvd_lower": "float64", "tvd_upper": "float64", "tvd_model_oracle1": "float64", "tvd_oracle2_oracle1": "float64",
         "entropy_human": "float64", "entropy_model": "float64", "entropy_oracle1": "float64",
         "model_mode": "string", "confidence": "float64", "corpus_word": "string",
         "human_majority": "string",
@@ -38,7 +45,8 @@ SCHEMAS: dict[str, dict[str, str]] = {
     "provo_system": {
         "model": "string", "decoding": "string", "n_contexts": "int64",
         "n_contexts_without_words": "int64", "expected_tvd": "float64", "ci_low": "float64",
-        "ci_high": "float64", "expected_tvd_oracle1": "float64", "ece_corpus": "float64",
+        "ci_high": "float64", "expected_tvd_lower": "float64", "expected_tvd_upper": "float64",
+        "expected_tvd_oracle1": "float64", "ece_corpus": "float64",
         "ece_human_majority": "float64", "ece_oracle_majority": "float64",
         "failure_rate": "float64", "mean_entropy_model": "float64",
         "mean_entropy_human": "float64",

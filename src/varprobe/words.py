@@ -66,6 +66,11 @@ class Extraction:
         return self.status != INCOMPLETE
 
 
+def is_delimiter(char: str) -> bool:
+    """Whether ``char`` ends a word run: whitespace, or neither a word character nor a joiner."""
+    return _RUN.fullmatch(char) is None
+
+
 def first_word(continuation: str, ended: bool) -> Extraction:
     """Extract the first complete word of ``continuation`` (rules in the module docstring).
 

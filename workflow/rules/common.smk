@@ -15,6 +15,8 @@ CONDA_ENV = "../../envs/varprobe.yaml"
 SHARDS = list(range(1, config.get("provo", {}).get("shards", 1) + 1))
 MODELS = {m["name"]: m for m in config["models"]}
 DECODINGS = {d["name"]: d for d in config.get("provo", {}).get("decodings", [])}
+ENUMERATED = [n for n, d in DECODINGS.items() if d.get("method") == "enumerate"]
+SAMPLED = [n for n in DECODINGS if n not in ENUMERATED]
 NETWORKS = [name for name, m in MODELS.items() if "samples" not in m]
 EXTERNAL = [name for name, m in MODELS.items() if "samples" in m]
 PRODUCTION = config.get("production", {})
@@ -61,6 +63,17 @@ def decoding_entry(wildcards):
 def production_decoding_entry(wildcards):
     """A production decoding's config entry as JSON."""
     return json.dumps(PRODUCTION_DECODINGS[wildcards.decoding], sort_keys=True)
+
+
+def estimate_kind(wildcards):
+    """``distribution`` for an enumerated decoding, else ``samples``: the model table a system
+    is scored from (and the CLI flag naming it)."""
+    return "distribution" if wildcards.decoding in ENUMERATED else "samples"
+
+
+def estimate_table(wildcards):
+    """The system's model table: its samples or its enumerated distribution."""
+    return f"{PROVO}/{wildcards.model}/{wildcards.decoding}/{estimate_kind(wildcards)}.parquet"
 
 
 def uses_gpu(wildcards):
@@ -193,7 +206,8 @@ PRODUCTION_FIGURES = (
 
 def mirror_option(wildcards):
     """``--mirror DIR`` for a dataset's raw files: its own ``data_mirror`` entry, else the
-    top-level one; nothing when neither is set (download, or ``$VARPROBE_DATA_MIRROR``)."""
+    top-level one; nothing when neither is set (download, or ``$VARPROBE_DATA_MIRROR``).
+    """
     entry = PROD_DATASETS.get(wildcards.dataset, {})
     mirror = entry.get("data_mirror") or config["data_mirror"]
     return f"--mirror {shlex.quote(mirror)}" if mirror else ""
@@ -243,8 +257,8 @@ onstart:
 
 GPU_REFUSED = """
 varprobe: SLURM refused to schedule a GPU job ({reason}).
-A model whose config says `device: cuda` makes its sampling jobs (provo_sample,
-production_sample) request one GPU. Either
+A model whose config says `device: cuda` makes its model jobs (provo_sample,
+provo_enumerate, production_sample) request one GPU. Either
   * route GPU jobs to a partition that has GPUs: give that partition `max_gpu` in the profile's
     partitions file (`slurm-partition-config`, profiles/slurm/partitions.yaml), or
   * on a cluster without GPUs, set `gpu: 0` for those rules under `set-resources` in the

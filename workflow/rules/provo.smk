@@ -45,6 +45,7 @@ rule provo_sample:
         f"{PROVO_SYSTEM}/shards/{{shard}}.parquet",
     wildcard_constraints:
         model=_alternatives(NETWORKS),
+        decoding=_alternatives(SAMPLED),
     params:
         model=model_entry,
         decoding=decoding_entry,
@@ -74,6 +75,38 @@ rule provo_sample:
         "{params.cpu_fallback} --out {output} > {log} 2>&1"
 
 
+rule provo_enumerate:
+    """Enumerate each context's complete next words until the decoding's target mass."""
+    input:
+        contexts=rules.provo_data.output.contexts,
+    output:
+        f"{PROVO_SYSTEM}/distribution.parquet",
+    wildcard_constraints:
+        model=_alternatives(NETWORKS),
+        decoding=_alternatives(ENUMERATED),
+    params:
+        model=model_entry,
+        decoding=decoding_entry,
+        max_tokens=PC["max_tokens"],
+        cpu_fallback=cpu_fallback,
+    threads: job_threads("provo_enumerate")
+    resources:
+        **job_resources("provo_enumerate"),
+        gpu=uses_gpu,
+        batch_size=PC["batch_size"],
+    conda:
+        CONDA_ENV
+    log:
+        log_path("provo_enumerate", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("provo_enumerate", "{model}", "{decoding}")
+    shell:
+        "OMP_NUM_THREADS={threads} varprobe provo-enumerate --model {params.model:q} "
+        "--decoding {params.decoding:q} --contexts {input.contexts} "
+        "--max-tokens {params.max_tokens} --batch-size {resources.batch_size} "
+        "--gpus {resources.gpu} {params.cpu_fallback} --out {output} > {log} 2>&1"
+
+
 rule provo_merge:
     """Concatenate a model's sample shards, in order, into its samples table."""
     input:
@@ -86,6 +119,7 @@ rule provo_merge:
         f"{PROVO_SYSTEM}/samples.parquet",
     wildcard_constraints:
         model=_alternatives(NETWORKS),
+        decoding=_alternatives(SAMPLED),
     localrule: True
     threads: job_threads("provo_merge")
     resources:
@@ -128,12 +162,13 @@ rule provo_divergence:
     input:
         contexts=rules.provo_data.output.contexts,
         responses=rules.provo_data.output.responses,
-        samples=f"{PROVO_SYSTEM}/samples.parquet",
+        model=estimate_table,
     output:
         tvd=f"{PROVO_SYSTEM}/tvd.parquet",
         system=f"{PROVO_SYSTEM}/system.parquet",
     params:
         **CONTROL_PARAMS,
+        kind=estimate_kind,
     conda:
         CONDA_ENV
     threads: job_threads("provo_divergence")
@@ -145,7 +180,7 @@ rule provo_divergence:
         benchmark_path("provo_divergence", "{model}", "{decoding}")
     shell:
         "varprobe provo-divergence --model {wildcards.model} --decoding {wildcards.decoding} "
-        f"{CONTROL_ARGS} --samples {{input.samples}} > {{log}} 2>&1"
+        f"{CONTROL_ARGS} --{{params.kind}} {{input.model}} > {{log}} 2>&1"
 
 
 rule provo_oracle:
@@ -226,7 +261,7 @@ rule provo_figure_bars:
     input:
         contexts=rules.provo_data.output.contexts,
         responses=rules.provo_data.output.responses,
-        samples=f"{PROVO_SYSTEM}/samples.parquet",
+        model=estimate_table,
     output:
         figure=report(
             f"{PROVO_SYSTEM}/bars.png",
@@ -237,6 +272,7 @@ rule provo_figure_bars:
         table=f"{PROVO_SYSTEM}/bars.parquet",
     params:
         select=" ".join(PC["figure_contexts"]),
+        kind=estimate_kind,
     conda:
         CONDA_ENV
     threads: job_threads("provo_figure_bars")
@@ -248,5 +284,5 @@ rule provo_figure_bars:
         benchmark_path("provo_figure_bars", "{model}", "{decoding}")
     shell:
         "varprobe provo-figure-bars --contexts {input.contexts} --responses {input.responses} "
-        "--samples {input.samples} --label '{wildcards.model} / {wildcards.decoding}' "
+        "--{params.kind} {input.model} --label '{wildcards.model} / {wildcards.decoding}' "
         "--select {params.select} --figure {output.figure} --table {output.table} > {log} 2>&1"

@@ -1,7 +1,9 @@
 """Calibration to human uncertainty in next-word prediction (Ilia & Aziz 2024, Sec. 3-5).
 
 For each context c the human distribution p(.|c) is the MLE of the responses and the model
-distribution q(.|c) the MLE of the model's complete-word draws (failures rejected). Per context:
+distribution q(.|c) either the MLE of the model's complete-word draws (failures rejected) or,
+for an exact decoding, the enumerated word masses renormalised over the resolved words (see
+``varprobe.sampling.enumeration``). Per context:
 
 * ``tvd`` = TVD(q, p), the model against all humans;
 * the oracle control: the responses are split into two disjoint halves, oracle 1 and oracle 2,
@@ -9,7 +11,9 @@ distribution q(.|c) the MLE of the model's complete-word draws (failures rejecte
   ``tvd_oracle2_oracle1`` = mean_r TVD(o2_r, o1_r), the TVD a human sample of half the size
   reaches — the yardstick for a model;
 * entropies (nats) of p, q and the mean entropy of o1;
-* the model's mode and its probability (the ECE confidence).
+* the model's mode and its probability (the ECE confidence);
+* for an enumeration, ``tvd_lower``/``tvd_upper``: the interval of TVD(q, p) its unresolved mass
+  leaves open (``varprobe.metrics.distributions.tvd_interval``); NaN for sampled systems.
 
 A system's summary has the expected TVD (mean over contexts) with a percentile-bootstrap 95% CI,
 and ECE with 10 equal-width bins and three targets: the corpus word, the human majority word and
@@ -31,7 +35,7 @@ import pandas as pd
 
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.calibration import ece
-from varprobe.metrics.distributions import entropy, mle, mode, split_counts, tvd
+from varprobe.metrics.distributions import entropy, mle, mode, split_counts, tvd, tvd_interval
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,52 @@ class ControlSettings:
     resplits: int = 20
     ece_bins: int = 10
     bootstrap_resamples: int = 1000
+
+
+@dataclass(frozen=True)
+class ModelEstimate:
+    """A model's word distribution for one context (None when it has no word).
+
+    Sampled: ``n_draws`` and ``n_words`` (draws that gave a word). Enumerated: ``masses`` =
+    (resolved word masses, resolved failure mass, unresolved mass), which bound the TVD.
+    """
+
+    distribution: dict[str, float] | None
+    n_draws: int | None = None
+    n_words: int | None = None
+    masses: tuple[dict[str, float], float, float] | None = None
+
+    def tvd_interval(self, human: dict[str, float]) -> tuple[float, float]:
+        """[lower, upper] of TVD(q, human) for an enumeration; (NaN, NaN) for samples."""
+        return (np.nan, np.nan) if self.masses is None else tvd_interval(*self.masses, human)
+
+
+def sampled_estimates(samples: pd.DataFrame) -> dict[tuple[int, int], ModelEstimate]:
+    """Per context of a samples table: the MLE of its words and its draw counts."""
+    drawn = samples.groupby(["text_id", "word_number"])["count"].sum()
+    words = model_counts(samples)
+    return {
+        (int(t), int(w)): ModelEstimate(
+            mle(words[(t, w)]) if (t, w) in words else None,
+            int(n), sum(words[(t, w)].values()) if (t, w) in words else 0,
+        )
+        for (t, w), n in drawn.items()
+    }
+
+
+def enumerated_estimates(distribution: pd.DataFrame) -> dict[tuple[int, int], ModelEstimate]:
+    """Per context of a distribution table (schema ``provo_distribution``): the resolved word
+    masses renormalised to a distribution, and the masses for the TVD interval."""
+    estimates = {}
+    for (t, w), rows in distribution.groupby(["text_id", "word_number"]):
+        found = rows[(rows["failure"] == "") & (rows["probability"] > 0)]
+        words = dict(zip(found["word"], found["probability"].astype(float), strict=True))
+        total = sum(words.values())
+        masses = (words, float(rows["failure_mass"].iloc[0]), float(rows["unresolved_mass"].iloc[0]))
+        estimates[(int(t), int(w))] = ModelEstimate(
+            {k: v / total for k, v in words.items()} if total > 0 else None, masses=masses
+        )
+    return estimates
 
 
 def human_counts(responses: pd.DataFrame) -> dict[tuple[int, int], dict[str, int]]:
@@ -74,36 +124,38 @@ def oracle_splits(key: tuple[int, int], counts: dict[str, int], settings: Contro
 def context_table(
     contexts: pd.DataFrame,
     responses: pd.DataFrame,
-    samples: pd.DataFrame,
+    estimates: dict[tuple[int, int], ModelEstimate],
     settings: ControlSettings,
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """Per-context TVDs and entropies of a model (schema ``provo_tvd``), plus the oracle-1
     majority hits of its mode, shape (contexts, R), for the oracle-majority ECE.
 
-    Contexts where every draw failed get NaN TVDs and entropies and are excluded from the
-    summary (counted there as ``n_contexts_without_words``).
+    Contexts without a model word (every draw failed, no estimate, or no resolved word) get NaN
+    TVDs and entropies and are excluded from the summary (counted there as
+    ``n_contexts_without_words``).
     """
     humans = human_counts(responses)
-    drawn = samples.groupby(["text_id", "word_number"])["count"].sum()
-    words = model_counts(samples)
     rows, hits = [], []
     for ctx in contexts.itertuples(index=False):
         key = (int(ctx.text_id), int(ctx.word_number))
         human = mle(humans[key])
         splits = oracle_splits(key, humans[key], settings)
         row = _context_row(ctx, human, splits)
-        row["n_draws"] = int(drawn.get(key, 0))
-        row["n_humans"] = sum(humans[key].values())
-        model = mle(words[key]) if key in words else None
+        estimate = estimates.get(key, ModelEstimate(None, 0, 0))
+        row.update(n_draws=estimate.n_draws, n_words=estimate.n_words,
+                   n_humans=sum(humans[key].values()))
+        model = estimate.distribution
         if model is None:
-            row.update(n_words=0, tvd=np.nan, tvd_model_oracle1=np.nan, entropy_model=np.nan,
-                       model_mode="", confidence=np.nan)
+            row.update(tvd=np.nan, tvd_lower=np.nan, tvd_upper=np.nan, tvd_model_oracle1=np.nan,
+                       entropy_model=np.nan, model_mode="", confidence=np.nan)
             hits.append(np.zeros(settings.resplits, dtype=bool))
         else:
             top, confidence = mode(model)
+            lower, upper = estimate.tvd_interval(human)
             row.update(
-                n_words=sum(words[key].values()),
                 tvd=tvd(model, human),
+                tvd_lower=lower,
+                tvd_upper=upper,
                 tvd_model_oracle1=float(np.mean([tvd(model, o1) for o1, _ in splits])),
                 entropy_model=entropy(model),
                 model_mode=top,
@@ -137,6 +189,8 @@ def oracle_table(
             n_words=n - n // 2,
             n_humans=n,
             tvd=float(np.mean([tvd(o2, human) for _, o2 in splits])),
+            tvd_lower=np.nan,
+            tvd_upper=np.nan,
             tvd_model_oracle1=row["tvd_oracle2_oracle1"],
             entropy_model=float(np.mean([entropy(o2) for _, o2 in splits])),
             model_mode=modes[0][0],
@@ -165,11 +219,15 @@ def _context_row(ctx, human: dict[str, float], splits) -> dict:
 
 
 def model_summary(
-    table: pd.DataFrame, oracle_hits: np.ndarray, n_failed: int, n_draws: int,
-    settings: ControlSettings,
+    table: pd.DataFrame, oracle_hits: np.ndarray, failure_rate: float, settings: ControlSettings,
 ) -> dict:
-    """The summary row of a model (schema ``provo_system`` without model/decoding)."""
-    has_words = table["n_words"].to_numpy() > 0
+    """The summary row of a model (schema ``provo_system`` without model/decoding).
+
+    ``failure_rate``: the share of failed draws (samples) or the mean resolved failure mass
+    (enumeration). ``expected_tvd_lower``/``upper`` are the means of the per-context TVD
+    interval ends (NaN for samples): they bound the expected TVD of the exact distributions.
+    """
+    has_words = table["tvd"].notna().to_numpy()
     used = table[has_words]
     confidence = used["confidence"].to_numpy()
     targets = {
@@ -183,7 +241,9 @@ def model_summary(
     ))
     row.update(
         n_contexts_without_words=int((~has_words).sum()),
-        failure_rate=n_failed / n_draws if n_draws else np.nan,
+        failure_rate=failure_rate,
+        expected_tvd_lower=float(used["tvd_lower"].mean()),
+        expected_tvd_upper=float(used["tvd_upper"].mean()),
     )
     return row
 
@@ -198,7 +258,8 @@ def oracle_summary(
             ece(confidences[:, r], hits[:, r, index], settings.ece_bins)
             for r in range(settings.resplits)
         ]))
-    row.update(n_contexts_without_words=0, failure_rate=0.0)
+    row.update(n_contexts_without_words=0, failure_rate=0.0, expected_tvd_lower=np.nan,
+               expected_tvd_upper=np.nan)
     return row
 
 

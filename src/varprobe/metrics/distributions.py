@@ -134,3 +134,51 @@ def split_counts(
         {w: int(c) for w, c in zip(words, first) if c > 0},
         {w: int(c) for w, c in zip(words, second) if c > 0},
     )
+
+
+def tvd_interval(
+    words: Mapping[str, float], failed: float, unresolved: float, human: Mapping[str, float]
+) -> tuple[float, float]:
+    """The interval of TVD(human, q) left open by a partially enumerated model distribution.
+
+    Inputs are the outcome masses of an enumeration (``varprobe.sampling.enumeration``): p_w
+    resolved to word w (``words``), F resolved to failures (``failed``) and u unresolved, with
+    sum_w p_w + F + u = 1. The model's word distribution is q(w) = P(w) / P(word), the draws
+    that fail rejected (as by the sampler), where P(w) = p_w + r_w with unknown r_w >= 0 and
+    P(word) = W + rho, W = sum_w p_w, rho = sum_w r_w in [0, u] (the rest of u may fail).
+
+    Derivation. Fix rho and write s = W + rho, a_w = p_w / s, v = 1 - W / s = rho / s, so that
+    q = a + r / s with r / s >= 0 summing to v. Since both q and h sum to 1,
+    TVD(h, q) = sum_w max(q_w - h_w, 0). Each term lies between max(a_w - h_w, 0) (as
+    q_w >= a_w) and max(a_w - h_w, 0) + r_w / s, so
+
+        L(s) = sum_w max(a_w - h_w, 0)  <=  TVD(h, q)  <=  L(s) + v(s) = 1 - sum_w min(a_w, h_w).
+
+    Both ends are attained: the lower one by spreading r / s over words where h_w > a_w
+    (there is room: sum_w max(h_w - a_w, 0) = v + L(s) >= v), the upper one by putting it on
+    one word outside supp(h). As s grows, a_w shrinks: L(s) falls and 1 - sum_w min(a_w, h_w)
+    rises. Over s in [W, W + u] the interval is therefore widest, and still
+    attained, at s = W + u = 1 - F (all unresolved mass spells words). Hence, with
+    a_w = p_w / (1 - F) and v = u / (1 - F):
+
+        lower = sum_w max(a_w - h_w, 0),    upper = lower + v.
+
+    The point estimate TVD(h, p / W) (all unresolved mass failing, s = W) is one admissible
+    completion and lies in [lower, upper]. With u = 0 the interval is the single value
+    TVD(h, p / W). ValueError when a mass is negative or not finite, when the masses do not
+    sum to 1 (within 1e-6), when 1 - F = 0 (nothing can be a word) or when ``human`` is not a
+    distribution.
+    """
+    _check_distribution(human, "human")
+    _check_counts(words, "words")
+    for name, value in (("failed", failed), ("unresolved", unresolved)):
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"{name} = {value!r}: masses must be finite and >= 0")
+    total = math.fsum([*words.values(), failed, unresolved])
+    if abs(total - 1.0) > _SUM_TOLERANCE:
+        raise ValueError(f"words, failed and unresolved sum to {total!r}, not 1")
+    scale = math.fsum([*words.values(), unresolved])
+    if scale == 0:
+        raise ValueError("every outcome failed: there is no word distribution to compare")
+    lower = math.fsum(max(p / scale - human.get(w, 0.0), 0.0) for w, p in words.items())
+    return min(1.0, lower), min(1.0, lower + unresolved / scale)

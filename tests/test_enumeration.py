@@ -1,0 +1,191 @@
+"""Exact enumeration of the first complete word, against brute force over every token sequence.
+
+The brute-force model is a tiny random GPT-2 (float64) over a 12-token byte-level vocabulary
+whose tokens exercise every boundary rule: space-led words, bare letters that glue onto the
+context, a breaking ``.``, the joiners ``'`` and ``-``, the two bytes of ``é`` as separate
+tokens (U+FFFD while half spelled) and end-of-text.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+
+import numpy as np
+import pytest
+import torch
+
+from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings, Vocabulary
+from varprobe.sampling.decoding import Decoding
+from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
+from varprobe.words import COMPLETE
+
+VOCAB = ["<|endoftext|>", "a", "b", "Ġ", "Ġa", "Ġb", ".", "'", "-", "Ã", "©", "ab"]
+CONTEXT = "a b"
+ANCESTRAL = Decoding("ancestral")
+
+
+@pytest.fixture(scope="module")
+def small():
+    """(model, tokenizer) of the 12-token GPT-2, weights from ``torch.manual_seed(1)``."""
+    from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
+
+    tokenizer = GPT2Tokenizer(vocab={t: i for i, t in enumerate(VOCAB)}, merges=[])
+    torch.manual_seed(1)
+    config = GPT2Config(vocab_size=len(VOCAB), n_layer=1, n_head=2, n_embd=16, n_positions=32,
+                        bos_token_id=0, eos_token_id=0)
+    model = GPT2LMHeadModel(config).double().eval()
+    with torch.no_grad():
+        model.transformer.wte.weight.mul_(20.0)  # sharper next-token distributions
+    return model, tokenizer
+
+
+def enumerate_small(small, decoding=ANCESTRAL, **settings):
+    model, tokenizer = small
+    settings = {"target_mass": 1.0, "max_tokens": 4, "batch_size": 8, "chunk": 3, **settings}
+    return Enumerator(model, tokenizer, decoding, EnumerationSettings(**settings)).enumerate(CONTEXT)
+
+
+@torch.inference_mode()
+def brute_force(small, decoding=ANCESTRAL, max_tokens=4) -> dict[str, float]:
+    """Outcome probabilities from every token sequence of length ``max_tokens``, each scored by
+    one full forward pass (no cache) and read as the sampler reads its draws."""
+    model, tokenizer = small
+    vocabulary = Vocabulary(tokenizer)
+    context = tokenizer(CONTEXT)["input_ids"]
+    sequences = list(itertools.product(range(len(VOCAB)), repeat=max_tokens))
+    ids = torch.tensor([context + list(s) for s in sequences])
+    logits = model(input_ids=ids).logits[:, len(context) - 1 : -1]
+    probs = decoding.probabilities(logits.reshape(-1, len(VOCAB))).reshape(len(sequences), max_tokens, -1)
+    path = probs.gather(-1, ids[:, len(context) :, None])[..., 0].prod(-1).numpy()
+    reads: dict[tuple[int, ...], str] = {}
+    outcomes: dict[str, float] = defaultdict(float)
+    for sequence, mass in zip(sequences, path, strict=True):
+        outcomes[_outcome(vocabulary, sequence, reads)] += mass
+    return dict(outcomes)
+
+
+def _outcome(vocabulary: Vocabulary, sequence: tuple[int, ...], reads: dict) -> str:
+    """The sampler's outcome of a draw that generated ``sequence`` (``reads`` caches prefixes)."""
+    for n in range(1, len(sequence) + 1):
+        if sequence[:n] not in reads:
+            status = vocabulary.read(sequence[:n])
+            reads[sequence[:n]] = (status.word or status.status) if status.done else ""
+        if reads[sequence[:n]]:
+            return reads[sequence[:n]]
+    return "token_budget"
+
+
+@pytest.fixture(scope="module")
+def exhaustive(small):
+    """The ancestral enumeration run to exhaustion (batch size 8, chunk 3)."""
+    return enumerate_small(small)
+
+
+def outcomes(result) -> dict[str, float]:
+    return {**result.words, **{k: v for k, v in result.failures.items() if v > 0}}
+
+
+def assert_same(found: dict[str, float], expected: dict[str, float], tol=1e-9) -> None:
+    keys = {k for k, v in {**found, **expected}.items() if v > tol}
+    assert {k: found.get(k, 0.0) for k in keys} == pytest.approx({k: expected.get(k, 0.0) for k in keys}, abs=tol)
+
+
+def test_the_small_model_exercises_words_and_failures(small):
+    exact = brute_force(small)
+    assert len([k for k in exact if k not in ("token_budget", "extends_context_word")]) >= 3
+    assert exact["extends_context_word"] > 0.01 and exact["token_budget"] > 1e-4
+    assert any("e" in k for k in exact)  # "é" spelled from its two byte tokens
+
+
+def test_exhaustive_enumeration_equals_brute_force(small, exhaustive):
+    result = exhaustive
+    assert result.unresolved_mass == 0
+    assert result.covered_mass == pytest.approx(1.0, abs=1e-12)
+    assert_same(outcomes(result), brute_force(small))
+
+
+@pytest.mark.parametrize("decoding", [
+    Decoding("cold", temperature=0.5),
+    Decoding("top2", top_k=2),
+    Decoding("nucleus", top_p=0.6),
+    Decoding("typical", typical_p=0.5),
+])
+def test_enumeration_is_exact_under_a_decoding(small, exhaustive, decoding):
+    expected = brute_force(small, decoding)
+    assert_same(outcomes(enumerate_small(small, decoding)), expected)
+    with pytest.raises(AssertionError):  # the decoding matters: ancestral differs
+        assert_same(outcomes(exhaustive), expected)
+
+
+def test_token_budget_follows_max_tokens(small):
+    assert_same(outcomes(enumerate_small(small, max_tokens=2)), brute_force(small, max_tokens=2))
+
+
+@pytest.mark.parametrize("batch_size, chunk", [(1, 1), (3, 100)])
+def test_exhaustive_result_does_not_depend_on_batch_or_chunk_size(small, exhaustive, batch_size, chunk):
+    reference = exhaustive
+    other = enumerate_small(small, batch_size=batch_size, chunk=chunk)
+    assert_same(outcomes(other), outcomes(reference), tol=1e-12)
+    assert other.forward_tokens == reference.forward_tokens  # every open prefix, once
+
+
+def test_stopping_at_the_target_certifies_it_with_fewer_tokens(small, exhaustive):
+    full = exhaustive
+    partial = enumerate_small(small, target_mass=0.9, batch_size=1)
+    assert 0.9 <= partial.covered_mass < 1.0
+    assert partial.forward_tokens < full.forward_tokens
+    assert partial.covered_mass + partial.unresolved_mass == pytest.approx(1.0, abs=1e-12)
+
+
+def test_certificate_grows_and_resolved_masses_are_lower_bounds(small, exhaustive):
+    exact = outcomes(exhaustive)
+    covered = []
+    for target in (0.3, 0.6, 0.8, 0.95, 0.99):
+        result = enumerate_small(small, target_mass=target, batch_size=1, chunk=1)
+        covered.append(result.covered_mass)
+        for outcome, mass in outcomes(result).items():
+            assert mass <= exact[outcome] + 1e-12
+    assert covered == sorted(covered) and covered[0] >= 0.3
+
+
+def test_forward_budget_stops_the_search(small):
+    context_tokens = len(small[1](CONTEXT)["input_ids"])
+    result = enumerate_small(small, max_forward_tokens=context_tokens + 5, batch_size=2)
+    assert result.forward_tokens == context_tokens + 5
+    assert result.unresolved_mass > 0
+
+
+def test_sampler_draws_agree_with_the_enumeration(small, exhaustive):
+    model, tokenizer = small
+    sampler = CompleteWordSampler(model, tokenizer, ANCESTRAL, SamplerSettings(n_samples=4000, max_tokens=4))
+    counts: dict[str, int] = defaultdict(int)
+    for draw in sampler.sample((0,), CONTEXT):
+        counts[draw.word or draw.failure] += 1
+    exact = outcomes(exhaustive)
+    distance = 0.5 * sum(abs(counts.get(k, 0) / 4000 - exact.get(k, 0.0)) for k in {*counts, *exact})
+    assert distance < 0.03
+
+
+def test_shortcut_classifies_as_the_sampler_reads(tiny_model):
+    """On the real GPT-2 vocabulary, every token the shortcut resolves closes the open word."""
+    enumerator = Enumerator(tiny_model.model, tiny_model.tokenizer, ANCESTRAL, EnumerationSettings())
+    closing = np.flatnonzero(enumerator.closes_open_word)
+    assert 20_000 < len(closing) < 50_257
+    rng = np.random.default_rng(0)
+    for text in (" cat", " don't", " well-kn", ' "Hello'):
+        prefix = tuple(tiny_model.tokenizer.encode(text))
+        word = enumerator._open_word(prefix)
+        assert word
+        for token in rng.choice(closing, 300, replace=False):
+            assert enumerator.vocabulary.read((*prefix, int(token))).status == COMPLETE
+            assert enumerator.vocabulary.read((*prefix, int(token))).word == word
+
+
+def test_enumeration_on_gpt2_vocabulary_reaches_its_target(tiny_model):
+    settings = EnumerationSettings(target_mass=0.5, max_forward_tokens=400, max_tokens=6, batch_size=16)
+    result = Enumerator(tiny_model.model, tiny_model.tokenizer, ANCESTRAL, settings).enumerate("The cat sat on the")
+    assert result.covered_mass >= 0.5 or result.forward_tokens == 400
+    assert math.isclose(result.covered_mass + result.unresolved_mass, 1.0, abs_tol=1e-9)
+    assert sum(result.distribution().values()) == pytest.approx(1.0)
