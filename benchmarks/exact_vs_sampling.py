@@ -48,7 +48,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--n-samples", type=int, default=1000, help="draws of the sampled estimate")
     p.add_argument("--reference-samples", type=int, default=20_000, help="draws of the reference")
     p.add_argument("--target-mass", type=float, default=0.95)
-    p.add_argument("--max-forward-tokens", type=int, default=100_000)
+    p.add_argument("--max-forward-tokens", type=int, default=2000,
+                   help="enumeration budget per context (each expanded prefix keeps ~1 MB)")
     p.add_argument("--max-tokens", type=int, default=SamplerSettings.max_tokens)
     p.add_argument("--batch-size", type=int, default=SamplerSettings.batch_size, help="sampler")
     p.add_argument("--enumeration-batch-size", type=int, default=EnumerationSettings.batch_size)

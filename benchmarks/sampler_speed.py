@@ -29,7 +29,7 @@ import pandas as pd
 import torch
 
 from varprobe.data.provo import contexts_table, read_norms
-from varprobe.data.sources import MIRROR_ENV, SOURCES
+from varprobe.data.sources import MIRROR_ENV, source_of
 from varprobe.metrics.distributions import mle, tvd
 from varprobe.models.loading import load_causal_lm
 from varprobe.models.spec import ModelSpec
@@ -38,7 +38,7 @@ from varprobe.sampling.decoding import Decoding
 from varprobe.words import COMPLETE, Extraction, first_word
 
 MIRROR = Path(os.environ.get(MIRROR_ENV) or Path(__file__).resolve().parents[2] / "shared" / "data")
-NORMS = MIRROR / SOURCES["provo"].mirror_path
+NORMS = MIRROR / source_of("provo").mirror_path
 OUT = Path(__file__).resolve().parent / "out"
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 REFERENCE_MAX_NEW_TOKENS = 5

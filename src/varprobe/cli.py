@@ -32,7 +32,7 @@ def _provo_data(args: argparse.Namespace) -> None:
     tables.write(responses_table(norms, texts), args.responses_out, "provo_responses")
 
 
-ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens")
+ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens", "expand_batch")
 """Keys of a decoding entry that configure enumeration, not the decoding algorithm."""
 
 
@@ -105,7 +105,8 @@ def _provo_enumerate(args: argparse.Namespace) -> None:
     settings = EnumerationSettings(
         target_mass=entry.get("target_mass", EnumerationSettings.target_mass),
         max_forward_tokens=entry.get("max_forward_tokens", EnumerationSettings.max_forward_tokens),
-        max_tokens=args.max_tokens, batch_size=args.batch_size,
+        max_tokens=args.max_tokens,
+        batch_size=entry.get("expand_batch", EnumerationSettings.batch_size),
     )
     contexts = tables.read(args.contexts, "provo_contexts")
     loaded, device = _load_model(args)
@@ -436,7 +437,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
     p.add_argument("--contexts", required=True)
     p.add_argument("--max-tokens", type=int, required=True)
-    p.add_argument("--batch-size", type=int, required=True)
     _add_device(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_provo_enumerate)

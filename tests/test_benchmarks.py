@@ -1,0 +1,44 @@
+"""The benchmark scripts stay runnable: each runs end to end on a tiny input and prints its
+summary line (their timings are read by people, never asserted)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+NORMS = "provo_cloze/Provo_Corpus-Predictability_Norms.csv"
+
+
+def run(script: str, *args: str) -> str:
+    """stdout of ``benchmarks/script`` run with ``args``; fails the test on a non-zero exit."""
+    done = subprocess.run([sys.executable, script, *args], cwd=BENCHMARKS, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_sampler_speed_runs(tiny_model_dir, data_mirror, tmp_path):
+    out = run("sampler_speed.py", "--pretrained", str(tiny_model_dir), "--norms", str(data_mirror / NORMS),
+              "--max-contexts", "2", "--n-samples", "5", "--out", str(tmp_path / "speed"))
+    assert "speedup (words/s, sampler vs reference):" in out
+    assert len(pd.read_csv(tmp_path / "speed.csv")) == 2
+
+
+def test_exact_vs_sampling_runs(tiny_model_dir, data_mirror, tmp_path):
+    out = run("exact_vs_sampling.py", "--pretrained", str(tiny_model_dir), "--norms",
+              str(data_mirror / NORMS), "--contexts", "2", "--n-samples", "20",
+              "--reference-samples", "40", "--max-forward-tokens", "300",
+              "--out", str(tmp_path / "exact"))
+    assert "forward tokens, enumeration / 20 independent draws:" in out
+    frame = pd.read_csv(tmp_path / "exact.csv")
+    assert len(frame) == 2 and (frame["enum_forward_tokens"] <= 300).all()
+
+
+def test_probe_speed_runs(data_mirror):
+    out = run("probe_speed.py", "--max-inputs", "3", "--mirror", str(data_mirror))
+    # 3 inputs x 7 probes x (45 H + 45 M + 100 C) pairs.
+    assert "inputs: 3 " in out and "distances: 3990" in out and "total wall" in out
