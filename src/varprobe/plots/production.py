@@ -18,6 +18,12 @@ def _grid(rows: int, cols: int, width: float = 3.6, height: float = 2.6):
     return fig, axes
 
 
+def _mark_unavailable(ax) -> None:
+    """Say on an empty panel that its probe was not computed (no tagger or encoder for the
+    output language), so it is not read as a zero."""
+    ax.text(0.5, 0.5, "probe unavailable", transform=ax.transAxes, ha="center")
+
+
 def human_variability(human: pd.DataFrame, probes: list[str]):
     """Fig. 2: density of human variability H (distances between distinct references), pooled
     over inputs, one panel per probe and one curve per dataset. ``human``: the H rows of a
@@ -67,6 +73,8 @@ def w1_densities(divergences: pd.DataFrame, probes: list[str], decoding: str):
             if len(control):
                 ax.hist(control, bins=BINS, density=True, histtype="step", ls="--",
                         color="tab:orange", label="human control")
+            if part.empty:
+                _mark_unavailable(ax)
             ax.set(title=f"{dataset}: {probe}", xlabel="W1(C, H)", ylabel="density")
     if datasets:
         axes[0][0].legend(fontsize="small")
@@ -95,5 +103,5 @@ def mean_w1(summary: pd.DataFrame, probes: list[str]):
             ax.set_yticks(range(len(rows)), [label for label, _ in rows], fontsize="small")
             ax.set(title=f"{dataset}: {probe}", xlabel="mean W1(C, H)")
             if not part["available"].all():
-                ax.text(0.5, 0.5, "probe unavailable", transform=ax.transAxes, ha="center")
+                _mark_unavailable(ax)
     return fig
