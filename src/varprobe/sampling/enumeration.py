@@ -230,7 +230,7 @@ class Enumerator:
         word = self._open_word(prefix)
         if word:
             closing = self.closes_open_word & (probs > 0)
-            search.resolve(word, "", mass * math.fsum(probs[closing]))
+            search.resolve(word, "", mass * float(probs[closing].sum()))
             probs = np.where(closing, 0.0, probs)
         tokens = np.flatnonzero(probs > 0)
         tokens = tokens[np.argsort(-probs[tokens], kind="stable")]
