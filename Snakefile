@@ -22,8 +22,15 @@ if "production" in config:
     include: "workflow/rules/production.smk"
 
 
+# Each key of `analyses` is a rule family in workflow/rules/ (built on the Provo study).
+for analysis in config.get("analyses", {}):
+
+    include: f"workflow/rules/{analysis}.smk"
+
+
 rule all:
     """Every table and figure of the configured studies."""
     input:
         provo_targets() if "provo" in config else [],
         production_targets() if "production" in config else [],
+        ANALYSIS_TARGETS,

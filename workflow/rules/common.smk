@@ -121,6 +121,10 @@ def benchmark_path(stage, *names):
 
 
 PROVO = f"{RESULTS}/provo"
+ANALYSES = config.get("analyses", {})
+ANALYSIS_TARGETS = []
+"""The outputs of the analysis families (workflow/rules/<key of `analyses`>.smk): each family's
+file extends it."""
 PROVO_SYSTEM = f"{PROVO}/{{model}}/{{decoding}}"
 
 

@@ -1,0 +1,219 @@
+"""Subcommands of the production-variability study (Giulianelli et al. 2023)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+from tqdm import tqdm
+
+from varprobe import tables
+from varprobe.cli.shared import add_model_job, decoding_of, job_spec
+
+
+def _production_data(args: argparse.Namespace) -> None:
+    from varprobe.data.instances import first_inputs
+    from varprobe.data.production import read_instances
+
+    table = read_instances(args.dataset, Path(args.raw_dir), args.split, args.references,
+                           args.min_stories, args.turn_separator)
+    tables.write(first_inputs(table, args.max_inputs), args.out, "production_instances")
+
+
+def _production_sample(args: argparse.Namespace) -> None:
+    from varprobe.models.loading import load_generator
+    from varprobe.sampling.generate import (
+        GenerationSettings,
+        generate,
+        generation_parameters,
+        render_prompt,
+    )
+
+    decoding = decoding_of(args.decoding)
+    settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat)
+    instances = tables.read(args.instances, "production_instances")
+    spec = job_spec(args)
+    loaded = load_generator(spec)
+    work = [(i, render_prompt(args.prompt, s)) for i, s in zip(instances["input_id"], instances["source"], strict=True)]
+    rows = []
+    progress = tqdm(generate(loaded, work, decoding, settings), total=len(work), file=sys.stderr,
+                    desc=f"{spec.name}/{decoding.name}", mininterval=5)
+    for (input_id, _), samples in zip(work, progress, strict=True):
+        rows.extend({"input_id": input_id, "sample_index": j, "text": t} for j, t in enumerate(samples))
+    metadata = {"model": json.loads(args.model), "decoding": decoding.name,
+                "generation": generation_parameters(decoding, settings), "seed": args.seed,
+                "prompt": args.prompt, "chat_template": settings.chat and not loaded.is_seq2seq,
+                "device": spec.device}
+    tables.write(pd.DataFrame(rows), args.out, "production_samples", metadata)
+
+
+def _production_distances(args: argparse.Namespace) -> None:
+    from varprobe.analysis.production import Probes, pairwise_distances, probe_names
+    from varprobe.probes.semantic import load_encoder
+    from varprobe.probes.syntactic import load_pipeline
+
+    instances = tables.read(args.instances, "production_instances")
+    samples = tables.read(args.samples, "production_samples")
+    spacy_name, encoder = json.loads(args.spacy_pipeline), json.loads(args.encoder)
+    probes = Probes(tuple(args.orders), load_pipeline(args.language, spacy_name),
+                    load_encoder(encoder) if encoder is not None else None, args.batch_size)
+    by_input = samples.sort_values(["input_id", "sample_index"]).groupby("input_id")["text"].apply(list)
+    items = [(i, list(refs), by_input.get(i, [])) for i, refs in
+             zip(instances["input_id"], instances["references"], strict=True)]
+    reasons = {
+        "syntactic": f"no spaCy tagging pipeline configured for language {args.language!r}",
+        "semantic": f"no sentence encoder configured for language {args.language!r}",
+    }
+    available = probes.available()
+    unavailable = {p: reasons[p.split("-")[0]] for p in probe_names(probes.orders) if p not in available}
+    tables.write(pairwise_distances(items, probes), args.out, "production_distances",
+                 {"language": args.language, "spacy_pipeline": spacy_name, "encoder": encoder,
+                  "unavailable": unavailable})
+
+
+def _production_divergence(args: argparse.Namespace) -> None:
+    from varprobe.analysis.production import input_divergences
+
+    instances = tables.read(args.instances, "production_instances")
+    n_refs = dict(zip(instances["input_id"], instances["references"].map(len), strict=True))
+    distances = tables.read(args.distances, "production_distances")
+    metadata = tables.read_metadata(args.distances)
+    tables.write(input_divergences(distances, n_refs, args.seed), args.out,
+                 "production_divergences", metadata)
+
+
+def _system_names(path: str) -> dict[str, str]:
+    """dataset, model and decoding of a system's table from its path ``.../DATASET/MODEL/DECODING/x``."""
+    dataset, model, decoding = Path(path).parts[-4:-1]
+    return {"dataset": dataset, "model": model, "decoding": decoding}
+
+
+def _production_summary(args: argparse.Namespace) -> None:
+    from varprobe.analysis.production import probe_names, summarise
+
+    frames = []
+    for path in args.divergences:
+        unavailable = tables.read_metadata(path).get("unavailable", {})
+        probes = probe_names(args.orders)
+        summary = summarise(tables.read(path, "production_divergences"), probes, args.seed,
+                            args.bootstrap)
+        summary["available"] = ~summary["probe"].isin(list(unavailable))
+        frames.append(summary.assign(**_system_names(path)))
+    tables.write(pd.concat(frames, ignore_index=True), args.out, "production_summary")
+
+
+def _production_miscalibrated(args: argparse.Namespace) -> None:
+    from varprobe.analysis.production import miscalibrated
+
+    divergences = tables.read(args.divergences, "production_divergences")
+    thresholds = json.loads(args.thresholds)
+    unavailable = tables.read_metadata(args.divergences).get("unavailable", {})
+    thresholds = {p: t for p, t in thresholds.items() if p not in unavailable}
+    flagged = miscalibrated(divergences, args.statistic, thresholds, args.limit)
+    instances = tables.read(args.instances, "production_instances").set_index("input_id")
+    samples = tables.read(args.samples, "production_samples")
+    by_input = samples.sort_values("sample_index").groupby("input_id")["text"].apply(list)
+    rows = [
+        {**_system_names(args.out), "statistic": args.statistic, "input_id": row["input_id"],
+         "excess": row["excess"], "values": json.dumps({p: row[p] for p in thresholds}),
+         "source": instances.loc[row["input_id"], "source"],
+         "references": list(instances.loc[row["input_id"], "references"]),
+         "samples": by_input.get(row["input_id"], [])}
+        for _, row in flagged.iterrows()
+    ]
+    columns = list(tables.SCHEMAS["production_miscalibrated"])
+    tables.write(pd.DataFrame(rows, columns=columns), args.out, "production_miscalibrated",
+                 {"thresholds": thresholds})
+
+
+def _production_figures(args: argparse.Namespace) -> None:
+    from varprobe.plots import production as plots
+
+    summary = tables.read(args.summary, "production_summary")
+    divergences = pd.concat(
+        [tables.read(p, "production_divergences").assign(**_system_names(p)) for p in args.divergences],
+        ignore_index=True)
+    human = pd.concat(
+        [tables.read(p, "production_distances").query("kind == 'H'").assign(**_system_names(p))
+         for p in args.human], ignore_index=True)
+    figures = {
+        "human_variability": plots.human_variability(human, args.probes),
+        "mean_differences": plots.mean_differences(divergences, args.probes, args.decoding),
+        "w1_densities": plots.w1_densities(divergences, args.probes, args.decoding),
+        "mean_w1": plots.mean_w1(summary, args.probes),
+    }
+    for name, path in zip(figures, args.figures, strict=True):
+        figures[name].savefig(path, dpi=120)
+
+
+def register(sub) -> None:
+    """Add this module's subcommands to ``sub``."""
+    p = sub.add_parser("production-data", help="a production dataset -> its instances table")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--raw-dir", required=True)
+    p.add_argument("--split", required=True)
+    p.add_argument("--references", default="extra", help="wmt14: extra, original or all")
+    p.add_argument("--min-stories", type=int, default=5, help="writingprompts")
+    p.add_argument("--turn-separator", default="\n", help="dailydialog: between context turns")
+    p.add_argument("--max-inputs", type=int, default=None)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_production_data)
+
+    p = sub.add_parser("production-sample", help="N full productions per input from a model")
+    add_model_job(p)
+    p.add_argument("--instances", required=True)
+    p.add_argument("--prompt", required=True, help="template with {source}")
+    p.add_argument("--chat", action=argparse.BooleanOptionalAction, default=False)
+    p.add_argument("--n-samples", type=int, required=True)
+    p.add_argument("--max-new-tokens", type=int, required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_production_sample)
+
+    p = sub.add_parser("production-distances", help="H, M and C probe distances of a system")
+    p.add_argument("--instances", required=True)
+    p.add_argument("--samples", required=True)
+    p.add_argument("--language", required=True)
+    p.add_argument("--spacy-pipeline", required=True, help="JSON: a pipeline name or null")
+    p.add_argument("--encoder", required=True, help="JSON: hub id, path, {package: ...} or null")
+    p.add_argument("--orders", type=int, nargs="+", required=True)
+    p.add_argument("--batch-size", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_production_distances)
+
+    p = sub.add_parser("production-divergence", help="per-input means, differences, W1, control")
+    p.add_argument("--instances", required=True)
+    p.add_argument("--distances", required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_production_divergence)
+
+    p = sub.add_parser("production-summary", help="bootstrap means over inputs of every system")
+    p.add_argument("--divergences", nargs="+", required=True)
+    p.add_argument("--orders", type=int, nargs="+", required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--bootstrap", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_production_summary)
+
+    p = sub.add_parser("production-miscalibrated", help="the most miscalibrated inputs (Sec. 7)")
+    p.add_argument("--instances", required=True)
+    p.add_argument("--samples", required=True)
+    p.add_argument("--divergences", required=True)
+    p.add_argument("--statistic", required=True)
+    p.add_argument("--thresholds", required=True, help="JSON {probe: threshold}")
+    p.add_argument("--limit", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_production_miscalibrated)
+
+    p = sub.add_parser("production-figures", help="paper Figs. 2-5 from the production tables")
+    p.add_argument("--summary", required=True)
+    p.add_argument("--divergences", nargs="+", required=True)
+    p.add_argument("--human", nargs="+", required=True, help="one distances table per dataset")
+    p.add_argument("--probes", nargs="+", required=True)
+    p.add_argument("--decoding", required=True, help="the decoding of Figs. 3 and 4")
+    p.add_argument("--figures", nargs=4, required=True, help="Fig. 2, 3, 4, 5 paths")
+    p.set_defaults(run=_production_figures)

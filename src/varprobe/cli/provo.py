@@ -1,0 +1,255 @@
+"""Subcommands of the Provo next-word study (Ilia & Aziz 2024): data, samples, divergences, figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+from tqdm import tqdm
+
+from varprobe import tables
+from varprobe.cli.shared import add_estimates, add_model_job, decoding_of, load_model, read_estimates
+
+
+def _provo_data(args: argparse.Namespace) -> None:
+    from varprobe.data.provo import contexts_table, read_norms, responses_table
+
+    norms = read_norms(Path(args.norms))
+    texts = None if args.texts == ["all"] else [int(t) for t in args.texts]
+    tables.write(contexts_table(norms, texts), args.contexts_out, "provo_contexts")
+    tables.write(responses_table(norms, texts), args.responses_out, "provo_responses")
+
+
+def _provo_sample(args: argparse.Namespace) -> None:
+    from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
+    from varprobe.sampling.shards import shard_rows
+
+    decoding = decoding_of(args.decoding)
+    settings = SamplerSettings(args.n_samples, args.max_tokens, args.batch_size, args.seed)
+    contexts = tables.read(args.contexts, "provo_contexts")
+    rows_of_shard = shard_rows(contexts["text_id"].tolist(), args.shard, args.shards)
+    contexts = contexts.iloc[rows_of_shard.start : rows_of_shard.stop]
+    loaded, device = load_model(args)
+    sampler = CompleteWordSampler(loaded.model, loaded.tokenizer, decoding, settings)
+    keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))
+    work = ((key, ctx) for key, ctx in zip(keys, contexts["context"], strict=True))
+    rows = []
+    progress = tqdm(sampler.sample_many(work), total=len(keys), file=sys.stderr, mininterval=5,
+                    desc=f"{loaded.spec.name}/{decoding.name} shard {args.shard}/{args.shards}")
+    for key, draws in zip(keys, progress, strict=True):
+        rows.extend(
+            {"text_id": key[0], "word_number": key[1], "sample_index": d.sample_index, "text": d.text,
+             "word": d.word, "failed": not d.word, "failure": d.failure, "n_tokens": d.n_tokens,
+             "count": 1}
+            for d in draws
+        )
+    metadata = {"model": json.loads(args.model), "decoding": decoding.name,
+                "generation": decoding.parameters(), "sampler": vars(settings),
+                "device": device, "shard": [args.shard, args.shards]}
+    frame = pd.DataFrame(rows, columns=list(tables.SCHEMAS["provo_samples"]))
+    tables.write(frame, args.out, "provo_samples", metadata)
+
+
+def _provo_enumerate(args: argparse.Namespace) -> None:
+    from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
+
+    entry = json.loads(args.decoding)
+    decoding = decoding_of(args.decoding)
+    settings = EnumerationSettings(
+        target_mass=entry.get("target_mass", EnumerationSettings.target_mass),
+        max_forward_tokens=entry.get("max_forward_tokens", EnumerationSettings.max_forward_tokens),
+        max_tokens=args.max_tokens,
+        batch_size=entry.get("expand_batch", EnumerationSettings.batch_size),
+    )
+    contexts = tables.read(args.contexts, "provo_contexts")
+    loaded, device = load_model(args)
+    enumerator = Enumerator(loaded.model, loaded.tokenizer, decoding, settings)
+    rows = []
+    work = contexts[["text_id", "word_number", "context"]].itertuples(index=False)
+    for t, w, context in tqdm(work, total=len(contexts), file=sys.stderr, mininterval=5,
+                              desc=f"{loaded.spec.name}/{decoding.name}"):
+        found = enumerator.enumerate(context)
+        shared = {"text_id": t, "word_number": w, "unresolved_mass": found.unresolved_mass,
+                  "failure_mass": found.failure_mass, "forward_tokens": found.forward_tokens}
+        rows.extend({**shared, "word": word, "failure": "", "probability": p} for word, p in found.words.items())
+        rows.extend({**shared, "word": "", "failure": f, "probability": p} for f, p in found.failures.items())
+    metadata = {"model": json.loads(args.model), "decoding": decoding.name,
+                "generation": decoding.parameters(), "enumeration": vars(settings), "device": device}
+    frame = pd.DataFrame(rows, columns=list(tables.SCHEMAS["provo_distribution"]))
+    tables.write(frame, args.out, "provo_distribution", metadata)
+
+
+def _provo_merge(args: argparse.Namespace) -> None:
+    from varprobe.sampling.shards import merge_metadata
+
+    parts = [tables.read(p, "provo_samples") for p in args.shards]
+    metadata = merge_metadata([tables.read_metadata(p) for p in args.shards], args.shards)
+    tables.write(pd.concat(parts, ignore_index=True), args.out, "provo_samples", metadata)
+
+
+def _provo_ingest(args: argparse.Namespace) -> None:
+    from varprobe.sampling.external import read_external_samples
+
+    contexts = tables.read(args.contexts, "provo_contexts")
+    samples = read_external_samples(args.samples_csv, contexts)
+    tables.write(samples, args.out, "provo_samples", {"model": {"samples": args.samples_csv},
+                                                      "decoding": "given"})
+
+
+def _control_settings(args: argparse.Namespace):
+    from varprobe.analysis.next_word import ControlSettings
+
+    return ControlSettings(args.seed, args.resplits, args.ece_bins, args.bootstrap)
+
+
+def _provo_divergence(args: argparse.Namespace) -> None:
+    from varprobe.analysis.next_word import context_table, model_summary
+
+    settings = _control_settings(args)
+    contexts = tables.read(args.contexts, "provo_contexts")
+    estimates, failure_rate = read_estimates(args)
+    table, oracle_hits = context_table(
+        contexts, tables.read(args.responses, "provo_responses"), estimates, settings
+    )
+    _write_system(args, table, model_summary(table, oracle_hits, failure_rate, settings))
+
+
+def _provo_oracle(args: argparse.Namespace) -> None:
+    from varprobe.analysis.next_word import oracle_summary, oracle_table
+
+    settings = _control_settings(args)
+    table, confidences, hits = oracle_table(
+        tables.read(args.contexts, "provo_contexts"),
+        tables.read(args.responses, "provo_responses"),
+        settings,
+    )
+    _write_system(args, table, oracle_summary(table, confidences, hits, settings))
+
+
+def _write_system(args: argparse.Namespace, table: pd.DataFrame, summary: dict) -> None:
+    names = {"model": args.model, "decoding": args.decoding}
+    tables.write(table, args.tvd_out, "provo_tvd", names)
+    tables.write(pd.DataFrame([{**names, **summary}]), args.system_out, "provo_system", names)
+
+
+def _provo_summary(args: argparse.Namespace) -> None:
+    rows = pd.concat([tables.read(p, "provo_system") for p in args.systems], ignore_index=True)
+    tables.write(rows.sort_values(["model", "decoding"], ignore_index=True), args.out, "provo_system")
+
+
+def _provo_figure_tvd(args: argparse.Namespace) -> None:
+    from varprobe.plots.provo import tvd_density
+
+    series = {}
+    for path in args.tvd:
+        names = tables.read_metadata(path)
+        column = "tvd_oracle2_oracle1" if names["model"] == "oracle" else "tvd"
+        series[(names["model"], names["decoding"])] = tables.read(path, "provo_tvd")[column].to_numpy()
+    fig, table = tvd_density(series)
+    fig.savefig(args.figure, dpi=150)
+    tables.write(table, args.table, "provo_kde")
+
+
+def _provo_figure_bars(args: argparse.Namespace) -> None:
+    from varprobe.analysis.next_word import human_counts
+    from varprobe.metrics.distributions import mle
+    from varprobe.plots.provo import word_bars
+
+    contexts = tables.read(args.contexts, "provo_contexts")
+    chosen = {tuple(int(x) for x in item.split(":")) for item in args.select}
+    keys = set(zip(contexts["text_id"], contexts["word_number"], strict=True))
+    missing = sorted(chosen - keys)
+    if missing:
+        raise ValueError(f"provo.figure_contexts names contexts {missing} that are not configured")
+    mask = [k in chosen for k in zip(contexts["text_id"], contexts["word_number"], strict=True)]
+    human = {k: mle(c) for k, c in human_counts(tables.read(args.responses, "provo_responses")).items()}
+    model = {k: e.distribution for k, e in read_estimates(args)[0].items() if e.distribution is not None}
+    fig, table = word_bars(contexts[mask], human, model, args.label)
+    fig.savefig(args.figure, dpi=150)
+    tables.write(table, args.table, "provo_bars")
+
+
+def _add_control(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--resplits", type=int, required=True)
+    parser.add_argument("--ece-bins", type=int, required=True)
+    parser.add_argument("--bootstrap", type=int, required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--decoding", required=True)
+    parser.add_argument("--contexts", required=True)
+    parser.add_argument("--responses", required=True)
+    parser.add_argument("--tvd-out", required=True)
+    parser.add_argument("--system-out", required=True)
+
+
+def register(sub) -> None:
+    """Add this module's subcommands to ``sub``."""
+    p = sub.add_parser("provo-data", help="Provo norms -> contexts and responses tables")
+    p.add_argument("--norms", required=True)
+    p.add_argument("--texts", nargs="+", required=True, help="passage ids, or 'all'")
+    p.add_argument("--contexts-out", required=True)
+    p.add_argument("--responses-out", required=True)
+    p.set_defaults(run=_provo_data)
+
+    p = sub.add_parser("provo-sample", help="draw complete next words from a model")
+    add_model_job(p)
+    p.add_argument("--contexts", required=True)
+    p.add_argument("--n-samples", type=int, required=True)
+    p.add_argument("--max-tokens", type=int, required=True)
+    p.add_argument("--batch-size", type=int, required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--shard", type=int, default=1, help="which shard of the contexts (1-based)")
+    p.add_argument("--shards", type=int, default=1, help="how many shards the contexts form")
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_provo_sample)
+
+    p = sub.add_parser("provo-enumerate", help="exact complete next words by enumeration")
+    add_model_job(p)
+    p.add_argument("--contexts", required=True)
+    p.add_argument("--max-tokens", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_provo_enumerate)
+
+    p = sub.add_parser("provo-merge", help="concatenate sample shards, in order, into one table")
+    p.add_argument("--shards", nargs="+", required=True, help="the shard tables, in shard order")
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_provo_merge)
+
+    p = sub.add_parser("provo-ingest", help="external samples CSV -> samples table")
+    p.add_argument("--samples-csv", required=True)
+    p.add_argument("--contexts", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_provo_ingest)
+
+    p = sub.add_parser("provo-divergence", help="per-context TVD, oracle control, ECE of a model")
+    _add_control(p)
+    add_estimates(p)
+    p.set_defaults(run=_provo_divergence)
+
+    p = sub.add_parser("provo-oracle", help="the oracle control summarised as a system")
+    _add_control(p)
+    p.set_defaults(run=_provo_oracle)
+
+    p = sub.add_parser("provo-summary", help="one row per system")
+    p.add_argument("--systems", nargs="+", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_provo_summary)
+
+    p = sub.add_parser("provo-figure-tvd", help="KDE of per-context TVD (paper Fig. 2)")
+    p.add_argument("--tvd", nargs="+", required=True)
+    p.add_argument("--figure", required=True)
+    p.add_argument("--table", required=True)
+    p.set_defaults(run=_provo_figure_tvd)
+
+    p = sub.add_parser("provo-figure-bars", help="top-15 human vs model words (paper Fig. 1)")
+    p.add_argument("--contexts", required=True)
+    p.add_argument("--responses", required=True)
+    add_estimates(p)
+    p.add_argument("--label", required=True)
+    p.add_argument("--select", nargs="+", required=True, help="contexts as TEXT_ID:WORD_NUMBER")
+    p.add_argument("--figure", required=True)
+    p.add_argument("--table", required=True)
+    p.set_defaults(run=_provo_figure_bars)

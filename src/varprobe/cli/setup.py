@@ -1,0 +1,35 @@
+"""Subcommands that prepare a run: raw data in place, models reachable."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def _fetch(args: argparse.Namespace) -> None:
+    from varprobe.data.sources import fetch, resolve_mirror
+
+    fetch(args.dataset, Path(args.dest), resolve_mirror(args.mirror), args.file)
+
+
+def _check_models(args: argparse.Namespace) -> None:
+    from varprobe.models.loading import check_available
+    from varprobe.models.spec import ModelSpec
+
+    for entry in json.loads(args.models):
+        check_available(ModelSpec.from_config(entry))
+
+
+def register(sub) -> None:
+    """Add this module's subcommands to ``sub``."""
+    p = sub.add_parser("fetch", help="place a dataset's raw file (download or data mirror)")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--file", default=None, help="which file of a dataset of several")
+    p.add_argument("--dest", required=True)
+    p.add_argument("--mirror", default=None, help="mirror folder (default: $VARPROBE_DATA_MIRROR)")
+    p.set_defaults(run=_fetch)
+
+    p = sub.add_parser("check-models", help="fail fast when a configured model is unreachable")
+    p.add_argument("--models", required=True, help="the models list of the config as JSON")
+    p.set_defaults(run=_check_models)

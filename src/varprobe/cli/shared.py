@@ -1,0 +1,76 @@
+"""Helpers the subcommands share: model jobs (model, decoding, device) and model estimates."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from varprobe import tables
+
+ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens", "expand_batch")
+"""Keys of a decoding entry that configure enumeration, not the decoding algorithm."""
+
+
+def decoding_of(entry: str):
+    """The decoding algorithm of a decoding's config entry (JSON)."""
+    from varprobe.sampling.decoding import Decoding
+
+    return Decoding(**{k: v for k, v in json.loads(entry).items() if k not in ENUMERATION_KEYS})
+
+
+def job_spec(args: argparse.Namespace):
+    """The model of ``args.model`` on the device its job may use (``--gpus``, ``--cpu-fallback``)."""
+    import dataclasses
+
+    import torch
+
+    from varprobe.models.loading import run_device
+    from varprobe.models.spec import ModelSpec
+
+    spec = ModelSpec.from_config(json.loads(args.model))
+    device = run_device(spec, args.gpus, args.cpu_fallback, torch.cuda.is_available())
+    if device != spec.device:
+        print(f"model {spec.name!r} configured for {spec.device!r} runs on {device!r}", file=sys.stderr)
+    return dataclasses.replace(spec, device=device)
+
+
+def load_model(args: argparse.Namespace):
+    """The causal LM of ``args.model``, loaded on the device its job may use, and that device."""
+    from varprobe.models.loading import load_causal_lm
+
+    spec = job_spec(args)
+    return load_causal_lm(spec), spec.device
+
+
+def read_estimates(args: argparse.Namespace) -> tuple[dict, float]:
+    """The model's per-context estimates from ``--samples`` or ``--distribution``, and its
+    failure rate: the share of failed draws, or the mean resolved failure mass per context."""
+    from varprobe.analysis.next_word import enumerated_estimates, sampled_estimates
+
+    if args.samples:
+        samples = tables.read(args.samples, "provo_samples")
+        drawn = int(samples["count"].sum())
+        failed = int(samples.loc[samples["failed"], "count"].sum())
+        return sampled_estimates(samples), failed / drawn if drawn else float("nan")
+    distribution = tables.read(args.distribution, "provo_distribution")
+    per_context = distribution.groupby(["text_id", "word_number"])["failure_mass"].first()
+    return enumerated_estimates(distribution), float(per_context.mean())
+
+
+def add_model_job(parser: argparse.ArgumentParser) -> None:
+    """The options of a job that runs a model: its config entry, the decoding's, and which
+    device it may use."""
+    parser.add_argument("--model", required=True, help="the model's config entry as JSON")
+    parser.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
+    parser.add_argument("--gpus", type=int, default=1,
+                        help="GPUs given to this job; 0 runs CUDA models on CPU")
+    parser.add_argument("--cpu-fallback", action="store_true",
+                        help="run CUDA models on CPU where no CUDA device is usable")
+
+
+def add_estimates(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--samples", help="a samples table (sampled decodings)")
+    group.add_argument("--distribution", help="a distribution table (exact decodings)")
+
