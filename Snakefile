@@ -8,6 +8,9 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 
@@ -28,9 +31,13 @@ for analysis in config.get("analyses", {}):
     include: f"workflow/rules/{analysis}.smk"
 
 
+include: "workflow/rules/report.smk"
+
+
 rule all:
     """Every table and figure of the configured studies."""
     input:
         provo_targets() if "provo" in config else [],
         production_targets() if "production" in config else [],
         ANALYSIS_TARGETS,
+        REPORT_PAGES,

@@ -110,6 +110,16 @@ def job_resources(rule):
     )
 
 
+REPORT_TABLES = {}
+"""Summary tables shown in the HTML report: name -> table, category, title (report.smk renders
+each as an HTML page captioned by workflow/report/<name>.rst)."""
+
+
+def report_table(name, table, category, title):
+    """Show the Parquet ``table`` in the report as page ``name`` (caption report/<name>.rst)."""
+    REPORT_TABLES[name] = dict(table=table, category=category, title=title)
+
+
 def log_path(stage, *names):
     """The log file of one job of ``stage``."""
     return f"{RESULTS}/logs/{stage}/{'/'.join(names)}.log"

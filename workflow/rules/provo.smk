@@ -211,11 +211,7 @@ rule provo_summary:
         rules.provo_oracle.output.system,
         system_path(f"{PROVO_SYSTEM}/system.parquet"),
     output:
-        report(
-            f"{PROVO}/summary.parquet",
-            caption="../report/provo_summary.rst",
-            category="Provo",
-        ),
+        f"{PROVO}/summary.parquet",
     conda:
         CONDA_ENV
     threads: job_threads("provo_summary")
@@ -227,6 +223,14 @@ rule provo_summary:
         benchmark_path("provo_summary", "summary")
     shell:
         "varprobe provo-summary --systems {input} --out {output} > {log} 2>&1"
+
+
+report_table(
+    "provo_summary",
+    f"{PROVO}/summary.parquet",
+    "Provo",
+    "Expected TVD and ECE per system",
+)
 
 
 rule provo_figure_tvd:

@@ -1,0 +1,31 @@
+"""Subcommands that render tables for the HTML report."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from varprobe import tables
+
+
+def _report_table(args: argparse.Namespace) -> None:
+    from varprobe.reporting import table_page
+
+    frame = pd.read_parquet(args.table)
+    page = table_page(frame, args.title, tables.read_metadata(args.table))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(f".{out.name}.partial")
+    partial.write_text(page, encoding="utf-8")
+    partial.replace(out)
+
+
+def register(sub) -> None:
+    """Add this module's subcommands to ``sub``."""
+    p = sub.add_parser("report-table", help="a Parquet table as an HTML page for the report")
+    p.add_argument("--table", required=True)
+    p.add_argument("--title", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_report_table)
