@@ -78,6 +78,7 @@ def test_a_new_decoding_schedules_only_its_jobs_and_the_aggregates(production_ru
     per_system = ("production_sample", "production_distances", "production_divergence",
                   "production_miscalibrated")
     assert jobs == {**dict.fromkeys(per_system, 5), "production_summary": 1,
+                    "report_table_production_summary": 1,
                     "production_figures": 1, "all": 1}
 
 

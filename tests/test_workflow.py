@@ -86,7 +86,7 @@ def test_only_the_new_model_and_the_aggregates_are_scheduled(tmp_path, data_mirr
     write_config(tmp_path, data_mirror, [tiny, {**tiny, "name": "tiny2"}], texts=[1])
     assert scheduled(tmp_path) == {
         "provo_sample": 1, "provo_merge": 1, "provo_divergence": 1, "provo_figure_bars": 1,
-        "provo_summary": 1, "provo_figure_tvd": 1, "all": 1,
+        "provo_summary": 1, "report_table_provo_summary": 1, "provo_figure_tvd": 1, "all": 1,
     }
 
 
