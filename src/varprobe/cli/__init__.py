@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from varprobe.cli import production, provo, setup
+from varprobe.cli import oracle_replacement, production, provo, sample_size, setup
 
-STUDIES = (setup, provo, production)
+STUDIES = (setup, provo, production, sample_size, oracle_replacement)
 
 
 def build_parser() -> argparse.ArgumentParser:
