@@ -42,7 +42,9 @@ rule oracle_replacement_summary:
     """Replacement curves over seeds, the matching k and the histograms (Figs. 15-16)."""
     input:
         curves=system_path(f"{REPLACEMENT_DIR}/{{model}}/{{decoding}}/curve.parquet"),
-        histograms=system_path(f"{REPLACEMENT_DIR}/{{model}}/{{decoding}}/histograms.parquet"),
+        histograms=system_path(
+            f"{REPLACEMENT_DIR}/{{model}}/{{decoding}}/histograms.parquet"
+        ),
     output:
         summary=report(
             f"{REPLACEMENT_DIR}/summary.parquet",

@@ -41,10 +41,12 @@ rule sample_size_figure:
     """Every sampled system's MSE per size and the histograms of squared errors (Fig. 11)."""
     input:
         contexts=[
-            f"{SAMPLE_SIZE_DIR}/{m}/{d}/contexts.parquet" for m, d in SAMPLE_SIZE_SYSTEMS
+            f"{SAMPLE_SIZE_DIR}/{m}/{d}/contexts.parquet"
+            for m, d in SAMPLE_SIZE_SYSTEMS
         ],
         summaries=[
-            f"{SAMPLE_SIZE_DIR}/{m}/{d}/summary.parquet" for m, d in SAMPLE_SIZE_SYSTEMS
+            f"{SAMPLE_SIZE_DIR}/{m}/{d}/summary.parquet"
+            for m, d in SAMPLE_SIZE_SYSTEMS
         ],
     output:
         summary=report(
