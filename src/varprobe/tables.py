@@ -77,6 +77,40 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "input_id": "string", "excess": "float64", "values": "string", "source": "string",
         "references": "object", "samples": "object",
     },
+    # The subsampling experiment (App. C.1): one row per context x size x repeat of a system.
+    "sample_size_contexts": {
+        "model": "string", "decoding": "string", "text_id": "int32", "word_number": "int32",
+        "n_draws": "int64", "size": "int64", "repeat": "int32", "n_words": "Int64",
+        "tvd_full": "float64", "tvd_subsample": "float64", "squared_error": "float64", "note": "string",
+    },
+    "sample_size_summary": {
+        "model": "string", "decoding": "string", "size": "int64", "n_estimates": "int64",
+        "n_too_large": "int64", "n_without_words": "int64", "mse": "float64", "note": "string",
+    },
+    # Any histogram figure's numbers: one row per bin of a group (seed_index NA when pooled).
+    "histogram": {
+        "model": "string", "decoding": "string", "group": "string", "seed_index": "Int64",
+        "bin_left": "float64", "bin_right": "float64", "count": "int64", "density": "float64",
+    },
+    # The k%-oracle replacement (Sec. 5, App. E): M_k per system x oracle size x seed x k.
+    "oracle_replacement": {
+        "model": "string", "decoding": "string", "oracle_size": "int64", "seed_index": "int64",
+        "k": "float64", "n_contexts": "int64", "n_replaced": "int64", "n_too_few_humans": "int64",
+        "n_without_words": "int64", "mean_tvd": "float64", "model_mean_tvd": "float64",
+        "oracle_mean_tvd": "float64",
+    },
+    "oracle_replacement_summary": {
+        "model": "string", "decoding": "string", "oracle_size": "int64", "k": "float64",
+        "n_seeds": "int64", "n_contexts": "int64", "mean_tvd": "float64", "sd_tvd": "float64",
+        "min_tvd": "float64", "max_tvd": "float64", "oracle_mean_tvd": "float64",
+        "oracle_sd_tvd": "float64", "model_mean_tvd": "float64", "matches_oracle": "bool",
+        "k_match": "float64",
+    },
+    # TVD(model, humans) - mean_r TVD(o2_r, humans) per context (App. C.4).
+    "tvd_differences": {
+        "model": "string", "decoding": "string", "text_id": "int32", "word_number": "int32",
+        "tvd_model": "float64", "tvd_oracle": "float64", "difference": "float64",
+    },
     "provo_bars": {
         "text_id": "int32", "word_number": "int32", "context": "string", "source": "string",
         "word": "string", "probability": "float64", "rank": "int32",

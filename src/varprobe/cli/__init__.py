@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from varprobe.cli import production, provo, report, setup
+from varprobe.cli import oracle_replacement, production, provo, report, sample_size, setup
 
-STUDIES = (setup, provo, production, report)
+STUDIES = (setup, provo, production, sample_size, oracle_replacement, report)
 
 
 def build_parser() -> argparse.ArgumentParser:

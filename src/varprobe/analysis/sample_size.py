@@ -1,0 +1,134 @@
+"""How many draws per context are enough? The subsampling experiment (Ilia & Aziz 2024, App. C.1,
+Fig. 11).
+
+For a sampled system with N draws in context c, a subsample of size n < N is drawn without
+replacement from the N draws (failed draws included), then the failures are rejected as in the
+study and the MLE q_n of the remaining words is re-estimated. Its TVD to the oracle is, as in the
+study's ``tvd_model_oracle1``, the mean over the R oracle resplits of TVD(q_n, o1_r)
+(``varprobe.analysis.next_word.oracle_splits``: the same oracles every analysis meets):
+
+    T_n(c) = 1/R sum_r TVD(q_n, o1_r),     T_N(c) the same for the full sample q_N,
+
+and the per-context squared error e_n(c) = (T_n(c) - T_N(c))^2. A size's MSE is the mean of
+e_n(c) over the contexts and the ``repeats`` subsample draws:
+
+    MSE(n) = 1/(|C| K) sum_c sum_k (T_n^(k)(c) - T_N(c))^2.
+
+Subsample k of size n in context (t, w) is drawn with
+``SeedSequence([seed, t, w, n, k])``. Sizes n >= N cannot be subsampled (n = N is the full
+sample itself): those rows carry NaN and a ``note``. A subsample whose draws all failed has no
+distribution: NaN with its own note, excluded from the MSE (counted in the summary).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+
+from varprobe.analysis.next_word import ControlSettings, human_counts, oracle_splits
+from varprobe.metrics.distributions import mle, tvd
+
+NOTE_TOO_LARGE = "size >= N draws: cannot subsample"
+NOTE_NO_WORD = "every subsampled draw failed"
+NOTE_NO_MODEL_WORD = "every draw failed: no full-sample distribution"
+
+
+def context_draws(samples: pd.DataFrame) -> dict[tuple[int, int], list[str]]:
+    """Per context, its draws one by one in ``sample_index`` order (rows with ``count`` > 1
+    repeated); a failed draw is the empty string."""
+    ordered = samples.sort_values(["text_id", "word_number", "sample_index"], kind="stable")
+    draws: dict[tuple[int, int], list[str]] = {}
+    for t, w, word, failed, n in ordered[["text_id", "word_number", "word", "failed", "count"]].itertuples(
+        index=False
+    ):
+        draws.setdefault((int(t), int(w)), []).extend(["" if failed else str(word)] * int(n))
+    return draws
+
+
+def word_distribution(draws: list[str]) -> dict[str, float] | None:
+    """MLE of the draws that gave a word (failures rejected); None when none did."""
+    words = Counter(d for d in draws if d)
+    return mle(words) if words else None
+
+
+def subsample(draws: list[str], n: int, rng: np.random.Generator) -> list[str]:
+    """``n`` of the draws, chosen uniformly without replacement (0 < n < len(draws))."""
+    if not 0 < n < len(draws):
+        raise ValueError(f"subsample size n = {n} must lie in 1..{len(draws) - 1} (N = {len(draws)})")
+    return [draws[i] for i in np.sort(rng.choice(len(draws), size=n, replace=False))]
+
+
+def oracle_tvd(q: dict[str, float], splits) -> float:
+    """mean_r TVD(q, o1_r) over the oracle resplits."""
+    return float(np.mean([tvd(q, o1) for o1, _ in splits]))
+
+
+def sample_size_table(
+    samples: pd.DataFrame,
+    responses: pd.DataFrame,
+    sizes: list[int],
+    repeats: int,
+    settings: ControlSettings,
+) -> pd.DataFrame:
+    """One row per context x size x repeat (schema ``sample_size_contexts``).
+
+    Contexts of the samples table without human responses raise ValueError naming them.
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats = {repeats}: at least one subsample per size is needed")
+    if any(n < 1 for n in sizes):
+        raise ValueError(f"sizes {sizes}: every subsample size must be >= 1")
+    humans = human_counts(responses)
+    draws = context_draws(samples)
+    missing = sorted(set(draws) - set(humans))
+    if missing:
+        raise ValueError(f"contexts {missing[:5]} have draws but no human responses")
+    rows = []
+    for key, context in draws.items():
+        splits = oracle_splits(key, humans[key], settings)
+        full = word_distribution(context)
+        tvd_full = oracle_tvd(full, splits) if full is not None else np.nan
+        for n in sizes:
+            for k in range(repeats):
+                row = {"text_id": key[0], "word_number": key[1], "n_draws": len(context), "size": n,
+                       "repeat": k, "n_words": pd.NA, "tvd_full": tvd_full, "tvd_subsample": np.nan,
+                       "squared_error": np.nan, "note": ""}
+                if n >= len(context):
+                    row["note"] = NOTE_TOO_LARGE
+                elif full is None:
+                    row["note"] = NOTE_NO_MODEL_WORD
+                else:
+                    rng = np.random.default_rng(np.random.SeedSequence([settings.seed, *key, n, k]))
+                    part = subsample(context, n, rng)
+                    q = word_distribution(part)
+                    row["n_words"] = sum(1 for d in part if d)
+                    if q is None:
+                        row["note"] = NOTE_NO_WORD
+                    else:
+                        row["tvd_subsample"] = oracle_tvd(q, splits)
+                        row["squared_error"] = (row["tvd_subsample"] - tvd_full) ** 2
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def sample_size_summary(table: pd.DataFrame, sizes: list[int]) -> pd.DataFrame:
+    """Per size: the MSE over contexts and repeats, with the counts behind it (schema
+    ``sample_size_summary`` without model/decoding). A size no context could be subsampled at
+    has MSE NaN and the note of the too-large sizes."""
+    rows = []
+    for n in sizes:
+        part = table[table["size"] == n]
+        errors = part["squared_error"].dropna()
+        too_large = int((part["note"] == NOTE_TOO_LARGE).sum())
+        rows.append({
+            "size": n,
+            "n_estimates": len(errors),
+            "n_too_large": too_large,
+            "n_without_words": int(part["note"].isin([NOTE_NO_WORD, NOTE_NO_MODEL_WORD]).sum()),
+            "mse": float(errors.mean()) if len(errors) else np.nan,
+            "note": (NOTE_TOO_LARGE if too_large and too_large == len(part)
+                     else f"{too_large} of {len(part)} subsamples: {NOTE_TOO_LARGE}" if too_large else ""),
+        })
+    return pd.DataFrame(rows)

@@ -1,0 +1,84 @@
+"""The subsampling experiment (Ilia & Aziz 2024, App. C.1, Fig. 11): per sampled system, the MSE
+of the TVDs of subsamples of each context's draws against the full sample's."""
+
+SAMPLE_SIZE = ANALYSES["sample_size"]
+SAMPLE_SIZE_DIR = f"{RESULTS}/analyses/sample_size"
+SAMPLE_SIZE_SYSTEMS = [(m, d) for m, d in systems() if d not in ENUMERATED]
+
+
+rule sample_size:
+    """Per context and size: TVD to the oracles of a subsample of the draws and of them all."""
+    input:
+        samples=f"{PROVO_SYSTEM}/samples.parquet",
+        responses=f"{PROVO}/responses.parquet",
+    output:
+        contexts=f"{SAMPLE_SIZE_DIR}/{{model}}/{{decoding}}/contexts.parquet",
+        summary=f"{SAMPLE_SIZE_DIR}/{{model}}/{{decoding}}/summary.parquet",
+    wildcard_constraints:
+        decoding=_alternatives([*SAMPLED, "given"]),
+    params:
+        seed=config["seed"],
+        resplits=config["provo"]["resplits"],
+        sizes=" ".join(map(str, SAMPLE_SIZE["sizes"])),
+        repeats=SAMPLE_SIZE["repeats"],
+    conda:
+        CONDA_ENV
+    threads: job_threads("sample_size")
+    resources:
+        **job_resources("sample_size"),
+    log:
+        log_path("sample_size", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("sample_size", "{model}", "{decoding}")
+    shell:
+        "varprobe sample-size --samples {input.samples} --responses {input.responses} "
+        "--seed {params.seed} --resplits {params.resplits} --sizes {params.sizes} "
+        "--repeats {params.repeats} --model {wildcards.model} --decoding {wildcards.decoding} "
+        "--out {output.contexts} --summary-out {output.summary} > {log} 2>&1"
+
+
+report_table(
+    "sample_size_summary",
+    f"{SAMPLE_SIZE_DIR}/summary.parquet",
+    "Appendix",
+    "Sample-size ablation: MSE of subsample TVDs",
+)
+
+
+rule sample_size_figure:
+    """Every sampled system's MSE per size and the histograms of squared errors (Fig. 11)."""
+    input:
+        contexts=[
+            f"{SAMPLE_SIZE_DIR}/{m}/{d}/contexts.parquet"
+            for m, d in SAMPLE_SIZE_SYSTEMS
+        ],
+        summaries=[
+            f"{SAMPLE_SIZE_DIR}/{m}/{d}/summary.parquet"
+            for m, d in SAMPLE_SIZE_SYSTEMS
+        ],
+    output:
+        summary=f"{SAMPLE_SIZE_DIR}/summary.parquet",
+        figure=report(
+            f"{SAMPLE_SIZE_DIR}/squared_errors.png",
+            caption="../report/sample_size_figure.rst",
+            category="Appendix",
+        ),
+        table=f"{SAMPLE_SIZE_DIR}/squared_errors.parquet",
+    params:
+        bins=SAMPLE_SIZE["bins"],
+    conda:
+        CONDA_ENV
+    threads: job_threads("sample_size_figure")
+    resources:
+        **job_resources("sample_size_figure"),
+    log:
+        log_path("sample_size_figure", "figure"),
+    benchmark:
+        benchmark_path("sample_size_figure", "figure")
+    shell:
+        "varprobe sample-size-figure --contexts {input.contexts} --summaries {input.summaries} "
+        "--bins {params.bins} --summary-out {output.summary} --table {output.table} "
+        "--figure {output.figure} > {log} 2>&1"
+
+
+ANALYSIS_TARGETS.extend(rules.sample_size_figure.output)
