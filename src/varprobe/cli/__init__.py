@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from varprobe.cli import production, provo, setup
+from varprobe.cli import production, provo, setup, token_calibration
 
-STUDIES = (setup, provo, production)
+STUDIES = (setup, provo, production, token_calibration)
 
 
 def build_parser() -> argparse.ArgumentParser:
