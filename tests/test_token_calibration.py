@@ -172,3 +172,73 @@ def test_relative_std():
     assert relative_std([1.0, 2.0, 3.0]) == pytest.approx(0.5)  # sample std 1 over mean 2
     assert relative_std([1.0, 2.0, 3.0], ddof=0) == pytest.approx(math.sqrt(2 / 3) / 2)
     assert math.isnan(relative_std([0.0, 0.0]))
+
+
+def test_provo_passages_are_rebuilt_from_the_last_context():
+    from varprobe.analysis.token_calibration import provo_passages, windows
+
+    contexts = pd.DataFrame({"text_id": [1, 1, 2], "word_number": [2, 3, 2],
+                             "context": ["A", "A cat", "Dogs"], "word": ["cat", "sat.", "bark."]})
+    assert provo_passages(contexts) == ["A cat sat.", "Dogs bark."]
+    assert provo_passages(contexts, max_texts=1) == ["A cat sat."]
+    # Every token after the first is a target once, windows of at most 3 inputs.
+    assert list(windows([1, 2, 3, 4, 5, 6, 7], 3)) == [([1, 2, 3], [2, 3, 4]), ([4, 5, 6], [5, 6, 7])]
+    assert list(windows([1, 2, 3, 4], 3)) == [([1, 2, 3], [2, 3, 4])]
+
+
+def test_cli_on_the_tiny_model(tmp_path, tiny_model_dir, provo_norms):
+    import json
+
+    from varprobe.cli import main
+    from varprobe.data.provo import contexts_table
+
+    contexts = tmp_path / "contexts.parquet"
+    tables.write(contexts_table(provo_norms, [1]), contexts, "provo_contexts")
+    instances = tmp_path / "instances.parquet"
+    tables.write(pd.DataFrame({"dataset": "asset", "split": "valid", "input_id": ["a", "b"],
+                               "source": ["x", "y"], "references": [["One ref.", "Two refs here."], ["Three."]]}),
+                 instances, "production_instances")
+    model = json.dumps({"name": "tiny", "pretrained": str(tiny_model_dir)})
+    outputs = {}
+    for kind, table, rows in (("contexts", contexts, "64"), ("instances", instances, "3")):
+        out, rsd = tmp_path / f"{kind}-metrics.parquet", tmp_path / f"{kind}-rsd.parquet"
+        main(["token-calibration", "--model", model, f"--{kind}", str(table), "--corpus", kind,
+              "--bins", "5", "10", "20", "--max-texts", "2", "--rows-per-update", rows,
+              "--out", str(out), "--rsd-out", str(rsd)])
+        outputs[kind] = (out, rsd)
+    metrics = tables.read(outputs["contexts"][0], "token_calibration")
+    assert len(metrics) == 4 * 3 and set(metrics["metric"]) == set(METRICS)
+    assert (metrics["vocabulary_size"] == 50257).all()
+    full = metrics[metrics["metric"] == "full_ece"]
+    assert full["bin_weight_sum"].to_numpy() == pytest.approx(50257)
+    # The instances corpus: the first two references, BOS prepended, so every token is predicted.
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
+    expected = sum(len(tokenizer(t)["input_ids"]) for t in ("One ref.", "Two refs here."))
+    assert tables.read(outputs["instances"][0], "token_calibration")["n_positions"].iloc[0] == expected
+    rsd = tables.read(outputs["contexts"][1], "token_calibration_rsd")
+    assert set(rsd["metric"]) == set(METRICS) and (rsd["bins"] == "5,10,20").all()
+
+    summary, figure, curve = tmp_path / "summary.parquet", tmp_path / "fig.png", tmp_path / "curve.parquet"
+    main(["token-calibration-summary", "--metrics", str(outputs["contexts"][0]), "--rsd",
+          str(outputs["contexts"][1]), "--bins", "10", "--out", str(summary), "--figure", str(figure),
+          "--table", str(curve)])
+    table = tables.read(summary, "token_calibration_summary")
+    assert len(table) == 4 and (table["bins"] == 10).all() and (table["accumulator_peak_bytes"] > 0).all()
+    assert figure.stat().st_size > 0 and len(tables.read(curve, "token_calibration")) == 12
+
+
+def test_rules_are_scheduled_from_config(tmp_path, data_mirror, tiny_model_dir):
+    from test_workflow import scheduled
+
+    config = {
+        "seed": 0, "data_mirror": str(data_mirror),
+        "models": [{"name": "tiny", "pretrained": str(tiny_model_dir)},
+                   {"name": "tiny2", "pretrained": str(tiny_model_dir)}],
+        "provo": {"texts": [1], "decodings": [{"name": "ancestral"}], "figure_contexts": ["1:5"]},
+        "analyses": {"token_calibration": {"bins": 10, "max_texts": 1}},
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    counts = scheduled(tmp_path)
+    assert counts["token_calibration"] == 2 and counts["token_calibration_summary"] == 1
