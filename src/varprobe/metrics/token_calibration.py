@@ -104,7 +104,11 @@ class CalibrationAccumulator:
     number of distinct (class, fine bin) pairs above fine bin 0 ever seen: the pairs in fine bin
     0 (p < 1 / L: nearly the whole vocabulary at every position) are summed in dense length-K
     arrays, the rest in sorted sparse arrays (a position has at most L classes with p >= 1 / L, as
-    its probabilities sum to 1). ``nbytes`` is the current size, ``peak_nbytes`` the largest seen.
+    its probabilities sum to 1). ``nbytes`` is the current size, ``peak_nbytes`` the largest seen
+    (the temporaries of one ``update``, a few (T, K) arrays, come on top). Measured with
+    SmolLM2-135M (K = 49,152, L = 1000): 1.4 MiB peak after the 135 positions of Provo passages 1-2
+    (6,089 sparse pairs), 7.6 MiB after all 55 passages (3,267 positions, 66,685 pairs), against
+    1.2 GB for dense float64 (class, fine bin) sums.
     ``atol``: tolerance of the row sums.
     """
 
