@@ -111,6 +111,23 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "model": "string", "decoding": "string", "text_id": "int32", "word_number": "int32",
         "tvd_model": "float64", "tvd_oracle": "float64", "difference": "float64",
     },
+    # Token-level calibration (Liu et al. 2024): one row per metric x number of bins of a model.
+    "token_calibration": {
+        "model": "string", "corpus": "string", "metric": "string", "bins": "int32",
+        "value": "float64", "bin_weight_sum": "float64", "n_positions": "int64",
+        "vocabulary_size": "int64",
+    },
+    # The relative standard deviation of each metric over the numbers of bins (paper Table 1).
+    "token_calibration_rsd": {
+        "model": "string", "corpus": "string", "metric": "string", "bins": "string",
+        "n_bins_values": "int32", "mean": "float64", "std": "float64", "rsd": "float64",
+        "ddof": "int32",
+    },
+    "token_calibration_summary": {
+        "model": "string", "corpus": "string", "metric": "string", "bins": "int32",
+        "value": "float64", "rsd": "float64", "n_positions": "int64", "vocabulary_size": "int64",
+        "accumulator_peak_bytes": "int64",
+    },
     "provo_bars": {
         "text_id": "int32", "word_number": "int32", "context": "string", "source": "string",
         "word": "string", "probability": "float64", "rank": "int32",

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 
-from varprobe.cli import oracle_replacement, production, provo, report, sample_size, setup
+from varprobe.cli import (
+    oracle_replacement, production, provo, report, sample_size, setup, token_calibration,
+)
 
-STUDIES = (setup, provo, production, sample_size, oracle_replacement, report)
+STUDIES = (setup, provo, production, token_calibration, sample_size, oracle_replacement, report)
 
 
 def build_parser() -> argparse.ArgumentParser:

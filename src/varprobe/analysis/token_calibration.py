@@ -1,0 +1,126 @@
+"""Token-level calibration of a causal LM over a text corpus (Liu et al. 2024): the corpus texts,
+and the teacher-forced pass that streams every position's next-token distribution into a
+``CalibrationAccumulator``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from varprobe.metrics.token_calibration import CalibrationAccumulator
+
+
+def provo_passages(contexts: pd.DataFrame, max_texts: int | None = None) -> list[str]:
+    """Each Provo passage's full text, rebuilt from the contexts table: for every text_id (in
+    order), its last context + " " + that context's word. ``max_texts``: the first that many."""
+    if contexts.empty:
+        raise ValueError("contexts table is empty: no Provo passages to score")
+    last = contexts.sort_values(["text_id", "word_number"]).groupby("text_id").tail(1)
+    texts = [f"{c} {w}" if c else w for c, w in zip(last["context"], last["word"], strict=True)]
+    return texts[:max_texts] if max_texts else texts
+
+
+def reference_texts(instances: pd.DataFrame, max_texts: int | None = None) -> list[str]:
+    """The references of a production instances table, instance by instance, in order (empty ones
+    skipped). ``max_texts``: the first that many texts."""
+    texts = [str(r) for refs in instances["references"] for r in refs if str(r).strip()]
+    if not texts:
+        raise ValueError("instances table holds no references to score")
+    return texts[:max_texts] if max_texts else texts
+
+
+def max_length(model) -> int:
+    """The longest input the model takes (its position embeddings), or 1024 if it does not say."""
+    config = model.config
+    for name in ("max_position_embeddings", "n_positions", "n_ctx"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 1:
+            return value
+    return 1024
+
+
+def token_sequences(tokenizer, texts: Iterable[str]) -> Iterator[list[int]]:
+    """Each text's token ids, with the tokenizer's BOS prepended when it has one (then every
+    token of the text is predicted; without one, prediction starts at the second token)."""
+    bos = getattr(tokenizer, "bos_token_id", None)
+    for text in texts:
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+        yield ([bos] if bos is not None else []) + list(ids)
+
+
+def windows(ids: list[int], length: int) -> Iterator[tuple[list[int], list[int]]]:
+    """(inputs, targets) windows of at most ``length`` inputs covering ``ids``: every token after
+    the first is a target exactly once; a long text restarts its context at each window."""
+    for start in range(0, len(ids) - 1, length):
+        inputs = ids[start : start + length]
+        targets = ids[start + 1 : start + 1 + length]
+        yield inputs[: len(targets)], targets
+
+
+def score_texts(model, tokenizer, texts: Iterable[str], accumulator: CalibrationAccumulator,
+                rows_per_update: int = 64) -> int:
+    """Run ``model`` teacher-forced over each text and add the softmax of every position to
+    ``accumulator``, ``rows_per_update`` positions at a time (float64 softmax, so rows sum to 1
+    well within the accumulator's tolerance). Returns the number of texts that had a position."""
+    import torch
+
+    device = next(model.parameters()).device
+    length = max_length(model)
+    scored = 0
+    with torch.no_grad():
+        for ids in token_sequences(tokenizer, texts):
+            if len(ids) < 2:
+                continue
+            scored += 1
+            for inputs, targets in windows(ids, length):
+                logits = model(torch.tensor([inputs], device=device)).logits[0]
+                if logits.shape[-1] != accumulator.n_classes:
+                    raise ValueError(
+                        f"model gives {logits.shape[-1]} logits per position, the accumulator "
+                        f"expects {accumulator.n_classes}"
+                    )
+                labels = np.asarray(targets, dtype=np.int64)
+                for start in range(0, len(targets), rows_per_update):
+                    part = logits[start : start + rows_per_update].double()
+                    probs = torch.softmax(part, dim=-1).cpu().numpy()
+                    accumulator.update(probs, labels[start : start + rows_per_update])
+    return scored
+
+
+def metric_table(accumulator: CalibrationAccumulator) -> pd.DataFrame:
+    """One row per (metric, bins) with value and bin_weight_sum, plus n_positions and
+    vocabulary_size."""
+    frame = pd.DataFrame(accumulator.results())
+    frame["n_positions"] = accumulator.n_positions
+    frame["vocabulary_size"] = accumulator.n_classes
+    return frame
+
+
+def rsd_table(metrics: pd.DataFrame, ddof: int = 1) -> pd.DataFrame:
+    """Per metric, the mean, standard deviation (``ddof``) and relative standard deviation of its
+    values over the bins in ``metrics`` (Liu et al. 2024, Table 1)."""
+    from varprobe.metrics.token_calibration import relative_std
+
+    rows = []
+    for name, group in metrics.groupby("metric", sort=False):
+        values = group.sort_values("bins")["value"].to_numpy()
+        rows.append({
+            "metric": name, "bins": ",".join(map(str, sorted(group["bins"]))),
+            "n_bins_values": len(values), "mean": values.mean(),
+            "std": values.std(ddof=ddof) if len(values) > ddof else np.nan,
+            "rsd": relative_std(values, ddof), "ddof": ddof,
+        })
+    return pd.DataFrame(rows)
+
+
+def summary_table(metrics: pd.DataFrame, rsd: pd.DataFrame, headline_bins: int) -> pd.DataFrame:
+    """Per model and metric: the value at ``headline_bins`` beside the metric's RSD over bins.
+
+    ``metrics`` and ``rsd`` carry a ``model`` column (several models stacked)."""
+    chosen = metrics[metrics["bins"] == headline_bins]
+    if chosen.empty:
+        raise ValueError(f"bins {headline_bins} is not among the computed bins {sorted(metrics['bins'].unique())}")
+    merged = chosen.merge(rsd[["model", "metric", "rsd"]], on=["model", "metric"], how="left")
+    return merged.sort_values(["model", "metric"], ignore_index=True)

@@ -1,0 +1,244 @@
+"""Token-level calibration (Liu et al. 2024): hand-worked ECE, cw-ECE, Full-ECE and the weighted
+Full-ECE, exact binning at every M from one pass, validation, and the CLI and rules on the tiny
+model."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from varprobe import tables
+from varprobe.metrics.token_calibration import (
+    METRICS,
+    PAPER_BINS,
+    CalibrationAccumulator,
+    bin_index,
+    relative_std,
+)
+
+# Two positions, K = 3: a 0.5 / 0.25 / 0.25 split labelled 0, and a point mass on class 2 labelled
+# 1 (probabilities exactly 0 and 1, a label of probability 0).
+PROBS = np.array([[0.5, 0.25, 0.25], [0.0, 0.0, 1.0]])
+LABELS = np.array([0, 1])
+
+
+def hand_accumulator(bins=(2, 4)) -> CalibrationAccumulator:
+    acc = CalibrationAccumulator(3, bins)
+    acc.update(PROBS, LABELS)
+    return acc
+
+
+def test_hand_worked_two_bins():
+    # Bins [0, .5) and [.5, 1]. ECE: both confidences (.5 correct, 1 wrong) in bin 1:
+    # |1 - 1.5| / 2. Full-ECE pairs: bin 0 = {.25, .25, 0, 0 (label)}, bin 1 = {.5 (label), 1}:
+    # (|1 - .5| + |1 - 1.5|) / 2. Weighted: bin 0 |0 - (.0625 + .0625)|, bin 1 |.5 - (.25 + 1)|.
+    # cw-ECE: class 0 |0 - .5| (bin 1); class 1 |1 - .25| (bin 0); class 2 |0 - .25| + |0 - 1|;
+    # over N K = 6.
+    acc = hand_accumulator()
+    assert acc.ece(2) == pytest.approx(0.25)
+    assert acc.full_ece(2) == pytest.approx(0.5)
+    assert acc.full_ece_weighted(2) == pytest.approx(0.875 / 2)
+    assert acc.classwise_ece(2) == pytest.approx(2.5 / 6)
+
+
+def test_hand_worked_four_bins_with_empty_bins():
+    # Bins of width .25; ECE bins 0 and 1 are empty and add nothing: (|1 - .5| + |0 - 1|) / 2.
+    # Full-ECE: bin 0 {0, 0 (label)} -> 1, bin 1 {.25, .25} -> .5, bin 2 {.5 (label)} -> .5,
+    # bin 3 {1} -> 1. Weighted: 0 + .125 + |.5 - .25| + 1. cw-ECE: 0 + .5 + .25 + 1 + .25 + 1.
+    acc = hand_accumulator()
+    assert acc.ece(4) == pytest.approx(0.75)
+    assert acc.full_ece(4) == pytest.approx(1.5)
+    assert acc.full_ece_weighted(4) == pytest.approx(1.375 / 2)
+    assert acc.classwise_ece(4) == pytest.approx(3.0 / 6)
+
+
+def test_printed_full_ece_bin_weights_sum_to_the_vocabulary_size():
+    acc = hand_accumulator()
+    for m in (2, 4):
+        assert acc.bin_weight_sum("full_ece", m) == pytest.approx(3.0)
+        for name in ("ece", "classwise_ece", "full_ece_weighted"):
+            assert acc.bin_weight_sum(name, m) == pytest.approx(1.0)
+
+
+def test_a_calibrated_point_mass_scores_zero():
+    # Probability exactly 1 on the label: every metric is 0 at every M (p = 1 is in the last bin,
+    # p = 0 in the first).
+    acc = CalibrationAccumulator(4, PAPER_BINS)
+    acc.update(np.eye(4)[[1, 3, 0]], np.array([1, 3, 0]))
+    for name in METRICS:
+        for m in PAPER_BINS:
+            assert acc.metric(name, m) == 0.0
+
+
+def exact_bin(p: float, m: int) -> int:
+    return min(math.floor(Fraction(p) * m), m - 1)
+
+
+def test_bin_index_is_the_exact_floor_at_bin_edges():
+    # 0.29 * 100 rounds to 28.999999999999996 but 0.29 * 1000 to 290.0: the double 0.29 is below
+    # 0.29, so its exact bin is 28 of 100 and 289 of 1000.
+    values = [0.0, 1.0, 0.29, 0.58, 0.145, 0.57, 0.1, 0.3, 0.7, 1 - 2**-53, 2**-1074]
+    values += [j / d for d in (3, 7, 10, 100, 200, 1000) for j in range(d + 1)]
+    p = np.array(values)
+    for m in (*PAPER_BINS, 1000, 3):
+        assert bin_index(p, m).tolist() == [exact_bin(v, m) for v in values], m
+
+
+def direct_metrics(probs: np.ndarray, labels: np.ndarray, m: int) -> dict[str, float]:
+    """Every metric at M = m straight from the definitions (exact binning, loops over classes)."""
+    n, k = probs.shape
+    bins = np.array([[exact_bin(v, m) for v in row] for row in probs])
+    onehot = np.eye(k)[labels]
+    top = probs.argmax(1)
+    conf = probs.max(1)
+    top_bins = np.array([exact_bin(v, m) for v in conf])
+    ece = sum(abs((top == labels)[top_bins == b].sum() - conf[top_bins == b].sum()) for b in range(m))
+    cw = sum(abs(onehot[bins[:, c] == b, c].sum() - probs[bins[:, c] == b, c].sum())
+             for c in range(k) for b in range(m))
+    full = sum(abs(onehot[bins == b].sum() - probs[bins == b].sum()) for b in range(m))
+    weighted = sum(abs((probs * onehot)[bins == b].sum() - (probs**2)[bins == b].sum()) for b in range(m))
+    return {"ece": ece / n, "classwise_ece": cw / (n * k), "full_ece": full / n,
+            "full_ece_weighted": weighted / n}
+
+
+def edgy_distributions(rng, n: int, k: int) -> np.ndarray:
+    """Dirichlet rows rounded to multiples of 1/200 (many values on bin edges), some one-hot."""
+    probs = np.round(rng.dirichlet(np.full(k, 0.3), size=n) * 200)
+    probs[:, 0] += 200 - probs.sum(1)
+    probs = np.abs(probs)
+    probs /= probs.sum(1, keepdims=True)
+    probs[: n // 5] = np.eye(k)[rng.integers(0, k, n // 5)]
+    return probs
+
+
+def test_one_pass_equals_a_direct_computation_at_every_m():
+    rng = np.random.default_rng(np.random.SeedSequence([0, 5]))
+    probs, labels = edgy_distributions(rng, 40, 6), rng.integers(0, 6, 40)
+    acc = CalibrationAccumulator(6, PAPER_BINS, merge_every=50)  # forces several merges
+    for start in range(0, 40, 7):
+        acc.update(probs[start : start + 7], labels[start : start + 7])
+    for m in PAPER_BINS:
+        direct = direct_metrics(probs, labels, m)
+        for name in METRICS:
+            assert acc.metric(name, m) == pytest.approx(direct[name], rel=1e-12, abs=1e-15), (name, m)
+
+
+def test_batching_does_not_change_the_results_and_memory_does_not_grow_with_repeats():
+    rng = np.random.default_rng(np.random.SeedSequence([0, 6]))
+    probs, labels = rng.dirichlet(np.full(50, 0.05), size=30), rng.integers(0, 50, 30)
+    whole = CalibrationAccumulator(50)
+    whole.update(probs, labels)
+    pairs = whole.n_sparse_pairs
+    split = CalibrationAccumulator(50)
+    for row in range(30):
+        split.update(probs[row : row + 1], labels[row : row + 1])
+    for repeat in range(5):
+        whole.update(probs, labels)
+    assert whole.n_sparse_pairs == pairs  # the same (class, bin) pairs: no new memory
+    for m in PAPER_BINS:
+        for name in METRICS:
+            assert split.metric(name, m) == pytest.approx(whole.metric(name, m), rel=1e-9, abs=1e-15)
+
+
+def test_invalid_input_names_the_argument():
+    acc = CalibrationAccumulator(3, (2,))
+    with pytest.raises(ValueError, match="rows must sum to 1"):
+        acc.update([[0.5, 0.2, 0.2]], [0])
+    with pytest.raises(ValueError, match=r"labels must lie in \[0, 3\)"):
+        acc.update(PROBS, [0, 3])
+    with pytest.raises(ValueError, match=r"probs must lie in \[0, 1\]"):
+        acc.update([[1.5, -0.5, 0.0]], [0])
+    with pytest.raises(ValueError, match=r"probs must have shape \(T, 3\)"):
+        acc.update([[0.5, 0.5]], [0])
+    with pytest.raises(ValueError, match="labels must have shape"):
+        acc.update(PROBS, [0])
+    with pytest.raises(ValueError, match="no positions"):
+        acc.ece(2)
+    acc.update(PROBS, LABELS)
+    with pytest.raises(ValueError, match="n_bins 3 is not one of"):
+        acc.full_ece(3)
+    with pytest.raises(ValueError, match="bins must be"):
+        CalibrationAccumulator(3, (0, 5))
+    with pytest.raises(ValueError, match="n_classes"):
+        CalibrationAccumulator(0)
+
+
+def test_relative_std():
+    assert relative_std([1.0, 2.0, 3.0]) == pytest.approx(0.5)  # sample std 1 over mean 2
+    assert relative_std([1.0, 2.0, 3.0], ddof=0) == pytest.approx(math.sqrt(2 / 3) / 2)
+    assert math.isnan(relative_std([0.0, 0.0]))
+
+
+def test_provo_passages_are_rebuilt_from_the_last_context():
+    from varprobe.analysis.token_calibration import provo_passages, windows
+
+    contexts = pd.DataFrame({"text_id": [1, 1, 2], "word_number": [2, 3, 2],
+                             "context": ["A", "A cat", "Dogs"], "word": ["cat", "sat.", "bark."]})
+    assert provo_passages(contexts) == ["A cat sat.", "Dogs bark."]
+    assert provo_passages(contexts, max_texts=1) == ["A cat sat."]
+    # Every token after the first is a target once, windows of at most 3 inputs.
+    assert list(windows([1, 2, 3, 4, 5, 6, 7], 3)) == [([1, 2, 3], [2, 3, 4]), ([4, 5, 6], [5, 6, 7])]
+    assert list(windows([1, 2, 3, 4], 3)) == [([1, 2, 3], [2, 3, 4])]
+
+
+def test_cli_on_the_tiny_model(tmp_path, tiny_model_dir, provo_norms):
+    import json
+
+    from varprobe.cli import main
+    from varprobe.data.provo import contexts_table
+
+    contexts = tmp_path / "contexts.parquet"
+    tables.write(contexts_table(provo_norms, [1]), contexts, "provo_contexts")
+    instances = tmp_path / "instances.parquet"
+    tables.write(pd.DataFrame({"dataset": "asset", "split": "valid", "input_id": ["a", "b"],
+                               "source": ["x", "y"], "references": [["One ref.", "Two refs here."], ["Three."]]}),
+                 instances, "production_instances")
+    model = json.dumps({"name": "tiny", "pretrained": str(tiny_model_dir)})
+    outputs = {}
+    for kind, table, rows in (("contexts", contexts, "64"), ("instances", instances, "3")):
+        out, rsd = tmp_path / f"{kind}-metrics.parquet", tmp_path / f"{kind}-rsd.parquet"
+        main(["token-calibration", "--model", model, f"--{kind}", str(table), "--corpus", kind,
+              "--bins", "5", "10", "20", "--max-texts", "2", "--rows-per-update", rows,
+              "--out", str(out), "--rsd-out", str(rsd)])
+        outputs[kind] = (out, rsd)
+    metrics = tables.read(outputs["contexts"][0], "token_calibration")
+    assert len(metrics) == 4 * 3 and set(metrics["metric"]) == set(METRICS)
+    assert (metrics["vocabulary_size"] == 50257).all()
+    full = metrics[metrics["metric"] == "full_ece"]
+    assert full["bin_weight_sum"].to_numpy() == pytest.approx(50257)
+    # The instances corpus: the first two references, BOS prepended, so every token is predicted.
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
+    expected = sum(len(tokenizer(t)["input_ids"]) for t in ("One ref.", "Two refs here."))
+    assert tables.read(outputs["instances"][0], "token_calibration")["n_positions"].iloc[0] == expected
+    rsd = tables.read(outputs["contexts"][1], "token_calibration_rsd")
+    assert set(rsd["metric"]) == set(METRICS) and (rsd["bins"] == "5,10,20").all()
+
+    summary, figure, curve = tmp_path / "summary.parquet", tmp_path / "fig.png", tmp_path / "curve.parquet"
+    main(["token-calibration-summary", "--metrics", str(outputs["contexts"][0]), "--rsd",
+          str(outputs["contexts"][1]), "--bins", "10", "--out", str(summary), "--figure", str(figure),
+          "--table", str(curve)])
+    table = tables.read(summary, "token_calibration_summary")
+    assert len(table) == 4 and (table["bins"] == 10).all() and (table["accumulator_peak_bytes"] > 0).all()
+    assert figure.stat().st_size > 0 and len(tables.read(curve, "token_calibration")) == 12
+
+
+def test_rules_are_scheduled_from_config(tmp_path, data_mirror, tiny_model_dir):
+    from test_workflow import scheduled
+
+    config = {
+        "seed": 0, "data_mirror": str(data_mirror),
+        "models": [{"name": "tiny", "pretrained": str(tiny_model_dir)},
+                   {"name": "tiny2", "pretrained": str(tiny_model_dir)}],
+        "provo": {"texts": [1], "decodings": [{"name": "ancestral"}], "figure_contexts": ["1:5"]},
+        "analyses": {"token_calibration": {"bins": 10, "max_texts": 1}},
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    counts = scheduled(tmp_path)
+    assert counts["token_calibration"] == 2 and counts["token_calibration_summary"] == 1

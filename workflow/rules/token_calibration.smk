@@ -1,0 +1,110 @@
+"""Token-level calibration (Liu et al. 2024): each network model's ECE, cw-ECE, Full-ECE and
+probability-weighted Full-ECE over a text corpus, for every number of bins; summary and figure."""
+
+TC = config["analyses"]["token_calibration"]
+TC_DIR = f"{RESULTS}/token_calibration"
+TC_CORPUS = TC["corpus"]
+TC_BINS = sorted({*TC["rsd_bins"], TC["bins"]})
+if TC_CORPUS == "provo" and "provo" not in config:
+    raise ValueError(
+        "analyses.token_calibration.corpus is provo but config has no provo section"
+    )
+if TC_CORPUS != "provo" and TC_CORPUS["dataset"] not in PROD_DATASETS:
+    raise ValueError(
+        f"analyses.token_calibration.corpus names dataset {TC_CORPUS['dataset']!r}, "
+        "which is not among production.datasets"
+    )
+
+
+# The corpus: the configured Provo passages, or a production dataset's references.
+TC_CORPUS_NAME = "provo" if TC_CORPUS == "provo" else TC_CORPUS["dataset"]
+TC_CORPUS_KIND = "contexts" if TC_CORPUS == "provo" else "instances"
+TC_CORPUS_TABLE = (
+    f"{PROVO}/contexts.parquet"
+    if TC_CORPUS == "provo"
+    else f"{PROD}/{TC_CORPUS_NAME}/instances.parquet"
+)
+
+
+rule token_calibration:
+    """One model's token-level calibration metrics at every number of bins, and their RSDs."""
+    input:
+        TC_CORPUS_TABLE,
+    output:
+        metrics=f"{TC_DIR}/{{model}}/metrics.parquet",
+        rsd=f"{TC_DIR}/{{model}}/rsd.parquet",
+    wildcard_constraints:
+        model=_alternatives(NETWORKS),
+    params:
+        model=model_entry,
+        corpus=TC_CORPUS_NAME,
+        kind=TC_CORPUS_KIND,
+        bins=" ".join(map(str, TC_BINS)),
+        max_texts=f"--max-texts {TC['max_texts']}" if TC["max_texts"] else "",
+        ddof=TC["rsd_ddof"],
+        cpu_fallback=cpu_fallback,
+    threads: job_threads("token_calibration")
+    resources:
+        **job_resources("token_calibration"),
+        gpu=uses_gpu,
+        # Memory only (results do not depend on it): a resource, so changing it reruns nothing.
+        rows_per_update=TC["rows_per_update"],
+    conda:
+        CONDA_ENV
+    log:
+        log_path("token_calibration", "{model}"),
+    benchmark:
+        benchmark_path("token_calibration", "{model}")
+    shell:
+        "OMP_NUM_THREADS={threads} varprobe token-calibration --model {params.model:q} "
+        "--{params.kind} {input} --corpus {params.corpus} --bins {params.bins} "
+        "{params.max_texts} --ddof {params.ddof} --rows-per-update {resources.rows_per_update} "
+        "--gpus {resources.gpu} {params.cpu_fallback} --out {output.metrics} "
+        "--rsd-out {output.rsd} > {log} 2>&1"
+
+
+report_table(
+    "token_calibration_summary",
+    f"{TC_DIR}/summary.parquet",
+    "Token calibration",
+    "ECE, classwise ECE and Full-ECE per model, with their RSD over M",
+)
+
+
+rule token_calibration_summary:
+    """Every model's metrics at the headline number of bins with their RSDs, and the figure."""
+    input:
+        metrics=expand(f"{TC_DIR}/{{model}}/metrics.parquet", model=NETWORKS),
+        rsd=expand(f"{TC_DIR}/{{model}}/rsd.parquet", model=NETWORKS),
+    output:
+        summary=f"{TC_DIR}/summary.parquet",
+        figure=report(
+            f"{TC_DIR}/figures/metrics_by_bins.png",
+            caption="../report/token_calibration_figure.rst",
+            category="Token calibration",
+        ),
+        table=f"{TC_DIR}/figures/metrics_by_bins.parquet",
+    params:
+        bins=TC["bins"],
+    conda:
+        CONDA_ENV
+    threads: job_threads("token_calibration_summary")
+    resources:
+        **job_resources("token_calibration_summary"),
+    log:
+        log_path("token_calibration_summary", "summary"),
+    benchmark:
+        benchmark_path("token_calibration_summary", "summary")
+    shell:
+        "varprobe token-calibration-summary --metrics {input.metrics} --rsd {input.rsd} "
+        "--bins {params.bins} --out {output.summary} --figure {output.figure} "
+        "--table {output.table} > {log} 2>&1"
+
+
+ANALYSIS_TARGETS.extend(
+    [
+        f"{TC_DIR}/summary.parquet",
+        f"{TC_DIR}/figures/metrics_by_bins.png",
+        f"{TC_DIR}/figures/metrics_by_bins.parquet",
+    ]
+)
