@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from varprobe.cli import production, provo, setup
+from varprobe.cli import production, provo, setup, word_classes
 
-STUDIES = (setup, provo, production)
+STUDIES = (setup, provo, production, word_classes)
 
 
 def build_parser() -> argparse.ArgumentParser:
