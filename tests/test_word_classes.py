@@ -223,19 +223,26 @@ def test_cli_writes_tables_summary_and_histograms(tmp_path, provo_norms):
               str(tmp_path / "syntactic_system.parquet"), "--out", str(tmp_path / "x.parquet")])
 
 
-def test_rules_are_scheduled_from_config(tmp_path, data_mirror):
+def test_rules_are_scheduled_from_config_and_run(tmp_path, data_mirror):
     from test_workflow import output, scheduled, snakemake, write_config
 
     csv = tmp_path / "given.csv"
-    csv.write_text("text_id,word_number,sample,count\n1,2,are,3\n")
+    csv.write_text("text_id,word_number,sample,count\n1,2,are,3\n1,2,is,1\n1,3,now,2\n")
+    embeddings = _word2vec_file(tmp_path / "v.txt", {"are": np.ones(3), "is": np.arange(3.0)})
     write_config(tmp_path, data_mirror, [{"name": "published", "samples": str(csv)}])
     config = yaml.safe_load((tmp_path / "config.yaml").read_text())
-    config["analyses"] = {"syntactic_tvd": {}, "semantic_tvd": {"n_init": 5}}
+    config["analyses"] = {"syntactic_tvd": {}, "semantic_tvd": {"embeddings": {"path": str(embeddings)}}}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     jobs = scheduled(tmp_path)
     for rule in ("syntactic_tvd", "syntactic_tvd_summary", "syntactic_tvd_figure",
                  "semantic_tvd", "semantic_tvd_summary", "semantic_tvd_figure"):
         assert jobs[rule] == 1, jobs
+    # The rules come from a loop: each level's job must run its own subcommand and options.
+    run = snakemake(tmp_path, "syntactic_tvd_summary", "semantic_tvd_summary")
+    assert run.returncode == 0, output(run)
+    for key in ("syntactic_tvd", "semantic_tvd"):
+        summary = tables.read(tmp_path / f"results/provo/{key}/summary.parquet", "word_class_system")
+        assert summary["level"].tolist() == [key.split("_")[0]] and summary["n_contexts"].tolist() == [2]
     config["analyses"] = {"semantic_tvd": {"embeddings": {"hub": "x"}}}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     run = snakemake(tmp_path, "-n")

@@ -36,6 +36,9 @@ for KEY, LEVEL in WORD_CLASS_LEVELS.items():
             tvd=f"{WORD_CLASS_SYSTEM}/tvd.parquet",
             system=f"{WORD_CLASS_SYSTEM}/system.parquet",
         params:
+            # The shell command is formatted when the job runs, after the loop has ended: what
+            # differs between levels must be a param, fixed when the rule is defined.
+            subcommand=f"{LEVEL}-tvd",
             options=word_class_options(KEY),
             seed=config["seed"],
             resplits=PC["resplits"],
@@ -51,7 +54,7 @@ for KEY, LEVEL in WORD_CLASS_LEVELS.items():
         benchmark:
             benchmark_path(KEY, "{model}", "{decoding}")
         shell:
-            f"OMP_NUM_THREADS={{threads}} varprobe {LEVEL}-tvd {{params.options}} "
+            "OMP_NUM_THREADS={threads} varprobe {params.subcommand} {params.options} "
             "--model {wildcards.model} --decoding {wildcards.decoding} --seed {params.seed} "
             "--resplits {params.resplits} --bootstrap {params.bootstrap} "
             "--contexts {input.contexts} --responses {input.responses} "
