@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 
 from varprobe.cli import (
-    oracle_replacement, production, provo, report, sample_size, setup, token_calibration,
+    oracle_replacement, production, provo, report, sample_size, setup, token_calibration, word_classes,
 )
 
-STUDIES = (setup, provo, production, token_calibration, sample_size, oracle_replacement, report)
+STUDIES = (
+    setup, provo, production, token_calibration, word_classes, sample_size, oracle_replacement, report,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

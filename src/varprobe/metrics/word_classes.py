@@ -1,0 +1,63 @@
+"""Distributions over word classes and the elbow rule that picks a number of clusters.
+
+Ilia & Aziz 2024 (Sec. 5 "Beyond exact word matching", App. G) compare next-word distributions
+after mapping each word to a class: its universal POS tag (TVD_syn) or its k-means cluster of
+word embeddings (TVD_sem). The class distribution is the pushforward of the word distribution,
+``coarsen``; the number of clusters is chosen on the within-cluster sum of squared distances
+(SSE) curve by ``elbow``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+# Points of the SSE curve closer to the chord than this share of the curve's SSE range count as
+# on the chord: float noise in k-means SSE never decides the elbow.
+_ON_CHORD = 1e-9
+
+
+def coarsen(p: Mapping[str, float], word_class: Mapping[str, str]) -> dict[str, float]:
+    """The distribution over classes induced by the word distribution ``p``:
+
+        P(C) = sum_{w : class(w) = C} p(w)
+
+    (Ilia & Aziz 2024, Sec. 5: "the probability of a word cluster is the sum of probabilities of
+    the words in it"). Raises KeyError naming the first word of ``p`` that has no class.
+    """
+    classes: dict[str, float] = {}
+    for word, prob in p.items():
+        if word not in word_class:
+            raise KeyError(f"word {word!r} has no class")
+        name = word_class[word]
+        classes[name] = classes.get(name, 0.0) + prob
+    return classes
+
+
+def elbow(ks: Sequence[int], sse: Sequence[float]) -> int:
+    """The elbow of an SSE curve: the candidate k farthest below the chord of the curve.
+
+    The chord is the straight line through the first and last points (k_1, SSE_1) and
+    (k_m, SSE_m); the elbow is the k_i with the largest vertical distance
+    ``chord(k_i) - SSE_i`` (the "kneedle" rule of Satopaa et al. 2011 for a decreasing convex
+    curve; the choice is the same whether or not the axes are rescaled to [0, 1]). Defined edge
+    cases: one candidate is the elbow; when no point lies below the chord by more than 1e-9 of
+    the SSE range (two candidates, a straight or concave curve, a flat curve) the smallest k is
+    the elbow, the fewest clusters the curve gives no reason to exceed; ties go to the smaller k.
+
+    ``ks`` strictly increasing, ``sse`` finite, same non-zero length (ValueError otherwise).
+    """
+    if len(ks) != len(sse) or not ks:
+        raise ValueError(f"ks and sse must be non-empty and of one length, got {len(ks)} and {len(sse)}")
+    if any(b <= a for a, b in zip(ks, ks[1:])):
+        raise ValueError(f"ks must be strictly increasing, got {list(ks)}")
+    if not all(math.isfinite(s) for s in sse):
+        raise ValueError(f"sse must be finite, got {list(sse)}")
+    if len(ks) == 1:
+        return int(ks[0])
+    (k0, s0), (k1, s1) = (ks[0], sse[0]), (ks[-1], sse[-1])
+    slope = (s1 - s0) / (k1 - k0)
+    below = [s0 + slope * (k - k0) - s for k, s in zip(ks, sse)]
+    tolerance = _ON_CHORD * (max(sse) - min(sse))
+    best = max(range(len(ks)), key=lambda i: (below[i], -i))
+    return int(ks[best]) if below[best] > tolerance else int(ks[0])

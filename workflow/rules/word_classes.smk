@@ -1,0 +1,123 @@
+"""Syntactic and semantic TVD (Ilia & Aziz 2024, Sec. 5, App. G): one pattern of rules per
+configured level, keyed by its entry of `analyses` (syntactic_tvd, semantic_tvd). Both keys'
+files include this one; the first inclusion defines the rules of every configured level."""
+
+WORD_CLASS_LEVELS = {"syntactic_tvd": "syntactic", "semantic_tvd": "semantic"}
+
+
+def word_class_options(key):
+    """The level's own CLI options, from its config entry (a param: changing it reruns its jobs)."""
+    settings = ANALYSES[key]
+    if key == "syntactic_tvd":
+        return " ".join(["--nltk-data", *map(shlex.quote, settings["nltk_data"])])
+    embeddings = shlex.quote(json.dumps(settings["embeddings"], sort_keys=True))
+    return (
+        f"--embeddings {embeddings} --n-init {settings['n_init']} "
+        f"--max-iter {settings['max_iter']}"
+    )
+
+
+for KEY, LEVEL in WORD_CLASS_LEVELS.items():
+    # Skipped when not configured, or defined by an earlier inclusion of this file.
+    if KEY not in ANALYSES or KEY in {r.name for r in workflow.rules}:
+        continue
+    WORD_CLASS = f"{PROVO}/{KEY}"
+    WORD_CLASS_SYSTEM = f"{WORD_CLASS}/{{model}}/{{decoding}}"
+
+    rule:
+        """Per-context class TVD of one system to the humans and the oracles."""
+        name:
+            KEY
+        input:
+            contexts=rules.provo_data.output.contexts,
+            responses=rules.provo_data.output.responses,
+            model=estimate_table,
+        output:
+            tvd=f"{WORD_CLASS_SYSTEM}/tvd.parquet",
+            system=f"{WORD_CLASS_SYSTEM}/system.parquet",
+        params:
+            # The shell command is formatted when the job runs, after the loop has ended: what
+            # differs between levels must be a param, fixed when the rule is defined.
+            subcommand=f"{LEVEL}-tvd",
+            options=word_class_options(KEY),
+            seed=config["seed"],
+            resplits=PC["resplits"],
+            bootstrap=PC["bootstrap_resamples"],
+            kind=estimate_kind,
+        conda:
+            CONDA_ENV
+        threads: job_threads(KEY)
+        resources:
+            **job_resources(KEY),
+        log:
+            log_path(KEY, "{model}", "{decoding}"),
+        benchmark:
+            benchmark_path(KEY, "{model}", "{decoding}")
+        shell:
+            "OMP_NUM_THREADS={threads} varprobe {params.subcommand} {params.options} "
+            "--model {wildcards.model} --decoding {wildcards.decoding} --seed {params.seed} "
+            "--resplits {params.resplits} --bootstrap {params.bootstrap} "
+            "--contexts {input.contexts} --responses {input.responses} "
+            "--{params.kind} {input.model} --tvd-out {output.tvd} "
+            "--system-out {output.system} > {log} 2>&1"
+
+    rule:
+        """One row per system: mean class TVD to the humans and between oracles, with CIs."""
+        name:
+            f"{KEY}_summary"
+        input:
+            system_path(f"{WORD_CLASS_SYSTEM}/system.parquet"),
+        output:
+            f"{WORD_CLASS}/summary.parquet",
+        params:
+            level=LEVEL,
+        conda:
+            CONDA_ENV
+        threads: job_threads(f"{KEY}_summary")
+        resources:
+            **job_resources(f"{KEY}_summary"),
+        log:
+            log_path(f"{KEY}_summary", "summary"),
+        benchmark:
+            benchmark_path(f"{KEY}_summary", "summary")
+        shell:
+            "varprobe word-class-summary --level {params.level} --systems {input} "
+            "--out {output} > {log} 2>&1"
+
+    rule:
+        """Histograms of per-context class TVD of every system and its oracles (paper Fig. 4)."""
+        name:
+            f"{KEY}_figure"
+        input:
+            system_path(f"{WORD_CLASS_SYSTEM}/tvd.parquet"),
+        output:
+            figure=report(
+                f"{WORD_CLASS}/figures/histogram.png",
+                caption=f"../report/{KEY}_histogram.rst",
+                category="Provo beyond words",
+            ),
+            table=f"{WORD_CLASS}/figures/histogram.parquet",
+        params:
+            level=LEVEL,
+        conda:
+            CONDA_ENV
+        threads: job_threads(f"{KEY}_figure")
+        resources:
+            **job_resources(f"{KEY}_figure"),
+        log:
+            log_path(f"{KEY}_figure", "figure"),
+        benchmark:
+            benchmark_path(f"{KEY}_figure", "figure")
+        shell:
+            "varprobe word-class-figure --level {params.level} --tvd {input} "
+            "--figure {output.figure} --table {output.table} > {log} 2>&1"
+
+    report_table(
+        f"{KEY}_summary",
+        f"{WORD_CLASS}/summary.parquet",
+        "Provo beyond words",
+        f"{LEVEL.capitalize()} TVD per system and the oracle control",
+    )
+    ANALYSIS_TARGETS.extend(
+        [f"{WORD_CLASS}/summary.parquet", f"{WORD_CLASS}/figures/histogram.png"]
+    )
