@@ -1,7 +1,9 @@
 """The token-level calibration study (Ilia & Aziz 2024, App. D, Table 4, Fig. 13)."""
 
 if "provo" not in config:
-    raise ValueError("analyses.token_level needs the Provo study: add a `provo:` section")
+    raise ValueError(
+        "analyses.token_level needs the Provo study: add a `provo:` section"
+    )
 TOKEN_DIR = f"{RESULTS}/appendix/token_level/{{model}}"
 
 
@@ -71,5 +73,9 @@ rule token_level_figure:
 
 
 ANALYSIS_TARGETS.extend(
-    expand(f"{TOKEN_DIR}/{{name}}", model=NETWORKS, name=["summary.parquet", "tvd_histogram.png"])
+    expand(
+        f"{TOKEN_DIR}/{{name}}",
+        model=NETWORKS,
+        name=["summary.parquet", "tvd_histogram.png"],
+    )
 )
