@@ -91,8 +91,9 @@ def token_table(
     rows, confidences, hits = [], [], []
     for ctx in contexts.itertuples(index=False):
         key = (int(ctx.text_id), int(ctx.word_number))
-        human = mle(first_tokens(humans[key], first_token))
-        splits = [(first_tokens(o1, first_token), first_tokens(o2, first_token))
+        ids = {word: first_token(word) for word in humans[key]}
+        human = mle(first_tokens(humans[key], ids.__getitem__))
+        splits = [(first_tokens(o1, ids.__getitem__), first_tokens(o2, ids.__getitem__))
                   for o1, o2 in oracle_splits(key, humans[key], settings)]
         p = np.asarray(next_token(ctx.context), dtype=np.float64)
         top = int(np.argmax(p))

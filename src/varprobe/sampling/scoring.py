@@ -73,8 +73,8 @@ class WordScorer:
     def word_log_probs(self, context: str, words: Sequence[str]) -> np.ndarray:
         """log P(w | c) with the beginning-of-word correction (module docstring) for each word.
 
-        The context is encoded once; each batch of words runs on its key/value cache, the
-        words right-padded to the longest (padding masked).
+        The context is encoded once; each batch of words (ordered by token length) runs on its
+        key/value cache, the words right-padded to the longest (padding masked).
         """
         ids = self.encode(context)
         out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True)
@@ -84,10 +84,12 @@ class WordScorer:
         for word, word_ids in zip(words, encoded, strict=True):
             if not word_ids:
                 raise ValueError(f"word {word!r} encodes to no token")
+        # Words of similar token length share a batch: less padding.
+        order = sorted(range(len(words)), key=lambda i: len(encoded[i]))
         scores = np.empty(len(words))
         for start in range(0, len(words), self.batch_size):
-            chunk = encoded[start : start + self.batch_size]
-            scores[start : start + len(chunk)] = self._score_chunk(shared, len(ids), first, chunk)
+            rows = order[start : start + self.batch_size]
+            scores[rows] = self._score_chunk(shared, len(ids), first, [encoded[i] for i in rows])
         return scores
 
     def _score_chunk(self, shared: list, passage: int, first: torch.Tensor,
