@@ -172,3 +172,21 @@ def writingprompts_mirror(tmp_path_factory) -> Path:
         lines = [row[column] for row in WRITING_PROMPTS]
         (folder / f"test.wp_{side}").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return mirror
+
+
+@pytest.fixture(scope="session")
+def passage_one(tmp_path_factory, provo_norms) -> dict[str, Path]:
+    """Contexts and responses tables of Provo passage 1's first 4 contexts:
+    ``{"contexts": PATH, "responses": PATH}``."""
+    from varprobe import tables
+    from varprobe.data.provo import contexts_table, responses_table
+
+    directory = tmp_path_factory.mktemp("passage-one")
+    contexts = contexts_table(provo_norms, [1]).head(4)
+    responses = responses_table(provo_norms, [1])
+    keys = set(zip(contexts["text_id"], contexts["word_number"]))
+    responses = responses[[k in keys for k in zip(responses["text_id"], responses["word_number"])]]
+    paths = {"contexts": directory / "contexts.parquet", "responses": directory / "responses.parquet"}
+    tables.write(contexts, paths["contexts"], "provo_contexts")
+    tables.write(responses, paths["responses"], "provo_responses")
+    return paths

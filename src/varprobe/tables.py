@@ -151,6 +151,34 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "level": "string", "model": "string", "decoding": "string", "series": "string",
         "bin_low": "float64", "bin_high": "float64", "count": "int64",
     },
+    # The biased model estimate (Ilia & Aziz 2024, App. A): one row per word of a context's
+    # support, its sources, log P(w|c) with the beginning-of-word correction and the
+    # probability renormalised over the support.
+    "biased_support": {
+        "text_id": "int32", "word_number": "int32", "word": "string", "sources": "string",
+        "log_probability": "float64", "probability": "float64",
+    },
+    # The token-level study (App. D): per context, the model's exact next-token distribution
+    # against the humans' first tokens.
+    "token_level_tvd": {
+        "text_id": "int32", "word_number": "int32", "context_length": "int32", "n_humans": "int64",
+        "n_first_tokens": "int64", "tvd": "float64", "tvd_model_oracle1": "float64",
+        "tvd_oracle2_oracle1": "float64", "tvd_oracle1_human": "float64",
+        "tvd_oracle2_human": "float64", "entropy_model": "float64", "entropy_human": "float64",
+        "entropy_oracle1": "float64", "entropy_oracle2": "float64", "model_mode_id": "int64",
+        "model_mode": "string", "confidence": "float64", "human_majority_id": "int64",
+        "human_majority": "string", "model_probability_majority": "float64",
+    },
+    "token_level_summary": {
+        "model": "string", "system": "string", "n_contexts": "int64", "expected_tvd": "float64",
+        "ci_low": "float64", "ci_high": "float64", "expected_tvd_oracle1": "float64",
+        "ece_human_majority": "float64", "mean_entropy": "float64",
+    },
+    # A histogram figure's numbers: per series, bin edges, counts and density.
+    "tvd_histogram": {
+        "series": "string", "bin_lower": "float64", "bin_upper": "float64", "count": "int64",
+        "density": "float64",
+    },
 }
 
 

@@ -115,9 +115,12 @@ REPORT_TABLES = {}
 each as an HTML page captioned by workflow/report/<name>.rst)."""
 
 
-def report_table(name, table, category, title):
-    """Show the Parquet ``table`` in the report as page ``name`` (caption report/<name>.rst)."""
-    REPORT_TABLES[name] = dict(table=table, category=category, title=title)
+def report_table(name, table, category, title, caption=None):
+    """Show the Parquet ``table`` in the report as page ``name``, captioned by
+    report/<caption>.rst (default: report/<name>.rst)."""
+    REPORT_TABLES[name] = dict(
+        table=table, category=category, title=title, caption=caption or name
+    )
 
 
 def log_path(stage, *names):

@@ -10,7 +10,7 @@ for name, entry in REPORT_TABLES.items():
         output:
             report(
                 f"{RESULTS}/report/{name}.html",
-                caption=f"../report/{name}.rst",
+                caption=f"../report/{entry['caption']}.rst",
                 category=entry["category"],
                 subcategory="Tables",
             ),

@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 
 from varprobe.cli import (
-    oracle_replacement, production, provo, report, sample_size, setup, token_calibration, word_classes,
+    model_appendix, oracle_replacement, production, provo, report, sample_size, setup,
+    token_calibration, word_classes,
 )
 
 STUDIES = (
-    setup, provo, production, token_calibration, word_classes, sample_size, oracle_replacement, report,
+    setup, provo, production, token_calibration, word_classes, model_appendix, sample_size,
+    oracle_replacement, report,
 )
 
 

@@ -58,11 +58,12 @@ def read_estimates(args: argparse.Namespace) -> tuple[dict, float]:
     return enumerated_estimates(distribution), float(per_context.mean())
 
 
-def add_model_job(parser: argparse.ArgumentParser) -> None:
-    """The options of a job that runs a model: its config entry, the decoding's, and which
-    device it may use."""
+def add_model_job(parser: argparse.ArgumentParser, decoding: bool = True) -> None:
+    """The options of a job that runs a model: its config entry, the decoding's (unless
+    ``decoding`` is False), and which device it may use."""
     parser.add_argument("--model", required=True, help="the model's config entry as JSON")
-    parser.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
+    if decoding:
+        parser.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
     parser.add_argument("--gpus", type=int, default=1,
                         help="GPUs given to this job; 0 runs CUDA models on CPU")
     parser.add_argument("--cpu-fallback", action="store_true",

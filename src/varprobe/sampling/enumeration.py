@@ -55,6 +55,23 @@ from varprobe.sampling.decoding import Decoding
 from varprobe.words import COMPLETE, FAILURES, first_word, is_delimiter
 
 
+def delimiter_tokens(vocabulary: Vocabulary, size: int) -> np.ndarray:
+    """Per token id below ``size`` (the model's output size): whether the token is *regular*
+    (see the module docstring) and its text starts with a delimiter, so that it closes an open
+    word run. Tokenizers that clean up spaces have no regular tokens (all False)."""
+    tokenizer = vocabulary.tokenizer
+    mask = np.zeros(size, dtype=bool)
+    if getattr(tokenizer, "clean_up_tokenization_spaces", False):
+        return mask
+    special = set(getattr(tokenizer, "added_tokens_decoder", {})) | vocabulary.eos
+    ids = [t for t in range(min(size, len(tokenizer))) if t not in special]
+    texts = tokenizer.batch_decode([vocabulary.reference + [t] for t in ids])
+    for t, text in zip(ids, texts, strict=True):
+        piece = text[len(vocabulary.prefix) :]
+        mask[t] = bool(piece) and "\ufffd" not in piece and is_delimiter(piece[0])
+    return mask
+
+
 @dataclass(frozen=True)
 class EnumerationSettings:
     """When to stop (covered mass, forward tokens), the token budget per path, the number of
@@ -179,21 +196,9 @@ class Enumerator:
         self.decoding = decoding
         self.settings = settings
         self.device = next(model.parameters()).device
-        self.closes_open_word = self._regular_delimiters()
-
-    def _regular_delimiters(self) -> np.ndarray:
-        """Per token id: regular (see the module docstring) and its text starts with a delimiter."""
-        size = self.model.get_output_embeddings().weight.shape[0]
-        mask = np.zeros(size, dtype=bool)
-        if getattr(self.tokenizer, "clean_up_tokenization_spaces", False):
-            return mask
-        special = set(getattr(self.tokenizer, "added_tokens_decoder", {})) | self.vocabulary.eos
-        ids = [t for t in range(min(size, len(self.tokenizer))) if t not in special]
-        texts = self.tokenizer.batch_decode([self.vocabulary.reference + [t] for t in ids])
-        for t, text in zip(ids, texts, strict=True):
-            piece = text[len(self.vocabulary.prefix) :]
-            mask[t] = bool(piece) and "\ufffd" not in piece and is_delimiter(piece[0])
-        return mask
+        self.closes_open_word = delimiter_tokens(
+            self.vocabulary, self.model.get_output_embeddings().weight.shape[0]
+        )
 
     def encode(self, context: str) -> list[int]:
         """Token ids of a context, with the tokenizer's default special tokens (as the sampler)."""

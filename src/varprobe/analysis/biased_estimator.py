@@ -1,0 +1,159 @@
+"""The biased model estimate of next-word distributions (Ilia & Aziz 2024, Appendix A, eq. 1).
+
+Instead of the Monte Carlo estimate (the MLE of complete-word draws), the model's probability
+of each word of a *support* S(c) is computed exactly and renormalised over S(c):
+
+    log q(w | c) = log P(w | c) - log sum_{k in S(c)} P(k | c),
+
+where P(w | c) is the probability that the model's first complete word after c is w: the
+probability of the tokens of ``" " + w`` times the beginning-of-word correction, the mass of
+the tokens that close the word (``varprobe.sampling.scoring``). The paper's eq. (1) writes
+log f(c, w) - log f(c) for the first term (the joint probability of the token sequence); the
+correction makes it the probability of the *complete* word, so "the" does not take mass that
+belongs to "there" (Pimentel & Meister 2024).
+
+The support is the union of (``SOURCES``):
+
+* ``samples``: the words of the system's samples table (the configured ``samples_decoding``);
+* ``greedy``: the word of one draw with top_k = 1;
+* ``nucleus-P``: the words of ``nucleus_samples`` draws with top_p = P, for each configured P;
+* ``human``: every human response;
+* ``corpus``: the word of the text.
+
+The greedy and nucleus draws use the complete-word sampler with stream key
+``(text_id, word_number, s)``, s = 0 for greedy and 1, 2, ... for the nucleus values in
+order: no draw reuses the uniforms of the samples table (key ``(text_id, word_number)``).
+
+The estimator is biased: it puts all the mass on S(c), so it overestimates the words in it and
+gives 0 to every other word; it forces the model to give mass to every human response.
+
+*Surface form.* A word is scored as its normalised form (lowercase, punctuation removed, as
+Provo's responses are: ``varprobe.words.normalise_word``), so "don't" is scored as " dont" and
+a sentence-initial word in lowercase; different spellings the model would write for one
+normalised word are not summed. This underestimates P(w | c) for such words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+
+from varprobe.analysis.next_word import ModelEstimate, human_counts, model_counts
+from varprobe.words import has_word_char
+
+
+@dataclass(frozen=True)
+class BiasedSettings:
+    """The nucleus values and draws per value, the sampler's token budget, batch size and seed."""
+
+    nucleus: tuple[float, ...] = (0.7, 0.8, 0.9)
+    nucleus_samples: int = 100
+    max_tokens: int = 20
+    batch_size: int = 256
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for p in self.nucleus:
+            if not 0 < p <= 1:
+                raise ValueError(f"nucleus values must be in (0, 1], got {p}")
+        if self.nucleus_samples < 1:
+            raise ValueError(f"nucleus_samples must be >= 1, got {self.nucleus_samples}")
+
+
+def sources(nucleus: Sequence[float]) -> tuple[str, ...]:
+    """The support's sources, in the order they are listed in the support table."""
+    return ("samples", "greedy", *(f"nucleus-{p:g}" for p in nucleus), "human", "corpus")
+
+
+def model_draws(model, tokenizer, contexts: pd.DataFrame, settings: BiasedSettings) -> dict:
+    """Per context ``(text_id, word_number)``: ``{source: [word or "" for a failed draw]}`` for
+    the greedy draw and the nucleus draws (module docstring)."""
+    from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
+    from varprobe.sampling.decoding import Decoding
+
+    runs = [("greedy", Decoding("greedy", top_k=1), 1)]
+    runs += [(f"nucleus-{p:g}", Decoding(f"nucleus-{p:g}", top_p=p), settings.nucleus_samples)
+             for p in settings.nucleus]
+    keys = [(int(t), int(w)) for t, w in zip(contexts["text_id"], contexts["word_number"], strict=True)]
+    draws: dict = {key: {} for key in keys}
+    for stream, (source, decoding, n) in enumerate(runs):
+        sampler = CompleteWordSampler(
+            model, tokenizer, decoding,
+            SamplerSettings(n, settings.max_tokens, settings.batch_size, settings.seed),
+        )
+        work = (((*key, stream), ctx) for key, ctx in zip(keys, contexts["context"], strict=True))
+        for key, found in zip(keys, sampler.sample_many(work), strict=True):
+            draws[key][source] = [d.word for d in found]
+    return draws
+
+
+def support(named_words: Mapping[str, Iterable[str]], order: Sequence[str]) -> dict[str, list[str]]:
+    """The support of one context: ``{word: [sources it came from]}`` over the words of every
+    source in ``order`` (empty strings, i.e. failed draws, and words without a letter or digit
+    are left out). Words are listed in order of first appearance, sources in ``order``."""
+    found: dict[str, list[str]] = {}
+    for source in order:
+        for word in named_words.get(source, ()):
+            if word and has_word_char(word) and source not in found.setdefault(word, []):
+                found[word].append(source)
+    return found
+
+
+def renormalise(log_probs: np.ndarray) -> np.ndarray:
+    """q = exp(log P - logsumexp(log P)): eq. (1), the renormalisation over the support.
+
+    Words with log P = -inf get 0; ValueError when every word has probability 0 or the array
+    is empty or holds NaN or +inf.
+    """
+    log_probs = np.asarray(log_probs, dtype=float)
+    if log_probs.size == 0 or np.isnan(log_probs).any() or np.isposinf(log_probs).any():
+        raise ValueError(f"log probabilities must be a non-empty array of finite values or -inf, got {log_probs}")
+    total = logsumexp(log_probs)
+    if not np.isfinite(total):
+        raise ValueError("every word of the support has probability 0: nothing to renormalise")
+    return np.exp(log_probs - total)
+
+
+def biased_estimates(
+    contexts: pd.DataFrame,
+    responses: pd.DataFrame,
+    samples: pd.DataFrame,
+    draws: dict,
+    score,
+    order: Sequence[str],
+) -> tuple[pd.DataFrame, dict[tuple[int, int], ModelEstimate], float]:
+    """The support table (schema ``biased_support``), the per-context estimates and the share
+    of model draws (samples, greedy, nucleus) that gave no word.
+
+    ``draws``: ``model_draws``' result; ``score(context, words)``: log P(w | c) per word
+    (``WordScorer.word_log_probs``).
+    """
+    humans = human_counts(responses)
+    sampled = model_counts(samples)
+    drawn = samples.groupby(["text_id", "word_number"])["count"].sum()
+    rows, estimates = [], {}
+    n_draws = n_failed = 0
+    for ctx in contexts.itertuples(index=False):
+        key = (int(ctx.text_id), int(ctx.word_number))
+        own = draws.get(key, {})
+        named = {"samples": sorted(sampled.get(key, {})), **own, "human": sorted(humans[key]),
+                 "corpus": [ctx.corpus_word]}
+        found = support(named, order)
+        words = list(found)
+        log_probs = score(ctx.context, words)
+        q = renormalise(log_probs)
+        context_draws = int(drawn.get(key, 0)) + sum(len(v) for v in own.values())
+        context_words = sum(sampled.get(key, {}).values()) + sum(bool(w) for v in own.values() for w in v)
+        n_draws += context_draws
+        n_failed += context_draws - context_words
+        estimates[key] = ModelEstimate(dict(zip(words, q.tolist(), strict=True)), context_draws, context_words)
+        rows.extend(
+            {"text_id": key[0], "word_number": key[1], "word": w, "sources": ",".join(found[w]),
+             "log_probability": float(lp), "probability": float(p)}
+            for w, lp, p in zip(words, log_probs, q, strict=True)
+        )
+    return pd.DataFrame(rows), estimates, (n_failed / n_draws if n_draws else float("nan"))

@@ -1,0 +1,119 @@
+"""Exact model probabilities of given continuations: next tokens, and complete words.
+
+The context is encoded as the sampler encodes it (``CompleteWordSampler.encode``: the
+tokenizer's default special tokens, no trailing space) and a continuation that starts a new
+word is the text ``" " + w`` (``varprobe.words``: a continuation that starts a new word starts
+with whitespace).
+
+*Word probability with the beginning-of-word correction* (Pimentel & Meister 2024). The tokens
+y_1..y_n of ``" " + w`` spell w, but the model has only written the word w once the token after
+them starts something else; so
+
+    log P(w | c) = sum_i log pi(y_i | c, y_<i) + log sum_{t in B} pi(t | c, y),
+
+where pi is the model's next-token distribution (softmax over the full vocabulary, no
+decoding transformation) and B the tokens that close an open word run: the *regular* tokens
+whose text starts with whitespace or breaking punctuation
+(``varprobe.sampling.enumeration.delimiter_tokens``) and end-of-sequence. Special tokens other
+than end-of-sequence are not in B.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from transformers import DynamicCache
+
+from varprobe.sampling.complete_word import Vocabulary
+from varprobe.sampling.enumeration import delimiter_tokens
+
+
+class WordScorer:
+    """Next-token distributions and beginning-of-word-corrected word log-probabilities of a
+    causal LM, ``batch_size`` words per forward pass on the context's key/value cache."""
+
+    def __init__(self, model, tokenizer, batch_size: int = 64) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.model = model
+        self.tokenizer = tokenizer
+        self.batch_size = batch_size
+        self.device = next(model.parameters()).device
+        vocabulary = Vocabulary(tokenizer)
+        size = model.get_output_embeddings().weight.shape[0]
+        closing = delimiter_tokens(vocabulary, size)
+        closing[[t for t in vocabulary.eos if t < size]] = True
+        self.closing = torch.tensor(closing, device=self.device)
+
+    def encode(self, context: str) -> list[int]:
+        """Token ids of a context, as the sampler encodes it."""
+        return list(self.tokenizer(context)["input_ids"])
+
+    def word_ids(self, word: str) -> list[int]:
+        """Token ids of the continuation ``" " + word`` (no special tokens)."""
+        return list(self.tokenizer.encode(" " + word, add_special_tokens=False))
+
+    def first_token(self, word: str) -> int:
+        """The first token id of the continuation ``" " + word``."""
+        ids = self.word_ids(word)
+        if not ids:
+            raise ValueError(f"word {word!r} encodes to no token")
+        return ids[0]
+
+    @torch.inference_mode()
+    def next_token_log_probs(self, context: str) -> torch.Tensor:
+        """log pi(. | c): the float64 log-softmax over the full vocabulary, shape ``(V,)``."""
+        ids = self.encode(context)
+        out = self.model(input_ids=torch.tensor([ids], device=self.device))
+        return torch.log_softmax(out.logits[0, -1].double(), -1)
+
+    @torch.inference_mode()
+    def word_log_probs(self, context: str, words: Sequence[str]) -> np.ndarray:
+        """log P(w | c) with the beginning-of-word correction (module docstring) for each word.
+
+        The context is encoded once; each batch of words (ordered by token length) runs on its
+        key/value cache, the words right-padded to the longest (padding masked).
+        """
+        ids = self.encode(context)
+        out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True)
+        shared = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+        first = torch.log_softmax(out.logits[0, -1].double(), -1)
+        encoded = [self.word_ids(w) for w in words]
+        for word, word_ids in zip(words, encoded, strict=True):
+            if not word_ids:
+                raise ValueError(f"word {word!r} encodes to no token")
+        # Words of similar token length share a batch: less padding.
+        order = sorted(range(len(words)), key=lambda i: len(encoded[i]))
+        scores = np.empty(len(words))
+        for start in range(0, len(words), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            scores[rows] = self._score_chunk(shared, len(ids), first, [encoded[i] for i in rows])
+        return scores
+
+    def _score_chunk(self, shared: list, passage: int, first: torch.Tensor,
+                     chunk: list[list[int]]) -> np.ndarray:
+        size, longest = len(chunk), max(len(c) for c in chunk)
+        tokens = torch.zeros(size, longest, dtype=torch.long, device=self.device)
+        mask = torch.ones(size, passage + longest, dtype=torch.long, device=self.device)
+        for row, word_ids in enumerate(chunk):
+            tokens[row, : len(word_ids)] = torch.tensor(word_ids, device=self.device)
+            mask[row, passage + len(word_ids) :] = 0
+        layers = [(k.expand(size, -1, -1, -1), v.expand(size, -1, -1, -1)) for k, v in shared]
+        out = self.model(
+            input_ids=tokens,
+            past_key_values=DynamicCache(layers, config=self.model.config),
+            attention_mask=mask,
+            position_ids=(passage + torch.arange(longest, device=self.device)).expand(size, -1),
+        )
+        # logp[b, i]: log pi(. | c, y_1..y_{i+1}) of word b.
+        logp = torch.log_softmax(out.logits.double(), -1)
+        closing = torch.logsumexp(logp[:, :, self.closing], -1)
+        scores = []
+        for row, word_ids in enumerate(chunk):
+            n = len(word_ids)
+            steps = torch.arange(n - 1, device=self.device)
+            inner = logp[row, steps, torch.tensor(word_ids[1:], dtype=torch.long, device=self.device)]
+            scores.append(float(first[word_ids[0]] + inner.sum() + closing[row, n - 1]))
+        return np.array(scores)

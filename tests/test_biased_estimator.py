@@ -1,0 +1,163 @@
+"""The biased model estimate (App. A): word scores with the beginning-of-word correction, the
+support, the renormalisation, the CLI on the tiny model and the rules."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+import yaml
+from test_workflow import output, scheduled, snakemake, write_config
+
+from varprobe import tables
+from varprobe.analysis.biased_estimator import biased_estimates, renormalise, sources, support
+from varprobe.cli import main
+from varprobe.sampling.scoring import WordScorer
+
+
+@pytest.fixture(scope="module")
+def scorer(tiny_model):
+    return WordScorer(tiny_model.model, tiny_model.tokenizer, batch_size=3)
+
+
+def _softmax(model, ids):
+    with torch.no_grad():
+        return torch.softmax(model(torch.tensor([ids])).logits[0, -1].double(), -1)
+
+
+def test_closing_tokens_are_eos_and_tokens_that_start_with_a_delimiter(scorer, tiny_model):
+    encode = tiny_model.tokenizer.encode
+    closing = scorer.closing.cpu().numpy()
+    assert closing[tiny_model.tokenizer.eos_token_id]
+    assert closing[encode(" the")[0]] and closing[encode(".")[0]] and closing[encode(",")[0]]
+    assert not closing[encode("cat")[0]] and not closing[encode("'s")[0]] and not closing[encode("-")[0]]
+
+
+def test_word_probability_is_the_product_of_softmax_probabilities_and_the_closing_mass(
+    scorer, tiny_model
+):
+    model, tokenizer = tiny_model.model, tiny_model.tokenizer
+    context = "The cat sat on the"
+    ids = tokenizer(context)["input_ids"]
+    word = tokenizer.encode(" windowsill")
+    assert len(word) == 2  # " windows" + "ill": a two-token word
+    first, second, after = _softmax(model, ids), _softmax(model, ids + word[:1]), _softmax(model, ids + word)
+    closing = tokenizer.encode(" a")[0], tokenizer.encode(".")[0], tokenizer.eos_token_id
+    mask = scorer.closing.cpu().numpy()
+    by_hand = first[word[0]] * second[word[1]] * after[torch.tensor(mask)].sum()
+    assert all(mask[t] for t in closing)
+    assert after[torch.tensor(mask)].sum() > sum(after[t] for t in closing)
+    scores = scorer.word_log_probs(context, ["windowsill", "mat", "a", "on", "extraordinarily"])
+    assert math.exp(scores[0]) == pytest.approx(float(by_hand), rel=1e-9)
+    one = tokenizer.encode(" mat")
+    assert math.exp(scores[1]) == pytest.approx(
+        float(first[one[0]] * _softmax(model, ids + one)[torch.tensor(mask)].sum()), rel=1e-9)
+
+
+def test_scores_do_not_depend_on_the_batch(tiny_model):
+    words = ["mat", "windowsill", "dog", "a", "extraordinarily", "cat's"]
+    one = WordScorer(tiny_model.model, tiny_model.tokenizer, batch_size=1).word_log_probs("It was", words)
+    many = WordScorer(tiny_model.model, tiny_model.tokenizer, batch_size=64).word_log_probs("It was", words)
+    np.testing.assert_allclose(one, many, rtol=1e-6)
+    # The correction only removes mass: P(w) <= P(tokens of " w").
+    first = _softmax(tiny_model.model, tiny_model.tokenizer("It was")["input_ids"])
+    assert math.exp(one[0]) < float(first[tiny_model.tokenizer.encode(" mat")[0]])
+
+
+def test_renormalise_is_eq_1():
+    np.testing.assert_allclose(renormalise(np.log([0.1, 0.3])), [0.25, 0.75])
+    np.testing.assert_allclose(renormalise([-1000.0, -1000.0 + math.log(3)]), [0.25, 0.75])
+    np.testing.assert_allclose(renormalise([0.0, -np.inf]), [1.0, 0.0])
+    for bad in ([], [-np.inf, -np.inf], [np.nan, 0.0]):
+        with pytest.raises(ValueError):
+            renormalise(bad)
+
+
+def test_support_is_the_union_of_the_sources_with_where_each_word_came_from():
+    order = sources([0.9])
+    assert order == ("samples", "greedy", "nucleus-0.9", "human", "corpus")
+    found = support({"corpus": ["mat"], "samples": ["rug", "mat"], "greedy": [""],
+                     "nucleus-0.9": ["mat", "", "..."], "human": ["floor", "rug"]}, order)
+    assert found == {"rug": ["samples", "human"], "mat": ["samples", "nucleus-0.9", "corpus"],
+                     "floor": ["human"]}
+
+
+def test_estimates_renormalise_the_scores_over_the_support():
+    contexts = pd.DataFrame({"text_id": [1], "word_number": [2], "context": ["The"],
+                             "context_length": [1], "word": ["cat"], "corpus_word": ["cat"]})
+    responses = pd.DataFrame({"text_id": [1, 1], "word_number": [2, 2], "response": ["dog", "cat"],
+                              "count": [3, 1]})
+    samples = pd.DataFrame({"text_id": [1, 1, 1], "word_number": [2, 2, 2], "word": ["sun", "", "dog"],
+                            "failed": [False, True, False], "count": [2, 1, 1]})
+    draws = {(1, 2): {"greedy": ["sun"], "nucleus-0.9": ["moon", ""]}}
+    given = {"sun": math.log(0.2), "dog": math.log(0.1), "moon": math.log(0.05), "cat": math.log(0.05)}
+    seen = []
+
+    def score(context, words):
+        seen.append((context, list(words)))
+        return np.array([given[w] for w in words])
+
+    table, estimates, failure_rate = biased_estimates(
+        contexts, responses, samples, draws, score, sources([0.9]))
+    assert seen == [("The", ["dog", "sun", "moon", "cat"])]
+    assert estimates[(1, 2)].distribution == pytest.approx({"sun": 0.5, "dog": 0.25, "moon": 0.125, "cat": 0.125})
+    assert (estimates[(1, 2)].n_draws, estimates[(1, 2)].n_words) == (7, 5)
+    assert failure_rate == pytest.approx(2 / 7)
+    assert dict(zip(table["word"], table["sources"])) == {
+        "dog": "samples,human", "sun": "samples,greedy", "moon": "nucleus-0.9", "cat": "human,corpus"}
+    assert table["probability"].sum() == pytest.approx(1.0)
+
+
+def test_cli_on_the_tiny_model(tmp_path, tiny_model_dir, passage_one):
+    model = json.dumps({"name": "tiny", "pretrained": str(tiny_model_dir)})
+    control = ["--contexts", str(passage_one["contexts"]), "--responses", str(passage_one["responses"]),
+               "--seed", "0", "--resplits", "3", "--ece-bins", "10", "--bootstrap", "50"]
+    main(["provo-sample", "--model", model, "--decoding", '{"name": "ancestral"}', "--contexts",
+          str(passage_one["contexts"]), "--n-samples", "4", "--max-tokens", "6", "--batch-size", "32",
+          "--seed", "0", "--out", str(tmp_path / "samples.parquet")])
+    main(["biased-estimator", "--model", model, *control, "--samples", str(tmp_path / "samples.parquet"),
+          "--nucleus", "0.8", "0.9", "--nucleus-samples", "3", "--max-tokens", "6", "--batch-size", "32",
+          "--support-out", str(tmp_path / "support.parquet"), "--tvd-out", str(tmp_path / "tvd.parquet"),
+          "--system-out", str(tmp_path / "system.parquet")])
+    found = tables.read(tmp_path / "support.parquet", "biased_support")
+    per_context = tables.read(tmp_path / "tvd.parquet", "provo_tvd")
+    system = tables.read(tmp_path / "system.parquet", "provo_system")
+    responses = tables.read(passage_one["responses"], "provo_responses")
+    assert len(per_context) == 4 and per_context["tvd"].notna().all()
+    for key, rows in found.groupby(["text_id", "word_number"]):
+        assert rows["probability"].sum() == pytest.approx(1.0)
+        assert rows["word"].is_unique
+        humans = responses[(responses["text_id"] == key[0]) & (responses["word_number"] == key[1])]
+        assert set(humans["response"]) <= set(rows["word"])
+    assert found["sources"].str.contains("greedy").any() and found["sources"].str.contains("nucleus-0.8").any()
+    assert system["decoding"].tolist() == ["biased"]
+    assert 0 <= system["ece_corpus"].iloc[0] <= 1
+    metadata = tables.read_metadata(tmp_path / "support.parquet")
+    assert metadata["biased"]["nucleus"] == [0.8, 0.9]
+
+
+def _analyses_config(path, data_mirror, tiny_model_dir, **biased):
+    write_config(path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}])
+    config = yaml.safe_load((path / "config.yaml").read_text())
+    config["analyses"] = {"biased_estimator": biased, "token_level": {}}
+    (path / "config.yaml").write_text(yaml.safe_dump(config))
+
+
+def test_rules_are_scheduled_per_network_model(tmp_path, data_mirror, tiny_model_dir):
+    _analyses_config(tmp_path, data_mirror, tiny_model_dir, nucleus=[0.9], nucleus_samples=5)
+    jobs = scheduled(tmp_path)
+    for rule in ("biased_estimator", "biased_estimator_summary", "biased_estimator_figure",
+                 "token_level", "token_level_figure"):
+        assert jobs[rule] == 1, jobs
+    assert jobs["provo_sample"] == 1
+
+
+def test_samples_decoding_must_be_a_sampled_decoding(tmp_path, data_mirror, tiny_model_dir):
+    _analyses_config(tmp_path, data_mirror, tiny_model_dir, samples_decoding="greedy-ish")
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert "samples_decoding" in output(run) and "greedy-ish" in output(run)

@@ -1,0 +1,129 @@
+"""The biased model estimate of next-word distributions (Ilia & Aziz 2024, App. A, Table 2, Fig. 5)."""
+
+if "provo" not in config:
+    raise ValueError(
+        "analyses.biased_estimator needs the Provo study: add a `provo:` section"
+    )
+BIASED = {
+    "samples_decoding": "ancestral",
+    "nucleus": [0.7, 0.8, 0.9],
+    "nucleus_samples": 100,
+    "score_batch": 64,
+    **(ANALYSES["biased_estimator"] or {}),
+}
+if BIASED["samples_decoding"] not in SAMPLED:
+    raise ValueError(
+        f"analyses.biased_estimator.samples_decoding: {BIASED['samples_decoding']!r} is not "
+        f"a sampled decoding of provo.decodings (those are: {', '.join(SAMPLED) or 'none'})"
+    )
+BIASED_DIR = f"{RESULTS}/appendix/biased_estimator/{{model}}"
+BIASED_SYSTEM = f"{PROVO}/{{model}}/{BIASED['samples_decoding']}/system.parquet"
+
+
+rule biased_estimator:
+    """Support words, their renormalised exact probabilities and the TVD/ECE of the estimate."""
+    input:
+        contexts=rules.provo_data.output.contexts,
+        responses=rules.provo_data.output.responses,
+        samples=f"{PROVO}/{{model}}/{BIASED['samples_decoding']}/samples.parquet",
+    output:
+        support=f"{BIASED_DIR}/support.parquet",
+        tvd=f"{BIASED_DIR}/tvd.parquet",
+        system=f"{BIASED_DIR}/system.parquet",
+    wildcard_constraints:
+        model=_alternatives(NETWORKS),
+    params:
+        **CONTROL_PARAMS,
+        model=model_entry,
+        nucleus=" ".join(map(str, BIASED["nucleus"])),
+        nucleus_samples=BIASED["nucleus_samples"],
+        max_tokens=PC["max_tokens"],
+        cpu_fallback=cpu_fallback,
+    threads: job_threads("biased_estimator")
+    resources:
+        **job_resources("biased_estimator"),
+        gpu=uses_gpu,
+        # Speed and memory only: resources, not params, so changing them reruns nothing.
+        batch_size=PC["batch_size"],
+        score_batch=BIASED["score_batch"],
+    conda:
+        CONDA_ENV
+    log:
+        log_path("biased_estimator", "{model}"),
+    benchmark:
+        benchmark_path("biased_estimator", "{model}")
+    shell:
+        "OMP_NUM_THREADS={threads} varprobe biased-estimator --model {params.model:q} "
+        f"{CONTROL_ARGS} --samples {{input.samples}} --nucleus {{params.nucleus}} "
+        "--nucleus-samples {params.nucleus_samples} --max-tokens {params.max_tokens} "
+        "--batch-size {resources.batch_size} --score-batch {resources.score_batch} "
+        "--gpus {resources.gpu} {params.cpu_fallback} --support-out {output.support} > {log} 2>&1"
+
+
+for _model in NETWORKS:
+    report_table(
+        f"biased_estimator_summary_{_model}",
+        BIASED_DIR.format(model=_model) + "/summary.parquet",
+        "Appendix",
+        f"Biased model estimate of {_model} beside its samples and the oracle (Table 2)",
+        caption="biased_estimator_summary",
+    )
+
+
+rule biased_estimator_summary:
+    """The biased estimate beside the sampled system and the oracle control (Table 2)."""
+    input:
+        rules.provo_oracle.output.system,
+        BIASED_SYSTEM,
+        rules.biased_estimator.output.system,
+    output:
+        f"{BIASED_DIR}/summary.parquet",
+    conda:
+        CONDA_ENV
+    threads: job_threads("biased_estimator_summary")
+    resources:
+        **job_resources("biased_estimator_summary"),
+    log:
+        log_path("biased_estimator_summary", "{model}"),
+    benchmark:
+        benchmark_path("biased_estimator_summary", "{model}")
+    shell:
+        "varprobe provo-summary --systems {input} --out {output} > {log} 2>&1"
+
+
+rule biased_estimator_figure:
+    """Histograms of per-context TVD to all humans: biased estimate and oracle (Fig. 5)."""
+    input:
+        model=rules.biased_estimator.output.tvd,
+        oracle=rules.provo_oracle.output.tvd,
+    output:
+        figure=report(
+            f"{BIASED_DIR}/tvd_histogram.png",
+            caption="../report/biased_estimator_figure.rst",
+            category="Appendix",
+            subcategory="biased model estimate",
+        ),
+        table=f"{BIASED_DIR}/tvd_histogram.parquet",
+    conda:
+        CONDA_ENV
+    threads: job_threads("biased_estimator_figure")
+    resources:
+        **job_resources("biased_estimator_figure"),
+    log:
+        log_path("biased_estimator_figure", "{model}"),
+    benchmark:
+        benchmark_path("biased_estimator_figure", "{model}")
+    shell:
+        "varprobe tvd-histogram --series '{wildcards.model} (biased)' provo_tvd tvd {input.model} "
+        "--series 'oracle 2' provo_tvd tvd {input.oracle} "
+        "--xlabel 'TVD to all humans (per context)' --figure {output.figure} "
+        "--table {output.table} > {log} 2>&1"
+
+
+ANALYSIS_TARGETS.extend(
+    expand(
+        f"{BIASED_DIR}/{{name}}",
+        model=NETWORKS,
+        name=["summary.parquet", "tvd_histogram.png"],
+    )
+)

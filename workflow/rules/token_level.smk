@@ -1,0 +1,85 @@
+"""The token-level calibration study (Ilia & Aziz 2024, App. D, Table 4, Fig. 13)."""
+
+if "provo" not in config:
+    raise ValueError(
+        "analyses.token_level needs the Provo study: add a `provo:` section"
+    )
+TOKEN_DIR = f"{RESULTS}/appendix/token_level/{{model}}"
+
+for _model in NETWORKS:
+    report_table(
+        f"token_level_summary_{_model}",
+        TOKEN_DIR.format(model=_model) + "/summary.parquet",
+        "Appendix",
+        f"Token-level TVD and ECE of {_model}, oracle 1 and oracle 2 (Table 4)",
+        caption="token_level_summary",
+    )
+
+
+rule token_level:
+    """Exact next-token distribution vs the humans' first tokens: TVD, oracles, ECE."""
+    input:
+        contexts=rules.provo_data.output.contexts,
+        responses=rules.provo_data.output.responses,
+    output:
+        tvd=f"{TOKEN_DIR}/tvd.parquet",
+        summary=f"{TOKEN_DIR}/summary.parquet",
+    wildcard_constraints:
+        model=_alternatives(NETWORKS),
+    params:
+        **CONTROL_PARAMS,
+        model=model_entry,
+        cpu_fallback=cpu_fallback,
+    threads: job_threads("token_level")
+    resources:
+        **job_resources("token_level"),
+        gpu=uses_gpu,
+    conda:
+        CONDA_ENV
+    log:
+        log_path("token_level", "{model}"),
+    benchmark:
+        benchmark_path("token_level", "{model}")
+    shell:
+        "OMP_NUM_THREADS={threads} varprobe token-level --model {params.model:q} "
+        "--contexts {input.contexts} --responses {input.responses} --seed {params.seed} "
+        "--resplits {params.resplits} --ece-bins {params.ece_bins} "
+        "--bootstrap {params.bootstrap} --gpus {resources.gpu} {params.cpu_fallback} "
+        "--tvd-out {output.tvd} --summary-out {output.summary} > {log} 2>&1"
+
+
+rule token_level_figure:
+    """Histograms of per-context token-level TVD to all humans: model and oracle (Fig. 13)."""
+    input:
+        rules.token_level.output.tvd,
+    output:
+        figure=report(
+            f"{TOKEN_DIR}/tvd_histogram.png",
+            caption="../report/token_level_figure.rst",
+            category="Appendix",
+            subcategory="token level",
+        ),
+        table=f"{TOKEN_DIR}/tvd_histogram.parquet",
+    conda:
+        CONDA_ENV
+    threads: job_threads("token_level_figure")
+    resources:
+        **job_resources("token_level_figure"),
+    log:
+        log_path("token_level_figure", "{model}"),
+    benchmark:
+        benchmark_path("token_level_figure", "{model}")
+    shell:
+        "varprobe tvd-histogram --series '{wildcards.model}' token_level_tvd tvd {input} "
+        "--series 'oracle 2' token_level_tvd tvd_oracle2_human {input} "
+        "--xlabel 'first-token TVD to all humans (per context)' --figure {output.figure} "
+        "--table {output.table} > {log} 2>&1"
+
+
+ANALYSIS_TARGETS.extend(
+    expand(
+        f"{TOKEN_DIR}/{{name}}",
+        model=NETWORKS,
+        name=["summary.parquet", "tvd_histogram.png"],
+    )
+)
