@@ -167,6 +167,22 @@ def design_matrix(frame: pd.DataFrame, tags, reference_tag: str | None = None) -
     )
 
 
+def last_word_tags(tvd: pd.DataFrame, contexts: pd.DataFrame, tagger) -> list[str]:
+    """The universal tag of the last word of each ``tvd`` row's context (``tagger``: a
+    ``UniversalTagger``), contexts matched on (text_id, word_number).
+
+    Raises ValueError naming the first row whose context is not in ``contexts``.
+    """
+    texts = dict(zip(zip(contexts["text_id"], contexts["word_number"], strict=True),
+                     contexts["context"], strict=True))
+    tags = []
+    for key in zip(tvd["text_id"], tvd["word_number"], strict=True):
+        if key not in texts:
+            raise ValueError(f"TVD row for context {key[0]}:{key[1]} has no row in the contexts table")
+        tags.append(tagger.last_word_tag(texts[key]))
+    return tags
+
+
 @dataclass(frozen=True)
 class Fit:
     """Posterior summary of one ARD regression.

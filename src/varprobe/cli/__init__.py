@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from varprobe.cli import production, provo, setup
+from varprobe.cli import production, provo, regression, setup
 
-STUDIES = (setup, provo, production)
+STUDIES = (setup, provo, production, regression)
 
 
 def build_parser() -> argparse.ArgumentParser:
