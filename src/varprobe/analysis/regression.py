@@ -126,9 +126,10 @@ def design_matrix(frame: pd.DataFrame, tags, reference_tag: str | None = None) -
     missing = [c for c in (TARGET, *CONTINUOUS) if c not in frame.columns]
     if missing:
         raise ValueError(f"regression input lacks columns {missing}")
-    tags = pd.Series(list(tags), index=frame.index, dtype=object)
+    tags = list(tags)
     if len(tags) != len(frame):
         raise ValueError(f"regression got {len(tags)} tags for {len(frame)} rows")
+    tags = pd.Series(tags, index=frame.index, dtype=object)
     unknown = sorted(set(tags) - set(TAG_ORDER))
     if unknown:
         raise ValueError(f"unknown universal tags {unknown}; expected one of {list(TAG_ORDER)}")
