@@ -25,7 +25,9 @@ rule regression:
         tune=RG["tune"],
         target_accept=RG["target_accept"],
         reference=(
-            f"--reference-tag '{RG['reference_tag']}'" if RG.get("reference_tag") else ""
+            f"--reference-tag '{RG['reference_tag']}'"
+            if RG.get("reference_tag")
+            else ""
         ),
         precision_shape=RG_PRIOR["precision_shape"],
         precision_rate=RG_PRIOR["precision_rate"],
