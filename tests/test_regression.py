@@ -188,6 +188,7 @@ def test_cli_fits_a_synthetic_system_and_draws_the_coefficient_plot(tmp_path, ca
     assert meta["reference_tag"] == "DET" and meta["n_observations"] == 29
     assert set(meta["tag_counts"]) == {"DET", "PRT", ".", "VERB"}
     assert "DET" not in set(coefficients["predictor"])
+    assert (coefficients["reference_tag"] == "DET").all()
     assert coefficients["predictor"].iloc[-2:].tolist() == ["intercept", "sigma"]
     main(["regression-figure", "--coefficients", str(out), "--figure", str(tmp_path / "f.png"),
           "--table", str(tmp_path / "f.parquet")])

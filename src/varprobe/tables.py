@@ -88,10 +88,12 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "kind": "string", "mean": "float64", "sd": "float64", "hdi_2.5%": "float64",
         "hdi_97.5%": "float64", "r_hat": "float64", "ess_bulk": "float64", "ess_tail": "float64",
         "precision_mean": "float64", "center": "float64", "scale": "float64", "flagged": "bool",
+        "reference_tag": "string",
     },
     "regression_figure": {
         "model": "string", "decoding": "string", "position": "int32", "predictor": "string",
         "label": "string", "mean": "float64", "hdi_2.5%": "float64", "hdi_97.5%": "float64",
+        "reference_tag": "string",
     },
 }
 

@@ -30,7 +30,7 @@ def _regression(args: argparse.Namespace) -> None:
         print(f"varprobe: dropped {design.n_dropped} of {len(tvd)} contexts with a NaN target or "
               f"predictor", file=sys.stderr)
     fit = fit_ard(design, prior, sampler)
-    frame = fit.table.assign(model=args.model, decoding=args.decoding)
+    frame = fit.table.assign(model=args.model, decoding=args.decoding, reference_tag=design.reference_tag)
     metadata = {
         "model": args.model, "decoding": args.decoding, "reference_tag": design.reference_tag,
         "n_observations": len(design.y), "n_dropped": design.n_dropped,

@@ -24,7 +24,8 @@ def coefficient_plot(coefficients: pd.DataFrame) -> tuple[plt.Figure, pd.DataFra
     to bottom), one colour per (model, decoding), and a vertical line at 0.
 
     A predictor absent from a system (its reference tag, or a tag its contexts never end on) has
-    no point for that system. Intercept and sigma are not drawn.
+    no point for that system; the legend names each system's reference tag. Intercept and sigma
+    are not drawn.
     """
     rows = coefficients[coefficients["predictor"].isin(PREDICTOR_ORDER)]
     present = [p for p in PREDICTOR_ORDER if p in set(rows["predictor"])]
@@ -41,7 +42,8 @@ def coefficient_plot(coefficients: pd.DataFrame) -> tuple[plt.Figure, pd.DataFra
         ax.errorbar(
             own["mean"], y,
             xerr=[own["mean"] - own["hdi_2.5%"], own["hdi_97.5%"] - own["mean"]],
-            fmt="o", capsize=2, markersize=4, label=f"{model} / {decoding}",
+            fmt="o", capsize=2, markersize=4,
+            label=f"{model} / {decoding} (reference: {LABELS[own['reference_tag'].iloc[0]]})",
         )
         drawn.append(own)
     ax.axvline(0.0, color="black", linewidth=0.8)
@@ -50,6 +52,7 @@ def coefficient_plot(coefficients: pd.DataFrame) -> tuple[plt.Figure, pd.DataFra
     ax.set_xlabel("coefficient on TVD(model, oracle) (posterior mean, 95% HDI)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    columns = ["model", "decoding", "position", "predictor", "label", "mean", "hdi_2.5%", "hdi_97.5%"]
+    columns = ["model", "decoding", "position", "predictor", "label", "mean", "hdi_2.5%", "hdi_97.5%",
+               "reference_tag"]
     table = pd.concat(drawn, ignore_index=True)[columns] if drawn else pd.DataFrame(columns=columns)
     return fig, table
