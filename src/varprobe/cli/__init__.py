@@ -10,13 +10,13 @@ from __future__ import annotations
 import argparse
 
 from varprobe.cli import (
-    model_appendix, oracle_replacement, production, provo, report, sample_size, setup,
+    model_appendix, oracle_replacement, production, provo, regression, report, sample_size, setup,
     token_calibration, word_classes,
 )
 
 STUDIES = (
-    setup, provo, production, token_calibration, word_classes, model_appendix, sample_size,
-    oracle_replacement, report,
+    setup, provo, production, token_calibration, word_classes, regression, model_appendix,
+    sample_size, oracle_replacement, report,
 )
 
 

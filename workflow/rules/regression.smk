@@ -1,0 +1,84 @@
+"""Why can't models reproduce human variability? ARD regression of per-context TVD on context
+predictors, per system, and the coefficient plot (Ilia & Aziz 2024, Sec. 5, Fig. 3)."""
+
+RG = config["analyses"]["regression"]
+RG_PRIOR = RG["prior"]
+REGRESSION = f"{RESULTS}/regression"
+
+for _model, _decoding in systems():
+    report_table(
+        f"regression_{_model}_{_decoding}",
+        f"{REGRESSION}/{_model}/{_decoding}/coefficients.parquet",
+        "Regression",
+        f"ARD regression coefficients of {_model} / {_decoding}",
+        caption="regression_coefficients",
+    )
+
+
+rule regression:
+    """NUTS posterior of one system's ARD regression: coefficients, 95% HDIs, R-hat, ESS."""
+    input:
+        tvd=f"{PROVO_SYSTEM}/tvd.parquet",
+        contexts=f"{PROVO}/contexts.parquet",
+    output:
+        f"{REGRESSION}/{{model}}/{{decoding}}/coefficients.parquet",
+    params:
+        seed=config["seed"],
+        chains=RG["chains"],
+        draws=RG["draws"],
+        tune=RG["tune"],
+        target_accept=RG["target_accept"],
+        reference=(
+            f"--reference-tag '{RG['reference_tag']}'"
+            if RG.get("reference_tag")
+            else ""
+        ),
+        precision_shape=RG_PRIOR["precision_shape"],
+        precision_rate=RG_PRIOR["precision_rate"],
+        intercept_sd=RG_PRIOR["intercept_sd"],
+        sigma_sd=RG_PRIOR["sigma_sd"],
+    conda:
+        CONDA_ENV
+    threads: job_threads("regression")
+    resources:
+        **job_resources("regression"),
+    log:
+        log_path("regression", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("regression", "{model}", "{decoding}")
+    shell:
+        "varprobe regression --tvd {input.tvd} --contexts {input.contexts} "
+        "--model {wildcards.model} --decoding {wildcards.decoding} --seed {params.seed} "
+        "--chains {params.chains} --draws {params.draws} --tune {params.tune} "
+        "--target-accept {params.target_accept} {params.reference} "
+        "--precision-shape {params.precision_shape} --precision-rate {params.precision_rate} "
+        "--intercept-sd {params.intercept_sd} --sigma-sd {params.sigma_sd} "
+        "--out {output} > {log} 2>&1"
+
+
+rule regression_figure:
+    """Coefficients with 95% HDIs of every system, in the paper's order (paper Fig. 3)."""
+    input:
+        system_path(f"{REGRESSION}/{{model}}/{{decoding}}/coefficients.parquet"),
+    output:
+        figure=report(
+            f"{REGRESSION}/coefficients.png",
+            caption="../report/regression_figure.rst",
+            category="Regression",
+        ),
+        table=f"{REGRESSION}/coefficients.parquet",
+    conda:
+        CONDA_ENV
+    threads: job_threads("regression_figure")
+    resources:
+        **job_resources("regression_figure"),
+    log:
+        log_path("regression_figure", "figure"),
+    benchmark:
+        benchmark_path("regression_figure", "figure")
+    shell:
+        "varprobe regression-figure --coefficients {input} --figure {output.figure} "
+        "--table {output.table} > {log} 2>&1"
+
+
+ANALYSIS_TARGETS.extend(rules.regression_figure.output)
