@@ -24,13 +24,16 @@ SMOLLM2 = {
 }
 
 
-def write_config(workdir: Path, mirror: Path, models: list[dict], **provo) -> None:
+def write_config(workdir: Path, mirror: Path, models: list[dict], analyses: dict | None = None,
+                 **provo) -> None:
     """A small study config: passage 1's first contexts, few draws, few resplits."""
     settings = {
         "texts": [1], "n_samples": 8, "resplits": 4, "bootstrap_resamples": 100,
         "decodings": [{"name": "ancestral"}], "figure_contexts": ["1:5"], **provo,
     }
     config = {"seed": 0, "data_mirror": str(mirror), "models": models, "provo": settings}
+    if analyses is not None:
+        config["analyses"] = analyses
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
 
@@ -213,14 +216,34 @@ def _logs(workdir: Path) -> str:
     return "".join(p.read_text() for p in (workdir / "results" / "logs").rglob("*.log"))
 
 
-def test_real_smollm2_on_a_full_passage(tmp_path, data_mirror):
-    """The pretrained SmolLM2-135M on every context of passage 1, sampled and enumerated
-    (CI runs this too)."""
+# Every analysis family, sized for a test: the real-model run below exercises all of them.
+TEST_ANALYSES = {
+    "token_calibration": {},
+    "syntactic_tvd": {},
+    "semantic_tvd": {},
+    "regression": {"draws": 300, "tune": 300},
+    "biased_estimator": {"nucleus_samples": 5},
+    "token_level": {},
+    "sample_size": {"sizes": [5, 10, 40]},
+    "oracle_replacement": {"seeds": 3},
+}
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory, data_mirror):
+    """The pretrained SmolLM2-135M on every context of passage 1, sampled and enumerated, with
+    every analysis and the HTML report (CI runs this too)."""
+    workdir = tmp_path_factory.mktemp("real")
     exact = {"name": "exact", "method": "enumerate", "target_mass": 0.95, "max_forward_tokens": 300}
-    write_config(tmp_path, data_mirror, [SMOLLM2], n_samples=20, figure_contexts=["1:12"],
-                 decodings=[{"name": "ancestral"}, exact])
-    run = snakemake(tmp_path)
-    assert run.returncode == 0, output(run) + _logs(tmp_path)
+    write_config(workdir, data_mirror, [SMOLLM2], analyses=TEST_ANALYSES, n_samples=20,
+                 figure_contexts=["1:12"], decodings=[{"name": "ancestral"}, exact])
+    run = snakemake(workdir)
+    assert run.returncode == 0, output(run) + _logs(workdir)
+    return workdir
+
+
+def test_real_smollm2_on_a_full_passage(real_run):
+    tmp_path = real_run
     summary = tables.read(tmp_path / "results/provo/summary.parquet", "provo_system")
     summary = summary.set_index(["model", "decoding"])
     model, oracle = summary.loc[("smollm2-135m", "ancestral")], summary.loc[("oracle", "control")]
@@ -239,3 +262,61 @@ def test_real_smollm2_on_a_full_passage(tmp_path, data_mirror):
     enumerated = summary.loc[("smollm2-135m", "exact")]
     assert enumerated["expected_tvd_lower"] <= enumerated["expected_tvd"] <= enumerated["expected_tvd_upper"]
     assert oracle["expected_tvd"] < enumerated["expected_tvd_upper"]
+
+
+def test_real_smollm2_analyses(real_run):
+    results = real_run / "results"
+    analyses = results / "analyses"
+    word_level = {
+        d: tables.read(results / f"provo/smollm2-135m/{d}/tvd.parquet", "provo_tvd")
+        .set_index(["text_id", "word_number"])["tvd"] for d in ("ancestral", "exact")
+    }
+    # Token calibration: the bins of eqs. (11)-(13) weigh (position, class) pairs, so their
+    # weights sum to the vocabulary size; the probability-weighted form's sum to 1.
+    metrics = tables.read(analyses / "token_calibration/smollm2-135m/metrics.parquet",
+                          "token_calibration").set_index(["metric", "bins"])
+    assert metrics.loc[("full_ece", 10), "bin_weight_sum"] == pytest.approx(49152)
+    assert metrics.loc[("full_ece_weighted", 10), "bin_weight_sum"] == pytest.approx(1.0)
+    assert metrics["value"].between(0, metrics["vocabulary_size"].max()).all()
+    # Coarsening words into tags or clusters can only shrink a TVD, context by context.
+    for level in ("syntactic_tvd", "semantic_tvd"):
+        for decoding, words in word_level.items():
+            classes = tables.read(analyses / f"{level}/smollm2-135m/{decoding}/tvd.parquet",
+                                  "word_class_tvd").set_index(["text_id", "word_number"])["tvd"]
+            both = pd.concat([classes, words], axis=1, keys=["classes", "words"]).dropna()
+            assert len(both) > 40 and (both["classes"] <= both["words"] + 1e-9).all()
+    # ARD regression: every predictor has a posterior mean inside its 95% HDI.
+    coefficients = tables.read(analyses / "regression/smollm2-135m/ancestral/coefficients.parquet",
+                               "regression_coefficients")
+    assert {"human entropy", "model entropy"} <= set(coefficients["label"].str.lower())
+    assert (coefficients["hdi_2.5%"] <= coefficients["mean"]).all()
+    assert (coefficients["mean"] <= coefficients["hdi_97.5%"]).all()
+    # The biased estimate sits beside the sampled system and the oracle (Table 2).
+    biased = tables.read(analyses / "biased_estimator/smollm2-135m/summary.parquet", "provo_system")
+    assert len(biased) == 3 and biased["expected_tvd"].between(0, 1).all()
+    token = tables.read(analyses / "token_level/smollm2-135m/summary.parquet", "token_level_summary")
+    assert token["expected_tvd"].between(0, 1).all()
+    # Subsampling: 40 of 20 draws cannot be drawn and says so.
+    mse = tables.read(analyses / "sample_size/summary.parquet", "sample_size_summary").set_index("size")
+    assert mse.loc[5, "mse"] >= 0 and mse.loc[10, "mse"] >= 0
+    assert pd.isna(mse.loc[40, "mse"]) and mse.loc[40, "note"]
+    # Replacing every model TVD by the oracle's reaches the oracle (k = 100); none, the model.
+    curve = tables.read(analyses / "oracle_replacement/summary.parquet", "oracle_replacement_summary")
+    ends = curve[curve["decoding"] == "ancestral"].set_index(["oracle_size", "k"])
+    assert ends.loc[(20, 0.0), "mean_tvd"] == pytest.approx(ends.loc[(20, 0.0), "model_mean_tvd"])
+    assert ends.loc[(20, 100.0), "mean_tvd"] == pytest.approx(ends.loc[(20, 100.0), "oracle_mean_tvd"])
+
+
+def test_report_shows_every_figure_and_table_with_its_caption(real_run):
+    run = snakemake(real_run, "--report", "report.html")
+    assert run.returncode == 0, output(run)
+    page = (real_run / "report.html").read_text()
+    captions = sorted((REPO / "workflow/report").glob("*.rst"))
+    production = {"production_figures", "production_summary"}
+    for caption in captions:
+        if caption.stem in production | {"workflow"}:
+            continue
+        opening = " ".join(caption.read_text().split()[:6])
+        assert opening.replace("``", "") in page.replace("<code>", "").replace("</code>", ""), caption.name
+    for figure in (real_run / "results").rglob("*.png"):
+        assert figure.name in page, figure

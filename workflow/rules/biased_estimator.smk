@@ -16,7 +16,7 @@ if BIASED["samples_decoding"] not in SAMPLED:
         f"analyses.biased_estimator.samples_decoding: {BIASED['samples_decoding']!r} is not "
         f"a sampled decoding of provo.decodings (those are: {', '.join(SAMPLED) or 'none'})"
     )
-BIASED_DIR = f"{RESULTS}/appendix/biased_estimator/{{model}}"
+BIASED_DIR = f"{RESULTS}/analyses/biased_estimator/{{model}}"
 BIASED_SYSTEM = f"{PROVO}/{{model}}/{BIASED['samples_decoding']}/system.parquet"
 
 
@@ -63,7 +63,7 @@ rule biased_estimator:
 for _model in NETWORKS:
     report_table(
         f"biased_estimator_summary_{_model}",
-        BIASED_DIR.format(model=_model) + "/summary.parquet",
+        f"{BIASED_DIR.format(model=_model)}/summary.parquet",
         "Appendix",
         f"Biased model estimate of {_model} beside its samples and the oracle (Table 2)",
         caption="biased_estimator_summary",

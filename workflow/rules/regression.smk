@@ -3,7 +3,7 @@ predictors, per system, and the coefficient plot (Ilia & Aziz 2024, Sec. 5, Fig.
 
 RG = config["analyses"]["regression"]
 RG_PRIOR = RG["prior"]
-REGRESSION = f"{RESULTS}/regression"
+REGRESSION = f"{RESULTS}/analyses/regression"
 
 for _model, _decoding in systems():
     report_table(

@@ -2,7 +2,7 @@
 probability-weighted Full-ECE over a text corpus, for every number of bins; summary and figure."""
 
 TC = config["analyses"]["token_calibration"]
-TC_DIR = f"{RESULTS}/token_calibration"
+TC_DIR = f"{RESULTS}/analyses/token_calibration"
 TC_CORPUS = TC["corpus"]
 TC_BINS = sorted({*TC["rsd_bins"], TC["bins"]})
 if TC_CORPUS == "provo" and "provo" not in config:

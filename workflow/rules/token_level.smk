@@ -4,12 +4,12 @@ if "provo" not in config:
     raise ValueError(
         "analyses.token_level needs the Provo study: add a `provo:` section"
     )
-TOKEN_DIR = f"{RESULTS}/appendix/token_level/{{model}}"
+TOKEN_DIR = f"{RESULTS}/analyses/token_level/{{model}}"
 
 for _model in NETWORKS:
     report_table(
         f"token_level_summary_{_model}",
-        TOKEN_DIR.format(model=_model) + "/summary.parquet",
+        f"{TOKEN_DIR.format(model=_model)}/summary.parquet",
         "Appendix",
         f"Token-level TVD and ECE of {_model}, oracle 1 and oracle 2 (Table 4)",
         caption="token_level_summary",

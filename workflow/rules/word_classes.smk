@@ -21,7 +21,7 @@ for KEY, LEVEL in WORD_CLASS_LEVELS.items():
     # Skipped when not configured, or defined by an earlier inclusion of this file.
     if KEY not in ANALYSES or KEY in {r.name for r in workflow.rules}:
         continue
-    WORD_CLASS = f"{PROVO}/{KEY}"
+    WORD_CLASS = f"{RESULTS}/analyses/{KEY}"
     WORD_CLASS_SYSTEM = f"{WORD_CLASS}/{{model}}/{{decoding}}"
 
     rule:
