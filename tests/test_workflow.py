@@ -3,6 +3,7 @@ the real SmolLM2 on a full passage. Each run works in its own directory with its
 
 from __future__ import annotations
 
+import html
 import os
 import subprocess
 import sys
@@ -310,7 +311,7 @@ def test_real_smollm2_analyses(real_run):
 def test_report_shows_every_figure_and_table_with_its_caption(real_run):
     run = snakemake(real_run, "--report", "report.html")
     assert run.returncode == 0, output(run)
-    page = (real_run / "report.html").read_text()
+    page = html.unescape((real_run / "report.html").read_text())
     captions = sorted((REPO / "workflow/report").glob("*.rst"))
     production = {"production_figures", "production_summary"}
     for caption in captions:
