@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -218,10 +220,19 @@ def write(frame: pd.DataFrame, path: str | Path, schema: str, metadata: dict | N
     if metadata is not None:
         extra = {b"varprobe": json.dumps(metadata, sort_keys=True).encode()}
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **extra})
+    with atomic(path) as partial:
+        pq.write_table(table, partial)
+
+
+@contextmanager
+def atomic(path: str | Path) -> Iterator[Path]:
+    """A temporary file beside ``path`` (its folder created) that replaces ``path`` only when the
+    block ends without error; it is removed either way, so no partial file is left behind."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
-        pq.write_table(table, partial)
+        yield partial
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)

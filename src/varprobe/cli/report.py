@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import pandas as pd
 
@@ -15,11 +14,8 @@ def _report_table(args: argparse.Namespace) -> None:
 
     frame = pd.read_parquet(args.table)
     page = table_page(frame, args.title, tables.read_metadata(args.table))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f".{out.name}.partial")
-    partial.write_text(page, encoding="utf-8")
-    partial.replace(out)
+    with tables.atomic(args.out) as partial:
+        partial.write_text(page, encoding="utf-8")
 
 
 def register(sub) -> None:

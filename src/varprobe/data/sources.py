@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import shutil
 import tarfile
-import tempfile
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+
+from varprobe.tables import atomic
 
 MIRROR_ENV = "VARPROBE_DATA_MIRROR"
 
@@ -103,10 +104,7 @@ def fetch(name: str, dest: Path, mirror: Path | None, file: str | None = None) -
     (and, for an archive member, unpacked from the downloaded archive).
     """
     source = source_of(name, file)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=dest.parent, delete=False) as tmp:
-        partial = Path(tmp.name)
-    try:
+    with atomic(dest) as partial:
         if mirror is not None:
             origin = mirror / source.mirror_path
             if not origin.is_file():
@@ -126,9 +124,6 @@ def fetch(name: str, dest: Path, mirror: Path | None, file: str | None = None) -
                     f"dataset {name!r}: download from {source.url} failed ({err}); "
                     f"without internet set data_mirror / ${MIRROR_ENV} to a local copy"
                 ) from err
-        partial.replace(dest)
-    finally:
-        partial.unlink(missing_ok=True)
     return dest
 
 
