@@ -60,14 +60,13 @@ rule biased_estimator:
         "--gpus {resources.gpu} {params.cpu_fallback} --support-out {output.support} > {log} 2>&1"
 
 
-for _model in NETWORKS:
-    report_table(
-        f"biased_estimator_summary_{_model}",
-        f"{BIASED_DIR.format(model=_model)}/summary.parquet",
-        "Appendix",
-        f"Biased model estimate of {_model} beside its samples and the oracle (Table 2)",
-        caption="biased_estimator_summary",
-    )
+report_tables(
+    "biased_estimator_summary",
+    f"{BIASED_DIR}/summary.parquet",
+    "Appendix",
+    "Biased model estimate of {model} beside its samples and the oracle (Table 2)",
+    [{"model": m} for m in NETWORKS],
+)
 
 
 rule biased_estimator_summary:

@@ -123,6 +123,20 @@ def report_table(name, table, category, title, caption=None):
     )
 
 
+def report_tables(name, pattern, category, title, keys):
+    """``report_table`` once per wildcard set in ``keys`` (dicts such as {"model": ...}): page
+    ``name_<values>`` shows ``pattern`` filled in, all captioned by report/<name>.rst.
+    """
+    for key in keys:
+        report_table(
+            "_".join([name, *key.values()]),
+            pattern.format(**key),
+            category,
+            title.format(**key),
+            caption=name,
+        )
+
+
 def log_path(stage, *names):
     """The log file of one job of ``stage``."""
     return f"{RESULTS}/logs/{stage}/{'/'.join(names)}.log"

@@ -5,14 +5,13 @@ RG = config["analyses"]["regression"]
 RG_PRIOR = RG["prior"]
 REGRESSION = f"{RESULTS}/analyses/regression"
 
-for _model, _decoding in systems():
-    report_table(
-        f"regression_{_model}_{_decoding}",
-        f"{REGRESSION}/{_model}/{_decoding}/coefficients.parquet",
-        "Regression",
-        f"ARD regression coefficients of {_model} / {_decoding}",
-        caption="regression_coefficients",
-    )
+report_tables(
+    "regression_coefficients",
+    f"{REGRESSION}/{{model}}/{{decoding}}/coefficients.parquet",
+    "Regression",
+    "ARD regression coefficients of {model} / {decoding}",
+    [{"model": m, "decoding": d} for m, d in systems()],
+)
 
 
 rule regression:

@@ -6,14 +6,13 @@ if "provo" not in config:
     )
 TOKEN_DIR = f"{RESULTS}/analyses/token_level/{{model}}"
 
-for _model in NETWORKS:
-    report_table(
-        f"token_level_summary_{_model}",
-        f"{TOKEN_DIR.format(model=_model)}/summary.parquet",
-        "Appendix",
-        f"Token-level TVD and ECE of {_model}, oracle 1 and oracle 2 (Table 4)",
-        caption="token_level_summary",
-    )
+report_tables(
+    "token_level_summary",
+    f"{TOKEN_DIR}/summary.parquet",
+    "Appendix",
+    "Token-level TVD and ECE of {model}, oracle 1 and oracle 2 (Table 4)",
+    [{"model": m} for m in NETWORKS],
+)
 
 
 rule token_level:
