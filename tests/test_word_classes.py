@@ -241,7 +241,7 @@ def test_rules_are_scheduled_from_config_and_run(tmp_path, data_mirror):
     run = snakemake(tmp_path, "syntactic_tvd_summary", "semantic_tvd_summary")
     assert run.returncode == 0, output(run)
     for key in ("syntactic_tvd", "semantic_tvd"):
-        summary = tables.read(tmp_path / f"results/provo/{key}/summary.parquet", "word_class_system")
+        summary = tables.read(tmp_path / f"results/analyses/{key}/summary.parquet", "word_class_system")
         assert summary["level"].tolist() == [key.split("_")[0]] and summary["n_contexts"].tolist() == [2]
     config["analyses"] = {"semantic_tvd": {"embeddings": {"hub": "x"}}}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
