@@ -25,10 +25,16 @@ if "production" in config:
     include: "workflow/rules/production.smk"
 
 
-# Each key of `analyses` is a rule family in workflow/rules/ (built on the Provo study).
-for analysis in config.get("analyses", {}):
+# Each key of `analyses` is a rule family in workflow/rules/<key>.smk (built on the Provo
+# study); families that share one file of rules are mapped to it, and each file is included once.
+SHARED_RULE_FILES = {"syntactic_tvd": "word_classes", "semantic_tvd": "word_classes"}
 
-    include: f"workflow/rules/{analysis}.smk"
+
+for rule_file in dict.fromkeys(
+    SHARED_RULE_FILES.get(a, a) for a in config.get("analyses", {})
+):
+
+    include: f"workflow/rules/{rule_file}.smk"
 
 
 include: "workflow/rules/report.smk"

@@ -1,6 +1,6 @@
 """Syntactic and semantic TVD (Ilia & Aziz 2024, Sec. 5, App. G): one pattern of rules per
-configured level, keyed by its entry of `analyses` (syntactic_tvd, semantic_tvd). Both keys'
-files include this one; the first inclusion defines the rules of every configured level."""
+configured level, keyed by its entry of `analyses` (syntactic_tvd, semantic_tvd). The Snakefile
+includes this file once for either or both keys (SHARED_RULE_FILES)."""
 
 WORD_CLASS_LEVELS = {"syntactic_tvd": "syntactic", "semantic_tvd": "semantic"}
 
@@ -18,8 +18,7 @@ def word_class_options(key):
 
 
 for KEY, LEVEL in WORD_CLASS_LEVELS.items():
-    # Skipped when not configured, or defined by an earlier inclusion of this file.
-    if KEY not in ANALYSES or KEY in {r.name for r in workflow.rules}:
+    if KEY not in ANALYSES:
         continue
     WORD_CLASS = f"{RESULTS}/analyses/{KEY}"
     WORD_CLASS_SYSTEM = f"{WORD_CLASS}/{{model}}/{{decoding}}"
