@@ -25,6 +25,11 @@ if "production" in config:
     include: "workflow/rules/production.smk"
 
 
+if FINETUNED:
+
+    include: "workflow/rules/finetune.smk"
+
+
 # Each key of `analyses` is a rule family in workflow/rules/<key>.smk (built on the Provo
 # study); families that share one file of rules are mapped to it, and each file is included once.
 SHARED_RULE_FILES = {"syntactic_tvd": "word_classes", "semantic_tvd": "word_classes"}
@@ -45,5 +50,6 @@ rule all:
     input:
         provo_targets() if "provo" in config else [],
         production_targets() if "production" in config else [],
+        FINETUNE_TARGETS,
         ANALYSIS_TARGETS,
         REPORT_PAGES,

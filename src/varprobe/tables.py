@@ -54,6 +54,17 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "mean_entropy_human": "float64",
     },
     "provo_kde": {"model": "string", "decoding": "string", "tvd": "float64", "density": "float64"},
+    "finetune_pairs": {
+        "decoding": "string", "text_id": "int32", "word_number": "int32",
+        "tvd_pretrained": "float64", "tvd_oracle2_oracle1": "float64", "tvd_finetuned": "float64",
+    },
+    "finetune_comparison": {
+        "model": "string", "base": "string", "decoding": "string", "n_contexts": "int64",
+        "expected_tvd_pretrained": "float64", "expected_tvd_finetuned": "float64",
+        "expected_tvd_oracle": "float64", "mean_difference": "float64",
+        "difference_ci_low": "float64", "difference_ci_high": "float64",
+        "share_finetuned_closer": "float64",
+    },
     "production_instances": {
         "dataset": "string", "split": "string", "input_id": "string", "source": "string",
         "references": "object",

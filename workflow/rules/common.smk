@@ -17,10 +17,56 @@ MODELS = {m["name"]: m for m in config["models"]}
 DECODINGS = {d["name"]: d for d in config.get("provo", {}).get("decodings", [])}
 ENUMERATED = [n for n, d in DECODINGS.items() if d.get("method") == "enumerate"]
 SAMPLED = [n for n in DECODINGS if n not in ENUMERATED]
-NETWORKS = [name for name, m in MODELS.items() if "samples" not in m]
-EXTERNAL = [name for name, m in MODELS.items() if "samples" in m]
 PRODUCTION = config.get("production", {})
 PRODUCTION_DECODINGS = {d["name"]: d for d in PRODUCTION.get("decodings", [])}
+
+# Model kinds. Networks load here and have logits (token-level analyses, enumeration); API
+# models and external samples give words only; a fine-tuned model is a network trained from
+# another configured one, evaluated in its own study only (Provo, or one production dataset).
+NETWORKS = [n for n, m in MODELS.items() if "pretrained" in m or "package" in m]
+EXTERNAL = [n for n, m in MODELS.items() if "samples" in m]
+API = [n for n, m in MODELS.items() if "api" in m]
+FINETUNED = {n: m["finetune"] for n, m in MODELS.items() if "finetune" in m}
+PROVO_FINETUNED = [n for n, f in FINETUNED.items() if f["dataset"] == "provo"]
+SAMPLERS = [*NETWORKS, *PROVO_FINETUNED]
+"""The models the Provo sampler runs (fine-tuned ones per fold)."""
+PROVO_MODELS = [n for n in MODELS if n not in FINETUNED or n in PROVO_FINETUNED]
+API_TUNING = ("concurrency", "max_retries", "timeout", "backoff")
+"""Keys of an `api` block that tune speed and robustness only (job resources, not params)."""
+API_DEFAULTS = {"concurrency": 4, "max_retries": 6, "timeout": 60, "backoff": 1.0}
+
+
+def _check_model_references():
+    """Fail at parse time, naming the entry, on a fine-tuning base or decoding name that does
+    not exist."""
+    for name, tune in FINETUNED.items():
+        if tune["base"] not in NETWORKS:
+            raise ValueError(
+                f"model {name!r}: finetune.base {tune['base']!r} is not a configured pretrained "
+                f"or package model (those are: {', '.join(NETWORKS) or 'none'})"
+            )
+        study = "provo" if tune["dataset"] == "provo" else "production"
+        if study not in config:
+            raise ValueError(
+                f"model {name!r} is fine-tuned on {tune['dataset']!r} but config has no "
+                f"`{study}:` section to evaluate it in"
+            )
+    known = {*DECODINGS, *PRODUCTION_DECODINGS}
+    for name, entry in MODELS.items():
+        unknown = [d for d in entry.get("decodings", []) if d not in known]
+        if unknown:
+            raise ValueError(
+                f"model {name!r}: decodings {unknown} are not configured under provo.decodings "
+                f"or production.decodings"
+            )
+
+
+_check_model_references()
+
+
+def runs_decoding(model, decoding):
+    """Whether ``model`` runs ``decoding`` (its `decodings` list, default all)."""
+    return decoding in MODELS[model].get("decodings", [decoding])
 
 
 def _alternatives(names):
@@ -36,13 +82,18 @@ wildcard_constraints:
 
 
 def model_decodings(model):
-    """The decodings a model is run with: the configured ones, or ``given`` for samples files."""
-    return ["given"] if model in EXTERNAL else list(DECODINGS)
+    """The Provo decodings a model is run with: ``given`` for samples files; the sampled ones
+    for API and fine-tuned models (no logits here to enumerate, or one model per fold); all
+    for networks; always within the model's own `decodings` list."""
+    if model in EXTERNAL:
+        return ["given"]
+    names = DECODINGS if model in NETWORKS else SAMPLED
+    return [d for d in names if runs_decoding(model, d)]
 
 
 def systems():
-    """Every (model, decoding) pair of the study."""
-    return [(m, d) for m in MODELS for d in model_decodings(m)]
+    """Every (model, decoding) pair of the Provo study."""
+    return [(m, d) for m in PROVO_MODELS for d in model_decodings(m)]
 
 
 def system_path(pattern):
@@ -50,9 +101,45 @@ def system_path(pattern):
     return [pattern.format(model=m, decoding=d) for m, d in systems()]
 
 
+def job_entry(name):
+    """A model's entry as its jobs read it: without the keys that change no result (its
+    decodings list, an API block's tuning); a fine-tuned model is its base's weights under its
+    own name, device and dtype (the checkpoint reaches the job as an input)."""
+    entry = {k: v for k, v in MODELS[name].items() if k != "decodings"}
+    if "api" in entry:
+        entry["api"] = {k: v for k, v in entry["api"].items() if k not in API_TUNING}
+    if "finetune" in entry:
+        base = MODELS[entry.pop("finetune")["base"]]
+        sources = ("pretrained", "package", "gguf_file")
+        entry = {**{k: base[k] for k in sources if k in base}, **entry}
+    return entry
+
+
 def model_entry(wildcards):
-    """The model's config entry as JSON, for the rule's params (only what the rule uses)."""
-    return json.dumps(MODELS[wildcards.model], sort_keys=True)
+    """The model's job entry as JSON, for the rule's params (only what changes results)."""
+    return json.dumps(job_entry(wildcards.model), sort_keys=True)
+
+
+def api_setting(key):
+    """A resource function: an API model's tuning value ``key``, the default for other models;
+    floats as strings (a resource is an integer or a string)."""
+
+    def value(wildcards):
+        found = MODELS[wildcards.model].get("api", {}).get(key, API_DEFAULTS[key])
+        return found if isinstance(found, int) else str(found)
+
+    return value
+
+
+API_RESOURCES = {
+    **{f"api_{key}": api_setting(key) for key in API_TUNING},
+    "api_cache": config["api_cache"],
+}
+"""Resources of a job that may query an API model: changing them reruns nothing."""
+API_OPTIONS = " ".join(
+    f"--{key.replace('_', '-')} {{resources.api_{key}}}" for key in API_TUNING
+) + " --cache {resources.api_cache}"
+"""The CLI options passing ``API_RESOURCES`` on."""
 
 
 def decoding_entry(wildcards):
@@ -148,6 +235,74 @@ def benchmark_path(stage, *names):
 
 
 PROVO = f"{RESULTS}/provo"
+PROVO_TEXTS = (
+    range(1, 56)
+    if config.get("provo", {}).get("texts") == "all"
+    else config.get("provo", {}).get("texts", [])
+)
+FT_DIR = f"{RESULTS}/finetune"
+FINETUNE_TARGETS = []
+"""The loss figures and comparisons of the fine-tuned models (workflow/rules/finetune.smk)."""
+
+
+def passage_span(span):
+    """The passage ids of a `{first, last}` span of a finetune entry."""
+    return list(range(span["first"], span["last"] + 1))
+
+
+def provo_folds(model):
+    """The cross-validation folds (lists of passage ids) of a Provo fine-tuned model."""
+    from varprobe.finetune.folds import contiguous_folds
+
+    tune = FINETUNED[model]
+    return contiguous_folds(passage_span(tune["train_passages"]), tune["folds"])
+
+
+def sampled_folds(model):
+    """``(fold, passages)``: each fold of a Provo fine-tuned model that holds out configured
+    Provo passages, with those passages; the fold's model samples their contexts."""
+    held = [
+        (k, [t for t in fold if t in PROVO_TEXTS])
+        for k, fold in enumerate(provo_folds(model), start=1)
+    ]
+    return [(k, texts) for k, texts in held if texts]
+
+
+def model_shards(model):
+    """The sampling jobs of a model: one per needed fold for a Provo fine-tuned model (shard i
+    is its i-th sampled fold), else the configured shards."""
+    if model in PROVO_FINETUNED:
+        return list(range(1, len(sampled_folds(model)) + 1))
+    return SHARDS
+
+
+def fold_checkpoint(model, fold):
+    """The checkpoint folder of one fold of a Provo fine-tuned model."""
+    return f"{FT_DIR}/{model}/fold{fold}/checkpoint"
+
+
+def production_checkpoint(wildcards):
+    """A production model's checkpoint: its own for a model fine-tuned on a dataset, else none."""
+    return f"{FT_DIR}/{wildcards.model}/checkpoint" if wildcards.model in FINETUNED else []
+
+
+def sample_checkpoint(wildcards):
+    """A sampling shard's checkpoint: its fold's for a fine-tuned model, else none."""
+    if wildcards.model not in PROVO_FINETUNED:
+        return []
+    fold, _ = sampled_folds(wildcards.model)[int(wildcards.shard) - 1]
+    return fold_checkpoint(wildcards.model, fold)
+
+
+def sample_scope(wildcards):
+    """The options that place a sampling shard: its fold's checkpoint and held-out passages
+    for a fine-tuned model, else nothing (the shard's share of the contexts)."""
+    if wildcards.model not in PROVO_FINETUNED:
+        return ""
+    fold, texts = sampled_folds(wildcards.model)[int(wildcards.shard) - 1]
+    return f"--checkpoint {fold_checkpoint(wildcards.model, fold)} --texts " + " ".join(
+        map(str, texts)
+    )
 ANALYSES = config.get("analyses", {})
 ANALYSIS_TARGETS = []
 """The outputs of the analysis families (workflow/rules/<key of `analyses`>.smk): each family's
@@ -187,7 +342,11 @@ def dataset_setting(dataset, key):
         "min_stories": 5,
         "turn_separator": "\n",
         "max_inputs": PRODUCTION.get("max_inputs"),
-        "models": NETWORKS,
+        "models": [
+            *NETWORKS,
+            *API,
+            *(n for n, f in FINETUNED.items() if f["dataset"] == dataset),
+        ],
     }
     return entry.get(key, defaults[key])
 
@@ -199,6 +358,7 @@ def production_systems():
         for d in PROD_DATASETS
         for m in dataset_setting(d, "models")
         for dec in PRODUCTION_DECODINGS
+        if runs_decoding(m, dec)
     ]
 
 
@@ -282,7 +442,7 @@ def probe_resources(wildcards):
 onstart:
     shell(
         "varprobe check-models --models {models:q}",
-        models=json.dumps(config["models"]),
+        models=json.dumps([job_entry(m) for m in MODELS if m not in FINETUNED]),
     )
 
 

@@ -29,9 +29,11 @@ rule production_data:
 
 
 rule production_sample:
-    """n_samples productions per input from a model under a decoding."""
+    """n_samples productions per input from a model under a decoding (a network, a fine-tuned
+    network with its checkpoint, or an API model)."""
     input:
-        rules.production_data.output,
+        instances=rules.production_data.output,
+        checkpoint=production_checkpoint,
     output:
         f"{PROD_SYSTEM}/samples.parquet",
     params:
@@ -42,12 +44,16 @@ rule production_sample:
         n_samples=PRODUCTION["n_samples"],
         max_new_tokens=PRODUCTION["max_new_tokens"],
         seed=config["seed"],
+        checkpoint=lambda w, input: (
+            f"--checkpoint {input.checkpoint}" if input.checkpoint else ""
+        ),
         cpu_fallback=cpu_fallback,
     conda:
         CONDA_ENV
     threads: job_threads("production_sample")
     resources:
         **job_resources("production_sample"),
+        **API_RESOURCES,
         gpu=uses_gpu,
     log:
         log_path("production_sample", "{dataset}", "{model}", "{decoding}"),
@@ -55,10 +61,10 @@ rule production_sample:
         benchmark_path("production_sample", "{dataset}", "{model}", "{decoding}")
     shell:
         "OMP_NUM_THREADS={threads} varprobe production-sample --model {params.model:q} "
-        "--decoding {params.decoding:q} --instances {input} --prompt {params.prompt:q} "
-        "{params.chat} --n-samples {params.n_samples} "
-        "--max-new-tokens {params.max_new_tokens} --seed {params.seed} --gpus {resources.gpu} "
-        "{params.cpu_fallback} --out {output} "
+        "--decoding {params.decoding:q} --instances {input.instances} "
+        "--prompt {params.prompt:q} {params.chat} --n-samples {params.n_samples} "
+        "--max-new-tokens {params.max_new_tokens} --seed {params.seed} {params.checkpoint} "
+        f"--gpus {{resources.gpu}} {{params.cpu_fallback}} {API_OPTIONS} --out {{output}} "
         "> {log} 2>&1"
 
 

@@ -1,6 +1,12 @@
 """Next-word calibration on Provo (Ilia & Aziz 2024): data -> samples -> divergences -> figures."""
 
 PC = config["provo"]
+for _model in PROVO_FINETUNED:
+    if not sampled_folds(_model):
+        raise ValueError(
+            f"model {_model!r}: no passage of provo.texts is held out by its folds of "
+            f"finetune.train_passages, so it has no contexts to sample"
+        )
 CONTROL_ARGS = (
     "--seed {params.seed} --resplits {params.resplits} --ece-bins {params.ece_bins} "
     "--bootstrap {params.bootstrap} --contexts {input.contexts} --responses {input.responses} "
@@ -38,13 +44,15 @@ rule provo_data:
 
 
 rule provo_sample:
-    """Draw n_samples complete next words per context of one shard of the contexts."""
+    """Draw n_samples complete next words per context of one shard of the contexts (of one
+    fold's held-out passages, with that fold's checkpoint, for a fine-tuned model)."""
     input:
         contexts=rules.provo_data.output.contexts,
+        checkpoint=sample_checkpoint,
     output:
         f"{PROVO_SYSTEM}/shards/{{shard}}.parquet",
     wildcard_constraints:
-        model=_alternatives(NETWORKS),
+        model=_alternatives(SAMPLERS),
         decoding=_alternatives(SAMPLED),
     params:
         model=model_entry,
@@ -52,7 +60,8 @@ rule provo_sample:
         n_samples=PC["n_samples"],
         max_tokens=PC["max_tokens"],
         seed=config["seed"],
-        shards=len(SHARDS),
+        shards=lambda w: len(model_shards(w.model)),
+        scope=sample_scope,
         cpu_fallback=cpu_fallback,
     threads: job_threads("provo_sample")
     resources:
@@ -71,8 +80,8 @@ rule provo_sample:
         "OMP_NUM_THREADS={threads} varprobe provo-sample --model {params.model:q} "
         "--decoding {params.decoding:q} --contexts {input.contexts} --n-samples {params.n_samples} "
         "--max-tokens {params.max_tokens} --batch-size {resources.batch_size} --seed {params.seed} "
-        "--shard {wildcards.shard} --shards {params.shards} --gpus {resources.gpu} "
-        "{params.cpu_fallback} --out {output} > {log} 2>&1"
+        "--shard {wildcards.shard} --shards {params.shards} {params.scope} "
+        "--gpus {resources.gpu} {params.cpu_fallback} --out {output} > {log} 2>&1"
 
 
 rule provo_enumerate:
@@ -109,15 +118,15 @@ rule provo_enumerate:
 rule provo_merge:
     """Concatenate a model's sample shards, in order, into its samples table."""
     input:
-        expand(
+        lambda w: expand(
             f"{PROVO_SYSTEM}/shards/{{shard}}.parquet",
-            shard=SHARDS,
+            shard=model_shards(w.model),
             allow_missing=True,
         ),
     output:
         f"{PROVO_SYSTEM}/samples.parquet",
     wildcard_constraints:
-        model=_alternatives(NETWORKS),
+        model=_alternatives(SAMPLERS),
         decoding=_alternatives(SAMPLED),
     localrule: True
     threads: job_threads("provo_merge")
@@ -131,6 +140,38 @@ rule provo_merge:
         benchmark_path("provo_merge", "{model}", "{decoding}")
     shell:
         "varprobe provo-merge --shards {input} --out {output} > {log} 2>&1"
+
+
+rule provo_api_sample:
+    """Ask an API model for n_samples next words per context: n one-word requests, or one
+    request for a list of n words (its api.provo.mode)."""
+    input:
+        contexts=rules.provo_data.output.contexts,
+    output:
+        samples=f"{PROVO_SYSTEM}/samples.parquet",
+        replies=f"{PROVO_SYSTEM}/replies.parquet",
+    wildcard_constraints:
+        model=_alternatives(API),
+        decoding=_alternatives(SAMPLED),
+    params:
+        model=model_entry,
+        decoding=decoding_entry,
+        n_samples=PC["n_samples"],
+        seed=config["seed"],
+    threads: job_threads("provo_api_sample")
+    resources:
+        **job_resources("provo_api_sample"),
+        **API_RESOURCES,
+    conda:
+        CONDA_ENV
+    log:
+        log_path("provo_api_sample", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("provo_api_sample", "{model}", "{decoding}")
+    shell:
+        "varprobe provo-api-sample --model {params.model:q} --decoding {params.decoding:q} "
+        "--contexts {input.contexts} --n-samples {params.n_samples} --seed {params.seed} "
+        f"{API_OPTIONS} --out {{output.samples}} --replies-out {{output.replies}} > {{log}} 2>&1"
 
 
 rule provo_ingest:

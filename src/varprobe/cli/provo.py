@@ -11,7 +11,14 @@ import pandas as pd
 from tqdm import tqdm
 
 from varprobe import tables
-from varprobe.cli.shared import add_estimates, add_model_job, decoding_of, load_model, read_estimates
+from varprobe.cli.shared import (
+    add_checkpoint,
+    add_estimates,
+    add_model_job,
+    decoding_of,
+    load_model,
+    read_estimates,
+)
 
 
 def _provo_data(args: argparse.Namespace) -> None:
@@ -30,8 +37,11 @@ def _provo_sample(args: argparse.Namespace) -> None:
     decoding = decoding_of(args.decoding)
     settings = SamplerSettings(args.n_samples, args.max_tokens, args.batch_size, args.seed)
     contexts = tables.read(args.contexts, "provo_contexts")
-    rows_of_shard = shard_rows(contexts["text_id"].tolist(), args.shard, args.shards)
-    contexts = contexts.iloc[rows_of_shard.start : rows_of_shard.stop]
+    if args.texts:
+        contexts = contexts[contexts["text_id"].isin(args.texts)]
+    else:
+        rows_of_shard = shard_rows(contexts["text_id"].tolist(), args.shard, args.shards)
+        contexts = contexts.iloc[rows_of_shard.start : rows_of_shard.stop]
     loaded, device = load_model(args)
     sampler = CompleteWordSampler(loaded.model, loaded.tokenizer, decoding, settings)
     keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))
@@ -48,7 +58,8 @@ def _provo_sample(args: argparse.Namespace) -> None:
         )
     metadata = {"model": json.loads(args.model), "decoding": decoding.name,
                 "generation": decoding.parameters(), "sampler": vars(settings),
-                "device": device, "shard": [args.shard, args.shards]}
+                "device": device, "shard": [args.shard, args.shards],
+                "checkpoint": args.checkpoint, "texts": args.texts}
     frame = pd.DataFrame(rows, columns=list(tables.SCHEMAS["provo_samples"]))
     tables.write(frame, args.out, "provo_samples", metadata)
 
@@ -203,6 +214,9 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--shard", type=int, default=1, help="which shard of the contexts (1-based)")
     p.add_argument("--shards", type=int, default=1, help="how many shards the contexts form")
+    p.add_argument("--texts", type=int, nargs="+", default=None,
+                   help="sample these passages' contexts instead of the shard's share")
+    add_checkpoint(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_provo_sample)
 

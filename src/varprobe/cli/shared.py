@@ -32,7 +32,7 @@ def job_spec(args: argparse.Namespace):
     device = run_device(spec, args.gpus, args.cpu_fallback, torch.cuda.is_available())
     if device != spec.device:
         print(f"model {spec.name!r} configured for {spec.device!r} runs on {device!r}", file=sys.stderr)
-    return dataclasses.replace(spec, device=device)
+    return dataclasses.replace(spec, device=device, checkpoint=getattr(args, "checkpoint", None))
 
 
 def load_model(args: argparse.Namespace):
@@ -68,6 +68,12 @@ def add_model_job(parser: argparse.ArgumentParser, decoding: bool = True) -> Non
                         help="GPUs given to this job; 0 runs CUDA models on CPU")
     parser.add_argument("--cpu-fallback", action="store_true",
                         help="run CUDA models on CPU where no CUDA device is usable")
+
+
+def add_checkpoint(parser: argparse.ArgumentParser) -> None:
+    """The option of a job that may load a fine-tuned model: its checkpoint folder."""
+    parser.add_argument("--checkpoint", default=None,
+                        help="fine-tuning checkpoint folder applied over the model's weights")
 
 
 def add_estimates(parser: argparse.ArgumentParser) -> None:

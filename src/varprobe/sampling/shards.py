@@ -41,15 +41,21 @@ def shard_rows(passages: Sequence[int], shard: int, shards: int) -> range:
     return range(start, stop)
 
 
+PER_SHARD = ("shard", "device", "checkpoint", "texts")
+"""Metadata that may differ between the shards of one table: where each ran, and for a
+fine-tuned model the fold checkpoint and held-out passages each sampled."""
+
+
 def merge_metadata(shards: Sequence[dict], names: Sequence[str]) -> dict:
     """The metadata of the merged table: the shards' own, less the shard number, with
-    ``device`` listing the devices the shards ran on (comma-separated, sorted).
+    ``device`` listing the devices the shards ran on (comma-separated, sorted) and, where the
+    shards were fold models, ``checkpoints`` and ``texts`` listing theirs in shard order.
 
     Raises ValueError naming the file when the shards were not drawn with the same settings or
     are not shards 1..K of K, in order.
     """
     def settings(metadata: dict) -> dict:
-        return {k: v for k, v in metadata.items() if k not in ("shard", "device")}
+        return {k: v for k, v in metadata.items() if k not in PER_SHARD}
 
     for index, (metadata, name) in enumerate(zip(shards, names, strict=True), start=1):
         if metadata.get("shard") != [index, len(shards)]:
@@ -57,4 +63,8 @@ def merge_metadata(shards: Sequence[dict], names: Sequence[str]) -> dict:
         if settings(metadata) != settings(shards[0]):
             raise ValueError(f"{name} was drawn with other settings than {names[0]}")
     devices = sorted({m["device"] for m in shards if "device" in m})
-    return {**settings(shards[0]), "device": ",".join(devices)}
+    merged = {**settings(shards[0]), "device": ",".join(devices)}
+    if any(m.get("checkpoint") for m in shards):
+        merged.update(checkpoints=[m.get("checkpoint") for m in shards],
+                      texts=[m.get("texts") for m in shards])
+    return merged

@@ -1,0 +1,258 @@
+"""Fine-tuned models: checkpoints (GPU-tagged, like sampling) that the sampling rules load over
+their base model's weights; loss curves (Ilia & Aziz 2024, Fig. 18) and, for the Provo protocol,
+the fine-tuned against the pretrained model's TVD on the held-out contexts (Fig. 17)."""
+
+PRODUCTION_FINETUNED = [n for n in FINETUNED if n not in PROVO_FINETUNED]
+for _model in PRODUCTION_FINETUNED:
+    if FINETUNED[_model]["dataset"] not in PROD_DATASETS:
+        raise ValueError(
+            f"model {_model!r} is fine-tuned on {FINETUNED[_model]['dataset']!r}, which is "
+            "not among production.datasets"
+        )
+    if not FINETUNED[_model]["split"]:
+        raise ValueError(
+            f"model {_model!r}: finetune.split (the training split of "
+            f"{FINETUNED[_model]['dataset']!r}) is required"
+        )
+
+
+def training_settings(wildcards):
+    """A fine-tuned model's training settings, defaults filled in, as JSON."""
+    from varprobe.finetune.training import TrainingSettings
+
+    return json.dumps(
+        TrainingSettings.from_config(FINETUNED[wildcards.model]).to_config(),
+        sort_keys=True,
+    )
+
+
+def fold_passages(wildcards):
+    """The training passages of one fold (every fold but it) and the validation passages."""
+    folds = provo_folds(wildcards.model)
+    held = int(wildcards.fold)
+    train = [t for k, fold in enumerate(folds, start=1) if k != held for t in fold]
+    validation = passage_span(FINETUNED[wildcards.model]["validation_passages"])
+    return dict(train=" ".join(map(str, train)), validation=" ".join(map(str, validation)))
+
+
+def finetune_split_files(wildcards):
+    """The raw files of a fine-tuned model's training (or validation) split."""
+    from varprobe.data.production import raw_files
+
+    dataset = FINETUNED[wildcards.model]["dataset"]
+    return [
+        f"{RESULTS}/raw/{dataset}/{f}" for f in raw_files(dataset, wildcards.split)
+    ]
+
+
+def finetune_instances(wildcards):
+    """The instances tables a production fine-tuning trains (and validates) on."""
+    tune = FINETUNED[wildcards.model]
+    tables = dict(train=f"{FT_DIR}/{wildcards.model}/data/{tune['split']}.parquet")
+    if tune["validation_split"]:
+        tables["validation"] = (
+            f"{FT_DIR}/{wildcards.model}/data/{tune['validation_split']}.parquet"
+        )
+    return tables
+
+
+FINETUNE_JOB = (
+    "--settings {params.settings:q} --gpus {resources.gpu} {params.cpu_fallback} "
+    "--checkpoint-out {output.checkpoint} --losses-out {output.losses} > {log} 2>&1"
+)
+
+
+rule finetune_provo:
+    """Fine-tune on the Provo passages of every fold but one (Ilia & Aziz 2024, App. F)."""
+    input:
+        norms=f"{RESULTS}/raw/provo/Provo_Corpus-Predictability_Norms.csv",
+    output:
+        checkpoint=directory(f"{FT_DIR}/{{model}}/fold{{fold}}/checkpoint"),
+        losses=f"{FT_DIR}/{{model}}/fold{{fold}}/losses.parquet",
+    wildcard_constraints:
+        model=_alternatives(PROVO_FINETUNED),
+        fold=r"[1-9][0-9]*",
+    params:
+        model=model_entry,
+        settings=training_settings,
+        passages=fold_passages,
+        cpu_fallback=cpu_fallback,
+    threads: job_threads("finetune_provo")
+    resources:
+        **job_resources("finetune_provo"),
+        gpu=uses_gpu,
+    conda:
+        CONDA_ENV
+    log:
+        log_path("finetune_provo", "{model}", "{fold}"),
+    benchmark:
+        benchmark_path("finetune_provo", "{model}", "{fold}")
+    shell:
+        "OMP_NUM_THREADS={threads} varprobe finetune-provo --model {params.model:q} "
+        "--norms {input.norms} --fold {wildcards.fold} "
+        "--train-passages {params.passages[train]} "
+        "--validation-passages {params.passages[validation]} " + FINETUNE_JOB
+
+
+rule finetune_data:
+    """A production dataset's training or validation split -> its instances table."""
+    input:
+        finetune_split_files,
+    output:
+        f"{FT_DIR}/{{model}}/data/{{split}}.parquet",
+    wildcard_constraints:
+        model=_alternatives(PRODUCTION_FINETUNED),
+    params:
+        dataset=lambda w: FINETUNED[w.model]["dataset"],
+        raw_dir=lambda w: f"{RESULTS}/raw/{FINETUNED[w.model]['dataset']}",
+    threads: job_threads("finetune_data")
+    resources:
+        **job_resources("finetune_data"),
+    conda:
+        CONDA_ENV
+    log:
+        log_path("finetune_data", "{model}", "{split}"),
+    benchmark:
+        benchmark_path("finetune_data", "{model}", "{split}")
+    shell:
+        "varprobe production-data --dataset {params.dataset} --raw-dir {params.raw_dir} "
+        "--split {wildcards.split} --out {output} > {log} 2>&1"
+
+
+rule finetune_production:
+    """Fine-tune on a production dataset's training split: prompt(source) -> each reference."""
+    input:
+        unpack(finetune_instances),
+    output:
+        checkpoint=directory(f"{FT_DIR}/{{model}}/checkpoint"),
+        losses=f"{FT_DIR}/{{model}}/losses.parquet",
+    wildcard_constraints:
+        model=_alternatives(PRODUCTION_FINETUNED),
+    params:
+        model=model_entry,
+        settings=training_settings,
+        prompt=lambda w: PROD_DATASETS[FINETUNED[w.model]["dataset"]]["prompt"],
+        chat="--chat" if PRODUCTION.get("chat_template") else "--no-chat",
+        validation=lambda w, input: (
+            f"--validation-instances {input.validation}" if "validation" in input.keys() else ""
+        ),
+        cpu_fallback=cpu_fallback,
+    threads: job_threads("finetune_production")
+    resources:
+        **job_resources("finetune_production"),
+        gpu=uses_gpu,
+    conda:
+        CONDA_ENV
+    log:
+        log_path("finetune_production", "{model}"),
+    benchmark:
+        benchmark_path("finetune_production", "{model}")
+    shell:
+        "OMP_NUM_THREADS={threads} varprobe finetune-production --model {params.model:q} "
+        "--instances {input.train} {params.validation} --prompt {params.prompt:q} "
+        "{params.chat} " + FINETUNE_JOB
+
+
+def loss_tables(wildcards):
+    """Every loss table of a fine-tuned model: one per trained fold, or its one training."""
+    if wildcards.model in PROVO_FINETUNED:
+        return [
+            f"{FT_DIR}/{wildcards.model}/fold{k}/losses.parquet"
+            for k, _ in sampled_folds(wildcards.model)
+        ]
+    return [f"{FT_DIR}/{wildcards.model}/losses.parquet"]
+
+
+rule finetune_figure:
+    """Training and validation loss per epoch, one panel per fold (Ilia & Aziz 2024, Fig. 18)."""
+    input:
+        loss_tables,
+    output:
+        figure=report(
+            f"{FT_DIR}/{{model}}/figures/losses.png",
+            caption="../report/finetune_losses.rst",
+            category="Fine-tuning",
+            subcategory="{model}",
+        ),
+        table=f"{FT_DIR}/{{model}}/figures/losses.parquet",
+    threads: job_threads("finetune_figure")
+    resources:
+        **job_resources("finetune_figure"),
+    conda:
+        CONDA_ENV
+    log:
+        log_path("finetune_figure", "{model}"),
+    benchmark:
+        benchmark_path("finetune_figure", "{model}")
+    shell:
+        "varprobe finetune-figure --losses {input} --figure {output.figure} "
+        "--table {output.table} > {log} 2>&1"
+
+
+def compared_decodings(model):
+    """The Provo decodings both a fine-tuned model and its base run."""
+    base = FINETUNED[model]["base"]
+    return [d for d in model_decodings(model) if d in model_decodings(base)]
+
+
+rule finetune_comparison:
+    """Per held-out context, the TVD to the humans of the fine-tuned and of the pretrained
+    model (Ilia & Aziz 2024, Fig. 17), and their summary."""
+    input:
+        finetuned=lambda w: expand(
+            f"{PROVO}/{w.model}/{{decoding}}/tvd.parquet",
+            decoding=compared_decodings(w.model),
+        ),
+        base=lambda w: expand(
+            f"{PROVO}/{FINETUNED[w.model]['base']}/{{decoding}}/tvd.parquet",
+            decoding=compared_decodings(w.model),
+        ),
+    output:
+        contexts=f"{FT_DIR}/{{model}}/comparison/contexts.parquet",
+        summary=f"{FT_DIR}/{{model}}/comparison/summary.parquet",
+        figure=report(
+            f"{FT_DIR}/{{model}}/figures/tvd.png",
+            caption="../report/finetune_tvd.rst",
+            category="Fine-tuning",
+            subcategory="{model}",
+        ),
+    wildcard_constraints:
+        model=_alternatives(PROVO_FINETUNED),
+    params:
+        base=lambda w: FINETUNED[w.model]["base"],
+        decodings=lambda w: " ".join(compared_decodings(w.model)),
+        seed=config["seed"],
+        bootstrap=PC["bootstrap_resamples"],
+    threads: job_threads("finetune_comparison")
+    resources:
+        **job_resources("finetune_comparison"),
+    conda:
+        CONDA_ENV
+    log:
+        log_path("finetune_comparison", "{model}"),
+    benchmark:
+        benchmark_path("finetune_comparison", "{model}")
+    shell:
+        "varprobe finetune-comparison --model {wildcards.model} --base {params.base} "
+        "--decodings {params.decodings} --finetuned {input.finetuned} --pretrained {input.base} "
+        "--seed {params.seed} --bootstrap {params.bootstrap} --contexts-out {output.contexts} "
+        "--summary-out {output.summary} --figure {output.figure} > {log} 2>&1"
+
+
+FINETUNE_TARGETS.extend(f"{FT_DIR}/{m}/figures/losses.png" for m in FINETUNED)
+report_tables(
+    "finetune_losses",
+    f"{FT_DIR}/{{model}}/figures/losses.parquet",
+    "Fine-tuning",
+    "Training and validation loss of {model}",
+    [{"model": m} for m in FINETUNED],
+)
+COMPARED = [m for m in PROVO_FINETUNED if compared_decodings(m)]
+FINETUNE_TARGETS.extend(f"{FT_DIR}/{m}/figures/tvd.png" for m in COMPARED)
+report_tables(
+    "finetune_comparison",
+    f"{FT_DIR}/{{model}}/comparison/summary.parquet",
+    "Fine-tuning",
+    "Fine-tuned against pretrained model: {model}",
+    [{"model": m} for m in COMPARED],
+)
