@@ -356,6 +356,10 @@ def test_finetune_provo_then_the_figure(tmp_path, tiny_model_dir, data_mirror):
     key = ["fold", "split", "epoch"]
     pd.testing.assert_frame_equal(drawn.sort_values(key, ignore_index=True),
                                   both.sort_values(key, ignore_index=True))
+    with pytest.raises(ValueError, match="repeat model 'tiny' fold 1"):
+        cli(["finetune-figure", "--losses", str(tmp_path / "losses1.parquet"),
+             str(tmp_path / "losses1.parquet"), "--figure", str(tmp_path / "again.png"),
+             "--table", str(tmp_path / "again.parquet")])
 
 
 def test_finetune_provo_refuses_overlapping_passages(tmp_path, tiny_model_dir, data_mirror):

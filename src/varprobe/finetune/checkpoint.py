@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 from safetensors import SafetensorError
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file, save
 
 FORMAT = "varprobe-finetune/1"
 WEIGHTS = "trainable.safetensors"
@@ -44,7 +44,8 @@ def save_checkpoint(model: torch.nn.Module, names: list[str], folder: str | Path
         shutil.rmtree(partial)
     partial.mkdir(parents=True)
     try:
-        save_file(tensors, partial / WEIGHTS)
+        # bytes written by Python get the umask's permissions (save_file's file is owner-only)
+        (partial / WEIGHTS).write_bytes(save(tensors))
         shapes = {n: {"shape": list(t.shape), "dtype": str(t.dtype).removeprefix("torch.")}
                   for n, t in tensors.items()}
         full = {**manifest, "format": FORMAT, "sha256": _sha256(partial / WEIGHTS),

@@ -23,7 +23,13 @@ def loss_curves(losses: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
     unknown = sorted(set(losses["split"]) - set(STYLES))
     if unknown:
         raise ValueError(f"fine-tuning losses have unknown splits {unknown}")
-    table = losses.sort_values(["model", "fold", "split", "epoch"], ignore_index=True)
+    key = ["model", "fold", "split", "epoch"]
+    repeated = losses[losses.duplicated(key, keep=False)]
+    if not repeated.empty:
+        first = repeated.iloc[0]
+        raise ValueError(f"fine-tuning losses repeat model {first['model']!r} fold {first['fold']} "
+                         f"{first['split']} epoch {first['epoch']} (the same run given twice?)")
+    table = losses.sort_values(key, ignore_index=True)
     panels = list(table.groupby(["model", "fold"], dropna=False, sort=False))
     columns = min(4, len(panels))
     rows = math.ceil(len(panels) / columns)
