@@ -206,6 +206,12 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "label": "string", "mean": "float64", "hdi_2.5%": "float64", "hdi_97.5%": "float64",
         "reference_tag": "string",
     },
+    # Fine-tuning (App. F, Fig. 18): the mean cross-entropy per target token (nats) of a split
+    # per epoch; epoch 0 is the validation loss before training; fold NA outside cross-validation.
+    "finetune_losses": {
+        "model": "string", "fold": "Int32", "epoch": "int32", "split": "string",
+        "loss": "float64", "tokens": "int64", "examples": "int64",
+    },
 }
 
 

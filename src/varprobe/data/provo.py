@@ -91,6 +91,24 @@ def contexts_table(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.Da
     return _drop_ambiguous(table).sort_values(["text_id", "word_number"], ignore_index=True)
 
 
+def passages_table(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.DataFrame:
+    """One row per passage: ``text_id, text``, the norms' ``Text`` as ``read_norms`` cleaned it.
+
+    ``texts`` restricts to those passages (all when None); an id absent from the norms is an error,
+    and so is a passage whose rows disagree on its text.
+    """
+    norms = _select_texts(norms, texts)
+    variants = norms.groupby("Text_ID")["Text"].nunique()
+    if (variants > 1).any():
+        raise ValueError(
+            f"Provo norms: passages {variants[variants > 1].index.tolist()} have more than one Text"
+        )
+    passages = norms.drop_duplicates("Text_ID").sort_values("Text_ID")
+    return pd.DataFrame(
+        {"text_id": passages["Text_ID"].astype("int32"), "text": passages["Text"]}
+    ).reset_index(drop=True)
+
+
 def responses_table(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.DataFrame:
     """Long table of human responses: ``text_id, word_number, response, count`` (count > 0)."""
     norms = _select_texts(norms, texts)

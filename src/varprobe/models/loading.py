@@ -3,7 +3,8 @@
 Hub ids, local directories (including tiny random models saved by the tests) and package
 folders with a GGUF file all take this one path. A model whose config says it is an
 encoder-decoder (Marian, T5) loads as ``AutoModelForSeq2SeqLM``, any other as
-``AutoModelForCausalLM``.
+``AutoModelForCausalLM``. A spec with a fine-tuning ``checkpoint`` loads its base weights the same
+way and then the checkpoint's trained parameters over them (``varprobe.finetune.checkpoint``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import torch
 from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
+from varprobe.finetune.checkpoint import apply_checkpoint
 from varprobe.models.spec import ModelSpec, ModelUnavailable
 
 
@@ -76,7 +78,8 @@ def run_device(spec: ModelSpec, gpus: int, cpu_fallback: bool, cuda_available: b
 
 
 def load_causal_lm(spec: ModelSpec) -> LoadedModel:
-    """Load ``spec`` as a causal LM in eval mode on ``spec.device`` with ``spec.dtype`` weights."""
+    """Load ``spec`` as a causal LM in eval mode on ``spec.device`` with ``spec.dtype`` weights
+    (its checkpoint's parameters over the base weights when it has one)."""
     return _load(spec, seq2seq=False)
 
 
@@ -108,6 +111,8 @@ def _load(spec: ModelSpec, seq2seq: bool) -> LoadedModel:
         )
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
+    if spec.checkpoint:
+        apply_checkpoint(model, spec.checkpoint)
     return LoadedModel(spec, model.to(spec.device).eval(), tokenizer)
 
 

@@ -51,7 +51,10 @@ def generation_parameters(decoding: Decoding, settings: GenerationSettings) -> d
     }
 
 
-def _encode(tokenizer, text: str, chat: bool) -> torch.Tensor:
+def encode_prompt(tokenizer, text: str, chat: bool) -> torch.Tensor:
+    """The token ids (shape 1 x n) a model is given for a rendered prompt: with ``chat``, the
+    prompt as the user turn of the tokenizer's chat template followed by the assistant's turn
+    opening; without, the tokenizer's own encoding (its special tokens included)."""
     if chat:
         if not tokenizer.chat_template:
             raise ValueError("production.chat_template is true but the tokenizer has no chat template")
@@ -79,7 +82,7 @@ def generate(loaded, work: Iterable[tuple[str, str]], decoding: Decoding,
         pad = pad[0]
     parameters = generation_parameters(decoding, settings)
     for input_id, prompt in work:
-        ids = _encode(tokenizer, prompt, settings.chat and not loaded.is_seq2seq).to(loaded.device)
+        ids = encode_prompt(tokenizer, prompt, settings.chat and not loaded.is_seq2seq).to(loaded.device)
         generator_state = torch.random.fork_rng(devices=[loaded.device] if loaded.device.type == "cuda" else [])
         with generator_state, torch.no_grad():
             torch.manual_seed(input_seed(settings.seed, input_id))

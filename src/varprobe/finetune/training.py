@@ -1,0 +1,145 @@
+"""The training loop: cross-entropy on the examples' targets, AdamW on the last blocks only
+(Ilia & Aziz 2024, App. F), with the training and validation loss of every epoch.
+
+A run depends on its settings, its examples and its seed only: the examples' order in epoch e is
+the e-th permutation drawn by ``numpy.random.default_rng(seed)``, and dropout draws from the torch
+generator seeded with ``seed`` inside a forked RNG state (the caller's torch RNG is untouched).
+The model trains in train mode (dropout on) and is left in eval mode.
+
+Losses are mean cross-entropies per target token (nats): an epoch's training loss weights each
+batch by its target tokens (the running loss while the weights change, as in the authors'
+script); the validation loss is taken in eval mode over all validation targets before training
+(epoch 0) and after every epoch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from varprobe.finetune.blocks import freeze_all_but_last
+from varprobe.finetune.examples import IGNORE, Example, collate
+from varprobe.finetune.settings import FinetuneSettings
+
+
+@dataclass(frozen=True)
+class EpochLoss:
+    """The loss of one split after (validation) or during (train) one epoch; epoch 0 is before
+    training. ``tokens``: target tokens the mean is over; ``examples``: examples in the split."""
+
+    epoch: int
+    split: str
+    loss: float
+    tokens: int
+    examples: int
+
+
+@dataclass(frozen=True)
+class Training:
+    """A finished run: the names of the parameters it trained and its losses in order."""
+
+    trainable: list[str]
+    losses: list[EpochLoss]
+
+
+def learning_rate_factor(step: int, warmup: int, total: int, schedule: str) -> float:
+    """The factor on the learning rate for optimiser step ``step`` (0-based) of ``total``:
+    ``step / warmup`` during warm-up, then 1 (``"constant"``) or ``(total - step) / (total -
+    warmup)`` (``"linear"``, reaching 0 at ``total``); as transformers'
+    ``get_{constant,linear}_schedule_with_warmup``, so step 0 has factor 0 when ``warmup`` > 0."""
+    if step < warmup:
+        return step / warmup
+    if schedule == "constant":
+        return 1.0
+    return max(0.0, (total - step) / max(1, total - warmup))
+
+
+def train(model: torch.nn.Module, train_examples: Sequence[Example],
+          validation_examples: Sequence[Example], settings: FinetuneSettings, pad_id: int,
+          on_loss: Callable[[EpochLoss], None] | None = None) -> Training:
+    """Fine-tune ``model`` in place: freeze all but its last ``settings.trainable_blocks``
+    blocks, then ``settings.epochs`` epochs of AdamW steps on batches of ``settings.batch_size``
+    shuffled training examples. ``pad_id`` fills the inputs' padding (masked, never a target);
+    ``on_loss`` is called with each loss as soon as it is known (progress logs)."""
+    if not train_examples:
+        raise ValueError("fine-tuning needs at least one training example")
+    seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
+    trainable = freeze_all_but_last(model, settings.trainable_blocks, settings.trainable_parts)
+    optimizer = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate,
+        betas=(0.9, 0.999), eps=settings.adam_epsilon, weight_decay=settings.weight_decay,
+    )
+    total_steps = settings.epochs * math.ceil(len(train_examples) / settings.batch_size)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, partial(
+        learning_rate_factor, warmup=settings.warmup_steps, total=total_steps,
+        schedule=settings.lr_schedule))
+    order_rng = np.random.default_rng(settings.seed)
+    device = next(model.parameters()).device
+    losses = []
+
+    def record(loss: EpochLoss) -> None:
+        losses.append(loss)
+        if on_loss is not None:
+            on_loss(loss)
+
+    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+        torch.manual_seed(settings.seed)
+        if validation_examples:
+            record(_evaluate(model, validation_examples, 0, settings.batch_size, pad_id, seq2seq))
+        for epoch in range(1, settings.epochs + 1):
+            order = order_rng.permutation(len(train_examples))
+            model.train()
+            loss_sum, tokens = 0.0, 0
+            for start in range(0, len(order), settings.batch_size):
+                batch = [train_examples[i] for i in order[start : start + settings.batch_size]]
+                batch_sum, batch_tokens = _loss_sum(model, collate(batch, pad_id), seq2seq)
+                optimizer.zero_grad(set_to_none=True)
+                (batch_sum / batch_tokens).backward()
+                optimizer.step()
+                scheduler.step()
+                loss_sum += batch_sum.item()
+                tokens += batch_tokens
+            record(EpochLoss(epoch, "train", loss_sum / tokens, tokens, len(train_examples)))
+            if validation_examples:
+                record(_evaluate(model, validation_examples, epoch, settings.batch_size, pad_id,
+                                 seq2seq))
+    model.eval()
+    return Training(trainable, losses)
+
+
+def _loss_sum(model: torch.nn.Module, batch: dict[str, torch.Tensor],
+              seq2seq: bool) -> tuple[torch.Tensor, int]:
+    """The summed cross-entropy of a batch's targets and their number."""
+    device = next(model.parameters()).device
+    batch = {k: v.to(device) for k, v in batch.items()}
+    labels = batch["labels"]
+    if seq2seq:
+        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                       decoder_input_ids=model.prepare_decoder_input_ids_from_labels(labels=labels),
+                       use_cache=False).logits
+    else:
+        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                       use_cache=False).logits[:, :-1]
+        labels = labels[:, 1:]
+    loss = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1),
+                           ignore_index=IGNORE, reduction="sum")
+    return loss, int((labels != IGNORE).sum())
+
+
+def _evaluate(model: torch.nn.Module, examples: Sequence[Example], epoch: int, batch_size: int,
+              pad_id: int, seq2seq: bool) -> EpochLoss:
+    model.eval()
+    loss_sum, tokens = 0.0, 0
+    with torch.no_grad():
+        for start in range(0, len(examples), batch_size):
+            batch_sum, batch_tokens = _loss_sum(
+                model, collate(examples[start : start + batch_size], pad_id), seq2seq)
+            loss_sum += batch_sum.item()
+            tokens += batch_tokens
+    return EpochLoss(epoch, "validation", loss_sum / tokens, tokens, len(examples))
