@@ -6,12 +6,15 @@ edits one setting of that config and asks a dry run what would be scheduled.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
 import pytest
 import yaml
 from test_workflow import scheduled, snakemake, write_config
+
+from varprobe import tables
 
 SHARDS = 2
 AGGREGATES = {"provo_summary": 1, "report_table_provo_summary": 1, "provo_figure_tvd": 1, "all": 1}
@@ -123,3 +126,64 @@ def test_only_sampling_jobs_of_cuda_models_request_a_gpu(tmp_path, data_mirror, 
         if rule != "all":
             assert resources["mem_mb"] == ("2100" if rule == "provo_sample" else "700")
             assert resources["runtime"] == "9"
+
+
+FT_SETTINGS = {"train_passages": {"first": 1, "last": 4}, "validation_passages": {"first": 41, "last": 41},
+               "epochs": 1, "warmup_steps": 0}
+FT_SYSTEM = {"finetune_provo": 2, "provo_sample": 2, "provo_merge": 1, "provo_divergence": 1,
+             "provo_figure_bars": 1, "finetune_figure": 1, "finetune_comparison": 1,
+             "report_table_finetune_losses_tiny-ft": 1, "report_table_finetune_comparison_tiny-ft": 1,
+             **AGGREGATES}
+
+
+@pytest.fixture(scope="module")
+def finetuned_study(tmp_path_factory, data_mirror, tiny_model_dir):
+    """A finished run of the tiny model and a fine-tuned copy (Provo protocol, one passage per
+    fold, passages 1 and 2 held out by folds 1 and 2)."""
+    workdir = tmp_path_factory.mktemp("finetuned")
+    tiny = {"name": "tiny", "pretrained": str(tiny_model_dir)}
+    tuned = {"name": "tiny-ft", "finetune": {"base": "tiny", "dataset": "provo", **FT_SETTINGS}}
+    write_config(workdir, data_mirror, [tiny, tuned], texts=[1, 2])
+    run = snakemake(workdir)
+    assert run.returncode == 0, run.stderr
+    return workdir, yaml.safe_load((workdir / "config.yaml").read_text())
+
+
+def _tune(key, value):
+    def edit(config):
+        config["models"][1]["finetune"][key] = value
+    return edit
+
+
+FT_CASES = {
+    "unchanged": (lambda config: None, {}),
+    "a training setting": (_tune("epochs", 2), FT_SYSTEM),
+    "the validation passages": (_tune("validation_passages", {"first": 42, "last": 42}), FT_SYSTEM),
+    "a default spelled out": (_tune("learning_rate", 5e-4), {}),
+    "the base model's draws": (_set("provo", "n_samples", 4),
+                               {"provo_sample": 3, "provo_merge": 2, "provo_divergence": 2,
+                                "provo_figure_bars": 2, "finetune_comparison": 1,
+                                "report_table_finetune_comparison_tiny-ft": 1, **AGGREGATES}),
+}
+
+
+@pytest.mark.parametrize("case", FT_CASES)
+def test_a_fine_tuning_edit_reruns_the_fine_tuned_model_and_what_depends_on_it(finetuned_study, case):
+    """Checkpoints are outputs: a training setting reruns both folds' training, their sampling
+    and everything downstream of the fine-tuned model, never the base model's jobs."""
+    edit, expected = FT_CASES[case]
+    assert edited(finetuned_study, edit) == expected
+
+
+def test_the_fine_tuned_model_samples_each_held_out_passage_with_its_own_fold(finetuned_study):
+    results = finetuned_study[0] / "results"
+    samples = tables.read(results / "provo/tiny-ft/ancestral/samples.parquet", "provo_samples")
+    contexts = tables.read(results / "provo/contexts.parquet", "provo_contexts")
+    assert samples.groupby(["text_id", "word_number"]).ngroups == len(contexts)
+    metadata = tables.read_metadata(results / "provo/tiny-ft/ancestral/samples.parquet")
+    assert metadata["texts"] == [[1], [2]]
+    assert metadata["checkpoints"] == [f"results/finetune/tiny-ft/fold{k}/checkpoint" for k in (1, 2)]
+    for fold, held_out in ((1, 1), (2, 2)):
+        manifest = json.loads((results / f"finetune/tiny-ft/fold{fold}/checkpoint/manifest.json").read_text())
+        assert held_out not in manifest["data"]["train_passages"]
+        assert sorted(manifest["data"]["train_passages"]) == [p for p in (1, 2, 3, 4) if p != held_out]

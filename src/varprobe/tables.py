@@ -63,7 +63,7 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "expected_tvd_pretrained": "float64", "expected_tvd_finetuned": "float64",
         "expected_tvd_oracle": "float64", "mean_difference": "float64",
         "difference_ci_low": "float64", "difference_ci_high": "float64",
-        "share_finetuned_closer": "float64",
+        "share_finetuned_closer": "float64", "share_finetuned_farther": "float64",
     },
     "production_instances": {
         "dataset": "string", "split": "string", "input_id": "string", "source": "string",

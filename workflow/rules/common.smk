@@ -449,7 +449,7 @@ onstart:
 GPU_REFUSED = """
 varprobe: SLURM refused to schedule a GPU job ({reason}).
 A model whose config says `device: cuda` makes its model jobs (provo_sample,
-provo_enumerate, production_sample) request one GPU. Either
+provo_enumerate, production_sample, finetune_provo, finetune_production) request one GPU. Either
   * route GPU jobs to a partition that has GPUs: give that partition `max_gpu` in the profile's
     partitions file (`slurm-partition-config`, profiles/slurm/partitions.yaml), or
   * on a cluster without GPUs, set `gpu: 0` for those rules under `set-resources` in the

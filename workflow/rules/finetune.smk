@@ -16,14 +16,26 @@ for _model in PRODUCTION_FINETUNED:
         )
 
 
-def training_settings(wildcards):
-    """A fine-tuned model's training settings, defaults filled in, as JSON."""
-    from varprobe.finetune.training import TrainingSettings
+PROTOCOL_KEYS = (
+    "base",
+    "dataset",
+    "train_passages",
+    "validation_passages",
+    "folds",
+    "split",
+    "validation_split",
+)
+"""Keys of a finetune entry that choose the data; the others are training settings."""
 
-    return json.dumps(
-        TrainingSettings.from_config(FINETUNED[wildcards.model]).to_config(),
-        sort_keys=True,
-    )
+
+def training_settings(wildcards):
+    """A fine-tuned model's training settings, defaults filled in, as JSON (so spelling out a
+    default changes nothing)."""
+    from varprobe.finetune.settings import FinetuneSettings
+
+    tune = FINETUNED[wildcards.model]
+    given = {k: v for k, v in tune.items() if k not in PROTOCOL_KEYS}
+    return json.dumps(FinetuneSettings.from_config(given).to_dict(), sort_keys=True)
 
 
 def fold_passages(wildcards):

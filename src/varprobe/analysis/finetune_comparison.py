@@ -29,7 +29,8 @@ def paired_tvds(finetuned: pd.DataFrame, pretrained: pd.DataFrame, decoding: str
 def comparison_summary(paired: pd.DataFrame, rng: np.random.Generator, resamples: int) -> dict:
     """Mean TVDs of both models over the paired contexts, the mean paired difference
     d_c = TVD_finetuned(c) - TVD_pretrained(c) with its percentile-bootstrap 95% interval, and
-    the share of contexts with d_c < 0 (fine-tuned closer to the humans). No pairs: ValueError."""
+    the shares of contexts with d_c < 0 (fine-tuned strictly closer to the humans) and d_c > 0
+    (strictly farther; the rest are ties). No pairs: ValueError."""
     if paired.empty:
         raise ValueError("no context has words from both the fine-tuned and the pretrained model")
     difference = (paired["tvd_finetuned"] - paired["tvd_pretrained"]).to_numpy()
@@ -43,4 +44,5 @@ def comparison_summary(paired: pd.DataFrame, rng: np.random.Generator, resamples
         "difference_ci_low": low,
         "difference_ci_high": high,
         "share_finetuned_closer": float(np.mean(difference < 0)),
+        "share_finetuned_farther": float(np.mean(difference > 0)),
     }

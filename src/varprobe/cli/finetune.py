@@ -130,6 +130,27 @@ def _finetune_figure(args: argparse.Namespace) -> None:
     tables.write(table, args.table, "finetune_losses")
 
 
+def _finetune_comparison(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from varprobe.analysis.finetune_comparison import comparison_summary, paired_tvds
+    from varprobe.plots.finetune import tvd_histograms
+
+    if not len(args.decodings) == len(args.finetuned) == len(args.pretrained):
+        raise ValueError("give one --finetuned and one --pretrained table per --decodings name")
+    rng = np.random.default_rng(args.seed)
+    pairs, rows = [], []
+    for decoding, tuned, base in zip(args.decodings, args.finetuned, args.pretrained, strict=True):
+        paired = paired_tvds(tables.read(tuned, "provo_tvd"), tables.read(base, "provo_tvd"), decoding)
+        rows.append({"model": args.model, "base": args.base, "decoding": decoding,
+                     **comparison_summary(paired, rng, args.bootstrap)})
+        pairs.append(paired)
+    paired = pd.concat(pairs, ignore_index=True)
+    tables.write(paired, args.contexts_out, "finetune_pairs", {"model": args.model, "base": args.base})
+    tables.write(pd.DataFrame(rows), args.summary_out, "finetune_comparison")
+    tvd_histograms(paired, args.model, args.base).savefig(args.figure, dpi=150)
+
+
 def _add_training(parser: argparse.ArgumentParser) -> None:
     add_model_job(parser, decoding=False)
     parser.add_argument("--settings", required=True,
@@ -165,3 +186,17 @@ def register(sub) -> None:
     p.add_argument("--figure", required=True)
     p.add_argument("--table", required=True)
     p.set_defaults(run=_finetune_figure)
+
+    p = sub.add_parser("finetune-comparison",
+                       help="TVD of a fine-tuned and its pretrained model on the held-out contexts")
+    p.add_argument("--model", required=True, help="the fine-tuned model's name")
+    p.add_argument("--base", required=True, help="the pretrained model's name")
+    p.add_argument("--decodings", nargs="+", required=True)
+    p.add_argument("--finetuned", nargs="+", required=True, help="its tvd tables, per decoding")
+    p.add_argument("--pretrained", nargs="+", required=True, help="the base's, per decoding")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--bootstrap", type=int, required=True)
+    p.add_argument("--contexts-out", required=True)
+    p.add_argument("--summary-out", required=True)
+    p.add_argument("--figure", required=True)
+    p.set_defaults(run=_finetune_comparison)

@@ -71,7 +71,8 @@ def run_device(spec: ModelSpec, gpus: int, cpu_fallback: bool, cuda_available: b
         raise ModelUnavailable(
             f"model {spec.name!r} asks for device {spec.device!r} but CUDA is not available "
             "here; on a machine or cluster without GPUs set `gpu: 0` for its model jobs "
-            "(provo_sample, provo_enumerate, production_sample) under `set-resources` in the "
+            "(provo_sample, provo_enumerate, production_sample, finetune_provo, "
+            "finetune_production) under `set-resources` in the "
             "profile (CUDA models then run on CPU), or `device: cpu` for the model in config.yaml"
         )
     return spec.device

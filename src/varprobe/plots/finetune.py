@@ -9,6 +9,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 STYLES = {"train": {"color": "tab:blue", "marker": "o"},
@@ -47,3 +48,20 @@ def loss_curves(losses: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
         ax.set_visible(False)
     fig.tight_layout()
     return fig, table
+
+
+def tvd_histograms(paired: pd.DataFrame, model: str, base: str):
+    """Histograms of per-context TVD to the humans, pretrained beside fine-tuned, one panel per
+    decoding (Ilia & Aziz 2024, Fig. 17); ``paired`` is the ``finetune_pairs`` table."""
+    decodings = list(dict.fromkeys(paired["decoding"]))
+    fig, axes = plt.subplots(1, len(decodings), figsize=(4.5 * len(decodings), 3.4), squeeze=False)
+    bins = np.linspace(0.0, 1.0, 21)
+    for ax, decoding in zip(axes[0], decodings, strict=True):
+        rows = paired[paired["decoding"] == decoding]
+        ax.hist(rows["tvd_pretrained"], bins=bins, alpha=0.6, label=base)
+        ax.hist(rows["tvd_finetuned"], bins=bins, alpha=0.6, label=model)
+        ax.set(title=f"{decoding} ({len(rows)} held-out contexts)", xlabel="TVD to humans",
+               ylabel="contexts")
+        ax.legend()
+    fig.tight_layout()
+    return fig
