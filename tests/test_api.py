@@ -3,6 +3,7 @@ client against a scripted loopback HTTP server (retries, Retry-After, authentica
 
 from __future__ import annotations
 
+import argparse
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +20,8 @@ from varprobe.api.endpoint import LIST_PROMPT, SINGLE_PROMPT, ApiEndpoint
 from varprobe.api.production import api_productions
 from varprobe.api.provo import provo_samples
 from varprobe.api.word_lists import parse_word_list
+from varprobe.cli import api as api_cli
+from varprobe.cli import production as production_cli
 from varprobe.sampling.decoding import Decoding
 
 DATA = Path(__file__).parent / "data"
@@ -270,3 +273,42 @@ def test_unseeded_identical_requests_are_distinct_draws(loopback, tmp_path):
         assert sorted(first) == ["x", "y", "z"]
         assert sorted(r.text for r in client.replies([_body(0)] * 3)) == first
         assert client.counts["cache_hits"] == 3
+
+
+def _cli(*argv: str) -> None:
+    parser = argparse.ArgumentParser(prog="varprobe")
+    sub = parser.add_subparsers(required=True)
+    api_cli.register(sub)
+    production_cli.register(sub)
+    args = parser.parse_args(argv)
+    args.run(args)
+
+
+def test_provo_api_sample_writes_both_tables_without_the_key(loopback, tmp_path, monkeypatch):
+    monkeypatch.setenv("VARPROBE_TEST_KEY", SECRET)
+    contexts, out, stats = tmp_path / "contexts.parquet", tmp_path / "s.parquet", tmp_path / "p.parquet"
+    tables.write(_contexts().assign(context_length=1, word="w", corpus_word="w"), contexts, "provo_contexts")
+    model = {"name": "m", "api": {"base_url": f"http://127.0.0.1:{loopback.server_port}/v1", "model": "x",
+                                  "api_key_env": "VARPROBE_TEST_KEY", "provo": {"mode": "single"}}}
+    common = ["--contexts", str(contexts), "--n-samples", "2", "--seed", "0", "--cache", str(tmp_path / "c"),
+              "--out", str(out), "--stats-out", str(stats)]
+    _cli("provo-api-sample", "--model", json.dumps(model), "--decoding", '{"name": "ancestral"}', *common)
+    assert len(tables.read(out, "provo_samples")) == 6 and len(tables.read(stats, "provo_api_parse")) == 3
+    metadata = tables.read_metadata(out)
+    assert metadata["generation"] == {"temperature": 1.0, "top_p": 1.0, "max_tokens": 16}
+    assert metadata["provo"]["mode"] == "single" and metadata == tables.read_metadata(stats)
+    for path in (out, stats, *(tmp_path / "c").rglob("*.json")):
+        assert SECRET.encode() not in path.read_bytes()
+    with pytest.raises(ValueError, match="decoding 'exact' needs the model's distribution"):
+        _cli("provo-api-sample", "--model", json.dumps(model), "--decoding",
+             '{"name": "exact", "method": "enumerate"}', *common)
+    with pytest.raises(ValueError, match="model 'hub' has no api block"):
+        _cli("provo-api-sample", "--model", '{"name": "hub", "pretrained": "gpt2"}', "--decoding",
+             '{"name": "ancestral"}', *common)
+    instances = tmp_path / "instances.parquet"
+    tables.write(pd.DataFrame({"dataset": ["d"], "split": ["t"], "input_id": ["0"], "source": ["s"],
+                               "references": [["r"]]}), instances, "production_instances")
+    with pytest.raises(ValueError, match="model 'm' is an API model: give --api-cache"):
+        _cli("production-sample", "--model", json.dumps(model), "--decoding", '{"name": "ancestral"}',
+             "--instances", str(instances), "--prompt", "{source}", "--n-samples", "1",
+             "--max-new-tokens", "4", "--seed", "0", "--out", str(tmp_path / "prod.parquet"))

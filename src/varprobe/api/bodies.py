@@ -38,7 +38,10 @@ def request_body(endpoint: ApiEndpoint, decoding: Decoding, prompt: str, max_tok
                  seed: int) -> dict:
     """The JSON body of one request: ``prompt`` as the one user message (chat) or as the prompt
     (completions); ``seed`` is sent where ``api.seed`` is true."""
-    text = {"messages": [{"role": "user", "content": prompt}]} if endpoint.endpoint == "chat" else {"prompt": prompt}
+    if endpoint.endpoint == "chat":
+        text = {"messages": [{"role": "user", "content": prompt}]}
+    else:
+        text = {"prompt": prompt}
     body = {"model": endpoint.model, **text, **sent_parameters(endpoint, decoding, max_tokens)}
     if endpoint.seed:
         body["seed"] = seed

@@ -18,6 +18,17 @@
       backoff: 1.0
 
 The key itself is read from the environment when a request is sent and is never stored.
+
+A server fills the fields a request omits with its own defaults, which may truncate the
+distribution; ``parameters`` and ``extra_body`` must override every such default. OpenAI:
+temperature and top_p (defaults 1 and 1: untruncated). llama-cpp-python's server (0.3.36,
+``llama_cpp/server/types.py``) defaults to temperature 0.8, top_p 0.95, top_k 40, min_p 0.05 and
+repeat_penalty 1.1 (presence/frequency penalties 0, mirostat off) and has no typical_p field
+(an unknown field is ignored); ancestral sampling there needs ``parameters: [temperature,
+top_p, top_k]`` (top_k 0 keeps every token) and ``extra_body: {min_p: 0.0, repeat_penalty:
+1.0}``. It honours ``seed`` per request. vLLM takes top_k, min_p and repetition_penalty too and
+can fill omitted fields from the model's ``generation_config.json`` (its
+``--generation-config``), so list every parameter it accepts.
 """
 
 from __future__ import annotations
@@ -126,7 +137,7 @@ class ApiEndpoint:
                 raise ValueError(f"model {name!r}: api.{key} is required (a non-empty string)")
         values = {k: v for k, v in block.items() if v is not None}
         values["base_url"] = block["base_url"].rstrip("/")
-        if "parameters" in values:
+        if isinstance(values.get("parameters"), list):
             values["parameters"] = tuple(values["parameters"])
         values["provo"] = _provo(name, block.get("provo") or {})
         endpoint = cls(name=name, **values)
@@ -144,6 +155,8 @@ class ApiEndpoint:
 
         if self.endpoint not in ENDPOINTS:
             fail("endpoint", f"must be one of {list(ENDPOINTS)}, got {self.endpoint!r}")
+        if not isinstance(self.parameters, tuple) or not all(isinstance(p, str) for p in self.parameters):
+            fail("parameters", f"must be a list of names, got {self.parameters!r}")
         unknown = [p for p in self.parameters if p not in NEUTRAL]
         if unknown:
             fail("parameters", f"names {unknown}; decoding parameters are {list(NEUTRAL)}")

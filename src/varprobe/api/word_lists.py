@@ -8,8 +8,9 @@ A reply is read as follows (``parse_word_list``):
    half as many) followed by more lines ("Here are some plausible continuations.").
 2. *Items.* The rest splits at newlines, commas, semicolons and enumerations ("1.", "2)",
    "3:", "4 -", also inline: "1. cat 2. dog", but not "3.5"); leading bullets ("-", "*", "•") go. Items with no
-   visible character are formatting, not items. A reply that is one item holding several words
-   and no separator at all ("cat dog bird") is a space-separated list.
+   visible character are formatting, not items. Words separated by spaces only are one item
+   ("cat dog bird" is a multi-word item: a model that answers in sentences is not read as
+   listing their words).
 3. *Words.* An item's word is its first complete word, read and normalised like any
    continuation (``varprobe.words.first_word`` with an implied leading space), so quotes and
    trailing punctuation go. An item holding more than one word is *multi-word* (its first word
@@ -65,7 +66,7 @@ class WordList:
 
 def split_preamble(reply: str) -> tuple[str, str]:
     """``(preamble, rest)`` of ``reply`` (rule 1 of the module docstring)."""
-    reply = reply.strip()
+    reply = reply.lstrip()
     first_line, _, later = reply.partition("\n")
     if _ITEM_START.match(first_line):
         return "", reply
@@ -83,20 +84,17 @@ def parse_word_list(reply: str, truncated: bool) -> WordList:
     """Items and words of a list ``reply`` (module docstring); ``truncated`` says the token
     budget ended it."""
     preamble, rest = split_preamble(reply)
-    pieces = [_BULLET.sub("", p).strip() for p in _SEPARATOR.split(rest)]
-    open_end = truncated and bool(pieces) and bool(pieces[-1])
-    ends = [False] * (len(pieces) - 1) + [open_end]
-    kept = [(p, e) for p, e in zip(pieces, ends, strict=True) if p]
-    if len(kept) == 1 and len(kept[0][0].split()) > 1:
-        words = kept[0][0].split()
-        kept = [(w, False) for w in words[:-1]] + [(words[-1], kept[0][1])]
-    items = tuple(_item(text, unfinished) for text, unfinished in kept)
+    pieces = [_BULLET.sub("", p) for p in _SEPARATOR.split(rest)]
+    unfinished = [False] * (len(pieces) - 1) + [truncated]
+    items = tuple(_item(p, u) for p, u in zip(pieces, unfinished, strict=True) if p.strip())
     return WordList(preamble, items)
 
 
-def _item(text: str, unfinished: bool) -> ListItem:
-    extraction = first_word(" " + text, ended=not unfinished)
+def _item(piece: str, unfinished: bool) -> ListItem:
+    """The item of ``piece``; when ``unfinished``, a word still open at its end is no word (a
+    trailing space or punctuation closes it)."""
+    extraction = first_word(" " + piece, ended=not unfinished)
     if extraction.status == INCOMPLETE:
         extraction = Extraction("token_budget")
-    n_words = sum(has_word_char(token) for token in text.split())
-    return ListItem(text, extraction, n_words)
+    n_words = sum(has_word_char(token) for token in piece.split())
+    return ListItem(piece.strip(), extraction, n_words)

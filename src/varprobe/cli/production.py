@@ -68,7 +68,8 @@ def _production_api_sample(args: argparse.Namespace) -> None:
         raise ValueError(f"model {endpoint.name!r} is an API model: give --api-cache")
     decoding = decoding_of(args.decoding)
     instances = tables.read(args.instances, "production_instances")
-    work = [(i, render_prompt(args.prompt, s)) for i, s in zip(instances["input_id"], instances["source"], strict=True)]
+    work = [(i, render_prompt(args.prompt, s))
+            for i, s in zip(instances["input_id"], instances["source"], strict=True)]
     with ApiClient(endpoint, ReplyCache(args.api_cache)) as client:
         productions = api_productions(client, work, decoding, args.n_samples, args.max_new_tokens, args.seed)
         print(client.report(), file=sys.stderr)
