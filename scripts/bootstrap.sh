@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
-stamp=.venv/.bootstrap-$(cat envs/*.txt pyproject.toml | sha256sum | cut -c1-16)
+stamp=.venv/.bootstrap-$(cat envs/*.txt pyproject.toml scripts/bootstrap.sh | sha256sum | cut -c1-16)
 if [ -f "$stamp" ]; then exit 0; fi
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
@@ -15,5 +15,17 @@ quiet "${pip[@]}" torch==2.13.0
 echo "torch==2.13.0" > .venv/constraints.txt
 quiet "${pip[@]}" -c .venv/constraints.txt -r envs/requirements-lock.txt -r envs/requirements-dev.txt
 quiet "${pip[@]}" --no-deps -r envs/requirements-offline.txt
+# llama-cpp-python (the API-model tests' real server) has no binary wheel on PyPI: build it once
+# per machine, outside the checkout, so a fresh clone reuses it. GGML_NATIVE=OFF: a native build
+# uses AMX instructions that some VMs advertise but cannot execute (the server then dies with
+# "Illegal instruction" on its first completion).
+llama=llama-cpp-python==0.3.36
+wheels=${VARPROBE_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/varprobe/wheels}
+if ! compgen -G "$wheels/llama_cpp_python-0.3.36-*.whl" > /dev/null; then
+  echo "building $llama (GGML_NATIVE=OFF, a few minutes) into $wheels"
+  CMAKE_ARGS="-DGGML_NATIVE=OFF" quiet .venv/bin/python -m pip wheel --quiet \
+    --disable-pip-version-check --no-deps --no-cache-dir -w "$wheels" "$llama"
+fi
+quiet "${pip[@]}" --no-deps "$wheels"/llama_cpp_python-0.3.36-*.whl
 quiet "${pip[@]}" -c .venv/constraints.txt --no-deps -e .
 rm -f .venv/.bootstrap-* && touch "$stamp"

@@ -14,4 +14,4 @@ slurm_running() { [ -f /run/slurmctld.pid ] && kill -0 "$(cat /run/slurmctld.pid
 if slurm_running; then slurm_before=1; else slurm_before=0; fi
 stop_slurm() { if [ "$slurm_before" = 0 ] && slurm_running; then bash scripts/slurm/stop.sh; fi; }
 trap stop_slurm EXIT
-timeout -k 30 "${VARPROBE_TEST_TIMEOUT:-2400}" python -m pytest -ra "$@"
+timeout -k 30 "${VARPROBE_TEST_TIMEOUT:-2400}" python -m pytest -ra --durations=25 "$@"

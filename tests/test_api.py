@@ -290,8 +290,8 @@ def test_provo_api_sample_writes_both_tables_without_the_key(loopback, tmp_path,
     tables.write(_contexts().assign(context_length=1, word="w", corpus_word="w"), contexts, "provo_contexts")
     model = {"name": "m", "api": {"base_url": f"http://127.0.0.1:{loopback.server_port}/v1", "model": "x",
                                   "api_key_env": "VARPROBE_TEST_KEY", "provo": {"mode": "single"}}}
-    common = ["--contexts", str(contexts), "--n-samples", "2", "--seed", "0", "--cache", str(tmp_path / "c"),
-              "--out", str(out), "--stats-out", str(stats)]
+    common = ["--contexts", str(contexts), "--n-samples", "2", "--seed", "0", "--api-cache", str(tmp_path / "c"),
+              "--out", str(out), "--replies-out", str(stats)]
     _cli("provo-api-sample", "--model", json.dumps(model), "--decoding", '{"name": "ancestral"}', *common)
     assert len(tables.read(out, "provo_samples")) == 6 and len(tables.read(stats, "provo_api_parse")) == 3
     metadata = tables.read_metadata(out)

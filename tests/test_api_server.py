@@ -52,8 +52,8 @@ def _provo(server, tmp_path, contexts, mode, n, cache, max_tokens=None, tag="run
     out, stats = tmp_path / f"{tag}.parquet", tmp_path / f"{tag}-stats.parquet"
     _run("provo-api-sample", "--model", json.dumps(_entry(server, mode, max_tokens)),
          "--decoding", json.dumps({"name": "ancestral"}), "--contexts", str(contexts),
-         "--n-samples", str(n), "--seed", "0", "--cache", str(cache), "--out", str(out),
-         "--stats-out", str(stats))
+         "--n-samples", str(n), "--seed", "0", "--api-cache", str(cache), "--out", str(out),
+         "--replies-out", str(stats))
     return tables.read(out, "provo_samples"), tables.read(stats, "provo_api_parse"), out, stats
 
 

@@ -17,7 +17,11 @@ from varprobe.data.provo import contexts_table, passages_table
 from varprobe.finetune.blocks import freeze_all_but_last, transformer_blocks
 from varprobe.finetune.checkpoint import MANIFEST, WEIGHTS, apply_checkpoint, save_checkpoint
 from varprobe.finetune.examples import (
-    IGNORE, collate, end_token, pair_examples, text_examples,
+    IGNORE,
+    collate,
+    end_token,
+    pair_examples,
+    text_examples,
 )
 from varprobe.finetune.folds import contiguous_folds, held_out_fold, training_ids
 from varprobe.finetune.settings import FinetuneSettings

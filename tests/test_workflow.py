@@ -25,6 +25,15 @@ SMOLLM2 = {
 }
 
 
+SMOLLM2_FINETUNED = {
+    "name": "smollm2-ft",
+    # The paper's protocol (App. F) shrunk: two passages per fold, two epochs, no warm-up.
+    "finetune": {"base": "smollm2-135m", "dataset": "provo", "train_passages": {"first": 1, "last": 8},
+                 "validation_passages": {"first": 41, "last": 42}, "epochs": 2, "warmup_steps": 0},
+    "decodings": ["ancestral"],
+}
+
+
 def write_config(workdir: Path, mirror: Path, models: list[dict], analyses: dict | None = None,
                  **provo) -> None:
     """A small study config: passage 1's first contexts, few draws, few resplits."""
@@ -232,11 +241,12 @@ TEST_ANALYSES = {
 
 @pytest.fixture(scope="module")
 def real_run(tmp_path_factory, data_mirror):
-    """The pretrained SmolLM2-135M on every context of passage 1, sampled and enumerated, with
+    """The pretrained SmolLM2-135M on every context of passage 1, sampled and enumerated, and
+    SmolLM2 fine-tuned on passages 3-8 (fold 1 of the Provo protocol over passages 1-8), with
     every analysis and the HTML report (CI runs this too)."""
     workdir = tmp_path_factory.mktemp("real")
     exact = {"name": "exact", "method": "enumerate", "target_mass": 0.95, "max_forward_tokens": 300}
-    write_config(workdir, data_mirror, [SMOLLM2], analyses=TEST_ANALYSES, n_samples=20,
+    write_config(workdir, data_mirror, [SMOLLM2, SMOLLM2_FINETUNED], analyses=TEST_ANALYSES, n_samples=20,
                  figure_contexts=["1:12"], decodings=[{"name": "ancestral"}, exact])
     run = snakemake(workdir)
     assert run.returncode == 0, output(run) + _logs(workdir)
@@ -308,14 +318,34 @@ def test_real_smollm2_analyses(real_run):
     assert ends.loc[(20, 100.0), "mean_tvd"] == pytest.approx(ends.loc[(20, 100.0), "oracle_mean_tvd"])
 
 
+def test_real_smollm2_fine_tuned_on_provo_against_the_pretrained_model(real_run):
+    results = real_run / "results"
+    contexts = tables.read(results / "provo/contexts.parquet", "provo_contexts")
+    losses = tables.read(results / "finetune/smollm2-ft/figures/losses.parquet", "finetune_losses")
+    train = losses[losses["split"] == "train"].set_index("epoch")["loss"]
+    validation = losses[losses["split"] == "validation"].set_index("epoch")["loss"]
+    assert list(train.index) == [1, 2] and list(validation.index) == [0, 1, 2]
+    assert train[2] < train[1]
+    checkpoint = results / "finetune/smollm2-ft/fold1/checkpoint"
+    assert sum(f.stat().st_size for f in checkpoint.iterdir()) < 40e6   # two blocks, not 540 MB
+    comparison = tables.read(results / "finetune/smollm2-ft/comparison/summary.parquet",
+                             "finetune_comparison").iloc[0]
+    assert comparison["n_contexts"] == len(contexts)     # passage 1 is fold 1's held-out passage
+    assert comparison["difference_ci_low"] <= comparison["mean_difference"] <= comparison["difference_ci_high"]
+    assert comparison["expected_tvd_oracle"] < min(comparison["expected_tvd_pretrained"],
+                                                   comparison["expected_tvd_finetuned"])
+    print(f"fine-tuned vs pretrained on passage 1: {comparison.to_dict()}")
+
+
 def test_report_shows_every_figure_and_table_with_its_caption(real_run):
     run = snakemake(real_run, "--report", "report.html")
     assert run.returncode == 0, output(run)
     page = html.unescape((real_run / "report.html").read_text())
     captions = sorted((REPO / "workflow/report").glob("*.rst"))
-    production = {"production_figures", "production_summary"}
+    # Shown by other runs: the production study's and the API models' (test_api_workflow.py).
+    elsewhere = {"production_figures", "production_summary", "provo_api_replies", "workflow"}
     for caption in captions:
-        if caption.stem in production | {"workflow"}:
+        if caption.stem in elsewhere:
             continue
         opening = " ".join(caption.read_text().split()[:6])
         assert opening.replace("``", "") in page.replace("<code>", "").replace("</code>", ""), caption.name

@@ -38,6 +38,13 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "invalid": "int64", "multiword": "int64", "valid": "int64", "kept": "int64",
         "extra": "int64", "shortfall": "int64", "failed": "int64",
     },
+    # One row per API system: the sums of its provo_api_parse counts over the contexts.
+    "provo_api_summary": {
+        "model": "string", "decoding": "string", "mode": "string", "contexts": "int64",
+        "requested": "int64", "replies": "int64", "truncated": "int64", "preamble": "int64",
+        "items": "int64", "invalid": "int64", "multiword": "int64", "valid": "int64",
+        "kept": "int64", "extra": "int64", "shortfall": "int64", "failed": "int64",
+    },
     # An exact decoding's outcome masses: one row per resolved word (failure "") and per failure
     # reason (word ""), with the context's unresolved and failure mass and forward tokens.
     "provo_distribution": {

@@ -137,8 +137,9 @@ API_RESOURCES = {
 }
 """Resources of a job that may query an API model: changing them reruns nothing."""
 API_OPTIONS = " ".join(
-    f"--{key.replace('_', '-')} {{resources.api_{key}}}" for key in API_TUNING
-) + " --cache {resources.api_cache}"
+    f"--api-{key.replace('_', '-')} {{resources.api_{key}}}"
+    for key in [*API_TUNING, "cache"]
+)
 """The CLI options passing ``API_RESOURCES`` on."""
 
 
@@ -283,7 +284,9 @@ def fold_checkpoint(model, fold):
 
 def production_checkpoint(wildcards):
     """A production model's checkpoint: its own for a model fine-tuned on a dataset, else none."""
-    return f"{FT_DIR}/{wildcards.model}/checkpoint" if wildcards.model in FINETUNED else []
+    return (
+        f"{FT_DIR}/{wildcards.model}/checkpoint" if wildcards.model in FINETUNED else []
+    )
 
 
 def sample_checkpoint(wildcards):
@@ -303,6 +306,8 @@ def sample_scope(wildcards):
     return f"--checkpoint {fold_checkpoint(wildcards.model, fold)} --texts " + " ".join(
         map(str, texts)
     )
+
+
 ANALYSES = config.get("analyses", {})
 ANALYSIS_TARGETS = []
 """The outputs of the analysis families (workflow/rules/<key of `analyses`>.smk): each family's
@@ -360,6 +365,30 @@ def production_systems():
         for dec in PRODUCTION_DECODINGS
         if runs_decoding(m, dec)
     ]
+
+
+def check_api_decodings():
+    """Fail at parse time, naming model, decoding and parameter, where an API model would run
+    a decoding its endpoint cannot apply (it would otherwise be silently changed)."""
+    from varprobe.api.bodies import decoding_fields
+    from varprobe.api.endpoint import ApiEndpoint
+    from varprobe.cli.shared import decoding_of
+
+    runs = [(m, DECODINGS[d]) for m, d in systems() if m in API]
+    runs += [
+        (m, PRODUCTION_DECODINGS[d]) for _, m, d in production_systems() if m in API
+    ]
+    for model, decoding in runs:
+        endpoint = ApiEndpoint.from_config(model, MODELS[model]["api"])
+        try:
+            decoding_fields(endpoint, decoding_of(json.dumps(decoding)))
+        except ValueError as err:
+            raise ValueError(
+                f"{err}; leave the decoding out with the model's `decodings:` list"
+            ) from None
+
+
+check_api_decodings()
 
 
 def production_path(pattern):

@@ -44,7 +44,9 @@ def fold_passages(wildcards):
     held = int(wildcards.fold)
     train = [t for k, fold in enumerate(folds, start=1) if k != held for t in fold]
     validation = passage_span(FINETUNED[wildcards.model]["validation_passages"])
-    return dict(train=" ".join(map(str, train)), validation=" ".join(map(str, validation)))
+    return dict(
+        train=" ".join(map(str, train)), validation=" ".join(map(str, validation))
+    )
 
 
 def finetune_split_files(wildcards):
@@ -52,9 +54,7 @@ def finetune_split_files(wildcards):
     from varprobe.data.production import raw_files
 
     dataset = FINETUNED[wildcards.model]["dataset"]
-    return [
-        f"{RESULTS}/raw/{dataset}/{f}" for f in raw_files(dataset, wildcards.split)
-    ]
+    return [f"{RESULTS}/raw/{dataset}/{f}" for f in raw_files(dataset, wildcards.split)]
 
 
 def finetune_instances(wildcards):
@@ -146,7 +146,9 @@ rule finetune_production:
         prompt=lambda w: PROD_DATASETS[FINETUNED[w.model]["dataset"]]["prompt"],
         chat="--chat" if PRODUCTION.get("chat_template") else "--no-chat",
         validation=lambda w, input: (
-            f"--validation-instances {input.validation}" if "validation" in input.keys() else ""
+            f"--validation-instances {input.validation}"
+            if "validation" in input.keys()
+            else ""
         ),
         cpu_fallback=cpu_fallback,
     threads: job_threads("finetune_production")

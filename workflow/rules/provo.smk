@@ -174,6 +174,34 @@ rule provo_api_sample:
         f"{API_OPTIONS} --out {{output.samples}} --replies-out {{output.replies}} > {{log}} 2>&1"
 
 
+rule provo_api_summary:
+    """Reply and parse counts of every API system, summed over the contexts."""
+    input:
+        [f"{PROVO}/{m}/{d}/replies.parquet" for m, d in systems() if m in API],
+    output:
+        f"{PROVO}/api_replies.parquet",
+    threads: job_threads("provo_api_summary")
+    resources:
+        **job_resources("provo_api_summary"),
+    conda:
+        CONDA_ENV
+    log:
+        log_path("provo_api_summary", "summary"),
+    benchmark:
+        benchmark_path("provo_api_summary", "summary")
+    shell:
+        "varprobe provo-api-summary --replies {input} --out {output} > {log} 2>&1"
+
+
+if API:
+    report_table(
+        "provo_api_replies",
+        f"{PROVO}/api_replies.parquet",
+        "Provo",
+        "Replies of the API models: requested, parsed and kept words",
+    )
+
+
 rule provo_ingest:
     """Read an external samples CSV (API models, published samples) into a samples table."""
     input:

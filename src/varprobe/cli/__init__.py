@@ -10,12 +10,22 @@ from __future__ import annotations
 import argparse
 
 from varprobe.cli import (
-    finetune, model_appendix, oracle_replacement, production, provo, regression, report,
-    sample_size, setup, token_calibration, word_classes,
+    api,
+    finetune,
+    model_appendix,
+    oracle_replacement,
+    production,
+    provo,
+    regression,
+    report,
+    sample_size,
+    setup,
+    token_calibration,
+    word_classes,
 )
 
 STUDIES = (
-    setup, provo, production, token_calibration, word_classes, regression, model_appendix,
+    setup, provo, api, production, token_calibration, word_classes, regression, model_appendix,
     sample_size, oracle_replacement, finetune, report,
 )
 

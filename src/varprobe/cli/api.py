@@ -9,21 +9,39 @@ import sys
 from varprobe import tables
 from varprobe.cli.shared import decoding_of
 
+TUNING = ("concurrency", "max_retries", "timeout", "backoff")
+"""Keys of an api block that change how requests are sent, never what comes back: the workflow
+passes them as options (job resources), so changing them reruns nothing."""
 
-def api_endpoint(model_entry: str, decoding_entry: str):
-    """The endpoint of a model's config entry (JSON) that must be an API model, checking that
-    the decoding entry (JSON) is one an endpoint can sample (not an enumeration)."""
+
+def add_api_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a job that may query an API model: the reply cache, and tuning that
+    overrides the model entry's."""
+    parser.add_argument("--api-cache", help="folder of cached replies (reused across runs)")
+    parser.add_argument("--api-concurrency", type=int, help="requests in flight")
+    parser.add_argument("--api-max-retries", type=int, help="retries of a transient failure")
+    parser.add_argument("--api-timeout", type=float, help="seconds per request")
+    parser.add_argument("--api-backoff", type=float, help="seconds before the first retry")
+
+
+def api_endpoint(args: argparse.Namespace):
+    """The endpoint of ``args.model`` (JSON) that must be an API model, with the tuning options
+    of ``args`` over its entry's, checking that ``args.decoding`` (JSON) is one an endpoint can
+    sample (not an enumeration) and that a reply cache is given."""
     from varprobe.api.endpoint import ApiEndpoint
     from varprobe.models.spec import ModelSpec
 
-    spec = ModelSpec.from_config(json.loads(model_entry))
+    spec = ModelSpec.from_config(json.loads(args.model))
     if not spec.is_api:
         raise ValueError(f"model {spec.name!r} has no api block; this subcommand is for API models")
-    decoding = json.loads(decoding_entry)
+    decoding = json.loads(args.decoding)
     if decoding.get("method", "sample") != "sample":
         raise ValueError(f"model {spec.name!r}: decoding {decoding.get('name')!r} needs the model's "
                          f"distribution (method {decoding['method']!r}); an API model only samples")
-    return ApiEndpoint.from_config(spec.name, spec.api)
+    if not args.api_cache:
+        raise ValueError(f"model {spec.name!r} is an API model: give --api-cache")
+    given = {k: getattr(args, f"api_{k}") for k in TUNING if getattr(args, f"api_{k}") is not None}
+    return ApiEndpoint.from_config(spec.name, {**spec.api, **given})
 
 
 def api_metadata(endpoint, decoding, max_tokens: int) -> dict:
@@ -39,10 +57,10 @@ def _provo_api_sample(args: argparse.Namespace) -> None:
     from varprobe.api.client import ApiClient
     from varprobe.api.provo import provo_samples
 
-    endpoint = api_endpoint(args.model, args.decoding)
+    endpoint = api_endpoint(args)
     decoding = decoding_of(args.decoding)
     contexts = tables.read(args.contexts, "provo_contexts")
-    with ApiClient(endpoint, ReplyCache(args.cache)) as client:
+    with ApiClient(endpoint, ReplyCache(args.api_cache)) as client:
         samples, stats = provo_samples(client, contexts, decoding, args.n_samples, args.seed)
         print(client.report(), file=sys.stderr)
     prompting = endpoint.provo
@@ -50,7 +68,20 @@ def _provo_api_sample(args: argparse.Namespace) -> None:
                 **api_metadata(endpoint, decoding, prompting.token_budget(args.n_samples)),
                 "provo": {"mode": prompting.mode, "prompt": prompting.template, "n": args.n_samples}}
     tables.write(samples, args.out, "provo_samples", metadata)
-    tables.write(stats, args.stats_out, "provo_api_parse", metadata)
+    tables.write(stats, args.replies_out, "provo_api_parse", metadata)
+
+
+def _provo_api_summary(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    rows = []
+    for path in args.replies:
+        names = tables.read_metadata(path)
+        stats = tables.read(path, "provo_api_parse")
+        counts = stats.drop(columns=["text_id", "word_number", "mode"]).sum()
+        rows.append({"model": names["model"]["name"], "decoding": names["decoding"],
+                     "mode": names["provo"]["mode"], "contexts": len(stats), **counts.to_dict()})
+    tables.write(pd.DataFrame(rows), args.out, "provo_api_summary")
 
 
 def register(sub) -> None:
@@ -62,7 +93,13 @@ def register(sub) -> None:
     p.add_argument("--contexts", required=True)
     p.add_argument("--n-samples", type=int, required=True, help="words per context")
     p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--cache", required=True, help="folder of cached replies (reused across runs)")
+    add_api_options(p)
     p.add_argument("--out", required=True, help="samples table (provo_samples)")
-    p.add_argument("--stats-out", required=True, help="parse statistics (provo_api_parse)")
+    p.add_argument("--replies-out", required=True,
+                   help="per-context reply and parse statistics (provo_api_parse)")
     p.set_defaults(run=_provo_api_sample)
+
+    p = sub.add_parser("provo-api-summary", help="one row of reply and parse counts per API system")
+    p.add_argument("--replies", nargs="+", required=True, help="provo_api_parse tables")
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_provo_api_summary)

@@ -11,7 +11,8 @@ import pandas as pd
 from tqdm import tqdm
 
 from varprobe import tables
-from varprobe.cli.shared import add_model_job, decoding_of, job_spec
+from varprobe.cli.api import add_api_options
+from varprobe.cli.shared import add_checkpoint, add_model_job, decoding_of, job_spec
 
 
 def _production_data(args: argparse.Namespace) -> None:
@@ -63,9 +64,7 @@ def _production_api_sample(args: argparse.Namespace) -> None:
     from varprobe.cli.api import api_endpoint, api_metadata
     from varprobe.sampling.generate import render_prompt
 
-    endpoint = api_endpoint(args.model, args.decoding)
-    if not args.api_cache:
-        raise ValueError(f"model {endpoint.name!r} is an API model: give --api-cache")
+    endpoint = api_endpoint(args)
     decoding = decoding_of(args.decoding)
     instances = tables.read(args.instances, "production_instances")
     work = [(i, render_prompt(args.prompt, s))
@@ -203,7 +202,8 @@ def register(sub) -> None:
     p.add_argument("--n-samples", type=int, required=True)
     p.add_argument("--max-new-tokens", type=int, required=True)
     p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--api-cache", help="folder of cached replies, for a model with api")
+    add_checkpoint(p)
+    add_api_options(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_sample)
 

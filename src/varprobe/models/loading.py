@@ -41,8 +41,15 @@ class LoadedModel:
 def check_available(spec: ModelSpec) -> None:
     """Fail fast, before any compute, when a model's weights or samples cannot be reached.
 
-    Reads only the config (a local file, or a few kB from the hub) — not the weights.
+    Reads only the config (a local file, or a few kB from the hub) — not the weights. An API
+    model's block is checked, not its endpoint: its jobs name an unreachable server or a
+    refused key, and a rerun answered from the reply cache needs neither.
     """
+    if spec.is_api:
+        from varprobe.api.endpoint import ApiEndpoint
+
+        ApiEndpoint.from_config(spec.name, spec.api)
+        return
     if spec.is_external:
         if not Path(spec.samples).is_file():
             raise ModelUnavailable(f"model {spec.name!r}: samples file {spec.samples} not found")

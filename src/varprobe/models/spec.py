@@ -19,7 +19,6 @@ import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 SOURCES = ("pretrained", "package", "samples", "api")
 """The keys of a model entry that say where the model comes from (exactly one per entry)."""
 

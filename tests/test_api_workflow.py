@@ -1,0 +1,132 @@
+"""API models through the workflow, against the real llama.cpp server of ``llama_server``:
+both Provo modes and one production dataset, the reply cache across reruns, tuning that reruns
+nothing, the key kept out of every file, and the errors a user meets first."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import yaml
+from test_workflow import output, scheduled, snakemake, write_config
+
+from varprobe import tables
+
+KEY_ENV = "VARPROBE_TEST_API_KEY"
+# llama.cpp truncates by default (top_k 40, min_p 0.05, repeat_penalty 1.1): listing top_k and
+# neutralising the rest makes the endpoint sample ancestrally.
+LLAMA_CPP = {"parameters": ["temperature", "top_p", "top_k"],
+             "extra_body": {"min_p": 0.0, "repeat_penalty": 1.0}}
+
+
+def api_model(name: str, server: dict, mode: str, **extra) -> dict:
+    return {"name": name, "api": {"base_url": server["base_url"], "model": server["model"],
+                                  "api_key_env": KEY_ENV, "provo": {"mode": mode}, **LLAMA_CPP,
+                                  **extra}}
+
+
+def with_production(workdir) -> None:
+    """Add a production section of ASSET's first two inputs to the config in ``workdir``."""
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["production"] = {
+        "datasets": [{"name": "asset", "prompt": "Simplify this sentence: {source}"}],
+        "max_inputs": 2, "n_samples": 2, "max_new_tokens": 24, "bootstrap_resamples": 50,
+        "decodings": [{"name": "ancestral"}],
+        "probes": {"spacy_pipelines": {"en": None}, "sentence_encoders": {"en": None}},
+    }
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+
+
+def files_containing(root, secret: str) -> list:
+    return [p for p in root.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+
+
+@pytest.fixture(scope="module")
+def api_run(tmp_path_factory, data_mirror, llama_server):
+    """A Provo passage through SmolLM2 behind the server, in single and in list mode, plus
+    ASSET's first inputs."""
+    workdir = tmp_path_factory.mktemp("api")
+    models = [api_model("smol-single", llama_server, "single"),
+              {**api_model("smol-list", llama_server, "list"), "decodings": ["ancestral"]}]
+    # Passage 36, one of the two shortest (38 contexts): the server answers one request at a time.
+    write_config(workdir, data_mirror, models, texts=[36], n_samples=2, figure_contexts=["36:5"])
+    with_production(workdir)
+    os.environ[KEY_ENV] = llama_server["key"]
+    run = snakemake(workdir)
+    assert run.returncode == 0, output(run)
+    return workdir
+
+
+def test_an_api_model_runs_both_provo_modes_and_a_production_dataset(api_run):
+    results = api_run / "results"
+    contexts = tables.read(results / "provo/contexts.parquet", "provo_contexts")
+    summary = tables.read(results / "provo/summary.parquet", "provo_system").set_index(["model", "decoding"])
+    oracle = summary.loc[("oracle", "control"), "expected_tvd"]
+    for model in ("smol-single", "smol-list"):
+        row = summary.loc[(model, "ancestral")]
+        assert row["n_contexts"] - row["n_contexts_without_words"] > len(contexts) / 2
+        assert oracle < row["expected_tvd"] <= 1
+    replies = tables.read(results / "provo/api_replies.parquet", "provo_api_summary").set_index("model")
+    assert replies.loc["smol-single", "requested"] == replies.loc["smol-single", "replies"] == 2 * len(contexts)
+    listed = replies.loc["smol-list"]
+    assert listed["replies"] == len(contexts)
+    assert listed["kept"] + listed["shortfall"] == listed["requested"] == 2 * len(contexts)
+    assert listed["items"] - listed["invalid"] == listed["kept"] + listed["extra"]
+    assert "Replies of the API models" in (results / "report/provo_api_replies.html").read_text()
+    samples = tables.read(results / "provo/smol-list/ancestral/samples.parquet", "provo_samples")
+    assert len(samples) == listed["kept"] and samples["word"].str.len().gt(0).all()
+    productions = tables.read(results / "production/asset/smol-single/ancestral/samples.parquet",
+                              "production_samples")
+    assert len(productions) == 2 * 2 and productions["text"].str.len().gt(0).all()
+    production = tables.read(results / "production/summary.parquet", "production_summary")
+    assert set(production["model"]) == {"smol-single", "smol-list"}
+
+
+def test_tuning_reruns_nothing_and_a_rerun_is_answered_from_the_cache(api_run):
+    config = yaml.safe_load((api_run / "config.yaml").read_text())
+    for model in config["models"]:
+        model["api"].update(concurrency=1, max_retries=2, timeout=30, backoff=0.5)
+    (api_run / "config.yaml").write_text(yaml.safe_dump(config))
+    assert scheduled(api_run) == {}
+    cached = sorted((api_run / "results/cache/api").rglob("*.json"))
+    samples = [f"results/{study}/{model}/ancestral/samples.parquet"
+               for study in ("provo", "production/asset") for model in ("smol-single", "smol-list")]
+    schema = {"provo": "provo_samples", "production": "production_samples"}
+    before = [tables.read(api_run / p, schema[p.split("/")[1]]) for p in samples]
+    rerun = snakemake(api_run, "--forcerun", "provo_api_sample", "production_sample", "--", *samples)
+    assert rerun.returncode == 0, output(rerun)
+    logs = [p.read_text() for rule in ("provo_api_sample", "production_sample")
+            for p in (api_run / "results/logs" / rule).rglob("*.log")]
+    assert len(logs) == 4 and all("0 requests sent" in log for log in logs)
+    assert sorted((api_run / "results/cache/api").rglob("*.json")) == cached
+    after = [tables.read(api_run / p, schema[p.split("/")[1]]) for p in samples]
+    for old, new in zip(before, after, strict=True):
+        assert old.equals(new)
+
+
+def test_the_key_is_in_no_file(api_run, llama_server):
+    assert files_containing(api_run, llama_server["key"]) == []
+
+
+def test_a_wrong_key_fails_the_job_by_name_and_writes_no_samples(tmp_path, data_mirror, llama_server):
+    write_config(tmp_path, data_mirror, [api_model("smol", llama_server, "list")], n_samples=2)
+    os.environ[KEY_ENV] = "not-the-key"
+    try:
+        run = snakemake(tmp_path)
+    finally:
+        os.environ[KEY_ENV] = llama_server["key"]
+    assert run.returncode != 0
+    log = (tmp_path / "results/logs/provo_api_sample/smol/ancestral.log").read_text()
+    assert "smol" in log and KEY_ENV in log and "not-the-key" not in log
+    assert not (tmp_path / "results/provo/smol/ancestral/samples.parquet").exists()
+
+
+def test_a_decoding_the_endpoint_cannot_apply_is_refused_before_any_request(tmp_path, data_mirror):
+    server = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    model = {"name": "chat", "api": {"base_url": server["base_url"], "model": "m"}}
+    write_config(tmp_path, data_mirror, [model],
+                 decodings=[{"name": "ancestral"}, {"name": "top-k-5", "top_k": 5}])
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert "model 'chat'" in output(run) and "top_k" in output(run) and "top-k-5" in output(run)
+    assert "`decodings:`" in output(run)
