@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -84,8 +85,6 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="session")
 def data_mirror() -> Path:
     """The local dataset mirror: ``$VARPROBE_DATA_MIRROR``, else ``../shared/data``."""
-    import os
-
     path = Path(os.environ.get("VARPROBE_DATA_MIRROR") or REPO.parent / "shared" / "data")
     norms = path / "provo_cloze" / "Provo_Corpus-Predictability_Norms.csv"
     if not norms.is_file():
@@ -225,7 +224,7 @@ def llama_server(tmp_path_factory) -> dict[str, str]:
     port, key = _free_port(), secrets.token_hex(16)
     log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-               "--port", str(port), "--api_key", key, "--n_ctx", "2048", "--verbose", "False"]
+               "--port", str(port), "--api_key", key, "--n_ctx", "2048", "--n_threads", str(os.cpu_count() or 1), "--verbose", "False"]
     with open(log_path, "wb") as log:
         server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"

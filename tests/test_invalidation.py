@@ -158,7 +158,6 @@ def _tune(key, value):
 FT_CASES = {
     "unchanged": (lambda config: None, {}),
     "a training setting": (_tune("epochs", 2), FT_SYSTEM),
-    "the validation passages": (_tune("validation_passages", {"first": 42, "last": 42}), FT_SYSTEM),
     "a default spelled out": (_tune("learning_rate", 5e-4), {}),
     "the base model's draws": (_set("provo", "n_samples", 4),
                                {"provo_sample": 3, "provo_merge": 2, "provo_divergence": 2,

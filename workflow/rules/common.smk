@@ -388,7 +388,8 @@ def check_api_decodings():
             ) from None
 
 
-check_api_decodings()
+if API:
+    check_api_decodings()
 
 
 def production_path(pattern):
