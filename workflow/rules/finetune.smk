@@ -1,77 +1,9 @@
 """Fine-tuned models: checkpoints (GPU-tagged, like sampling) that the sampling rules load over
 their base model's weights; loss curves (Ilia & Aziz 2024, Fig. 18) and, for the Provo protocol,
-the fine-tuned against the pretrained model's TVD on the held-out contexts (Fig. 17)."""
+the fine-tuned against the pretrained model's TVD on the held-out contexts (Fig. 17). Input
+functions and settings: common.smk."""
 
-PRODUCTION_FINETUNED = [n for n in FINETUNED if n not in PROVO_FINETUNED]
-for _model in PRODUCTION_FINETUNED:
-    if FINETUNED[_model]["dataset"] not in PROD_DATASETS:
-        raise ValueError(
-            f"model {_model!r} is fine-tuned on {FINETUNED[_model]['dataset']!r}, which is "
-            "not among production.datasets"
-        )
-    if not FINETUNED[_model]["split"]:
-        raise ValueError(
-            f"model {_model!r}: finetune.split (the training split of "
-            f"{FINETUNED[_model]['dataset']!r}) is required"
-        )
-
-
-PROTOCOL_KEYS = (
-    "base",
-    "dataset",
-    "train_passages",
-    "validation_passages",
-    "folds",
-    "split",
-    "validation_split",
-)
-"""Keys of a finetune entry that choose the data; the others are training settings."""
-
-
-def training_settings(wildcards):
-    """A fine-tuned model's training settings, defaults filled in, as JSON (so spelling out a
-    default changes nothing)."""
-    from varprobe.finetune.settings import FinetuneSettings
-
-    tune = FINETUNED[wildcards.model]
-    given = {k: v for k, v in tune.items() if k not in PROTOCOL_KEYS}
-    return json.dumps(FinetuneSettings.from_config(given).to_dict(), sort_keys=True)
-
-
-def fold_passages(wildcards):
-    """The training passages of one fold (every fold but it) and the validation passages."""
-    folds = provo_folds(wildcards.model)
-    held = int(wildcards.fold)
-    train = [t for k, fold in enumerate(folds, start=1) if k != held for t in fold]
-    validation = passage_span(FINETUNED[wildcards.model]["validation_passages"])
-    return dict(
-        train=" ".join(map(str, train)), validation=" ".join(map(str, validation))
-    )
-
-
-def finetune_split_files(wildcards):
-    """The raw files of a fine-tuned model's training (or validation) split."""
-    from varprobe.data.production import raw_files
-
-    dataset = FINETUNED[wildcards.model]["dataset"]
-    return [f"{RESULTS}/raw/{dataset}/{f}" for f in raw_files(dataset, wildcards.split)]
-
-
-def finetune_instances(wildcards):
-    """The instances tables a production fine-tuning trains (and validates) on."""
-    tune = FINETUNED[wildcards.model]
-    tables = dict(train=f"{FT_DIR}/{wildcards.model}/data/{tune['split']}.parquet")
-    if tune["validation_split"]:
-        tables["validation"] = (
-            f"{FT_DIR}/{wildcards.model}/data/{tune['validation_split']}.parquet"
-        )
-    return tables
-
-
-FINETUNE_JOB = (
-    "--settings {params.settings:q} --gpus {resources.gpu} {params.cpu_fallback} "
-    "--checkpoint-out {output.checkpoint} --losses-out {output.losses} > {log} 2>&1"
-)
+check_production_finetuned()
 
 
 rule finetune_provo:
@@ -103,7 +35,7 @@ rule finetune_provo:
         "OMP_NUM_THREADS={threads} varprobe finetune-provo --model {params.model:q} "
         "--norms {input.norms} --fold {wildcards.fold} "
         "--train-passages {params.passages[train]} "
-        "--validation-passages {params.passages[validation]} " + FINETUNE_JOB
+        f"--validation-passages {{params.passages[validation]}} {FINETUNE_JOB}"
 
 
 rule finetune_data:
@@ -164,17 +96,7 @@ rule finetune_production:
     shell:
         "OMP_NUM_THREADS={threads} varprobe finetune-production --model {params.model:q} "
         "--instances {input.train} {params.validation} --prompt {params.prompt:q} "
-        "{params.chat} " + FINETUNE_JOB
-
-
-def loss_tables(wildcards):
-    """Every loss table of a fine-tuned model: one per trained fold, or its one training."""
-    if wildcards.model in PROVO_FINETUNED:
-        return [
-            f"{FT_DIR}/{wildcards.model}/fold{k}/losses.parquet"
-            for k, _ in sampled_folds(wildcards.model)
-        ]
-    return [f"{FT_DIR}/{wildcards.model}/losses.parquet"]
+        f"{{params.chat}} {FINETUNE_JOB}"
 
 
 rule finetune_figure:
@@ -201,12 +123,6 @@ rule finetune_figure:
     shell:
         "varprobe finetune-figure --losses {input} --figure {output.figure} "
         "--table {output.table} > {log} 2>&1"
-
-
-def compared_decodings(model):
-    """The Provo decodings both a fine-tuned model and its base run."""
-    base = FINETUNED[model]["base"]
-    return [d for d in model_decodings(model) if d in model_decodings(base)]
 
 
 rule finetune_comparison:
