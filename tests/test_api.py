@@ -3,7 +3,6 @@ client against a scripted loopback HTTP server (retries, Retry-After, authentica
 
 from __future__ import annotations
 
-import argparse
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,8 +19,7 @@ from varprobe.api.endpoint import LIST_PROMPT, SINGLE_PROMPT, ApiEndpoint
 from varprobe.api.production import api_productions
 from varprobe.api.provo import provo_samples
 from varprobe.api.word_lists import parse_word_list
-from varprobe.cli import api as api_cli
-from varprobe.cli import production as production_cli
+from varprobe.cli import build_parser
 from varprobe.sampling.decoding import Decoding
 
 DATA = Path(__file__).parent / "data"
@@ -276,11 +274,8 @@ def test_unseeded_identical_requests_are_distinct_draws(loopback, tmp_path):
 
 
 def _cli(*argv: str) -> None:
-    parser = argparse.ArgumentParser(prog="varprobe")
-    sub = parser.add_subparsers(required=True)
-    api_cli.register(sub)
-    production_cli.register(sub)
-    args = parser.parse_args(argv)
+    """Run a ``varprobe`` subcommand in this process (its errors raise, unlike ``main``)."""
+    args = build_parser().parse_args(argv)
     args.run(args)
 
 

@@ -3,7 +3,6 @@ on loopback (fixture ``llama_server``), through the CLI subcommands the workflow
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pytest
@@ -12,8 +11,7 @@ from varprobe import tables
 from varprobe.api.cache import ReplyCache
 from varprobe.api.client import ApiAuthError, ApiClient
 from varprobe.api.endpoint import ApiEndpoint
-from varprobe.cli import api as api_cli
-from varprobe.cli import production as production_cli
+from varprobe.cli import build_parser
 from varprobe.data.instances import first_inputs
 from varprobe.data.production import read_instances
 from varprobe.data.provo import contexts_table
@@ -33,11 +31,8 @@ def _entry(server, mode: str, max_tokens: int | None = None) -> dict:
 
 
 def _run(*argv: str) -> None:
-    parser = argparse.ArgumentParser(prog="varprobe")
-    sub = parser.add_subparsers(required=True)
-    api_cli.register(sub)
-    production_cli.register(sub)
-    args = parser.parse_args(argv)
+    """Run a ``varprobe`` subcommand in this process (its errors raise, unlike ``main``)."""
+    args = build_parser().parse_args(argv)
     args.run(args)
 
 

@@ -3,7 +3,6 @@ frozen blocks, the training loop's determinism, checkpoints through the loading 
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 
@@ -12,7 +11,7 @@ import pytest
 import torch
 
 from varprobe import tables
-from varprobe.cli import finetune as finetune_cli
+from varprobe.cli import build_parser
 from varprobe.data.provo import contexts_table, passages_table
 from varprobe.finetune.blocks import freeze_all_but_last, transformer_blocks
 from varprobe.finetune.checkpoint import MANIFEST, WEIGHTS, apply_checkpoint, save_checkpoint
@@ -327,9 +326,8 @@ def test_a_failed_save_leaves_no_checkpoint(trained, tmp_path):
 
 
 def cli(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser()
-    finetune_cli.register(parser.add_subparsers(required=True))
-    args = parser.parse_args(argv)
+    """Run a ``varprobe`` subcommand in this process (its errors raise, unlike ``main``)."""
+    args = build_parser().parse_args(argv)
     args.run(args)
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
+from varprobe.api.endpoint import TUNING as API_TUNING, ApiEndpoint
+
 validate(config, "../schemas/config.schema.yaml")
 
 RESULTS = "results"
@@ -31,9 +33,8 @@ PROVO_FINETUNED = [n for n, f in FINETUNED.items() if f["dataset"] == "provo"]
 SAMPLERS = [*NETWORKS, *PROVO_FINETUNED]
 """The models the Provo sampler runs (fine-tuned ones per fold)."""
 PROVO_MODELS = [n for n in MODELS if n not in FINETUNED or n in PROVO_FINETUNED]
-API_TUNING = ("concurrency", "max_retries", "timeout", "backoff")
-"""Keys of an `api` block that tune speed and robustness only (job resources, not params)."""
-API_DEFAULTS = {"concurrency": 4, "max_retries": 6, "timeout": 60, "backoff": 1.0}
+API_DEFAULTS = ApiEndpoint.tuning_defaults()
+"""The `api` keys that tune speed and robustness only (job resources, not params)."""
 
 
 def _check_model_references():
@@ -371,7 +372,6 @@ def check_api_decodings():
     """Fail at parse time, naming model, decoding and parameter, where an API model would run
     a decoding its endpoint cannot apply (it would otherwise be silently changed)."""
     from varprobe.api.bodies import decoding_fields
-    from varprobe.api.endpoint import ApiEndpoint
     from varprobe.cli.shared import decoding_of
 
     runs = [(m, DECODINGS[d]) for m, d in systems() if m in API]

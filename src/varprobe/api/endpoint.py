@@ -33,7 +33,7 @@ can fill omitted fields from the model's ``generation_config.json`` (its
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 ENDPOINTS = {"chat": "chat/completions", "completions": "completions"}
 """Endpoint kinds and their paths under ``base_url``."""
@@ -105,6 +105,11 @@ class ProvoPrompting:
             ) from err
 
 
+TUNING = ("concurrency", "max_retries", "timeout", "backoff")
+"""Keys of an api block that change how requests are sent, never what comes back: the workflow
+passes them as job resources, so changing them reruns nothing."""
+
+
 @dataclass(frozen=True)
 class ApiEndpoint:
     """A model's OpenAI-compatible endpoint (module docstring); build with ``from_config``."""
@@ -122,6 +127,11 @@ class ApiEndpoint:
     max_retries: int = 6
     timeout: float = 60.0
     backoff: float = 1.0
+
+    @classmethod
+    def tuning_defaults(cls) -> dict[str, float | int]:
+        """The default of each ``TUNING`` key."""
+        return {f.name: f.default for f in fields(cls) if f.name in TUNING}
 
     @classmethod
     def from_config(cls, name: str, block: dict) -> ApiEndpoint:

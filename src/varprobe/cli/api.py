@@ -9,10 +9,6 @@ import sys
 from varprobe import tables
 from varprobe.cli.shared import decoding_of
 
-TUNING = ("concurrency", "max_retries", "timeout", "backoff")
-"""Keys of an api block that change how requests are sent, never what comes back: the workflow
-passes them as options (job resources), so changing them reruns nothing."""
-
 
 def add_api_options(parser: argparse.ArgumentParser) -> None:
     """The options of a job that may query an API model: the reply cache, and tuning that
@@ -25,10 +21,10 @@ def add_api_options(parser: argparse.ArgumentParser) -> None:
 
 
 def api_endpoint(args: argparse.Namespace):
-    """The endpoint of ``args.model`` (JSON) that must be an API model, with the tuning options
+    """The endpoint of ``args.model`` (JSON) that must be an API model, with the ``TUNING`` options
     of ``args`` over its entry's, checking that ``args.decoding`` (JSON) is one an endpoint can
     sample (not an enumeration) and that a reply cache is given."""
-    from varprobe.api.endpoint import ApiEndpoint
+    from varprobe.api.endpoint import TUNING, ApiEndpoint
     from varprobe.models.spec import ModelSpec
 
     spec = ModelSpec.from_config(json.loads(args.model))
