@@ -34,8 +34,10 @@ def test_exact_vs_sampling_runs(tiny_model_dir, data_mirror, tmp_path):
               "--reference-samples", "40", "--max-forward-tokens", "300",
               "--out", str(tmp_path / "exact"))
     assert "forward tokens, enumeration / 20 independent draws:" in out
+    assert "as run (forward hook): enumeration" in out
     frame = pd.read_csv(tmp_path / "exact.csv")
     assert len(frame) == 2 and (frame["enum_forward_tokens"] <= 300).all()
+    assert (frame["independent_forward_tokens"] < frame["generate_forward_tokens"]).all()
 
 
 def test_probe_speed_runs(data_mirror):

@@ -43,7 +43,7 @@ def small():
 
 def enumerate_small(small, decoding=ANCESTRAL, **settings):
     model, tokenizer = small
-    settings = {"target_mass": 1.0, "max_tokens": 4, "batch_size": 8, "chunk": 3, **settings}
+    settings = {"target_mass": 1.0, "max_tokens": 4, "min_mass": 0.0, "batch_size": 8, "chunk": 3, **settings}
     return Enumerator(model, tokenizer, decoding, EnumerationSettings(**settings)).enumerate(CONTEXT)
 
 
@@ -123,12 +123,40 @@ def test_token_budget_follows_max_tokens(small):
     assert_same(outcomes(enumerate_small(small, max_tokens=2)), brute_force(small, max_tokens=2))
 
 
-@pytest.mark.parametrize("batch_size, chunk", [(1, 1), (3, 100)])
-def test_exhaustive_result_does_not_depend_on_batch_or_chunk_size(small, exhaustive, batch_size, chunk):
-    reference = exhaustive
-    other = enumerate_small(small, batch_size=batch_size, chunk=chunk)
-    assert_same(outcomes(other), outcomes(reference), tol=1e-12)
-    assert other.forward_tokens == reference.forward_tokens  # every open prefix, once
+@pytest.mark.parametrize("target", [1.0, 0.9, 0.6])
+@pytest.mark.parametrize("batch_size, chunk", [(1, 1), (3, 100), (64, 2)])
+def test_result_does_not_depend_on_batch_or_chunk_size(small, target, batch_size, chunk):
+    """Partial enumerations included: the search is sequential, batching only runs ahead of it."""
+    reference = enumerate_small(small, target_mass=target)
+    assert enumerate_small(small, target_mass=target, batch_size=batch_size, chunk=chunk) == reference
+
+
+def test_children_below_min_mass_stay_unresolved(small, exhaustive):
+    exact = outcomes(exhaustive)
+    pruned = enumerate_small(small, min_mass=1e-4)
+    assert 0 < pruned.unresolved_mass < 0.05
+    assert pruned.forward_tokens < exhaustive.forward_tokens
+    assert pruned.covered_mass + pruned.unresolved_mass == pytest.approx(1.0, abs=1e-12)
+    for outcome, mass in outcomes(pruned).items():
+        assert mass <= exact[outcome] + 1e-12
+
+
+CHAIN = ["a", "a b", "a b.", "a b. b", "b"]  # the first four extend one another, then a new chain
+
+
+@pytest.mark.parametrize("target", [1.0, 0.8])
+def test_contexts_enumerated_together_equal_each_alone(small, target):
+    model, tokenizer = small
+    settings = EnumerationSettings(target_mass=target, max_tokens=4, min_mass=0.0, batch_size=5, chunk=3)
+    enumerator = Enumerator(model, tokenizer, ANCESTRAL, settings)
+    together = list(enumerator.enumerate_many(CHAIN))
+    assert len(together) == len(CHAIN)
+    for context, found in zip(CHAIN, together, strict=True):
+        alone = enumerator.enumerate(context)
+        assert found.forward_tokens == alone.forward_tokens
+        assert_same(outcomes(found), outcomes(alone), tol=1e-12)
+    wider = Enumerator(model, tokenizer, ANCESTRAL, EnumerationSettings(**{**vars(settings), "batch_size": 64}))
+    assert list(wider.enumerate_many(CHAIN)) == together
 
 
 def test_stopping_at_the_target_certifies_it_with_fewer_tokens(small, exhaustive):
@@ -185,7 +213,16 @@ def test_shortcut_classifies_as_the_sampler_reads(tiny_model):
 
 def test_enumeration_on_gpt2_vocabulary_reaches_its_target(tiny_model):
     settings = EnumerationSettings(target_mass=0.5, max_forward_tokens=400, max_tokens=6, batch_size=16)
-    result = Enumerator(tiny_model.model, tiny_model.tokenizer, ANCESTRAL, settings).enumerate("The cat sat on the")
-    assert result.covered_mass >= 0.5 or result.forward_tokens == 400
-    assert math.isclose(result.covered_mass + result.unresolved_mass, 1.0, abs_tol=1e-9)
-    assert sum(result.distribution().values()) == pytest.approx(1.0)
+    enumerator = Enumerator(tiny_model.model, tiny_model.tokenizer, ANCESTRAL, settings)
+    contexts = ["The cat", "The cat sat on", "The cat sat on the"]
+    together = list(enumerator.enumerate_many(contexts))
+    for context, result in zip(contexts, together, strict=True):
+        assert result.covered_mass >= 0.5 or result.forward_tokens == 400
+        assert math.isclose(result.covered_mass + result.unresolved_mass, 1.0, abs_tol=1e-9)
+        assert sum(result.distribution().values()) == pytest.approx(1.0)
+        alone = enumerator.enumerate(context)
+        assert result.forward_tokens == alone.forward_tokens
+        assert result.distribution() == pytest.approx(alone.distribution(), abs=1e-5)
+    one_by_one = EnumerationSettings(**{**vars(settings), "batch_size": 1, "chunk": 7})
+    single = Enumerator(tiny_model.model, tiny_model.tokenizer, ANCESTRAL, one_by_one)
+    assert list(single.enumerate_many(contexts)) == together  # float32 too: the same to the bit

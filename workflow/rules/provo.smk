@@ -102,6 +102,8 @@ rule provo_enumerate:
     resources:
         **job_resources("provo_enumerate"),
         gpu=uses_gpu,
+        # Open prefixes per forward pass: speed and memory only, as for provo_sample.
+        batch_size=PC["batch_size"],
     conda:
         CONDA_ENV
     log:
@@ -111,8 +113,8 @@ rule provo_enumerate:
     shell:
         "OMP_NUM_THREADS={threads} varprobe provo-enumerate --model {params.model:q} "
         "--decoding {params.decoding:q} --contexts {input.contexts} "
-        "--max-tokens {params.max_tokens} --gpus {resources.gpu} {params.cpu_fallback} "
-        "--out {output} > {log} 2>&1"
+        "--max-tokens {params.max_tokens} --batch-size {resources.batch_size} "
+        "--gpus {resources.gpu} {params.cpu_fallback} --out {output} > {log} 2>&1"
 
 
 rule provo_merge:

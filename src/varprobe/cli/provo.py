@@ -69,20 +69,22 @@ def _provo_enumerate(args: argparse.Namespace) -> None:
 
     entry = json.loads(args.decoding)
     decoding = decoding_of(args.decoding)
+    defaults = EnumerationSettings()
     settings = EnumerationSettings(
-        target_mass=entry.get("target_mass", EnumerationSettings.target_mass),
-        max_forward_tokens=entry.get("max_forward_tokens", EnumerationSettings.max_forward_tokens),
+        target_mass=entry.get("target_mass", defaults.target_mass),
+        max_forward_tokens=entry.get("max_forward_tokens", defaults.max_forward_tokens),
         max_tokens=args.max_tokens,
-        batch_size=entry.get("expand_batch", EnumerationSettings.batch_size),
+        min_mass=entry.get("min_mass", defaults.min_mass),
+        batch_size=args.batch_size,
     )
     contexts = tables.read(args.contexts, "provo_contexts")
     loaded, device = load_model(args)
     enumerator = Enumerator(loaded.model, loaded.tokenizer, decoding, settings)
     rows = []
-    work = contexts[["text_id", "word_number", "context"]].itertuples(index=False)
-    for t, w, context in tqdm(work, total=len(contexts), file=sys.stderr, mininterval=5,
-                              desc=f"{loaded.spec.name}/{decoding.name}"):
-        found = enumerator.enumerate(context)
+    keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))
+    found_all = tqdm(enumerator.enumerate_many(contexts["context"]), total=len(keys), file=sys.stderr,
+                     mininterval=5, desc=f"{loaded.spec.name}/{decoding.name}")
+    for (t, w), found in zip(keys, found_all, strict=True):
         shared = {"text_id": t, "word_number": w, "unresolved_mass": found.unresolved_mass,
                   "failure_mass": found.failure_mass, "forward_tokens": found.forward_tokens}
         rows.extend({**shared, "word": word, "failure": "", "probability": p} for word, p in found.words.items())
@@ -224,6 +226,7 @@ def register(sub) -> None:
     add_model_job(p)
     p.add_argument("--contexts", required=True)
     p.add_argument("--max-tokens", type=int, required=True)
+    p.add_argument("--batch-size", type=int, required=True, help="open prefixes per forward pass")
     p.add_argument("--out", required=True)
     p.set_defaults(run=_provo_enumerate)
 

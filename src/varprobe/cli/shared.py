@@ -8,7 +8,7 @@ import sys
 
 from varprobe import tables
 
-ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens", "expand_batch")
+ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens", "min_mass")
 """Keys of a decoding entry that configure enumeration, not the decoding algorithm."""
 
 

@@ -16,21 +16,40 @@ to an outcome, in two kinds of entries:
 
 * an open prefix y not yet run through the network, with mass P(y) = prod_i pi(y_i | c, y_<i);
 * the unclassified children of an expanded prefix y: tokens t with mass P(y) pi(t | c, y) each,
-  classified a ``chunk`` at a time, most probable first.
+  most probable first.
 
-The entry with the largest mass (for children: the largest child) is processed first. Open
-prefixes are expanded ``batch_size`` at a time: one forward token each, on the context's
-key/value cache plus the prefix's own generated keys/values. Classifying a child decides, by
-the sampler's rules, whether y + t closes the word (its mass goes to the outcome), or stays
-open (a new frontier entry). The covered mass (resolved words + resolved failures) only grows
-and every resolved outcome's mass is a lower bound on its exact probability; the frontier's
-mass is ``unresolved_mass`` = 1 - covered. Enumeration stops when covered >= ``target_mass``,
-when no open prefix can be expanded within ``max_forward_tokens`` (the context encoding
-counts: one forward token per context position), or when the frontier is empty (exact).
+**The search** is defined sequentially: repeatedly take the frontier entry with the largest
+mass (ties: the older entry) and
+
+* *expand* it if it is an open prefix: one forward token on the context's keys/values plus the
+  prefix's own; children whose mass is below ``min_mass`` stay in the frontier for good;
+* *classify* it if it is a child: by the sampler's rules, y + t either closes the word (its
+  mass goes to the outcome) or stays open (a new frontier entry).
+
+The covered mass (resolved words + resolved failures) only grows and each resolved outcome's
+mass is a lower bound on its exact probability; the frontier's mass is ``unresolved_mass`` =
+1 - covered. The search stops when covered >= ``target_mass`` (< 1), when the next entry is an open
+prefix and the context has spent ``max_forward_tokens`` (its encoding counts one token per
+position), or when the frontier is empty (exact).
+
+**Batching never changes the result.** Open prefixes are run through the network ahead of
+the sequential search, up to ``batch_size`` per round: the prefix the search waits for, then
+the ones it will expand next (the frontier merged in mass order, children read ahead), no more
+than the gap to the target or the forward-token budget can use; the search then consumes the
+expansions in its own order. Every pass has the same number of rows (``PASS_ROWS``, spare rows
+filled with further prefixes or a repeated row) and every row attends over the same shapes
+(the shared encoding and ``max_tokens - 1`` own positions, padding masked), so each expansion
+is the same to the bit in any pass; children are read ``chunk`` at a time but consumed one by
+one. ``batch_size`` and ``chunk`` change speed and memory only. Consecutive contexts whose
+tokens extend one another (the prefixes of one passage, up to ``CHAIN_CONTEXTS``) are
+enumerated together: the longest is encoded once and their open prefixes share the passes. A
+context's reported ``forward_tokens`` is what its sequential search used (its encoding plus its
+expansions); expansions computed ahead and never consumed, and the encoding a chain shares,
+are not in it.
 
 *Shortcut.* When y's text ends in an open word run after the glue, every child whose decoded
 text starts with a delimiter (whitespace or breaking punctuation) closes that same word; such
-children are resolved in one sum instead of one by one. This relies on decoding being
+children are resolved in one sum when y is expanded. This relies on decoding being
 concatenative for *regular* tokens (text(y + t) = text(y) + text(t)): tokens that are not
 special, whose text is non-empty and holds no U+FFFD (partial UTF-8 bytes), with a tokenizer
 that does not clean up spaces, after a prefix whose text does not end in U+FFFD. Every other
@@ -43,16 +62,24 @@ import heapq
 import itertools
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from transformers import DynamicCache
 
 from varprobe.sampling.complete_word import Vocabulary
 from varprobe.sampling.decoding import Decoding
-from varprobe.words import COMPLETE, FAILURES, first_word, is_delimiter
+from varprobe.words import COMPLETE, FAILURES, Extraction, first_word, is_delimiter
+
+CHAIN_CONTEXTS = 8
+"""At most this many contexts are enumerated together on one shared encoding."""
+PASS_ROWS = {"cpu": 8, "cuda": 128}
+"""Rows of every forward pass over open prefixes, per device type (a short pass repeats its
+last row; other devices: the CUDA count). Matrix products round a row differently depending on
+how many rows they multiply, so a fixed count keeps every expansion, and hence the result, the
+same to the bit whatever the batch size (on a given device)."""
 
 
 def delimiter_tokens(vocabulary: Vocabulary, size: int) -> np.ndarray:
@@ -74,18 +101,22 @@ def delimiter_tokens(vocabulary: Vocabulary, size: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class EnumerationSettings:
-    """When to stop (covered mass, forward tokens), the token budget per path, the number of
-    open prefixes per forward pass and of children classified per step."""
+    """When to stop (covered mass, forward tokens per context), the token budget per path,
+    the mass below which a child is never classified, and, for speed and memory only, the
+    open prefixes per forward pass and the children classified at once."""
 
     target_mass: float = 0.95
     max_forward_tokens: int = 100_000
     max_tokens: int = 20
+    min_mass: float = 1e-9
     batch_size: int = 64
     chunk: int = 64
 
     def __post_init__(self) -> None:
         if not 0 < self.target_mass <= 1:
             raise ValueError(f"target_mass must be in (0, 1], got {self.target_mass}")
+        if not 0 <= self.min_mass < 1:
+            raise ValueError(f"min_mass must be in [0, 1), got {self.min_mass}")
         for key in ("max_forward_tokens", "max_tokens", "batch_size", "chunk"):
             if getattr(self, key) < 1:
                 raise ValueError(f"{key} must be >= 1, got {getattr(self, key)}")
@@ -97,7 +128,7 @@ class Enumeration:
 
     ``words``: resolved mass per normalised word; ``failures``: resolved mass per failure
     reason (every reason of ``varprobe.words.FAILURES``, zeros included); ``unresolved_mass``:
-    the frontier's mass; ``forward_tokens``: token positions run through the network.
+    the frontier's mass; ``forward_tokens``: token positions the search ran through the network.
     """
 
     words: dict[str, float]
@@ -130,26 +161,46 @@ class Enumeration:
 
 @dataclass(eq=False)
 class _Expanded:
-    """A prefix run through the network: its mass, its generated keys/values per layer, each
-    ``(1, heads, len(prefix), head_dim)``, and its children left to classify, most probable
-    first (``tokens``, their probabilities ``probs`` and suffix sums ``rest``)."""
+    """A prefix run through the network.
+
+    ``keys``/``values``: the keys and values of its last token, ``(layers, heads, head_dim)``
+    (None for the empty prefix), its ancestors' being found through ``parent``; ``closed``: the
+    mass its delimiter children resolve to ``word`` at once (the shortcut); ``dropped``: the
+    mass of its children below ``min_mass``; ``tokens``, ``probs`` and suffix sums ``rest``: its
+    other children, most probable first; ``reads``: their classifications so far; ``next``: the
+    first unclassified one.
+    """
 
     prefix: tuple[int, ...]
     mass: float
-    kv: list[tuple[torch.Tensor, torch.Tensor]]
+    parent: _Expanded | None
+    keys: torch.Tensor | None
+    values: torch.Tensor | None
+    word: str
+    closed: float
+    dropped: float
     tokens: np.ndarray
     probs: np.ndarray
     rest: np.ndarray
+    reads: list[Extraction] = field(default_factory=list)
     next: int = 0
 
     @property
     def frontier_mass(self) -> float:
         return self.mass * float(self.rest[self.next])
 
+    def path(self) -> list[_Expanded]:
+        """The expanded prefixes from the first generated token to this one."""
+        nodes, node = [], self
+        while node.keys is not None:
+            nodes.append(node)
+            node = node.parent
+        return nodes[::-1]
+
 
 @dataclass(eq=False)
 class _Open:
-    """An open prefix not yet run through the network, and the prefix it extends."""
+    """An open prefix not yet expanded, and the prefix it extends."""
 
     prefix: tuple[int, ...]
     mass: float
@@ -161,15 +212,19 @@ class _Open:
 
 
 class _Search:
-    """The state of one context's enumeration: outcome masses and the frontier (a max-heap)."""
+    """One context's sequential search: outcome masses, the frontier (a max-heap), and the
+    expansions computed ahead of it (``ready``, by prefix)."""
 
-    def __init__(self) -> None:
+    def __init__(self, encoded: int) -> None:
         self.words: dict[str, float] = defaultdict(float)
         self.failures: dict[str, float] = dict.fromkeys(FAILURES, 0.0)
         self.covered = 0.0
-        self.forward_tokens = 0
+        self.dropped = 0.0
+        self.forward_tokens = encoded
         self.heap: list = []
         self.order = itertools.count()
+        self.ready: dict[tuple[int, ...], _Expanded] = {}
+        self.done = False
 
     def resolve(self, word: str, failure: str, mass: float) -> None:
         if word:
@@ -181,8 +236,17 @@ class _Search:
     def push(self, entry: _Open | _Expanded, priority: float) -> None:
         heapq.heappush(self.heap, (-priority, next(self.order), entry))
 
+    def apply(self, node: _Expanded) -> None:
+        """Record an expansion: its shortcut mass, its dropped children, its other children."""
+        if node.closed:
+            self.resolve(node.word, "", node.closed)
+        self.dropped += node.dropped
+        if len(node.tokens):
+            self.push(node, node.mass * float(node.probs[0]))
+
     def result(self) -> Enumeration:
-        unresolved = math.fsum(entry.frontier_mass for _, _, entry in self.heap)
+        frontier = (entry.frontier_mass for _, _, entry in self.heap)
+        unresolved = math.fsum(itertools.chain(frontier, [self.dropped]))
         return Enumeration(dict(self.words), self.failures, unresolved, self.forward_tokens)
 
 
@@ -196,54 +260,196 @@ class Enumerator:
         self.decoding = decoding
         self.settings = settings
         self.device = next(model.parameters()).device
-        self.closes_open_word = delimiter_tokens(
-            self.vocabulary, self.model.get_output_embeddings().weight.shape[0]
-        )
+        self.pass_rows = PASS_ROWS.get(self.device.type, PASS_ROWS["cuda"])
+        size = self.model.get_output_embeddings().weight.shape[0]
+        self.closes_open_word = delimiter_tokens(self.vocabulary, size)
+        self._closing = torch.as_tensor(self.closes_open_word, device=self.device)
 
     def encode(self, context: str) -> list[int]:
         """Token ids of a context, with the tokenizer's default special tokens (as the sampler)."""
         return list(self.tokenizer(context)["input_ids"])
 
-    @torch.inference_mode()
     def enumerate(self, context: str) -> Enumeration:
-        """Enumerate the first complete word after ``context`` until a stopping rule holds."""
-        settings = self.settings
-        ids = self.encode(context)
-        search = _Search()
-        out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True)
+        """Enumerate the first complete word after one context until a stopping rule holds."""
+        return self._enumerate_chain([self.encode(context)])[0]
+
+    def enumerate_many(self, contexts: Iterable[str]) -> Iterator[Enumeration]:
+        """Yield the enumeration of each context in order, consecutive contexts whose tokens
+        extend one another enumerated together (module docstring)."""
+        chain: list[list[int]] = []
+        for context in contexts:
+            ids = self.encode(context)
+            if chain and (len(chain) == CHAIN_CONTEXTS or ids[: len(chain[-1])] != chain[-1]):
+                yield from self._enumerate_chain(chain)
+                chain = []
+            chain.append(ids)
+        if chain:
+            yield from self._enumerate_chain(chain)
+
+    @torch.inference_mode()
+    def _enumerate_chain(self, chain: list[list[int]]) -> list[Enumeration]:
+        """Enumerate contexts whose ids are prefixes of the last one's, on its one encoding."""
+        lengths = [len(ids) for ids in chain]
+        out = self.model(input_ids=torch.tensor([chain[-1]], device=self.device), use_cache=True)
         shared = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
-        search.forward_tokens = len(ids)
-        empty = [(k[:, :, :0], v[:, :, :0]) for k, v in shared]
-        self._expand(search, (), 1.0, empty, self._probabilities(out.logits[:, -1])[0])
-        while search.covered < settings.target_mass:
-            batch = self._next_batch(search)
-            if not batch:
+        first = self.decoding.probabilities(out.logits[0, [n - 1 for n in lengths]])
+        searches = [_Search(n) for n in lengths]
+        for search, probs in zip(searches, first, strict=True):
+            search.apply(self._expansion((), 1.0, None, None, None, probs))
+        while waiting := [index for index, search in enumerate(searches) if self._run(search)]:
+            self._compute(waiting, searches, shared, lengths)
+        return [search.result() for search in searches]
+
+    def _run(self, search: _Search) -> bool:
+        """Advance the sequential search (module docstring) until it stops (False) or needs an
+        expansion not computed yet (True: the open prefix on top of its frontier)."""
+        settings = self.settings
+        while not search.done and not self._reached(search) and search.heap:
+            entry = search.heap[0][2]
+            if isinstance(entry, _Expanded):
+                heapq.heappop(search.heap)
+                self._classify(search, entry)
+                continue
+            if search.forward_tokens >= settings.max_forward_tokens:
                 break
-            search.forward_tokens += len(batch)
-            kvs, logits = self._advance(batch, shared)
-            for node, kv, probs in zip(batch, kvs, self._probabilities(logits), strict=True):
-                self._expand(search, node.prefix, node.mass, kv, probs)
-        return search.result()
+            node = search.ready.pop(entry.prefix, None)
+            if node is None:
+                return True
+            heapq.heappop(search.heap)
+            search.forward_tokens += 1
+            search.apply(node)
+        search.done, search.ready = True, {}
+        return False
 
-    def _probabilities(self, logits: torch.Tensor) -> np.ndarray:
-        """The decoding's float64 next-token distributions ``(n, V)`` on the CPU."""
-        return self.decoding.probabilities(logits).cpu().numpy()
+    def _reached(self, search: _Search) -> bool:
+        """Whether the target mass is certified (a target of 1 runs to exhaustion, whatever
+        the rounding of the covered mass)."""
+        return self.settings.target_mass < 1 and search.covered >= self.settings.target_mass
 
-    def _expand(self, search: _Search, prefix: tuple[int, ...], mass: float, kv, probs: np.ndarray):
-        """Record an expanded prefix: resolve its delimiter children at once (module docstring,
-        *Shortcut*) and queue the others for classification."""
+    def _classify(self, search: _Search, node: _Expanded) -> None:
+        """Classify ``node``'s next child and requeue the node while children remain."""
+        index = node.next
+        child = (*node.prefix, int(node.tokens[index]))
+        mass = node.mass * float(node.probs[index])
+        status = self._read(node, index)
+        if status.done:
+            search.resolve(status.word, "" if status.word else status.status, mass)
+        elif len(child) == self.settings.max_tokens:
+            search.resolve("", "token_budget", mass)
+        else:
+            search.push(_Open(child, mass, node), mass)
+        node.next += 1
+        if node.next < len(node.tokens):
+            search.push(node, node.mass * float(node.probs[node.next]))
+        else:
+            node.reads = []
+
+    def _read(self, node: _Expanded, index: int) -> Extraction:
+        """The sampler's reading of ``node``'s child ``index`` (children read ``chunk`` at a time)."""
+        if index >= len(node.reads):
+            stop = min(index + self.settings.chunk, len(node.tokens))
+            node.reads.extend(self.vocabulary.read((*node.prefix, int(t))) for t in node.tokens[len(node.reads) : stop])
+        return node.reads[index]
+
+    def _ahead(self, search: _Search, count: int, taken: frozenset = frozenset(), to_gap: bool = True) -> list[_Open]:
+        """Up to ``count`` open prefixes the search will expand next, most massive first, not
+        computed yet nor ``taken``: the frontier merged in mass order, children read ahead
+        (their readings cached; the search's state is untouched), at most ``chunk`` children
+        read per prefix sought. With ``to_gap``, stops once the computed and found prefixes'
+        mass covers the gap to the target: each expansion resolves at most its prefix's mass,
+        so fewer cannot reach it."""
+        merge = [(priority, (0, order), entry, getattr(entry, "next", 0)) for priority, order, entry in search.heap]
+        heapq.heapify(merge)
+        tie, found, budget = itertools.count(), [], self.settings.chunk * (count + len(taken))
+        gap = self.settings.target_mass - search.covered if to_gap and self.settings.target_mass < 1 else math.inf
+        lined = math.fsum(node.mass for node in search.ready.values())
+        while merge and len(found) < count and budget > 0 and (lined < gap or not found):
+            _, _, entry, index = heapq.heappop(merge)
+            if isinstance(entry, _Expanded):
+                budget -= 1
+                if index + 1 < len(entry.tokens):
+                    following = -entry.mass * float(entry.probs[index + 1])
+                    heapq.heappush(merge, (following, (1, next(tie)), entry, index + 1))
+                child = (*entry.prefix, int(entry.tokens[index]))
+                if self._read(entry, index).done or len(child) == self.settings.max_tokens:
+                    continue
+                entry = _Open(child, entry.mass * float(entry.probs[index]), entry)
+            if entry.prefix not in search.ready and entry.prefix not in taken:
+                found.append(entry)
+                lined += entry.mass
+        return found
+
+    def _compute(self, waiting: list[int], searches: list[_Search], shared: list, lengths: list[int]) -> None:
+        """Expand the open prefix each waiting search needs and, while a batch has room, the
+        ones it will need next (within its forward-token budget); rows left over in the last
+        pass go to the next prefixes of the searches beyond their gap or budget."""
+        share = max(1, self.settings.batch_size // len(waiting))
+        picked = {}
+        for index in waiting:
+            search = searches[index]
+            budget = self.settings.max_forward_tokens - search.forward_tokens - len(search.ready)
+            picked[index] = self._ahead(search, max(1, min(share, budget)))
+        for index in waiting:
+            spare = -sum(map(len, picked.values())) % self.pass_rows
+            if not spare:
+                break
+            taken = frozenset(entry.prefix for entry in picked[index])
+            picked[index] += self._ahead(searches[index], spare, taken, to_gap=False)
+        rows = [(index, entry) for index in waiting for entry in picked[index]]
+        for start in range(0, len(rows), self.pass_rows):
+            part = rows[start : start + self.pass_rows]
+            for (index, entry), node in zip(part, self._advance(part, shared, lengths), strict=True):
+                searches[index].ready[entry.prefix] = node
+
+    def _advance(self, rows: list[tuple[int, _Open]], shared: list, lengths: list[int]) -> list[_Expanded]:
+        """Run each open prefix's last token on its context's part of the shared encoding plus
+        its ancestors' keys/values (``max_tokens - 1`` own positions, padding masked), in one
+        pass of ``pass_rows`` rows (the last row repeated)."""
+        real, rows = len(rows), rows + rows[-1:] * (self.pass_rows - len(rows))
+        size, passage, room = len(rows), shared[0][0].shape[2], self.settings.max_tokens - 1
+        paths = [entry.parent.path() for _, entry in rows]
+        own_keys, own_values = (_stack(paths, room, shared, kind) for kind in ("keys", "values"))
+        layers = [(torch.cat([keys.expand(size, -1, -1, -1), own_keys[i]], 2),
+                   torch.cat([values.expand(size, -1, -1, -1), own_values[i]], 2))
+                  for i, (keys, values) in enumerate(shared)]
+        context_lengths = torch.tensor([lengths[c] for c, _ in rows], device=self.device)
+        own = torch.tensor([len(path) for path in paths], device=self.device)
+        positions = torch.arange(passage + room + 1, device=self.device)
+        mask = (positions < context_lengths[:, None]) | (positions == passage + room)
+        mask |= (positions >= passage) & (positions < passage + own[:, None])
+        out = self.model(
+            input_ids=torch.tensor([[entry.prefix[-1]] for _, entry in rows], device=self.device),
+            past_key_values=DynamicCache(layers, config=self.model.config),
+            attention_mask=mask.long(),
+            position_ids=(context_lengths + own)[:, None],
+            use_cache=True,
+        )
+        cache = out.past_key_values.layers
+        keys = torch.stack([layer.keys[:, :, -1] for layer in cache], 1)
+        values = torch.stack([layer.values[:, :, -1] for layer in cache], 1)
+        probs = self.decoding.probabilities(out.logits[:, -1])
+        return [self._expansion(entry.prefix, entry.mass, entry.parent, keys[row], values[row], probs[row])
+                for row, (_, entry) in enumerate(rows[:real])]
+
+    def _expansion(self, prefix: tuple[int, ...], mass: float, parent: _Expanded | None,
+                   keys: torch.Tensor | None, values: torch.Tensor | None, probs: torch.Tensor) -> _Expanded:
+        """An expanded prefix from its next-token distribution ``probs`` (float64): the
+        shortcut's mass (module docstring), the children below ``min_mass`` set aside, the
+        others sorted."""
         word = self._open_word(prefix)
+        closed = 0.0
         if word:
-            closing = self.closes_open_word & (probs > 0)
-            search.resolve(word, "", mass * float(probs[closing].sum()))
-            probs = np.where(closing, 0.0, probs)
-        tokens = np.flatnonzero(probs > 0)
-        tokens = tokens[np.argsort(-probs[tokens], kind="stable")]
-        ordered = probs[tokens]
+            closing = self._closing & (probs > 0)
+            closed = mass * float(probs[closing].sum())
+            probs = probs.masked_fill(closing, 0.0)
+        keep = (probs > 0) & (probs * mass >= self.settings.min_mass)
+        dropped = mass * float(probs[~keep].sum())
+        tokens = torch.nonzero(keep)[:, 0]
+        ordered, order = torch.sort(probs[tokens], descending=True, stable=True)
+        ordered = ordered.cpu().numpy()
         rest = np.append(np.cumsum(ordered[::-1])[::-1], 0.0)
-        node = _Expanded(prefix, mass, kv, tokens, ordered, rest)
-        if len(tokens):
-            search.push(node, mass * ordered[0])
+        return _Expanded(prefix, mass, parent, keys, values, word, closed, dropped,
+                         tokens[order].cpu().numpy(), ordered, rest)
 
     def _open_word(self, prefix: tuple[int, ...]) -> str:
         """The word a delimiter would close after ``prefix``, or ``""`` when its text has no
@@ -254,72 +460,12 @@ class Enumerator:
         closed = first_word(text + " ", False)
         return closed.word if closed.status == COMPLETE else ""
 
-    def _classify(self, search: _Search, node: _Expanded) -> None:
-        """Classify the next ``chunk`` children of ``node`` and requeue its remaining ones."""
-        stop = min(node.next + self.settings.chunk, len(node.tokens))
-        for token, prob in zip(node.tokens[node.next : stop], node.probs[node.next : stop], strict=True):
-            child = (*node.prefix, int(token))
-            mass = node.mass * float(prob)
-            status = self.vocabulary.read(child)
-            if status.done:
-                search.resolve(status.word, "" if status.word else status.status, mass)
-            elif len(child) == self.settings.max_tokens:
-                search.resolve("", "token_budget", mass)
-            else:
-                search.push(_Open(child, mass, node), mass)
-        node.next = stop
-        if stop < len(node.tokens):
-            search.push(node, node.mass * float(node.probs[stop]))
 
-    def _next_batch(self, search: _Search) -> list[_Open]:
-        """Pop the open prefixes to expand next, classifying the children popped on the way.
-
-        At most ``batch_size`` prefixes and no more than the forward-token budget has left;
-        none when the target mass is reached (the popped prefixes go back to the frontier).
-        """
-        room = min(self.settings.batch_size, self.settings.max_forward_tokens - search.forward_tokens)
-        batch: list[_Open] = []
-        while search.heap and len(batch) < room and search.covered < self.settings.target_mass:
-            _, _, entry = heapq.heappop(search.heap)
-            if isinstance(entry, _Expanded):
-                self._classify(search, entry)
-            else:
-                batch.append(entry)
-        if search.covered >= self.settings.target_mass:
-            for entry in batch:
-                search.push(entry, entry.mass)
-            return []
-        return batch
-
-    def _advance(self, batch: list[_Open], shared: list) -> tuple[list, torch.Tensor]:
-        """Run each prefix's last token on the context cache plus its parent's generated
-        keys/values (right-padded to the longest, padding masked). Returns each prefix's own
-        keys/values per layer and the next-token logits ``(len(batch), V)``."""
-        size, passage = len(batch), shared[0][0].shape[2]
-        own = [len(node.prefix) - 1 for node in batch]
-        longest = max(own)
-        layers = []
-        for index, (keys, values) in enumerate(shared):
-            parents = [node.parent.kv[index] for node in batch]
-            padded_keys = torch.cat([F.pad(k, (0, 0, 0, longest - n)) for (k, _), n in zip(parents, own)])
-            padded_values = torch.cat([F.pad(v, (0, 0, 0, longest - n)) for (_, v), n in zip(parents, own)])
-            layers.append((torch.cat([keys.expand(size, -1, -1, -1), padded_keys], 2),
-                           torch.cat([values.expand(size, -1, -1, -1), padded_values], 2)))
-        mask = torch.ones(size, passage + longest + 1, dtype=torch.long, device=self.device)
-        for row, n in enumerate(own):
-            mask[row, passage + n : passage + longest] = 0
-        out = self.model(
-            input_ids=torch.tensor([[node.prefix[-1]] for node in batch], device=self.device),
-            past_key_values=DynamicCache(layers, config=self.model.config),
-            attention_mask=mask,
-            position_ids=torch.tensor([[passage + n] for n in own], device=self.device),
-            use_cache=True,
-        )
-        kvs = [
-            [(torch.cat([layer.keys[row : row + 1, :, passage : passage + n], layer.keys[row : row + 1, :, -1:]], 2),
-              torch.cat([layer.values[row : row + 1, :, passage : passage + n], layer.values[row : row + 1, :, -1:]], 2))
-             for layer in out.past_key_values.layers]
-            for row, n in enumerate(own)
-        ]
-        return kvs, out.logits[:, -1, :]
-
+def _stack(paths: list[list[_Expanded]], room: int, shared: list, kind: str) -> list[torch.Tensor]:
+    """Per layer, the ``(len(paths), heads, room, head_dim)`` keys (``kind``) or values of each
+    path's tokens, zero-padded after them."""
+    reference = shared[0][0 if kind == "keys" else 1]
+    pad = reference.new_zeros(len(shared), reference.shape[1], reference.shape[3])
+    cells = [cell for path in paths for cell in [getattr(node, kind) for node in path] + [pad] * (room - len(path))]
+    stacked = torch.stack(cells).view(len(paths), room, *pad.shape)
+    return list(stacked.permute(2, 0, 3, 1, 4))
