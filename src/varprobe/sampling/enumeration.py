@@ -75,7 +75,7 @@ from varprobe.words import COMPLETE, FAILURES, Extraction, first_word, is_delimi
 
 CHAIN_CONTEXTS = 8
 """At most this many contexts are enumerated together on one shared encoding."""
-PASS_ROWS = {"cpu": 8, "cuda": 128}
+PASS_ROWS = {"cpu": 32, "cuda": 128}
 """Rows of every forward pass over open prefixes, per device type (a short pass repeats its
 last row; other devices: the CUDA count). Matrix products round a row differently depending on
 how many rows they multiply, so a fixed count keeps every expansion, and hence the result, the
