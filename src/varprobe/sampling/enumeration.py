@@ -321,80 +321,86 @@ class Enumerator:
         search.done, search.ready = True, {}
         return False
 
+    def _gap(self, search: _Search) -> float:
+        """The mass still to certify (infinite for a target of 1, which runs to exhaustion
+        whatever the rounding of the covered mass)."""
+        return self.settings.target_mass - search.covered if self.settings.target_mass < 1 else math.inf
+
     def _reached(self, search: _Search) -> bool:
-        """Whether the target mass is certified (a target of 1 runs to exhaustion, whatever
-        the rounding of the covered mass)."""
-        return self.settings.target_mass < 1 and search.covered >= self.settings.target_mass
+        """Whether the target mass is certified."""
+        return self._gap(search) <= 0
 
     def _classify(self, search: _Search, node: _Expanded) -> None:
         """Classify ``node``'s next child and requeue the node while children remain."""
         index = node.next
-        child = (*node.prefix, int(node.tokens[index]))
         mass = node.mass * float(node.probs[index])
-        status = self._read(node, index)
-        if status.done:
-            search.resolve(status.word, "" if status.word else status.status, mass)
-        elif len(child) == self.settings.max_tokens:
-            search.resolve("", "token_budget", mass)
+        closed = self._outcome(node, index)
+        if closed:
+            search.resolve(closed.word, "" if closed.word else closed.status, mass)
         else:
-            search.push(_Open(child, mass, node), mass)
+            search.push(_Open((*node.prefix, int(node.tokens[index])), mass, node), mass)
         node.next += 1
         if node.next < len(node.tokens):
             search.push(node, node.mass * float(node.probs[node.next]))
         else:
             node.reads = []
 
-    def _read(self, node: _Expanded, index: int) -> Extraction:
-        """The sampler's reading of ``node``'s child ``index`` (children read ``chunk`` at a time)."""
+    def _outcome(self, node: _Expanded, index: int) -> Extraction | None:
+        """How ``node``'s child ``index`` closes by the sampler's rules (its reading, or
+        ``token_budget`` at ``max_tokens`` tokens), or None while it stays open. Children are
+        read ``chunk`` at a time and the readings kept."""
         if index >= len(node.reads):
             stop = min(index + self.settings.chunk, len(node.tokens))
             node.reads.extend(self.vocabulary.read((*node.prefix, int(t))) for t in node.tokens[len(node.reads) : stop])
-        return node.reads[index]
+        status = node.reads[index]
+        if status.done:
+            return status
+        return Extraction("token_budget") if len(node.prefix) + 1 == self.settings.max_tokens else None
 
-    def _ahead(self, search: _Search, count: int, taken: frozenset = frozenset(), to_gap: bool = True) -> list[_Open]:
-        """Up to ``count`` open prefixes the search will expand next, most massive first, not
-        computed yet nor ``taken``: the frontier merged in mass order, children read ahead
-        (their readings cached; the search's state is untouched), at most ``chunk`` children
-        read per prefix sought. With ``to_gap``, stops once the computed and found prefixes'
-        mass covers the gap to the target: each expansion resolves at most its prefix's mass,
-        so fewer cannot reach it."""
+    def _ahead(self, search: _Search) -> Iterator[_Open]:
+        """The open prefixes the search will expand next, most massive first, not computed yet:
+        the frontier merged in mass order, children read ahead (their readings kept; the
+        search's state is untouched). Gives up after ``chunk`` children in a row that close."""
         merge = [(priority, (0, order), entry, getattr(entry, "next", 0)) for priority, order, entry in search.heap]
         heapq.heapify(merge)
-        tie, found, budget = itertools.count(), [], self.settings.chunk * (count + len(taken))
-        gap = self.settings.target_mass - search.covered if to_gap and self.settings.target_mass < 1 else math.inf
-        lined = math.fsum(node.mass for node in search.ready.values())
-        while merge and len(found) < count and budget > 0 and (lined < gap or not found):
+        tie, misses = itertools.count(), 0
+        while merge and misses < self.settings.chunk:
             _, _, entry, index = heapq.heappop(merge)
             if isinstance(entry, _Expanded):
-                budget -= 1
                 if index + 1 < len(entry.tokens):
                     following = -entry.mass * float(entry.probs[index + 1])
                     heapq.heappush(merge, (following, (1, next(tie)), entry, index + 1))
-                child = (*entry.prefix, int(entry.tokens[index]))
-                if self._read(entry, index).done or len(child) == self.settings.max_tokens:
+                if self._outcome(entry, index):
+                    misses += 1
                     continue
-                entry = _Open(child, entry.mass * float(entry.probs[index]), entry)
-            if entry.prefix not in search.ready and entry.prefix not in taken:
-                found.append(entry)
-                lined += entry.mass
-        return found
+                entry = _Open((*entry.prefix, int(entry.tokens[index])), entry.mass * float(entry.probs[index]), entry)
+            if entry.prefix not in search.ready:
+                misses = 0
+                yield entry
+
+    def _needed(self, search: _Search, ahead: Iterator[_Open], share: int) -> list[_Open]:
+        """The prefixes from ``ahead`` to compute for a waiting search: the one it waits for,
+        then more while ``share``, its forward-token budget and the gap to the target allow
+        (each expansion resolves at most its prefix's mass, so fewer cannot reach the target)."""
+        room = max(1, min(share, self.settings.max_forward_tokens - search.forward_tokens - len(search.ready)))
+        gap, lined = self._gap(search), math.fsum(node.mass for node in search.ready.values())
+        needed = []
+        for entry in ahead:
+            needed.append(entry)
+            lined += entry.mass
+            if len(needed) == room or lined >= gap:
+                break
+        return needed
 
     def _compute(self, waiting: list[int], searches: list[_Search], shared: list, lengths: list[int]) -> None:
-        """Expand the open prefix each waiting search needs and, while a batch has room, the
-        ones it will need next (within its forward-token budget); rows left over in the last
-        pass go to the next prefixes of the searches beyond their gap or budget."""
+        """Expand the prefixes the waiting searches need (``_needed``), ``batch_size`` shared
+        among them; rows left over in the last pass go to their next prefixes beyond that."""
         share = max(1, self.settings.batch_size // len(waiting))
-        picked = {}
-        for index in waiting:
-            search = searches[index]
-            budget = self.settings.max_forward_tokens - search.forward_tokens - len(search.ready)
-            picked[index] = self._ahead(search, max(1, min(share, budget)))
+        ahead = {index: self._ahead(searches[index]) for index in waiting}
+        picked = {index: self._needed(searches[index], ahead[index], share) for index in waiting}
         for index in waiting:
             spare = -sum(map(len, picked.values())) % self.pass_rows
-            if not spare:
-                break
-            taken = frozenset(entry.prefix for entry in picked[index])
-            picked[index] += self._ahead(searches[index], spare, taken, to_gap=False)
+            picked[index] += itertools.islice(ahead[index], spare)
         rows = [(index, entry) for index in waiting for entry in picked[index]]
         for start in range(0, len(rows), self.pass_rows):
             part = rows[start : start + self.pass_rows]
