@@ -200,7 +200,7 @@ def test_rescoring_a_samples_csv_gives_hand_checked_tvds(tmp_path, data_mirror, 
     ("rows", "message"),
     [
         (["1,2,are,1", "1,x,is,1"], "column word_number must be an integer, got 'x'"),
-        (["1,2,are,1", "1,999,is,1"], "unknown context text_id=1, word_number=999"),
+        (["1,2,are,1", "1,999,is,1"], "contexts that the Provo corpus does not have: row 3 (1, 999)"),
         (["1,2,are,0"], "count must be >= 1"),
     ],
 )

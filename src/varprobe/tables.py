@@ -272,11 +272,32 @@ def atomic(path: str | Path) -> Iterator[Path]:
 
 
 def read(path: str | Path, schema: str) -> pd.DataFrame:
-    """Read a table written by ``write`` and check its contract."""
-    return conform(pd.read_parquet(path), schema)
+    """Read a table written by ``write`` and check its contract (``read_frame``)."""
+    frame = read_frame(path)
+    try:
+        return conform(frame, schema)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from err
+
+
+def read_frame(path: str | Path) -> pd.DataFrame:
+    """Any Parquet table at ``path``; FileNotFoundError or ValueError naming the file when it is
+    missing or not a readable Parquet file (truncated, overwritten, not Parquet)."""
+    return _parquet(path, pd.read_parquet)
 
 
 def read_metadata(path: str | Path) -> dict:
     """The ``varprobe`` metadata stored with a table (``{}`` if none)."""
-    raw = (pq.read_schema(path).metadata or {}).get(b"varprobe")
+    raw = (_parquet(path, pq.read_schema).metadata or {}).get(b"varprobe")
     return json.loads(raw) if raw else {}
+
+
+def _parquet(path: str | Path, reader):
+    """``reader(path)``, its errors naming the file and how to rebuild it."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"table {path} not found")
+    try:
+        return reader(path)
+    except (pa.ArrowException, OSError) as err:
+        raise ValueError(f"table {path} is not a readable Parquet file ({err}); delete it and "
+                         f"rerun to rebuild it") from err

@@ -425,15 +425,6 @@ PRODUCTION_FIGURES = (
 )
 
 
-def mirror_option(wildcards):
-    """``--mirror DIR`` for a dataset's raw files: its own ``data_mirror`` entry, else the
-    top-level one; nothing when neither is set (download, or ``$VARPROBE_DATA_MIRROR``).
-    """
-    entry = PROD_DATASETS.get(wildcards.dataset, {})
-    mirror = entry.get("data_mirror") or config["data_mirror"]
-    return f"--mirror {shlex.quote(mirror)}" if mirror else ""
-
-
 def raw_inputs(wildcards):
     """The raw files a dataset's configured split is read from."""
     from varprobe.data.production import raw_files

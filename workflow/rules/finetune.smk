@@ -21,6 +21,7 @@ rule finetune_provo:
         settings=training_settings,
         passages=fold_passages,
         cpu_fallback=cpu_fallback,
+        raw=raw_options("provo"),
     threads: job_threads("finetune_provo")
     resources:
         **job_resources("finetune_provo"),
@@ -33,7 +34,7 @@ rule finetune_provo:
         benchmark_path("finetune_provo", "{model}", "{fold}")
     shell:
         "OMP_NUM_THREADS={threads} varprobe finetune-provo --model {params.model:q} "
-        "--norms {input.norms} --fold {wildcards.fold} "
+        "--norms {input.norms} {params.raw} --fold {wildcards.fold} "
         "--train-passages {params.passages[train]} "
         f"--validation-passages {{params.passages[validation]}} {FINETUNE_JOB}"
 
@@ -49,6 +50,7 @@ rule finetune_data:
     params:
         dataset=lambda w: FINETUNED[w.model]["dataset"],
         raw_dir=lambda w: f"{RESULTS}/raw/{FINETUNED[w.model]['dataset']}",
+        raw=lambda w: raw_options(FINETUNED[w.model]["dataset"]),
     threads: job_threads("finetune_data")
     resources:
         **job_resources("finetune_data"),
@@ -60,7 +62,7 @@ rule finetune_data:
         benchmark_path("finetune_data", "{model}", "{split}")
     shell:
         "varprobe production-data --dataset {params.dataset} --raw-dir {params.raw_dir} "
-        "--split {wildcards.split} --out {output} > {log} 2>&1"
+        "--split {wildcards.split} {params.raw} --out {output} > {log} 2>&1"
 
 
 rule finetune_production:

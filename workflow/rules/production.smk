@@ -13,6 +13,7 @@ rule production_data:
         f"{PROD}/{{dataset}}/instances.parquet",
     params:
         options=data_options,
+        raw=lambda w: raw_options(w.dataset),
         raw_dir=lambda w: f"{RESULTS}/raw/{w.dataset}",
     conda:
         CONDA_ENV
@@ -25,7 +26,7 @@ rule production_data:
         benchmark_path("production_data", "{dataset}")
     shell:
         "varprobe production-data --dataset {wildcards.dataset} --raw-dir {params.raw_dir} "
-        "{params.options} --out {output} > {log} 2>&1"
+        "{params.options} {params.raw} --out {output} > {log} 2>&1"
 
 
 rule production_sample:

@@ -29,6 +29,7 @@ rule provo_data:
         responses=f"{PROVO}/responses.parquet",
     params:
         texts=" ".join(map(str, PC["texts"])) if PC["texts"] != "all" else "all",
+        raw=raw_options("provo"),
     conda:
         CONDA_ENV
     threads: job_threads("provo_data")
@@ -40,7 +41,8 @@ rule provo_data:
         benchmark_path("provo_data", "provo")
     shell:
         "varprobe provo-data --norms {input} --texts {params.texts} "
-        "--contexts-out {output.contexts} --responses-out {output.responses} > {log} 2>&1"
+        "--contexts-out {output.contexts} --responses-out {output.responses} {params.raw} "
+        "> {log} 2>&1"
 
 
 rule provo_sample:
@@ -208,11 +210,14 @@ rule provo_ingest:
     """Read an external samples CSV (API models, published samples) into a samples table."""
     input:
         contexts=rules.provo_data.output.contexts,
+        norms=rules.provo_data.input[0],
         csv=lambda w: MODELS[w.model]["samples"],
     output:
         f"{PROVO}/{{model}}/given/samples.parquet",
     wildcard_constraints:
         model=_alternatives(EXTERNAL),
+    params:
+        raw=raw_options("provo"),
     conda:
         CONDA_ENV
     threads: job_threads("provo_ingest")
@@ -224,7 +229,7 @@ rule provo_ingest:
         benchmark_path("provo_ingest", "{model}")
     shell:
         "varprobe provo-ingest --samples-csv {input.csv} --contexts {input.contexts} "
-        "--out {output} > {log} 2>&1"
+        "--norms {input.norms} {params.raw} --out {output} > {log} 2>&1"
 
 
 rule provo_divergence:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from varprobe import tables
-from varprobe.cli.shared import add_model_job, job_spec
+from varprobe.cli.shared import add_model_job, add_raw_checks, job_spec, verify_raw
 
 
 def _settings(args: argparse.Namespace):
@@ -62,7 +62,7 @@ def _train_and_write(args: argparse.Namespace, loaded, train_examples, validatio
 
 
 def _finetune_provo(args: argparse.Namespace) -> None:
-    from varprobe.data.provo import passages_table, read_norms
+    from varprobe.data.provo import check_complete, passages_table, read_norms
     from varprobe.finetune.examples import length_limit, text_examples
     from varprobe.models.loading import load_causal_lm
 
@@ -74,8 +74,11 @@ def _finetune_provo(args: argparse.Namespace) -> None:
     shared = sorted(set(args.train_passages) & set(args.validation_passages))
     if shared:
         raise ValueError(f"passages {shared} are both training and validation passages")
-    passages = passages_table(read_norms(Path(args.norms)),
-                              args.train_passages + args.validation_passages)
+    verify_raw(args, "provo", args.norms)
+    norms = read_norms(Path(args.norms))
+    if not args.allow_unverified:
+        check_complete(norms, args.train_passages + args.validation_passages)
+    passages = passages_table(norms, args.train_passages + args.validation_passages)
     text = dict(zip(passages["text_id"], passages["text"], strict=True))
     loaded = load_causal_lm(_base_spec(args))
     limit = length_limit(loaded.model, settings.max_length)
@@ -167,6 +170,7 @@ def register(sub) -> None:
                        help="train a causal LM's last blocks on Provo passages (one fold)")
     _add_training(p)
     p.add_argument("--norms", required=True, help="the Provo norms CSV")
+    add_raw_checks(p)
     p.add_argument("--train-passages", type=int, nargs="+", required=True)
     p.add_argument("--validation-passages", type=int, nargs="+", required=True)
     p.add_argument("--fold", type=int, required=True, help="the fold this model holds out (1..k)")

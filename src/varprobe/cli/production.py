@@ -12,15 +12,25 @@ from tqdm import tqdm
 
 from varprobe import tables
 from varprobe.cli.api import add_api_options
-from varprobe.cli.shared import add_checkpoint, add_model_job, decoding_of, job_spec
+from varprobe.cli.shared import (
+    add_checkpoint,
+    add_model_job,
+    add_raw_checks,
+    decoding_of,
+    job_spec,
+    verify_raw,
+)
 
 
 def _production_data(args: argparse.Namespace) -> None:
     from varprobe.data.instances import first_inputs
-    from varprobe.data.production import read_instances
+    from varprobe.data.production import raw_files, read_instances
 
-    table = read_instances(args.dataset, Path(args.raw_dir), args.split, args.references,
-                           args.min_stories, args.turn_separator)
+    raw_dir = Path(args.raw_dir)
+    verify_raw(args, args.dataset,
+               *(raw_dir / f for f in raw_files(args.dataset, args.split) if (raw_dir / f).is_file()))
+    table = read_instances(args.dataset, raw_dir, args.split, args.references,
+                           args.min_stories, args.turn_separator, verify=not args.allow_unverified)
     tables.write(first_inputs(table, args.max_inputs), args.out, "production_instances")
 
 
@@ -191,6 +201,7 @@ def register(sub) -> None:
     p.add_argument("--min-stories", type=int, default=5, help="writingprompts")
     p.add_argument("--turn-separator", default="\n", help="dailydialog: between context turns")
     p.add_argument("--max-inputs", type=int, default=None)
+    add_raw_checks(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_data)
 

@@ -15,18 +15,22 @@ from varprobe.cli.shared import (
     add_checkpoint,
     add_estimates,
     add_model_job,
+    add_raw_checks,
     decoding_of,
     load_model,
     read_estimates,
+    verify_raw,
 )
 
 
 def _provo_data(args: argparse.Namespace) -> None:
     from varprobe.data.provo import contexts_table, read_norms, responses_table
 
+    verify_raw(args, "provo", args.norms)
     norms = read_norms(Path(args.norms))
     texts = None if args.texts == ["all"] else [int(t) for t in args.texts]
-    tables.write(contexts_table(norms, texts), args.contexts_out, "provo_contexts")
+    contexts = contexts_table(norms, texts, verify=not args.allow_unverified)
+    tables.write(contexts, args.contexts_out, "provo_contexts")
     tables.write(responses_table(norms, texts), args.responses_out, "provo_responses")
 
 
@@ -104,12 +108,18 @@ def _provo_merge(args: argparse.Namespace) -> None:
 
 
 def _provo_ingest(args: argparse.Namespace) -> None:
+    from varprobe.data.provo import read_norms
     from varprobe.sampling.external import read_external_samples
 
     contexts = tables.read(args.contexts, "provo_contexts")
-    samples = read_external_samples(args.samples_csv, contexts)
+    verify_raw(args, "provo", args.norms)
+    norms = read_norms(Path(args.norms))
+    corpus = set(zip(norms["Text_ID"], norms["Word_Number"], strict=True))
+    samples, coverage = read_external_samples(args.samples_csv, contexts, corpus)
+    print(coverage.describe(args.samples_csv), file=sys.stderr)
     tables.write(samples, args.out, "provo_samples", {"model": {"samples": args.samples_csv},
-                                                      "decoding": "given"})
+                                                      "decoding": "given",
+                                                      "coverage": coverage.as_metadata()})
 
 
 def _control_settings(args: argparse.Namespace):
@@ -205,6 +215,7 @@ def register(sub) -> None:
     p.add_argument("--texts", nargs="+", required=True, help="passage ids, or 'all'")
     p.add_argument("--contexts-out", required=True)
     p.add_argument("--responses-out", required=True)
+    add_raw_checks(p)
     p.set_defaults(run=_provo_data)
 
     p = sub.add_parser("provo-sample", help="draw complete next words from a model")
@@ -238,6 +249,8 @@ def register(sub) -> None:
     p = sub.add_parser("provo-ingest", help="external samples CSV -> samples table")
     p.add_argument("--samples-csv", required=True)
     p.add_argument("--contexts", required=True)
+    p.add_argument("--norms", required=True, help="the Provo norms: which contexts exist at all")
+    add_raw_checks(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_provo_ingest)
 

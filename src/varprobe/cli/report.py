@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
 from varprobe import tables
 
 
 def _report_table(args: argparse.Namespace) -> None:
     from varprobe.reporting import table_page
 
-    frame = pd.read_parquet(args.table)
+    frame = tables.read_frame(args.table)
     page = table_page(frame, args.title, tables.read_metadata(args.table))
     with tables.atomic(args.out) as partial:
         partial.write_text(page, encoding="utf-8")

@@ -6,11 +6,14 @@ import argparse
 import json
 from pathlib import Path
 
+from varprobe.cli.shared import add_raw_checks
+
 
 def _fetch(args: argparse.Namespace) -> None:
     from varprobe.data.sources import fetch, resolve_mirror
 
-    fetch(args.dataset, Path(args.dest), resolve_mirror(args.mirror), args.file)
+    fetch(args.dataset, Path(args.dest), resolve_mirror(args.mirror), args.file,
+          verify=not args.allow_unverified)
 
 
 def _check_models(args: argparse.Namespace) -> None:
@@ -27,7 +30,7 @@ def register(sub) -> None:
     p.add_argument("--dataset", required=True)
     p.add_argument("--file", default=None, help="which file of a dataset of several")
     p.add_argument("--dest", required=True)
-    p.add_argument("--mirror", default=None, help="mirror folder (default: $VARPROBE_DATA_MIRROR)")
+    add_raw_checks(p)
     p.set_defaults(run=_fetch)
 
     p = sub.add_parser("check-models", help="fail fast when a configured model is unreachable")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from varprobe import tables
 
@@ -81,3 +82,24 @@ def add_estimates(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--samples", help="a samples table (sampled decodings)")
     group.add_argument("--distribution", help="a distribution table (exact decodings)")
 
+
+
+def add_raw_checks(parser: argparse.ArgumentParser) -> None:
+    """The options of a job that fetches or reads raw dataset files: the data mirror they come
+    from, and the opt-out of their checks (``varprobe.data.sources``)."""
+    parser.add_argument("--mirror", default=None,
+                        help="data mirror the raw files come from (default: $VARPROBE_DATA_MIRROR; "
+                             "none: downloaded)")
+    parser.add_argument("--allow-unverified", action="store_true",
+                        help="skip the pinned digests and the loaders' counts, with a warning naming "
+                             "each file (config data_verify: false)")
+
+
+def verify_raw(args: argparse.Namespace, dataset: str, *paths: str | Path) -> None:
+    """Check the raw files ``paths`` of ``dataset``, fetched by an earlier job, before a job
+    reads them (``verify_copy``; ``--allow-unverified`` warns instead)."""
+    from varprobe.data.sources import resolve_mirror, verify_copy
+
+    mirror = resolve_mirror(args.mirror)
+    for path in paths:
+        verify_copy(dataset, Path(path), mirror, not args.allow_unverified)

@@ -16,26 +16,48 @@ from pathlib import Path
 import pandas as pd
 
 from varprobe.data.instances import instances_table
+from varprobe.data.raw_text import read_text
+from varprobe.data.sources import OPT_OUT
 
 TURN_SEPARATOR = "\n"
+SPLITS = {"dev": 1028, "test": 1142}
+N_REFERENCES = 5
 
 
-def read_dailydialog(path: Path, split: str = "dev", separator: str = TURN_SEPARATOR) -> pd.DataFrame:
+def read_dailydialog(path: Path, split: str = "dev", separator: str = TURN_SEPARATOR,
+                     verify: bool = True) -> pd.DataFrame:
     """The canonical instances table of one DailyDialog++ file; ``input_id`` is its ``id``.
 
-    Raises ValueError naming the file and line of an object without ``id``, ``context`` or
-    ``positive_responses``.
+    Raises ValueError naming the file and line of a line that is no JSON object or an object
+    without ``id``, ``context`` or ``positive_responses``, and, with ``verify``, the file when
+    it holds other than the published split's contexts (``SPLITS``) with 5 responses each
+    (splits of other counts are not checked).
     """
     rows = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
+    # Split on line feeds only: JSON strings may hold other line separators (U+2028).
+    for number, line in enumerate(read_text(path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
             record = json.loads(line)
-            missing = [k for k in ("id", "context", "positive_responses") if k not in record]
-            if missing:
-                raise ValueError(f"{path}:{number}: object lacks {missing}")
-            turns = [t.strip() for t in record["context"]]
-            rows.append((str(record["id"]), separator.join(turns),
-                         [r.strip() for r in record["positive_responses"]]))
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}:{number}: not a JSON object ({err}); a truncated file?") from err
+        missing = [k for k in ("id", "context", "positive_responses") if k not in record]
+        if missing:
+            raise ValueError(f"{path}:{number}: object lacks {missing}")
+        turns = [t.strip() for t in record["context"]]
+        rows.append((str(record["id"]), separator.join(turns),
+                     [r.strip() for r in record["positive_responses"]]))
+    if verify:
+        _check_complete(path, split, rows)
     return instances_table("dailydialog", split, rows)
+
+
+def _check_complete(path: Path, split: str, rows: list[tuple[str, str, list[str]]]) -> None:
+    short = [input_id for input_id, _, references in rows if len(references) != N_REFERENCES]
+    if split in SPLITS and (len(rows) != SPLITS[split] or short):
+        raise ValueError(
+            f"{path}: {len(rows)} contexts, {len(short)} of them without {N_REFERENCES} responses "
+            f"(e.g. {short[:3]}); the published {split} split has {SPLITS[split]} contexts "
+            f"with {N_REFERENCES} each; {OPT_OUT}"
+        )

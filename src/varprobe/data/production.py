@@ -29,21 +29,23 @@ def raw_files(dataset: str, split: str) -> list[str]:
 
 
 def read_instances(dataset: str, raw_dir: Path, split: str, references: str = "extra",
-                   min_stories: int = 5, turn_separator: str = "\n") -> pd.DataFrame:
+                   min_stories: int = 5, turn_separator: str = "\n",
+                   verify: bool = True) -> pd.DataFrame:
     """The instances table of ``dataset``/``split`` from the raw files in ``raw_dir``.
 
     ``references`` applies to wmt14 (which translations are the human sample), ``min_stories``
-    to writingprompts, ``turn_separator`` to dailydialog.
+    to writingprompts, ``turn_separator`` to dailydialog; ``verify`` checks the published
+    counts where the loader knows them.
     """
     raw_dir = Path(raw_dir)
     missing = [f for f in raw_files(dataset, split) if not (raw_dir / f).is_file()]
     if missing:
         raise FileNotFoundError(f"dataset {dataset!r} {split}: raw files {missing} not in {raw_dir}")
     if dataset == "wmt14":
-        return read_wmt14(raw_dir / "wmt14-en-de.extra_refs.gz", references)
+        return read_wmt14(raw_dir / "wmt14-en-de.extra_refs.gz", references, verify)
     if dataset == "asset":
-        return read_asset(raw_dir, split)
+        return read_asset(raw_dir, split, verify)
     if dataset == "dailydialog":
-        return read_dailydialog(raw_dir / f"{split}.jsonl", split, turn_separator)
+        return read_dailydialog(raw_dir / f"{split}.jsonl", split, turn_separator, verify)
     return read_writingprompts(raw_dir / f"{split}.wp_source", raw_dir / f"{split}.wp_target",
                                split, min_stories)

@@ -15,18 +15,30 @@ Quirks of that file, each handled here on purpose:
 * Position (18, 3) mixes the responses for "the" with those for the passage's last word, which
   the norms mislabelled as word 3; the mixture is no human distribution, so it is dropped
   (``AMBIGUOUS_POSITIONS``).
+* Position (55, 3) is absent from the norms (``MISSING_POSITIONS``).
+
+The loader checks what it knows of the published file (``check_complete``): 55 passages and
+2,687 positions in all, and every selected passage with a position for each word of its text
+from the second on, so a file cut short (at a row boundary or not) is never read as a smaller
+corpus.
 """
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pandas as pd
 
+from varprobe.data.raw_text import read_text
+from varprobe.data.sources import OPT_OUT
 from varprobe.words import normalise_word
 
 NORMS_COLUMNS = ("Text_ID", "Text", "Word_Number", "Word", "Response", "Response_Count")
 AMBIGUOUS_POSITIONS = frozenset({(18, 3)})
+MISSING_POSITIONS = frozenset({(55, 3)})
+N_PASSAGES = 55
+N_POSITIONS = 2687
 
 
 def read_norms(path: Path) -> pd.DataFrame:
@@ -34,9 +46,10 @@ def read_norms(path: Path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"Provo norms file not found: {path}")
+    text = read_text(path, "latin-1")
     try:
-        raw = pd.read_csv(path, encoding="latin-1", keep_default_na=False, na_values=[], dtype=str)
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+        raw = pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[], dtype=str)
+    except pd.errors.ParserError as err:
         raise ValueError(f"Provo norms file {path} is not a readable CSV: {err}") from err
     missing = [c for c in NORMS_COLUMNS if c not in raw.columns]
     if missing:
@@ -58,12 +71,37 @@ def read_norms(path: Path) -> pd.DataFrame:
     return norms
 
 
-def contexts_table(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.DataFrame:
+def check_complete(norms: pd.DataFrame, texts: list[int] | None = None) -> None:
+    """Raise ValueError unless the norms hold what the published file holds: each passage of
+    ``texts`` (all when None) a position for every word of its text from word 2 on (but
+    ``MISSING_POSITIONS``), and for all passages 55 passages and 2,687 positions."""
+    selected = _select_texts(norms, texts)
+    positions = selected.drop_duplicates(["Text_ID", "Word_Number"])
+    incomplete = []
+    for text_id, rows in positions.groupby("Text_ID"):
+        words = len(rows["Text"].iloc[0].split(" "))
+        expected = {k for k in range(2, words + 1) if (text_id, k) not in MISSING_POSITIONS}
+        if set(rows["Word_Number"]) != expected:
+            incomplete.append(f"{text_id} ({len(rows)} of its {len(expected)} positions)")
+    if incomplete:
+        raise ValueError(f"Provo norms: passages {', '.join(incomplete[:5])} lack positions "
+                         f"(a truncated or different file); {OPT_OUT}")
+    counts = (selected["Text_ID"].nunique(), len(positions))
+    if texts is None and counts != (N_PASSAGES, N_POSITIONS):
+        raise ValueError(f"Provo norms: {counts[0]} passages and {counts[1]} positions, the "
+                         f"published norms have {N_PASSAGES} and {N_POSITIONS}; {OPT_OUT}")
+
+
+def contexts_table(norms: pd.DataFrame, texts: list[int] | None = None,
+                   verify: bool = True) -> pd.DataFrame:
     """One row per context: ``text_id, word_number, context, context_length, word, corpus_word``.
 
     ``word`` is the passage token as printed; ``corpus_word`` is it normalised like the responses.
     ``texts`` restricts to those passages (all when None); an id absent from the norms is an error.
+    ``verify`` checks first that the selected passages are complete (``check_complete``).
     """
+    if verify:
+        check_complete(norms, texts)
     norms = _select_texts(norms, texts)
     positions = norms.drop_duplicates(["Text_ID", "Word_Number"]).copy()
     tokens = positions["Text"].str.split(" ")

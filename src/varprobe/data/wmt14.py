@@ -9,36 +9,45 @@ The file ``wmt14-en-de.extra_refs.gz`` holds 500 sentences, each as TAB-separate
 from __future__ import annotations
 
 import gzip
+import zlib
 from pathlib import Path
 
 import pandas as pd
 
 from varprobe.data.instances import instances_table
+from varprobe.data.raw_text import decode
+from varprobe.data.sources import OPT_OUT
 
 REFERENCE_SETS = {
     "extra": tuple(f"R{k}" for k in range(1, 11)),
     "original": ("T",),
     "all": ("T", *(f"R{k}" for k in range(1, 11))),
 }
+N_SENTENCES = 500
 
 
-def read_wmt14(path: Path, references: str = "extra") -> pd.DataFrame:
+def read_wmt14(path: Path, references: str = "extra", verify: bool = True) -> pd.DataFrame:
     """The canonical instances table (split ``newstest2014``) of the extra-references file.
 
-    ``input_id`` is the sentence number n of the tags. Raises ValueError naming the file and
-    line for a malformed line, or the sentence that lacks a tag of the chosen reference set.
+    ``input_id`` is the sentence number n of the tags. Raises ValueError naming the file (and
+    line) for a damaged archive, a malformed or repeated line, a sentence that lacks a tag of the
+    chosen reference set or, with ``verify``, other than the published 500 sentences with all
+    of S, T and R1-R10.
     """
     if references not in REFERENCE_SETS:
         raise ValueError(f"wmt14 references must be one of {sorted(REFERENCE_SETS)}, got {references!r}")
-    tags = REFERENCE_SETS[references]
     sentences: dict[str, dict[str, str]] = {}
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            label, sep, text = line.rstrip("\n").partition("\t")
-            tag, dash, sentence = label.rpartition("-")
-            if not (sep and dash and sentence.isdigit()):
-                raise ValueError(f"{path}:{number}: expected '<TAG>-<n>\\t<sentence>', got {line[:60]!r}")
-            sentences.setdefault(sentence, {})[tag] = text.strip()
+    for number, line in enumerate(_read_lines(Path(path)), start=1):
+        label, sep, text = line.partition("\t")
+        tag, dash, sentence = label.rpartition("-")
+        if not (sep and dash and sentence.isdigit()):
+            raise ValueError(f"{path}:{number}: expected '<TAG>-<n>\\t<sentence>', got {line[:60]!r}")
+        if tag in sentences.setdefault(sentence, {}):
+            raise ValueError(f"{path}:{number}: {label} repeats")
+        sentences[sentence][tag] = text.strip()
+    if verify:
+        _check_complete(path, sentences)
+    tags = REFERENCE_SETS[references]
     rows = []
     for sentence, texts in sentences.items():
         missing = [t for t in ("S", *tags) if t not in texts]
@@ -46,3 +55,27 @@ def read_wmt14(path: Path, references: str = "extra") -> pd.DataFrame:
             raise ValueError(f"{path}: sentence {sentence} lacks {missing}")
         rows.append((sentence, texts["S"], [texts[t] for t in tags]))
     return instances_table("wmt14", "newstest2014", rows)
+
+
+def _read_lines(path: Path) -> list[str]:
+    """The lines of the gzipped UTF-8 file, ValueError naming it when it is not one."""
+    try:
+        with gzip.open(path, "rb") as stream:
+            data = stream.read()
+    except (OSError, EOFError, zlib.error) as err:
+        raise ValueError(f"{path} is not a complete gzip file ({err}); fetch it again") from err
+    if not data.strip():
+        raise ValueError(f"{path} is empty")
+    # Split on line feeds only: a sentence may hold other line separators (U+2028, U+0085).
+    return decode(data, "utf-8", str(path)).removesuffix("\n").split("\n")
+
+
+def _check_complete(path: Path, sentences: dict[str, dict[str, str]]) -> None:
+    tags = {"S", *REFERENCE_SETS["all"]}
+    incomplete = [n for n, texts in sentences.items() if set(texts) != tags]
+    if len(sentences) != N_SENTENCES or incomplete:
+        raise ValueError(
+            f"{path}: {len(sentences)} sentences, {len(incomplete)} of them without exactly the "
+            f"tags S, T, R1-R10 (e.g. {incomplete[:3]}); the published file has {N_SENTENCES} "
+            f"sentences with all 12; {OPT_OUT}"
+        )

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from varprobe.data.instances import instances_table
+from varprobe.data.raw_text import read_text
 
 _TAG = re.compile(r"^\s*\[\s*\w+\s*\]\s*")
 _NEWLINE = re.compile(r"\s*<newline>\s*")
@@ -38,10 +39,11 @@ def read_writingprompts(source: Path, target: Path, split: str = "test",
     """The canonical instances table of prompts with at least ``min_stories`` distinct stories.
 
     ``input_id`` is the 0-based line number of the prompt's first occurrence. Raises
-    ValueError when the two files differ in length.
+    ValueError naming the file when one is empty or not UTF-8, or when the two differ in length.
+    No count is checked: no copy of the corpus could be examined here (``data/sources.py``).
     """
-    prompts = Path(source).read_text(encoding="utf-8").splitlines()
-    stories = Path(target).read_text(encoding="utf-8").splitlines()
+    prompts = read_text(source).splitlines()
+    stories = read_text(target).splitlines()
     if len(prompts) != len(stories):
         raise ValueError(f"{source} has {len(prompts)} lines but {target} has {len(stories)}")
     grouped: dict[str, tuple[int, list[str]]] = {}

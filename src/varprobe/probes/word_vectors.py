@@ -73,8 +73,9 @@ def load_word_vectors(spec: dict):
 
 def _glove_package(name: str):
     """KeyedVectors from a package shipping a GloVe index (Parquet) and matrix (.npy)."""
-    import pandas as pd
     from gensim.models import KeyedVectors
+
+    from varprobe.tables import read_frame
 
     try:
         module = importlib.import_module(name)
@@ -86,7 +87,7 @@ def _glove_package(name: str):
     if len(index) != 1 or len(matrix) != 1:
         raise OSError(f"embeddings package {name!r}: expected one *_index.parquet and one *_emb.npy "
                       f"under {str(root)!r}, found {[p.name for p in index + matrix]}")
-    words = pd.read_parquet(index[0]).iloc[:, 0].astype(str).tolist()
+    words = read_frame(index[0]).iloc[:, 0].astype(str).tolist()
     weights = np.load(matrix[0])
     if weights.shape[0] != len(words):
         raise OSError(f"embeddings package {name!r}: {len(words)} words but {weights.shape[0]} vectors")

@@ -4,29 +4,59 @@ The file is a CSV with columns ``text_id, word_number, sample[, count]``: one ro
 continuation, ``count`` (default 1) times. A sample is read as text that starts a new word after
 the context, i.e. with an implied leading space, and goes through the same first-word extraction
 and normalisation as the model's own draws (``varprobe.words.first_word`` with ``ended=True``).
+
+A file may cover more than the run: rows for corpus contexts outside the configured ones (other
+passages, or a position the loader drops by design such as Provo (18, 3)) are skipped and
+counted (``Coverage``); rows naming a context the corpus does not have are an error.
 """
 
 from __future__ import annotations
 
+import io
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from varprobe.data.raw_text import read_text
 from varprobe.words import first_word
 
 REQUIRED = ("text_id", "word_number", "sample")
 
 
-def read_external_samples(path: str | Path, contexts: pd.DataFrame) -> pd.DataFrame:
-    """Validate the CSV at ``path`` against the known ``contexts`` and build a samples table.
+@dataclass(frozen=True)
+class Coverage:
+    """How a samples file's rows met the configured contexts: rows (and draws, their counts)
+    skipped for corpus contexts outside the configuration, how many such contexts, and how many
+    configured contexts have no row at all."""
 
-    Errors name the file, the column or row, and the bad value: a missing column, a non-integer
-    id or count, a count below 1, or a context that the contexts table does not hold.
+    skipped_rows: int
+    skipped_draws: int
+    skipped_contexts: int
+    configured_without_rows: int
+
+    def as_metadata(self) -> dict:
+        """The counts as a JSON-ready dict."""
+        return asdict(self)
+
+    def describe(self, path: str | Path) -> str:
+        """One log line naming the file and the counts."""
+        return (f"samples file {path}: skipped {self.skipped_rows} rows ({self.skipped_draws} draws) "
+                f"for {self.skipped_contexts} corpus contexts outside the configured ones; "
+                f"{self.configured_without_rows} configured contexts have no row")
+
+
+def read_external_samples(path: str | Path, contexts: pd.DataFrame,
+                          corpus: set[tuple[int, int]]) -> tuple[pd.DataFrame, Coverage]:
+    """Validate the CSV at ``path`` against the configured ``contexts`` and the ``corpus``'s
+    contexts (``(text_id, word_number)`` keys, those the loader drops included); build a samples
+    table of the configured contexts' rows and count what was skipped.
+
+    Errors name the file, the column or row, and the bad value: an empty or header-only file, a
+    file in another encoding than UTF-8, a missing column, a non-integer id or count, a count
+    below 1, or contexts that the corpus does not have.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"samples file {path} not found")
-    raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
+    raw = _read_csv(Path(path))
     missing = [c for c in REQUIRED if c not in raw.columns]
     if missing:
         raise ValueError(f"samples file {path}: missing column(s) {missing}; need {list(REQUIRED)}[, count]")
@@ -45,15 +75,7 @@ def read_external_samples(path: str | Path, contexts: pd.DataFrame) -> pd.DataFr
     if (raw["count"] < 1).any():
         row = raw.index[raw["count"] < 1][0]
         raise ValueError(f"samples file {path}, row {row + 2}: count must be >= 1")
-    known = set(zip(contexts["text_id"], contexts["word_number"], strict=True))
-    keys = list(zip(raw["text_id"], raw["word_number"], strict=True))
-    unknown = [i for i, k in enumerate(keys) if k not in known]
-    if unknown:
-        row = unknown[0]
-        raise ValueError(
-            f"samples file {path}, row {row + 2}: unknown context "
-            f"text_id={keys[row][0]}, word_number={keys[row][1]} (not among the configured Provo contexts)"
-        )
+    raw, coverage = _configured_rows(path, raw, contexts, corpus)
     extractions = [first_word(" " + s.lstrip(), ended=True) for s in raw["sample"]]
     words = [e.word for e in extractions]
     samples = pd.DataFrame(
@@ -69,4 +91,43 @@ def read_external_samples(path: str | Path, contexts: pd.DataFrame) -> pd.DataFr
         }
     )
     samples["sample_index"] = samples.groupby(["text_id", "word_number"]).cumcount()
-    return samples.sort_values(["text_id", "word_number", "sample_index"], ignore_index=True)
+    return samples.sort_values(["text_id", "word_number", "sample_index"], ignore_index=True), coverage
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    """The CSV's cells as strings; ValueError naming the file when it is empty, not UTF-8, not
+    parseable or without rows."""
+    try:
+        raw = pd.read_csv(io.StringIO(read_text(path)), dtype=str, keep_default_na=False,
+                          na_values=[])
+    except pd.errors.ParserError as err:
+        raise ValueError(f"samples file {path} is not a readable CSV: {err}") from err
+    if raw.empty:
+        raise ValueError(f"samples file {path} has a header but no rows (no draws)")
+    return raw
+
+
+def _configured_rows(path: Path, raw: pd.DataFrame, contexts: pd.DataFrame,
+                     corpus: set[tuple[int, int]]) -> tuple[pd.DataFrame, Coverage]:
+    """The rows of configured contexts, and the coverage; ValueError naming the rows whose
+    context the corpus does not have."""
+    configured = set(zip(contexts["text_id"], contexts["word_number"], strict=True))
+    keys = pd.Series(list(zip(raw["text_id"], raw["word_number"], strict=True)), index=raw.index)
+    unknown = keys[~keys.isin(corpus)]
+    if len(unknown):
+        named = ", ".join(f"row {i + 2} ({t}, {w})" for i, (t, w) in unknown.head(5).items())
+        raise ValueError(
+            f"samples file {path}: {len(unknown)} rows name (text_id, word_number) contexts that "
+            f"the Provo corpus does not have: {named}"
+        )
+    kept = keys.isin(configured)
+    if not kept.any():
+        raise ValueError(f"samples file {path}: none of its {len(raw)} rows is for a configured "
+                         f"context (configured passages: {sorted(set(map(int, contexts['text_id'])))})")
+    coverage = Coverage(
+        skipped_rows=int((~kept).sum()),
+        skipped_draws=int(raw.loc[~kept, "count"].sum()),
+        skipped_contexts=keys[~kept].nunique(),
+        configured_without_rows=len(configured - set(keys[kept])),
+    )
+    return raw[kept].reset_index(drop=True), coverage
