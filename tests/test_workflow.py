@@ -222,6 +222,35 @@ def test_samples_csv_without_the_sample_column_is_named(tmp_path, data_mirror):
     assert "missing column(s) ['sample']" in output(run) + _logs(tmp_path)
 
 
+def test_a_mirror_file_fixed_in_place_replaces_the_stale_copy(tmp_path, data_mirror):
+    norms = "provo_cloze/Provo_Corpus-Predictability_Norms.csv"
+    mirror, copy = tmp_path / "mirror", tmp_path / "results" / "raw" / "provo" / Path(norms).name
+    (mirror / norms).parent.mkdir(parents=True)
+    corrupt = (data_mirror / norms).read_bytes()[:-5000]  # cut inside passage 55
+    (mirror / norms).write_bytes(corrupt)
+    csv = _write_samples(tmp_path / "given.csv", ["1,2,are,1"])
+    write_config(tmp_path, mirror, [{"name": "given", "samples": str(csv)}])
+    target = "results/provo/contexts.parquet"
+    run = snakemake(tmp_path, target)
+    assert run.returncode != 0 and f"{mirror / norms} is not the pinned file" in _logs(tmp_path)
+    assert not copy.exists()
+    # The copy an earlier run made (or a version of varprobe that did not check it) is stale
+    # once the mirror file is fixed: it is fetched again.
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_bytes(corrupt)
+    os.utime(copy, (1, 1))
+    (mirror / norms).write_bytes((data_mirror / norms).read_bytes())
+    run = snakemake(tmp_path, target)
+    assert run.returncode == 0, output(run)
+    assert copy.read_bytes() == (data_mirror / norms).read_bytes()
+    # A copy damaged after its fetch is named when read, with the fix.
+    copy.write_bytes(corrupt)
+    (tmp_path / target).unlink()
+    run = snakemake(tmp_path, target)
+    assert run.returncode != 0
+    assert f"delete results/raw/provo/{Path(norms).name} and rerun" in _logs(tmp_path)
+
+
 def _logs(workdir: Path) -> str:
     return "".join(p.read_text() for p in (workdir / "results" / "logs").rglob("*.log"))
 

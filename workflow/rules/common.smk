@@ -425,6 +425,35 @@ PRODUCTION_FIGURES = (
 )
 
 
+def dataset_mirror(dataset):
+    """The data mirror of a dataset's raw files: its own ``data_mirror`` entry, else the
+    top-level one (None: download, or ``$VARPROBE_DATA_MIRROR``)."""
+    return PROD_DATASETS.get(dataset, {}).get("data_mirror") or config["data_mirror"]
+
+
+def raw_options(dataset):
+    """The options of every job that fetches or reads ``dataset``'s raw files: ``--mirror DIR``
+    and, when ``data_verify`` is false, ``--allow-unverified``."""
+    mirror = dataset_mirror(dataset)
+    options = [f"--mirror {shlex.quote(mirror)}"] if mirror else []
+    if not config["data_verify"]:
+        options.append("--allow-unverified")
+    return " ".join(options)
+
+
+def mirror_origin(wildcards):
+    """The mirror file a raw file is copied from (none for a download), as an input: a mirror
+    file fixed or replaced after an earlier fetch is newer than the copy, which is fetched again.
+    """
+    from varprobe.data.sources import resolve_mirror, source_of
+
+    mirror = resolve_mirror(dataset_mirror(wildcards.dataset))
+    if mirror is None:
+        return []
+    origin = mirror / source_of(wildcards.dataset, wildcards.file).mirror_path
+    return [str(origin)] if origin.is_file() else []
+
+
 def raw_inputs(wildcards):
     """The raw files a dataset's configured split is read from."""
     from varprobe.data.production import raw_files

@@ -1,7 +1,7 @@
 """Raw datasets: one rule fetches any of them, from its original home or the data mirror, and
 checks it against its pinned digest (varprobe/data/sources.py); every job that reads raw files
-gets the same options (raw_options), so a copy fetched earlier is checked again when read."""
-
+gets the same options (raw_options, common.smk), so a copy fetched earlier is checked again
+when read."""
 
 if not config["data_verify"]:
     print(
@@ -9,34 +9,6 @@ if not config["data_verify"]:
         "pinned digests, nor against their loaders' counts (each job's log names the files)",
         file=sys.stderr,
     )
-
-
-def dataset_mirror(dataset):
-    """The data mirror of a dataset's raw files: its own ``data_mirror`` entry, else the
-    top-level one (None: download, or ``$VARPROBE_DATA_MIRROR``)."""
-    return PROD_DATASETS.get(dataset, {}).get("data_mirror") or config["data_mirror"]
-
-
-def raw_options(dataset):
-    """The options of every job that fetches or reads ``dataset``'s raw files: ``--mirror DIR``
-    and, when ``data_verify`` is false, ``--allow-unverified``."""
-    mirror = dataset_mirror(dataset)
-    options = [f"--mirror {shlex.quote(mirror)}"] if mirror else []
-    if not config["data_verify"]:
-        options.append("--allow-unverified")
-    return " ".join(options)
-
-
-def mirror_origin(wildcards):
-    """The mirror file a raw file is copied from (none for a download), as an input: a mirror
-    file fixed or replaced after an earlier fetch is newer than the copy, which is fetched again."""
-    from varprobe.data.sources import resolve_mirror, source_of
-
-    mirror = resolve_mirror(dataset_mirror(wildcards.dataset))
-    if mirror is None:
-        return []
-    origin = mirror / source_of(wildcards.dataset, wildcards.file).mirror_path
-    return [str(origin)] if origin.is_file() else []
 
 
 rule fetch_dataset:
