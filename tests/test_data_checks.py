@@ -88,8 +88,10 @@ def test_a_reused_copy_is_checked_again(tmp_path, data_mirror, truncated_norms, 
     copy = tmp_path / "raw" / "provo" / "Provo_Corpus-Predictability_Norms.csv"
     copy.parent.mkdir(parents=True)
     shutil.copyfile(truncated_norms, copy)
-    with pytest.raises(ValueError, match=rf"delete {copy} and rerun to fetch it again"):
+    with pytest.raises(ValueError) as caught:
         verify_copy("provo", copy, data_mirror)
+    assert str(caught.value).startswith(f"{copy} (fetched from {data_mirror / NORMS}) is not the pinned file")
+    assert f"delete {copy} and rerun to fetch it again" in str(caught.value)
     verify_copy("provo", copy, None)  # a download from OSF: no digest, the loader decides
     assert "no pinned digest" in capsys.readouterr().err
     shutil.copyfile(data_mirror / NORMS, copy)

@@ -226,26 +226,26 @@ def verify_copy(name: str, path: Path, mirror: Path | None, verify: bool = True)
     path = Path(path)
     source = source_of(name, path.name)
     origin = source.url if mirror is None else str(mirror / source.mirror_path)
-    check_digest(path, source.expected(mirror is not None), origin, verify,
-                 f"delete {path} and rerun to fetch it again from {origin}")
+    check_digest(path, source.expected(mirror is not None), f"{path} (fetched from {origin})",
+                 verify, f"delete {path} and rerun to fetch it again")
 
 
-def check_digest(path: Path, expected: Digest | None, origin: str, verify: bool, fix: str) -> None:
-    """Raise ValueError, naming ``origin``, the expected and the actual digest and ``fix``, when
-    the file at ``path`` (fetched from ``origin``) is not the pinned one. A file that cannot be
-    checked (``verify`` False, or no digest pinned) is named in a warning on stderr instead."""
+def check_digest(path: Path, expected: Digest | None, name: str, verify: bool, fix: str) -> None:
+    """Raise ValueError, naming the file as ``name``, the expected and the actual digest and
+    ``fix``, when the file at ``path`` is not the pinned one. A file that cannot be checked
+    (``verify`` False, or no digest pinned) is named in a warning on stderr instead."""
     if not verify:
-        warn(f"{origin}: not checked against its pinned digest nor its loader's counts "
+        warn(f"{name}: not checked against its pinned digest nor its loader's counts "
              f"(data_verify: false / --allow-unverified)")
         return
     if expected is None:
-        warn(f"{origin}: no pinned digest (no copy of it could be examined when the digests were "
+        warn(f"{name}: no pinned digest (no copy of it could be examined when the digests were "
              f"pinned); only its loader's checks apply")
         return
     actual = Digest.of(path)
     if actual != expected:
         raise ValueError(
-            f"{origin} is not the pinned file: expected {expected}, got {actual} (a truncated, "
+            f"{name} is not the pinned file: expected {expected}, got {actual} (a truncated, "
             f"re-encoded or different version); {fix}, or {OPT_OUT}"
         )
 
