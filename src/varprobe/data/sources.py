@@ -77,6 +77,10 @@ class Source:
         """The file's name, under which a run stores it."""
         return Path(self.mirror_path).name
 
+    def origin(self, mirror: Path | None) -> str:
+        """Where a run fetches the file from: its path in ``mirror``, or its URL (no mirror)."""
+        return self.url if mirror is None else str(mirror / self.mirror_path)
+
     def expected(self, from_mirror: bool) -> Digest | None:
         """The pinned digest of the file as fetched from the mirror or from the URL."""
         return (self.mirror_digest or self.digest) if from_mirror else self.digest
@@ -195,7 +199,7 @@ def fetch(name: str, dest: Path, mirror: Path | None, file: str | None = None,
     against its pinned digest (``check_digest``; ``verify=False`` only warns that it was not).
     """
     source = source_of(name, file)
-    origin = source.url if mirror is None else str(mirror / source.mirror_path)
+    origin = source.origin(mirror)
     with atomic(dest) as partial:
         if mirror is not None:
             if not Path(origin).is_file():
@@ -225,8 +229,7 @@ def verify_copy(name: str, path: Path, mirror: Path | None, verify: bool = True)
     a stale or damaged copy stops the run instead of giving results from another file."""
     path = Path(path)
     source = source_of(name, path.name)
-    origin = source.url if mirror is None else str(mirror / source.mirror_path)
-    check_digest(path, source.expected(mirror is not None), f"{path} (fetched from {origin})",
+    check_digest(path, source.expected(mirror is not None), f"{path} (fetched from {source.origin(mirror)})",
                  verify, f"delete {path} and rerun to fetch it again")
 
 
