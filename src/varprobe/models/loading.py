@@ -10,7 +10,6 @@ way and then the checkpoint's trained parameters over them (``varprobe.finetune.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import torch
 from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
@@ -50,9 +49,10 @@ def check_available(spec: ModelSpec) -> None:
 
         ApiEndpoint.from_config(spec.name, spec.api)
         return
+    problem = spec.local_problem()
+    if problem:
+        raise ModelUnavailable(problem)
     if spec.is_external:
-        if not Path(spec.samples).is_file():
-            raise ModelUnavailable(f"model {spec.name!r}: samples file {spec.samples} not found")
         return
     location = spec.location()
     try:
