@@ -89,7 +89,7 @@ def _allowed(error) -> str:
     if error.validator == "not":
         banned = error.validator_value
         return f"not allowed: {_short(banned.get('const', banned) if isinstance(banned, dict) else banned)}"
-    return error.message
+    return error.message.replace(repr(error.instance), "it", 1)
 
 
 def schema_errors(config: dict, schema: dict) -> list[str]:
