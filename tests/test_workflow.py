@@ -134,6 +134,14 @@ def test_local_model_problems_fail_the_dry_run_without_a_hub_link(tmp_path, data
     assert "(an empty directory)" in output(run) and "huggingface.co" not in output(run)
 
 
+def test_without_figure_contexts_no_word_bars_are_scheduled(tmp_path, data_mirror):
+    csv = _write_samples(tmp_path / "published.csv", ["1,2,are,1"])
+    write_config(tmp_path, data_mirror, [{"name": "published", "samples": str(csv)}],
+                 figure_contexts=[])
+    jobs = scheduled(tmp_path)
+    assert "provo_figure_bars" not in jobs and jobs["provo_figure_tvd"] == 1
+
+
 def test_the_venvs_snakemake_runs_without_its_bin_on_path_and_without_figure_contexts(
         tmp_path, data_mirror):
     csv = _write_samples(tmp_path / "published.csv", ["1,2,are,3", "1,3,now,2"])
