@@ -192,3 +192,14 @@ def test_an_empty_directory_is_a_local_problem_and_a_filled_one_is_not(tmp_path)
 def test_hub_ids_and_installed_packages_are_left_to_the_start_of_run_check():
     assert ModelSpec.from_config({"name": "m", "pretrained": "HuggingFaceTB/SmolLM2-135M"}).local_problem() is None
     assert ModelSpec.from_config(SMOLLM2).local_problem() is None
+
+
+def test_a_load_error_at_a_local_path_carries_no_hub_link(tmp_path):
+    from varprobe.models.loading import _unreachable
+
+    spec = ModelSpec.from_config({"name": "m", "pretrained": str(tmp_path)})
+    err = OSError(f"{tmp_path} does not appear to have a file named tokenizer.json. Checkout "
+                  f"'https://huggingface.co/{tmp_path}/tree/main' for available files.")
+    message = _unreachable(spec, str(tmp_path), err)
+    assert "huggingface.co" not in message
+    assert "does not appear to have a file named tokenizer.json" in message

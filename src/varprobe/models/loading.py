@@ -9,7 +9,9 @@ way and then the checkpoint's trained parameters over them (``varprobe.finetune.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
@@ -124,8 +126,14 @@ def _load(spec: ModelSpec, seq2seq: bool) -> LoadedModel:
     return LoadedModel(spec, model.to(spec.device).eval(), tokenizer)
 
 
+HUB_LINK = re.compile(r"\s*Check ?out '?https://huggingface\.co/[^ ]*'? for available files\.?")
+"""transformers' pointer to a hub page, which it builds from a local path too."""
+
+
 def _unreachable(spec: ModelSpec, location: str, err: Exception) -> str:
     first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    if spec.package is not None or Path(location).expanduser().exists():
+        first_line = HUB_LINK.sub("", first_line)
     return (
         f"model {spec.name!r}: no weights reachable at {location!r} ({first_line}); "
         "fix the hub id or path in config.yaml, or download the model where there is internet"
