@@ -203,3 +203,10 @@ def test_a_load_error_at_a_local_path_carries_no_hub_link(tmp_path):
     message = _unreachable(spec, str(tmp_path), err)
     assert "huggingface.co" not in message
     assert "does not appear to have a file named tokenizer.json" in message
+
+
+def test_an_oracle_replacement_figure_k_outside_the_grid_is_named():
+    config = {"models": [SMOLLM2], "analyses": {"oracle_replacement": {
+        "k_percent": [0, 50, 100], "figure_k": [0, 25]}}}
+    assert reference_problems(config) == [
+        "analyses.oracle_replacement.figure_k[1]: 25 is not in k_percent (those are: 0, 50, 100)"]

@@ -9,8 +9,8 @@ value. They read the config only (and, for models, the local file system): no ne
   name is one the result tables use for their own rows (``RESERVED_MODELS``,
   ``RESERVED_DECODINGS``).
 * ``reference_problems``: every name a config entry refers to (a model's decodings, a dataset's
-  models, a fine-tuning base, the production figures' decoding, a figure context's passage)
-  exists.
+  models, a fine-tuning base, the production figures' decoding, an oracle-replacement figure's k,
+  a figure context's passage) exists.
 * ``model_problems``: models the local file system shows to be unreachable.
 
 ``check_config`` raises one ``ConfigError`` naming all of them.
@@ -18,7 +18,6 @@ value. They read the config only (and, for models, the local file system): no ne
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -97,7 +96,8 @@ def schema_errors(config: dict, schema: dict) -> list[str]:
     sorted by key path; empty when the config is valid."""
     from jsonschema import Draft202012Validator
 
-    errors = sorted(Draft202012Validator(schema).iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
+    errors = sorted(Draft202012Validator(schema).iter_errors(config),
+                    key=lambda e: list(map(str, e.absolute_path)))
     return [
         f"{key_path(e.absolute_path)}: value {_short(e.instance)}: {_allowed(e)}"
         if e.validator not in ("additionalProperties", "required")
@@ -156,10 +156,16 @@ def _unknown(path: tuple, value: str, known: Iterable[str], what: str) -> str:
     return f"{key_path(path)}: {value!r} is not {what} (those are: {names})"
 
 
+def _runs_on(model: dict, dataset: str) -> bool:
+    """Whether a model entry can run on production ``dataset``: a network or API model, or one
+    fine-tuned on that dataset (never a samples file)."""
+    return "samples" not in model and (model.get("finetune") or {}).get("dataset", dataset) == dataset
+
+
 def reference_problems(config: dict) -> list[str]:
     """Names that a config entry refers to but that are not configured (or not of the right
     kind): a model's decodings, a dataset's models, a fine-tuning base, the production figures'
-    decoding, a figure context's passage."""
+    decoding, an oracle-replacement figure's k, a figure context's passage."""
     models = {m["name"]: m for m in config.get("models", [])}
     provo = {d["name"] for d in _at(config, ("provo", "decodings")) or []}
     production = [d["name"] for d in _at(config, ("production", "decodings")) or []]
@@ -176,8 +182,7 @@ def reference_problems(config: dict) -> list[str]:
             problems.append(_unknown(("models", i, "finetune", "base"), base, networks,
                                      "a configured pretrained or package model"))
     for i, dataset in enumerate(_at(config, ("production", "datasets")) or []):
-        runnable = [n for n, m in models.items()
-                    if "samples" not in m and (m.get("finetune") or {}).get("dataset", dataset["name"]) == dataset["name"]]
+        runnable = [n for n, m in models.items() if _runs_on(m, dataset["name"])]
         problems += [
             _unknown(("production", "datasets", i, "models", j), m, runnable,
                      f"a configured model that can run on {dataset['name']!r}")
@@ -187,6 +192,11 @@ def reference_problems(config: dict) -> list[str]:
     if figure_decoding is not None and figure_decoding not in production:
         problems.append(_unknown(("production", "figures", "decoding"), figure_decoding, production,
                                  "a decoding of production.decodings"))
+    replacement = _at(config, ("analyses", "oracle_replacement")) or {}
+    for i, k in enumerate(replacement.get("figure_k", [])):
+        if "k_percent" in replacement and k not in replacement["k_percent"]:
+            problems.append(_unknown(("analyses", "oracle_replacement", "figure_k", i), k,
+                                     map(repr, replacement["k_percent"]), "in k_percent"))
     texts = _at(config, ("provo", "texts"))
     for i, item in enumerate(_at(config, ("provo", "figure_contexts")) or []):
         text_id = int(item.split(":")[0])
