@@ -11,6 +11,7 @@ import yaml
 from varprobe.config_checks import (
     ConfigError,
     check_config,
+    duplicate_keys,
     key_path,
     name_problems,
     reference_problems,
@@ -210,3 +211,14 @@ def test_an_oracle_replacement_figure_k_outside_the_grid_is_named():
         "k_percent": [0, 50, 100], "figure_k": [0, 25]}}}
     assert reference_problems(config) == [
         "analyses.oracle_replacement.figure_k[1]: 25 is not in k_percent (those are: 0, 50, 100)"]
+
+
+def test_a_key_given_twice_in_a_config_file_is_named_with_both_lines(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("models: []\nprovo:\n  texts: [1]\n  n_samples: 4\n  texts: all\n")
+    assert duplicate_keys(str(path)) == [
+        f"{path}, lines 3 and 5: key 'texts' is given twice in one mapping (only the last would "
+        "count); keep one"
+    ]
+    path.write_text("models: []\nprovo: {texts: [1]}\nanalyses: {texts: [1]}\n")
+    assert duplicate_keys(str(path)) == []

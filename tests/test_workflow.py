@@ -111,6 +111,16 @@ def test_duplicate_model_and_decoding_names_fail_the_dry_run(tmp_path, data_mirr
             "times") in output(run)
 
 
+def test_a_key_given_twice_in_the_config_file_fails_the_dry_run(tmp_path, data_mirror):
+    write_config(tmp_path, data_mirror, [SMOLLM2])
+    with (tmp_path / "config.yaml").open("a") as config:
+        config.write("seed: 1\n")  # yaml.safe_dump ends with `seed: 0`
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert "config.yaml, lines " in output(run)
+    assert "key 'seed' is given twice in one mapping (only the last would count)" in output(run)
+
+
 def test_reserved_model_name_fails_the_dry_run(tmp_path, data_mirror):
     csv = _write_samples(tmp_path / "published.csv", ["1,2,are,1"])
     write_config(tmp_path, data_mirror, [{"name": "oracle", "samples": str(csv)}])

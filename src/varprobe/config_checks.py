@@ -13,7 +13,9 @@ value. They read the config only (and, for models, the local file system): no ne
   a figure context's passage) exists.
 * ``model_problems``: models the local file system shows to be unreachable.
 
-``check_config`` raises one ``ConfigError`` naming all of them.
+``check_config`` raises one ``ConfigError`` naming all of them; ``validate_config`` runs the
+schema (filling in its defaults) and then ``check_config``, after ``duplicate_keys`` has found no
+key given twice in a config file.
 """
 
 from __future__ import annotations
@@ -233,14 +235,42 @@ def _report(problems: list[str]) -> str:
     return "the config is invalid:\n" + "\n".join(f"  {p}" for p in problems)
 
 
-def validate_config(config: dict, schema_path: str) -> None:
-    """Validate ``config`` against the schema at ``schema_path``, filling in the schema's
-    defaults (``snakemake.utils.validate``), then ``check_config``. A schema error raises
-    ``ConfigError`` with one line per error instead of Snakemake's dump of the schema."""
+def duplicate_keys(path: str) -> list[str]:
+    """A line per mapping key that the YAML file at ``path`` gives twice in one mapping (YAML
+    loaders keep the last one without a word), with both line numbers."""
+    import yaml
+
+    found = []
+
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            seen = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                if key in seen:
+                    where = f"line {line}" if seen[key] == line else f"lines {seen[key]} and {line}"
+                    found.append(f"{path}, {where}: key {key!r} is given twice in one mapping "
+                                 "(only the last would count); keep one")
+                seen.setdefault(key, line)
+            return super().construct_mapping(node, deep=deep)
+
+    yaml.load(Path(path).read_text(), Loader=Loader)  # noqa: S506 (a SafeLoader subclass)
+    return found
+
+
+def validate_config(config: dict, schema_path: str, files: Iterable[str] = ()) -> None:
+    """Validate ``config`` (read from the YAML ``files``) against the schema at ``schema_path``,
+    filling in the schema's defaults (``snakemake.utils.validate``), then ``check_config``. A
+    key given twice in a file, or a schema error, raises ``ConfigError`` with one line each
+    (instead of a silent last-wins, or Snakemake's dump of the schema)."""
     import yaml
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
 
+    twice = [line for path in files for line in duplicate_keys(path)]
+    if twice:
+        raise ConfigError(_report(twice))
     try:
         validate(config, schema_path)
     except WorkflowError:

@@ -9,7 +9,9 @@ from pathlib import Path
 from varprobe.api.endpoint import TUNING as API_TUNING, ApiEndpoint
 from varprobe.config_checks import validate_config
 
-validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
+validate_config(
+    config, workflow.source_path("../schemas/config.schema.yaml"), workflow.configfiles
+)
 
 VARPROBE = f"{shlex.quote(sys.executable)} -m varprobe"
 """The package's CLI in the interpreter running Snakemake."""
