@@ -90,6 +90,84 @@ def test_unknown_model_fails_before_any_compute(tmp_path, data_mirror):
     assert not (tmp_path / "results" / "provo").exists()
 
 
+def test_schema_errors_print_one_line_each_not_the_schema(tmp_path, data_mirror):
+    write_config(tmp_path, data_mirror, [SMOLLM2], n_sampels=40)
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert ("  provo: Additional properties are not allowed ('n_sampels' was unexpected); known "
+            "keys: batch_size, bootstrap_resamples") in output(run)
+    assert len(output(run).splitlines()) < 20  # Snakemake's own report dumps the whole schema
+
+
+def test_duplicate_model_and_decoding_names_fail_the_dry_run(tmp_path, data_mirror):
+    csv = _write_samples(tmp_path / "published.csv", ["1,2,are,1"])
+    write_config(tmp_path, data_mirror, [SMOLLM2, {"name": SMOLLM2["name"], "samples": str(csv)}],
+                 decodings=[{"name": "ancestral"}, {"name": "ancestral", "temperature": 0.5}])
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert ("models[0].name, models[1].name: name 'smollm2-135m' is given 2 times; each name "
+            "must be unique") in output(run)
+    assert ("provo.decodings[0].name, provo.decodings[1].name: name 'ancestral' is given 2 "
+            "times") in output(run)
+
+
+def test_a_key_given_twice_in_the_config_file_fails_the_dry_run(tmp_path, data_mirror):
+    write_config(tmp_path, data_mirror, [SMOLLM2])
+    with (tmp_path / "config.yaml").open("a") as config:
+        config.write("seed: 1\n")  # yaml.safe_dump ends with `seed: 0`
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert "config.yaml, lines " in output(run)
+    assert "key 'seed' is given twice in one mapping (only the last would count)" in output(run)
+
+
+def test_reserved_model_name_fails_the_dry_run(tmp_path, data_mirror):
+    csv = _write_samples(tmp_path / "published.csv", ["1,2,are,1"])
+    write_config(tmp_path, data_mirror, [{"name": "oracle", "samples": str(csv)}])
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert "models[0].name: 'oracle' is reserved for the oracle control's row" in output(run)
+
+
+def test_local_model_problems_fail_the_dry_run_without_a_hub_link(tmp_path, data_mirror):
+    (tmp_path / "empty").mkdir()
+    write_config(tmp_path, data_mirror, [
+        {"name": "uninstalled", "package": "no_such_package_xyz", "gguf_file": "m.gguf"},
+        {**SMOLLM2, "name": "wrong-file", "gguf_file": "SmolLM2-135M.gguf"},
+        {"name": "empty", "pretrained": str(tmp_path / "empty")},
+    ])
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert "models[0]: model 'uninstalled': Python package 'no_such_package_xyz' is not installed" in output(run)
+    assert "models[1]: model 'wrong-file': gguf_file 'SmolLM2-135M.gguf' is not in '" in output(run)
+    assert "models[2]: model 'empty': no weights reachable at" in output(run)
+    assert "(an empty directory)" in output(run) and "huggingface.co" not in output(run)
+
+
+def test_without_figure_contexts_no_word_bars_are_scheduled(tmp_path, data_mirror):
+    csv = _write_samples(tmp_path / "published.csv", ["1,2,are,1"])
+    write_config(tmp_path, data_mirror, [{"name": "published", "samples": str(csv)}],
+                 figure_contexts=[])
+    jobs = scheduled(tmp_path)
+    assert "provo_figure_bars" not in jobs and jobs["provo_figure_tvd"] == 1
+
+
+def test_the_venvs_snakemake_runs_without_its_bin_on_path_and_without_figure_contexts(
+        tmp_path, data_mirror):
+    csv = _write_samples(tmp_path / "published.csv", ["1,2,are,3", "1,3,now,2"])
+    write_config(tmp_path, data_mirror, [{"name": "published", "samples": str(csv)}])
+    config = yaml.safe_load((tmp_path / "config.yaml").read_text())
+    del config["provo"]["figure_contexts"]  # the schema's default: no word-bar figure
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    path = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep)
+                           if not (Path(d) / "varprobe").exists())
+    run = subprocess.run([*SNAKEMAKE, "--cores", "2"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=900, env={**os.environ, "PATH": path})
+    assert run.returncode == 0, output(run)
+    assert (tmp_path / "results/provo/summary.parquet").is_file()
+    assert not list((tmp_path / "results").rglob("bars.png"))
+
+
 def test_only_the_new_model_and_the_aggregates_are_scheduled(tmp_path, data_mirror, tiny_model_dir):
     tiny = {"name": "tiny", "pretrained": str(tiny_model_dir)}
     write_config(tmp_path, data_mirror, [tiny], texts=[1])
@@ -209,7 +287,8 @@ def test_malformed_samples_are_named_and_leave_no_output(tmp_path, data_mirror, 
     write_config(tmp_path, data_mirror, [{"name": "bad", "samples": str(csv)}])
     run = snakemake(tmp_path)
     assert run.returncode != 0
-    assert message in output(run) + _logs(tmp_path)
+    # The profile shows the failed job's log: its error line reaches the console.
+    assert f"varprobe: error: samples file {csv}" in output(run) and message in output(run)
     assert not (tmp_path / "results/provo/bad/given/samples.parquet").exists()
 
 

@@ -6,11 +6,25 @@ import shlex
 import sys
 from pathlib import Path
 
-from snakemake.utils import validate
-
 from varprobe.api.endpoint import TUNING as API_TUNING, ApiEndpoint
+from varprobe.config_checks import validate_config
 
-validate(config, "../schemas/config.schema.yaml")
+validate_config(
+    config, workflow.source_path("../schemas/config.schema.yaml"), workflow.configfiles
+)
+
+VARPROBE = f"{shlex.quote(sys.executable)} -m varprobe"
+"""The package's CLI in the interpreter running Snakemake."""
+
+# The rules' commands start with `varprobe`, a shell function that runs the `varprobe` on
+# PATH (a conda env's, or the activated venv's) and else this interpreter's, so that the
+# venv's snakemake run without its bin on PATH still finds the CLI. The prefix is an
+# f-string that Snakemake formats again (hence four braces for one); it replaces Snakemake's
+# default strict mode, restated first.
+shell.prefix(
+    f"set -euo pipefail; varprobe() {{{{ if type -P varprobe > /dev/null; "
+    f'then command varprobe "$@"; else {VARPROBE} "$@"; fi; }}}}; '
+)
 
 RESULTS = "results"
 CONDA_ENV = "../../envs/varprobe.yaml"
@@ -37,32 +51,18 @@ API_DEFAULTS = ApiEndpoint.tuning_defaults()
 """The `api` keys that tune speed and robustness only (job resources, not params)."""
 
 
-def _check_model_references():
-    """Fail at parse time, naming the entry, on a fine-tuning base or decoding name that does
-    not exist."""
+def _check_finetune_studies():
+    """Fail at parse time, naming the entry, on a fine-tuned model whose study is not run."""
     for name, tune in FINETUNED.items():
-        if tune["base"] not in NETWORKS:
-            raise ValueError(
-                f"model {name!r}: finetune.base {tune['base']!r} is not a configured pretrained "
-                f"or package model (those are: {', '.join(NETWORKS) or 'none'})"
-            )
         study = "provo" if tune["dataset"] == "provo" else "production"
         if study not in config:
             raise ValueError(
                 f"model {name!r} is fine-tuned on {tune['dataset']!r} but config has no "
                 f"`{study}:` section to evaluate it in"
             )
-    known = {*DECODINGS, *PRODUCTION_DECODINGS}
-    for name, entry in MODELS.items():
-        unknown = [d for d in entry.get("decodings", []) if d not in known]
-        if unknown:
-            raise ValueError(
-                f"model {name!r}: decodings {unknown} are not configured under provo.decodings "
-                f"or production.decodings"
-            )
 
 
-_check_model_references()
+_check_finetune_studies()
 
 
 def runs_decoding(model, decoding):
@@ -317,11 +317,13 @@ PROVO_SYSTEM = f"{PROVO}/{{model}}/{{decoding}}"
 
 
 def provo_targets():
-    """The tables and figures of the Provo study."""
+    """The tables and figures of the Provo study; the word bars (Fig. 1) only where
+    ``provo.figure_contexts`` names contexts to draw."""
+    bars = config["provo"]["figure_contexts"]
     return [
         f"{PROVO}/summary.parquet",
         f"{PROVO}/figures/tvd_density.png",
-        *system_path(f"{PROVO_SYSTEM}/bars.png"),
+        *(system_path(f"{PROVO_SYSTEM}/bars.png") if bars else []),
     ]
 
 

