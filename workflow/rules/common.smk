@@ -346,6 +346,7 @@ def dataset_setting(dataset, key):
         "language": OUTPUT_LANGUAGES.get(dataset, "en"),
         "references": "extra",
         "min_stories": 5,
+        "max_references": 10 if dataset == "writingprompts" else None,
         "turn_separator": "\n",
         "max_inputs": PRODUCTION.get("max_inputs"),
         "models": [
@@ -469,12 +470,15 @@ def data_options(wildcards):
     """The command-line options of a dataset's instances table."""
     d = wildcards.dataset
     limit = dataset_setting(d, "max_inputs")
+    cap = dataset_setting(d, "max_references")
     return (
         f"--split {dataset_setting(d, 'split')} "
         f"--references {dataset_setting(d, 'references')} "
         f"--min-stories {dataset_setting(d, 'min_stories')} "
-        f"--turn-separator {shlex.quote(dataset_setting(d, 'turn_separator'))}"
+        f"--turn-separator {shlex.quote(dataset_setting(d, 'turn_separator'))} "
+        f"--seed {config['seed']}"
         + (f" --max-inputs {limit}" if limit else "")
+        + (f" --max-references {cap}" if cap else "")
     )
 
 

@@ -23,15 +23,21 @@ from varprobe.cli.shared import (
 
 
 def _production_data(args: argparse.Namespace) -> None:
-    from varprobe.data.instances import first_inputs
+    from varprobe.data.instances import cap_references, first_inputs
     from varprobe.data.production import raw_files, read_instances
 
     raw_dir = Path(args.raw_dir)
     verify_raw(args, args.dataset,
                *(raw_dir / f for f in raw_files(args.dataset, args.split) if (raw_dir / f).is_file()))
-    table = read_instances(args.dataset, raw_dir, args.split, args.references,
-                           args.min_stories, args.turn_separator, verify=not args.allow_unverified)
-    tables.write(first_inputs(table, args.max_inputs), args.out, "production_instances")
+    table = first_inputs(read_instances(args.dataset, raw_dir, args.split, args.references,
+                                        args.min_stories, args.turn_separator,
+                                        verify=not args.allow_unverified),
+                         args.max_inputs)
+    available = dict(zip(table["input_id"], table["references"].map(len), strict=True))
+    metadata = {"max_references": args.max_references, "seed": args.seed,
+                "references_available": available}
+    tables.write(cap_references(table, args.max_references, args.seed), args.out,
+                 "production_instances", metadata)
 
 
 def _production_sample(args: argparse.Namespace) -> None:
@@ -201,6 +207,9 @@ def register(sub) -> None:
     p.add_argument("--min-stories", type=int, default=5, help="writingprompts")
     p.add_argument("--turn-separator", default="\n", help="dailydialog: between context turns")
     p.add_argument("--max-inputs", type=int, default=None)
+    p.add_argument("--max-references", type=int, default=None,
+                   help="keep a seeded choice of at most this many references per input")
+    p.add_argument("--seed", type=int, default=0, help="the reference choice's seed")
     add_raw_checks(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_data)
