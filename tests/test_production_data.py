@@ -3,11 +3,14 @@ original format written here (no copy of it exists on these machines)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from varprobe import tables
+from varprobe.cli import main
 from varprobe.data.asset import read_asset
 from varprobe.data.dailydialog import read_dailydialog
+from varprobe.data.instances import cap_references
 from varprobe.data.sources import SOURCES, fetch
 from varprobe.data.wmt14 import read_wmt14
 from varprobe.data.writingprompts import clean_story, read_writingprompts
@@ -59,6 +62,35 @@ def test_writingprompts_groups_stories_and_keeps_prompts_with_enough(writingprom
     assert read_writingprompts(folder / "test.wp_source", folder / "test.wp_target",
                                min_stories=5).empty
     assert clean_story("a <newline>b") == "a\nb"
+
+
+def test_writingprompts_references_are_capped_by_a_seeded_choice_per_input(writingprompts_mirror,
+                                                                          tmp_path):
+    """The paper uses up to 10 stories per prompt: a cap keeps a seeded choice, in file order,
+    that depends on the seed and the input alone; the instances table records how many there
+    were."""
+    def run(out, *options):
+        main(["production-data", "--dataset", "writingprompts", "--split", "test",
+              "--raw-dir", str(writingprompts_mirror / "writingprompts"), "--min-stories", "2",
+              "--out", str(out), *options])
+        return tables.read(out, "production_instances").set_index("input_id")["references"]
+
+    full = run(tmp_path / "full.parquet")
+    stories = list(full["0"])
+    choices = {seed: list(run(tmp_path / f"{seed}.parquet", "--max-references", "2", "--seed", str(seed))["0"])
+               for seed in range(6)}
+    for chosen in choices.values():
+        assert len(chosen) == 2 and chosen == [s for s in stories if s in chosen]
+    assert len({tuple(c) for c in choices.values()}) > 1
+    assert tables.read_metadata(tmp_path / "0.parquet")["references_available"] == {"0": 4}
+    # Another input in the table does not move this one's choice.
+    table = read_writingprompts(writingprompts_mirror / "writingprompts" / "test.wp_source",
+                                writingprompts_mirror / "writingprompts" / "test.wp_target",
+                                min_stories=2)
+    other = table.assign(input_id="7")
+    both = cap_references(pd.concat([other, table], ignore_index=True), 2, seed=3)
+    assert list(both.set_index("input_id").loc["0", "references"]) == choices[3]
+    assert cap_references(table, None, seed=3)["references"].equals(table["references"])
 
 
 def test_instances_round_trip_through_parquet(data_mirror, tmp_path):

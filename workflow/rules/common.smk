@@ -348,6 +348,7 @@ def dataset_setting(dataset, key):
         "language": OUTPUT_LANGUAGES.get(dataset, "en"),
         "references": "extra",
         "min_stories": 5,
+        "max_references": 10 if dataset == "writingprompts" else None,
         "turn_separator": "\n",
         "max_inputs": PRODUCTION.get("max_inputs"),
         "models": [
@@ -471,12 +472,15 @@ def data_options(wildcards):
     """The command-line options of a dataset's instances table."""
     d = wildcards.dataset
     limit = dataset_setting(d, "max_inputs")
+    cap = dataset_setting(d, "max_references")
     return (
         f"--split {dataset_setting(d, 'split')} "
         f"--references {dataset_setting(d, 'references')} "
         f"--min-stories {dataset_setting(d, 'min_stories')} "
-        f"--turn-separator {shlex.quote(dataset_setting(d, 'turn_separator'))}"
+        f"--turn-separator {shlex.quote(dataset_setting(d, 'turn_separator'))} "
+        f"--seed {config['seed']}"
         + (f" --max-inputs {limit}" if limit else "")
+        + (f" --max-references {cap}" if cap else "")
     )
 
 
@@ -487,7 +491,28 @@ def probe_resources(wildcards):
     encoder = PRODUCTION["probes"]["sentence_encoders"].get(language)
     return (
         f"--language {language} --spacy-pipeline '{json.dumps(pipeline)}' "
-        f"--encoder '{json.dumps(encoder)}'"
+        f"--encoder '{json.dumps(encoder)}'{truncation_options(language, encoder)}"
+    )
+
+
+def truncation_options(language, encoder):
+    """The token budget of every probed text and the language's tokenizer that counts it (its
+    sentence encoder's unless configured), as options; none when texts are probed whole."""
+    probes = PRODUCTION["probes"]
+    budget = probes.get("max_response_tokens", PRODUCTION["max_new_tokens"])
+    if budget is None:
+        return ""
+    tokenizer = probes.get("truncation_tokenizers", {}).get(language, encoder)
+    if tokenizer is None:
+        raise ValueError(
+            f"production.probes: no tokenizer counts max_response_tokens for language "
+            f"{language!r} (it has no sentence encoder): set "
+            f"production.probes.truncation_tokenizers.{language} to a hub id, path or "
+            "{package: NAME}, or max_response_tokens: null to probe whole texts"
+        )
+    return (
+        f" --max-response-tokens {budget} "
+        f"--truncation-tokenizer '{json.dumps(tokenizer)}'"
     )
 
 

@@ -23,15 +23,21 @@ from varprobe.cli.shared import (
 
 
 def _production_data(args: argparse.Namespace) -> None:
-    from varprobe.data.instances import first_inputs
+    from varprobe.data.instances import cap_references, first_inputs
     from varprobe.data.production import raw_files, read_instances
 
     raw_dir = Path(args.raw_dir)
     verify_raw(args, args.dataset,
                *(raw_dir / f for f in raw_files(args.dataset, args.split) if (raw_dir / f).is_file()))
-    table = read_instances(args.dataset, raw_dir, args.split, args.references,
-                           args.min_stories, args.turn_separator, verify=not args.allow_unverified)
-    tables.write(first_inputs(table, args.max_inputs), args.out, "production_instances")
+    table = first_inputs(read_instances(args.dataset, raw_dir, args.split, args.references,
+                                        args.min_stories, args.turn_separator,
+                                        verify=not args.allow_unverified),
+                         args.max_inputs)
+    available = dict(zip(table["input_id"], table["references"].map(len), strict=True))
+    metadata = {"max_references": args.max_references, "seed": args.seed,
+                "references_available": available}
+    tables.write(cap_references(table, args.max_references, args.seed), args.out,
+                 "production_instances", metadata)
 
 
 def _production_sample(args: argparse.Namespace) -> None:
@@ -105,6 +111,7 @@ def _production_distances(args: argparse.Namespace) -> None:
     by_input = samples.sort_values(["input_id", "sample_index"]).groupby("input_id")["text"].apply(list)
     items = [(i, list(refs), by_input.get(i, [])) for i, refs in
              zip(instances["input_id"], instances["references"], strict=True)]
+    items, truncation = _truncated(items, args)
     reasons = {
         "syntactic": f"no spaCy tagging pipeline configured for language {args.language!r}",
         "semantic": f"no sentence encoder configured for language {args.language!r}",
@@ -113,7 +120,34 @@ def _production_distances(args: argparse.Namespace) -> None:
     unavailable = {p: reasons[p.split("-")[0]] for p in probe_names(probes.orders) if p not in available}
     tables.write(pairwise_distances(items, probes), args.out, "production_distances",
                  {"language": args.language, "spacy_pipeline": spacy_name, "encoder": encoder,
-                  "unavailable": unavailable})
+                  "unavailable": unavailable, "truncation": truncation})
+
+
+def _truncated(items: list, args: argparse.Namespace) -> tuple[list, dict]:
+    """``items`` with every reference and sample cut to ``--max-response-tokens`` tokens of the
+    ``--truncation-tokenizer`` (``probes/truncation.py``; unchanged without a budget), and
+    what was done: the budget, the tokenizer and how many texts were cut on each side."""
+    from varprobe.analysis.production import distinct_texts
+    from varprobe.probes.truncation import load_tokenizer, truncate
+
+    if args.max_response_tokens is None:
+        return items, {"max_tokens": None}
+    if args.truncation_tokenizer is None:
+        raise ValueError("--max-response-tokens needs --truncation-tokenizer (the tokenizer that "
+                         "counts the tokens)")
+    spec = json.loads(args.truncation_tokenizer)
+    texts = distinct_texts(items)
+    cut = dict(zip(texts, truncate(texts, load_tokenizer(spec), args.max_response_tokens), strict=True))
+    changed = {text for text, short in cut.items() if short != text}
+    references = [t for _, refs, _ in items for t in refs]
+    samples = [t for _, _, drawn in items for t in drawn]
+    summary = {"max_tokens": args.max_response_tokens, "tokenizer": spec,
+               "references_cut": sum(t in changed for t in references), "references": len(references),
+               "samples_cut": sum(t in changed for t in samples), "samples": len(samples)}
+    print(f"truncation to {args.max_response_tokens} tokens: {summary['references_cut']} of "
+          f"{len(references)} references and {summary['samples_cut']} of {len(samples)} samples cut",
+          file=sys.stderr)
+    return [(i, [cut[t] for t in refs], [cut[t] for t in drawn]) for i, refs, drawn in items], summary
 
 
 def _production_divergence(args: argparse.Namespace) -> None:
@@ -201,6 +235,9 @@ def register(sub) -> None:
     p.add_argument("--min-stories", type=int, default=5, help="writingprompts")
     p.add_argument("--turn-separator", default="\n", help="dailydialog: between context turns")
     p.add_argument("--max-inputs", type=int, default=None)
+    p.add_argument("--max-references", type=int, default=None,
+                   help="keep a seeded choice of at most this many references per input")
+    p.add_argument("--seed", type=int, default=0, help="the reference choice's seed")
     add_raw_checks(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_data)
@@ -226,6 +263,10 @@ def register(sub) -> None:
     p.add_argument("--encoder", required=True, help="JSON: hub id, path, {package: ...} or null")
     p.add_argument("--orders", type=int, nargs="+", required=True)
     p.add_argument("--batch-size", type=int, required=True)
+    p.add_argument("--max-response-tokens", type=int, default=None,
+                   help="cut every reference and sample to this many tokens before probing")
+    p.add_argument("--truncation-tokenizer", default=None,
+                   help="JSON: hub id, path or {package: ...} of the tokenizer that counts them")
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_distances)
 

@@ -7,6 +7,9 @@ productions for that input, in the dataset's own order).
 
 from __future__ import annotations
 
+import zlib
+
+import numpy as np
 import pandas as pd
 
 
@@ -30,3 +33,24 @@ def instances_table(dataset: str, split: str, rows: list[tuple[str, str, list[st
 def first_inputs(instances: pd.DataFrame, max_inputs: int | None) -> pd.DataFrame:
     """The first ``max_inputs`` rows (all rows for ``None``): the small default runs."""
     return instances if max_inputs is None else instances.head(max_inputs).reset_index(drop=True)
+
+
+def cap_references(instances: pd.DataFrame, max_references: int | None, seed: int) -> pd.DataFrame:
+    """Each input with at most ``max_references`` references (all for ``None``).
+
+    An input with more keeps a uniform choice of ``max_references`` of them without replacement,
+    in the dataset's order, drawn by ``numpy.random.default_rng([seed, crc32(input_id)])``: the
+    choice depends on the seed and the input alone, never on which other inputs a run reads.
+    """
+    if max_references is None:
+        return instances
+    if max_references < 1:
+        raise ValueError(f"max_references must be >= 1 or None, got {max_references}")
+    def chosen(input_id: str, references) -> list[str]:
+        if len(references) <= max_references:
+            return list(references)
+        rng = np.random.default_rng([seed, zlib.crc32(input_id.encode())])
+        keep = np.sort(rng.choice(len(references), size=max_references, replace=False))
+        return [references[k] for k in keep]
+    capped = [chosen(i, r) for i, r in zip(instances["input_id"], instances["references"], strict=True)]
+    return instances.assign(references=capped)

@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-# Components a tagged doc needs: ``tok2vec`` feeds the ``tagger`` (fine-grained tags), and the
-# ``attribute_ruler`` maps those to the universal tags in ``pos_`` (``morphologizer`` does both in
-# the pipelines of other languages). Everything else only costs time.
-POS_COMPONENTS = ("tok2vec", "tagger", "attribute_ruler", "morphologizer")
+# Components that write ``pos_``: the ``tagger`` (fine-grained tags, which the ``attribute_ruler``
+# maps to universal tags) and the ``morphologizer`` (other languages' pipelines). The attribute
+# ruler reads more than tags: in the English pipelines some of its patterns match the parser's
+# dependency labels (``has`` is AUX or VERB by whether it heads a clause), so a component that
+# runs before the last of these can change ``pos_`` and is kept; only what runs after it goes.
+POS_WRITERS = ("tagger", "attribute_ruler", "morphologizer")
 
 
 @dataclass(frozen=True)
@@ -27,8 +29,8 @@ class Parsed:
 
 
 def load_pipeline(language: str, name: str | None):
-    """The spaCy pipeline ``name`` with only the POS components, or ``spacy.blank(language)``
-    (tokenizer only) when ``name`` is None. Raises OSError naming the pipeline if not installed."""
+    """The spaCy pipeline ``name`` up to its last component that writes ``pos_``, or
+    ``spacy.blank(language)`` (tokenizer only) when ``name`` is None. Raises OSError naming the pipeline if not installed."""
     import spacy
 
     if name is None:
@@ -39,9 +41,19 @@ def load_pipeline(language: str, name: str | None):
         raise OSError(f"spaCy pipeline {name!r} for language {language!r} is not installed ({err})") from err
     if nlp.lang != language:
         raise ValueError(f"spaCy pipeline {name!r} is for language {nlp.lang!r}, not {language!r}")
-    for component in [c for c in nlp.pipe_names if c not in POS_COMPONENTS]:
+    for component in after_last_pos_writer(nlp):
         nlp.remove_pipe(component)
     return nlp
+
+
+def after_last_pos_writer(nlp) -> list[str]:
+    """The components of ``nlp`` that run after its last ``POS_WRITERS`` component (by factory):
+    they cannot change ``pos_``, so removing them leaves every tag as the full pipeline gives it.
+    Every component when the pipeline writes no tag."""
+    names = nlp.pipe_names
+    writers = [i for i, name in enumerate(names)
+               if nlp.get_pipe_meta(name).factory in POS_WRITERS]
+    return names[writers[-1] + 1:] if writers else list(names)
 
 
 def parse(texts: Iterable[str], nlp, batch_size: int = 256) -> list[Parsed]:
