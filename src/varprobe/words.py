@@ -13,8 +13,10 @@ the text as follows (``first_word``):
    Only whitespace delimits: punctuation inside or around a run belongs to it and is removed by
    normalisation, so ``3.5`` reads ``35``, ``1,000`` reads ``1000``, ``U.S.`` reads ``us``,
    ``and/or`` reads ``andor``, ``tight-lipped`` reads ``tightlipped`` and ``dog.`` reads
-   ``dog``. A run without a letter or digit (``--``, ``...``) is no word and is skipped; the
-   next run is the word.
+   ``dog``; a dash or ellipsis between words without spaces joins them too
+   (``touchscreen—just`` reads ``touchscreenjust``), as in the paper's extraction. A run
+   without a letter or digit (``--``, ``...``) is no word and is skipped; the next run is the
+   word.
 3. *Complete.* The run is complete when whitespace follows it, or when the text has ended
    (end-of-sequence or another special token, or a finished external text) after it. A run
    still open when the token budget is spent is no word: the sample fails as
