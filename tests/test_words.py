@@ -38,6 +38,8 @@ CASES = [
     (" (really) yes", False, COMPLETE, "really"),
     (" and/or more", False, COMPLETE, "andor"),
     (" tight-lipped smile", False, COMPLETE, "tightlipped"),
+    (" touchscreen—just a", False, COMPLETE, "touchscreenjust"),  # no space: one run
+    (" market...somehow.\n", False, COMPLETE, "marketsomehow"),
     # -- apostrophes join (straight, curly, modifier letter), then are removed
     (" don't go", False, COMPLETE, "dont"),
     (" don’t go", False, COMPLETE, "dont"),
