@@ -2,8 +2,9 @@
 
 The brute-force model is a tiny random GPT-2 (float64) over a 12-token byte-level vocabulary
 whose tokens exercise every boundary rule: space-led words, bare letters that glue onto the
-context, a breaking ``.``, the joiners ``'`` and ``-``, the two bytes of ``é`` as separate
-tokens (U+FFFD while half spelled) and end-of-text.
+context, the punctuation ``.``, ``'`` and ``-`` (part of a word's run until whitespace), the two
+bytes of ``é`` as separate tokens (U+FFFD while half spelled) and end-of-text; a variant adds a
+control token that is not end-of-text.
 """
 
 from __future__ import annotations
@@ -19,26 +20,43 @@ import torch
 from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings, Vocabulary
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
-from varprobe.words import COMPLETE
+from varprobe.words import COMPLETE, Extraction
 
 VOCAB = ["<|endoftext|>", "a", "b", "Ġ", "Ġa", "Ġb", ".", "'", "-", "Ã", "©", "ab"]
 CONTEXT = "a b"
 ANCESTRAL = Decoding("ancestral")
 
 
-@pytest.fixture(scope="module")
-def small():
-    """(model, tokenizer) of the 12-token GPT-2, weights from ``torch.manual_seed(1)``."""
+def small_gpt2(special: list[str]):
+    """(model, tokenizer) of a GPT-2 over VOCAB plus the added special tokens ``special``,
+    weights from ``torch.manual_seed(1)``."""
     from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
 
     tokenizer = GPT2Tokenizer(vocab={t: i for i, t in enumerate(VOCAB)}, merges=[])
+    if special:
+        tokenizer.add_special_tokens({"additional_special_tokens": special})
     torch.manual_seed(1)
-    config = GPT2Config(vocab_size=len(VOCAB), n_layer=1, n_head=2, n_embd=16, n_positions=32,
+    config = GPT2Config(vocab_size=len(tokenizer), n_layer=1, n_head=2, n_embd=16, n_positions=32,
                         bos_token_id=0, eos_token_id=0)
     model = GPT2LMHeadModel(config).double().eval()
     with torch.no_grad():
         model.transformer.wte.weight.mul_(20.0)  # sharper next-token distributions
     return model, tokenizer
+
+
+@pytest.fixture(scope="module")
+def small():
+    """The 12-token GPT-2."""
+    return small_gpt2([])
+
+
+CONTROL = "<|im_start|>"
+
+
+@pytest.fixture(scope="module")
+def with_control():
+    """The GPT-2 over VOCAB plus the control token CONTROL (special, not end-of-text)."""
+    return small_gpt2([CONTROL])
 
 
 def enumerate_small(small, decoding=ANCESTRAL, **settings):
@@ -54,10 +72,11 @@ def brute_force(small, decoding=ANCESTRAL, max_tokens=4) -> dict[str, float]:
     model, tokenizer = small
     vocabulary = Vocabulary(tokenizer)
     context = tokenizer(CONTEXT)["input_ids"]
-    sequences = list(itertools.product(range(len(VOCAB)), repeat=max_tokens))
+    size = len(tokenizer)
+    sequences = list(itertools.product(range(size), repeat=max_tokens))
     ids = torch.tensor([context + list(s) for s in sequences])
     logits = model(input_ids=ids).logits[:, len(context) - 1 : -1]
-    probs = decoding.probabilities(logits.reshape(-1, len(VOCAB))).reshape(len(sequences), max_tokens, -1)
+    probs = decoding.probabilities(logits.reshape(-1, size)).reshape(len(sequences), max_tokens, -1)
     path = probs.gather(-1, ids[:, len(context) :, None])[..., 0].prod(-1).numpy()
     reads: dict[tuple[int, ...], str] = {}
     outcomes: dict[str, float] = defaultdict(float)
@@ -194,6 +213,26 @@ def test_sampler_draws_agree_with_the_enumeration(small, exhaustive):
     exact = outcomes(exhaustive)
     distance = 0.5 * sum(abs(counts.get(k, 0) / 4000 - exact.get(k, 0.0)) for k in {*counts, *exact})
     assert distance < 0.03
+
+
+def test_a_control_token_ends_the_text(with_control):
+    """A special token other than end-of-text ends the text like it, for the sampler's reading,
+    the enumeration and the draws alike: it is never read as a word (``<|im_start|>`` ->
+    ``imstart``) and never shows in a draw's text."""
+    model, tokenizer = with_control
+    vocabulary = Vocabulary(tokenizer)
+    control, space, a = tokenizer.convert_tokens_to_ids([CONTROL, "Ġ", "Ġa"])
+    assert vocabulary.read((space, control)) == Extraction("ended_before_word")
+    assert vocabulary.read((a, control)) == Extraction(COMPLETE, "a")
+    assert vocabulary.text((a, control)) == " a"
+    result = enumerate_small(with_control, max_tokens=3)
+    assert_same(outcomes(result), brute_force(with_control, max_tokens=3))
+    assert result.words and all(set(word) <= set("abé") for word in result.words)
+    sampler = CompleteWordSampler(model, tokenizer, ANCESTRAL, SamplerSettings(n_samples=2000, max_tokens=4))
+    draws = sampler.sample((0,), CONTEXT)
+    assert not any("im" in d.word or "<|" in d.text for d in draws)
+    ended = [d for d in draws if d.failure == "ended_before_word"]
+    assert len(ended) > 50
 
 
 def test_shortcut_classifies_as_the_sampler_reads(tiny_model):

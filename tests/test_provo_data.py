@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from varprobe.data.provo import AMBIGUOUS_POSITIONS, contexts_table, read_norms, responses_table
+from varprobe.data.provo import (
+    AMBIGUOUS_POSITIONS,
+    contexts_table,
+    dropped_responses,
+    read_norms,
+    responses_table,
+)
 from varprobe.data.sources import fetch
+from varprobe.words import read_word
 
 
 def test_real_file_has_every_position_and_about_forty_responses(provo_norms):
@@ -32,8 +39,54 @@ def test_context_is_the_first_n_minus_one_tokens(provo_norms):
 def test_literal_na_and_null_responses_are_words(provo_norms):
     responses = responses_table(provo_norms)
     assert responses["response"].notna().all()
-    assert "<NA>" in set(responses["response"])
-    assert not (responses["response"].isin(["TRUE", "FALSE"])).any()
+    assert {"na", "true", "false"} <= set(responses["response"])  # <NA> reads "na"
+    assert not (responses["response"].isin(["TRUE", "FALSE", "<NA>"])).any()
+
+
+def test_responses_are_read_as_model_words_are(provo_norms):
+    """A response is the word a model writing it gets (``read_word``): no response keeps
+    punctuation, and responses that read alike are one row."""
+    responses = responses_table(provo_norms)
+    words = set(responses["response"])
+    assert all(read_word(w) == w for w in words)
+    assert {"tightlipped", "andor", "mr", "heattrapping"} <= words
+    assert not words & {"tight-lipped", "and/or", "mr.", "?", "-", ""}
+    assert not responses.duplicated(["text_id", "word_number", "response"]).any()
+
+
+def test_punctuation_only_responses_are_dropped_and_counted(provo_norms):
+    """The norms' 75 punctuation-only responses (in 62 contexts) are no words: they leave the
+    human distribution, which is the MLE over the remaining responses, and are counted."""
+    raw = provo_norms[provo_norms["Response_Count"] > 0]
+    dropped = dropped_responses(provo_norms)
+    assert int(dropped["count"].sum()) == 75 and len(dropped) == 62
+    responses = responses_table(provo_norms)
+    kept = responses.groupby(["text_id", "word_number"])["count"].sum()
+    typed = raw[[(t, w) not in AMBIGUOUS_POSITIONS for t, w in zip(raw["Text_ID"], raw["Word_Number"])]]
+    typed = typed.groupby(["Text_ID", "Word_Number"])["Response_Count"].sum()
+    lost = dropped.set_index(["text_id", "word_number"])["count"].reindex(kept.index, fill_value=0)
+    assert (kept.to_numpy() + lost.to_numpy() == typed.to_numpy()).all()
+    hyphens = responses[(responses["text_id"] == 28) & (responses["word_number"] == 39)]
+    assert hyphens["count"].sum() == typed.loc[(28, 39)] - 3
+
+
+def test_provo_data_records_the_dropped_responses(data_mirror, tmp_path, capsys):
+    from varprobe import tables
+    from varprobe.cli import main
+
+    out = {"contexts": tmp_path / "c.parquet", "responses": tmp_path / "r.parquet"}
+    main(["provo-data", "--norms", str(data_mirror / "provo_cloze" / "Provo_Corpus-Predictability_Norms.csv"),
+          "--texts", "28", "--contexts-out", str(out["contexts"]), "--responses-out", str(out["responses"])])
+    dropped = tables.read_metadata(out["responses"])["dropped_responses"]
+    assert dropped["total"] == sum(n for *_, n in dropped["contexts"]) > 0
+    assert [28, 39, 3] in dropped["contexts"]
+    assert "responses hold no word" in capsys.readouterr().err
+
+
+def test_corpus_words_are_read_as_model_words_are(provo_norms):
+    contexts = contexts_table(provo_norms)
+    assert (contexts["corpus_word"] == contexts["word"].map(read_word)).all()
+    assert contexts["corpus_word"].str.len().gt(0).all()
 
 
 def test_mojibake_apostrophes_are_repaired(provo_norms):

@@ -7,9 +7,15 @@ from collections import Counter
 
 import pytest
 
-from varprobe.sampling.complete_word import CompleteWordSampler, Draw, SamplerSettings
+from varprobe.sampling.complete_word import (
+    PASS_ROWS,
+    CompleteWordSampler,
+    Draw,
+    SamplerSettings,
+    Vocabulary,
+)
 from varprobe.sampling.decoding import Decoding
-from varprobe.words import FAILURES, INCOMPLETE, first_word
+from varprobe.words import COMPLETE, FAILURES, INCOMPLETE, Extraction, first_word
 
 CONTEXTS = [
     ((0,), "The cat sat on the"),
@@ -77,6 +83,36 @@ def test_draws_do_not_depend_on_batch_size(tiny_model, ancestral_draws, batch_si
     contexts = CONTEXTS[:2]  # small batches are slow on CPU; two contexts suffice
     draws = sample_all(make_sampler(tiny_model, batch_size=batch_size), contexts)
     assert draws == ancestral_draws[: len(contexts)]
+
+
+def forward_shapes(model, run) -> list[tuple[str, int, int]]:
+    """``(kind, rows, tokens)`` of every forward pass ``run()`` makes: kind ``encode`` for a
+    pass without a cache, ``advance`` for one over generated tokens."""
+    shapes = []
+
+    def record(module, args, kwargs, output):
+        kind = "advance" if kwargs.get("past_key_values") is not None else "encode"
+        shapes.append((kind, *kwargs["input_ids"].shape))
+
+    handle = model.register_forward_hook(record, with_kwargs=True)
+    try:
+        run()
+    finally:
+        handle.remove()
+    return shapes
+
+
+def test_every_forward_pass_has_the_same_row_count_at_any_batch_size(tiny_model):
+    """The invariance by construction, checkable on any processor: matrix products round a
+    row by how many rows share the pass, so every pass over generated tokens has ``PASS_ROWS``
+    rows and the passes are the same at every batch size."""
+    shapes = {}
+    for batch_size in (1, 5, 33, 1024):
+        sampler = make_sampler(tiny_model, n_samples=24, batch_size=batch_size)
+        shapes[batch_size] = forward_shapes(tiny_model.model, lambda s=sampler: sample_all(s, CONTEXTS[:2]))
+    advance = [rows for kind, rows, _ in shapes[1] if kind == "advance"]
+    assert len(advance) > 5 and set(advance) == {PASS_ROWS["cpu"]}
+    assert shapes[5] == shapes[33] == shapes[1024] == shapes[1]
 
 
 def test_draws_do_not_depend_on_the_order_of_contexts(tiny_model, ancestral_draws):
@@ -231,3 +267,18 @@ def test_real_model_draws_do_not_depend_on_batch_size(smollm2, provo_norms):
     assert words[64] == words[1024]
     assert words[9] == words[1024]
     assert len({w for w, _, _ in words[1024]}) > 100  # a real spread of words, not a degenerate model
+
+
+def test_real_model_special_tokens_end_the_text(smollm2):
+    """SmolLM2's control tokens are no words: ``" <|endoftext|>"`` is no ``endoftext``, and
+    ``"\n<|im_start|>"`` no ``imstart``; each ends the text (the enumeration reads the same)."""
+    tokenizer = smollm2.tokenizer
+    vocabulary = Vocabulary(tokenizer)
+    controls = tokenizer.convert_tokens_to_ids(["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<file_sep>"])
+    assert set(controls) <= vocabulary.special
+    space, newline, dog = (tuple(tokenizer.encode(t, add_special_tokens=False)) for t in (" ", "\n", " dog"))
+    for control in controls:
+        assert vocabulary.read((*space, control)) == Extraction("ended_before_word")
+        assert vocabulary.read((*newline, control)) == Extraction("ended_before_word")
+        assert vocabulary.read((*dog, control)) == Extraction(COMPLETE, "dog")
+        assert vocabulary.text((*dog, control)) == " dog"

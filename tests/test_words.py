@@ -14,7 +14,9 @@ from varprobe.words import (
     Extraction,
     first_word,
     has_word_char,
+    is_delimiter,
     normalise_word,
+    read_word,
 )
 
 EXTENDS = "extends_context_word"
@@ -27,11 +29,17 @@ CASES = [
     (" cat ", False, COMPLETE, "cat"),
     ("\tword next", False, COMPLETE, "word"),
     (" a b c", False, COMPLETE, "a"),
-    # -- breaking punctuation ends the word
-    (" dog.", False, COMPLETE, "dog"),
+    # -- only whitespace ends a word: punctuation belongs to the run and is removed (rule 2)
+    (" dog.", False, INCOMPLETE, ""),  # more letters could follow ("dog.com")
+    (" dog.", True, COMPLETE, "dog"),
+    (" dog. The", False, COMPLETE, "dog"),
     (" dog, and", False, COMPLETE, "dog"),
-    (" dog!", False, COMPLETE, "dog"),
+    (" dog!\n", False, COMPLETE, "dog"),
     (" (really) yes", False, COMPLETE, "really"),
+    (" and/or more", False, COMPLETE, "andor"),
+    (" tight-lipped smile", False, COMPLETE, "tightlipped"),
+    (" touchscreen—just a", False, COMPLETE, "touchscreenjust"),  # no space: one run
+    (" market...somehow.\n", False, COMPLETE, "marketsomehow"),
     # -- apostrophes join (straight, curly, modifier letter), then are removed
     (" don't go", False, COMPLETE, "dont"),
     (" don’t go", False, COMPLETE, "dont"),
@@ -41,13 +49,15 @@ CASES = [
     (" don'", False, INCOMPLETE, ""),  # an apostrophe joins, so the run is still open
     # -- hyphens join
     (" well-known fact", False, COMPLETE, "wellknown"),
-    (" e-mail.", False, COMPLETE, "email"),
+    (" e-mail. ", False, COMPLETE, "email"),
     (" well-", False, INCOMPLETE, ""),
-    # -- digits are word characters; "." and "," break, so numbers split there (rule 2)
+    # -- digits are word characters; a number's "." and "," are removed like any punctuation
     (" 1990 was", False, COMPLETE, "1990"),
-    (" 3.5 million", False, COMPLETE, "3"),
-    (" 3,000 people", False, COMPLETE, "3"),
-    (" U.S. troops", False, COMPLETE, "u"),
+    (" 3.5 million", False, COMPLETE, "35"),
+    (" 3.", False, INCOMPLETE, ""),  # the decimals may follow
+    (" 3,000 people", False, COMPLETE, "3000"),
+    (" 99.2 percent", False, COMPLETE, "992"),
+    (" U.S. troops", False, COMPLETE, "us"),
     (" 42", True, COMPLETE, "42"),
     # -- end of text right after a word: complete only if the text has ended (rule 3)
     (" dog", True, COMPLETE, "dog"),
@@ -75,18 +85,20 @@ CASES = [
     (". The", True, COMPLETE, "the"),
     (". The", False, INCOMPLETE, ""),
     (". The end", False, COMPLETE, "the"),
-    ("?! Yes.", False, COMPLETE, "yes"),
+    ("?! Yes. ", False, COMPLETE, "yes"),
     ('." She', True, COMPLETE, "she"),
-    # -- quotes break
+    # -- quotes are removed with the other punctuation
     (' "Hello," she', False, COMPLETE, "hello"),
-    (" 'Hello' she", False, COMPLETE, "hello"),  # apostrophes join: the run is 'Hello'
+    (" 'Hello' she", False, COMPLETE, "hello"),
+    (' "Hello', False, INCOMPLETE, ""),
     (" “Quoted” word", False, COMPLETE, "quoted"),
     # -- newlines are whitespace
     ("\n\nThe end", False, COMPLETE, "the"),
     (".\nNext line", False, COMPLETE, "next"),
     # -- runs of punctuation only (hyphens/apostrophes included) are skipped
     (" -- word ", False, COMPLETE, "word"),
-    (" ... ... word.", False, COMPLETE, "word"),
+    (" ... ... word.", True, COMPLETE, "word"),
+    (' "-- word', True, COMPLETE, "word"),
     (" ' word ", False, COMPLETE, "word"),
     (" ʼ word ", False, COMPLETE, "word"),  # U+02BC is a joiner, not a letter
     ("ʼs market", False, EXTENDS, ""),
@@ -97,7 +109,7 @@ CASES = [
     (" McDonald's", True, COMPLETE, "mcdonalds"),
     (" café ", False, COMPLETE, "café"),
     (" Über alles", False, COMPLETE, "über"),
-    (" naïve.", False, COMPLETE, "naïve"),
+    (" naïve. ", False, COMPLETE, "naïve"),
     (" Москва ", False, COMPLETE, "москва"),
     ("\u00a0word ", False, COMPLETE, "word"),  # a no-break space is whitespace
 ]
@@ -161,6 +173,46 @@ def test_has_word_char():
     assert has_word_char("a") and has_word_char("--1") and has_word_char("é")
     assert not has_word_char("") and not has_word_char("_-'.,") and not has_word_char("  ")
     assert not has_word_char("ʼ’'")
+
+
+# ---- read_word: human responses and corpus words -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("tight-lipped", "tightlipped"),
+        ("and/or", "andor"),
+        ("mr.", "mr"),
+        ("3.5", "35"),
+        ("99.2", "992"),
+        ("U.S.", "us"),
+        ("TRUE", "true"),
+        ("<NA>", "na"),
+        ("null", "null"),
+        ("doesnÕt", "doesnt"),
+        ("-----", ""),
+        ("?", ""),
+        (".", ""),
+        ("", ""),
+        ("00 puq", "00"),  # a response of two words reads as its first
+    ],
+)
+def test_read_word(text, expected):
+    assert read_word(text) == expected
+
+
+@pytest.mark.parametrize("text", ["tight-lipped", "and/or", "3.5", "1,000", "U.S.", "Don't", "dog."])
+def test_a_model_writing_a_word_gets_what_a_human_typing_it_gets(text):
+    """One reading for the three sides: a model's continuation, a response, a corpus token."""
+    model = first_word(f" {text} and", ended=False)
+    assert model == Extraction(COMPLETE, read_word(text))
+    assert model.word == normalise_word(text)
+
+
+def test_only_whitespace_delimits():
+    assert is_delimiter(" ") and is_delimiter("\n") and is_delimiter("\u00a0")
+    assert not any(is_delimiter(c) for c in ".,;:!?-'/\")(")
 
 
 # ---- Extraction.done -------------------------------------------------------------------------

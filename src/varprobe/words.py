@@ -1,4 +1,4 @@
-"""Words in continuations: normalisation and extraction of the first complete word.
+"""Words in continuations, human responses and corpus text: one reading for all three.
 
 A continuation is the text a model produces after a context. The context is encoded as its
 words joined by single spaces with no trailing space, so a continuation that starts a new word
@@ -9,14 +9,26 @@ the text as follows (``first_word``):
    (``"The cat, and"``) leaves that word intact and is skipped; a letter or digit there
    (``"The cat" + "s are"``) rewrites the context's last word, so the sample is rejected as
    ``extends_context_word``: it is no continuation of the context as given.
-2. *Word.* After the glue, the first run of characters that contains a letter or digit and is
-   delimited by whitespace or by *breaking* punctuation. Apostrophes and hyphens join
-   (``don't``, ``well-known``); every other punctuation mark breaks (``dog.`` ends at ``.``).
-3. *Complete.* The run is complete when a delimiter follows it, or when the text has ended
-   (end-of-sequence) after it. A run still open when the token budget is spent is no word:
-   the sample fails as ``token_budget``, never as a truncated word.
+2. *Word.* After the glue, the first whitespace-delimited run that contains a letter or digit.
+   Only whitespace delimits: punctuation inside or around a run belongs to it and is removed by
+   normalisation, so ``3.5`` reads ``35``, ``1,000`` reads ``1000``, ``U.S.`` reads ``us``,
+   ``and/or`` reads ``andor``, ``tight-lipped`` reads ``tightlipped`` and ``dog.`` reads
+   ``dog``; a dash or ellipsis between words without spaces joins them too
+   (``touchscreen—just`` reads ``touchscreenjust``), as in the paper's extraction. A run
+   without a letter or digit (``--``, ``...``) is no word and is skipped; the next run is the
+   word.
+3. *Complete.* The run is complete when whitespace follows it, or when the text has ended
+   (end-of-sequence or another special token, or a finished external text) after it. A run
+   still open when the token budget is spent is no word: the sample fails as
+   ``token_budget``, never as a truncated word.
 
-The word is normalised as the Provo responses are: lowercase, punctuation removed.
+The word is normalised (``normalise_word``): lowercase, every character that is no letter or
+digit removed. This is the extraction of Ilia & Aziz's own code (``GPT2_sampling.py`` in
+evgeniael/predict_next_word: delete non-word, non-space characters, split on whitespace), and
+it is how Provo's responses were recorded (lowercase, punctuation removed). Human responses and
+corpus words are read by the same rule (``read_word``: a finished text's first word), so a
+model word, a response and a corpus word spelled alike are one word, and a response or corpus
+token of punctuation only is no word.
 """
 
 from __future__ import annotations
@@ -24,14 +36,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-JOINERS = "'’ʼ-"
 # U+02BC (ʼ, modifier letter apostrophe) is a letter to Unicode (category Lm, matched by \w) but
-# an apostrophe here: like the other joiners it is no letter and is removed by normalisation.
+# an apostrophe here: like the other apostrophes it is no letter and is removed by normalisation.
 _WORD_CHAR = re.compile(r"[^\W_ʼ]")
 _NON_WORD = re.compile(r"[\W_ʼ]+")
 _MOJIBAKE = str.maketrans({"Õ": "'"})
-# A delimiter is whitespace or a character that is neither a word character nor a joiner.
-_RUN = re.compile(rf"[\w{re.escape(JOINERS)}]+")
+_RUN = re.compile(r"\S+")
 
 COMPLETE = "complete"
 INCOMPLETE = "incomplete"
@@ -67,8 +77,8 @@ class Extraction:
 
 
 def is_delimiter(char: str) -> bool:
-    """Whether ``char`` ends a word run: whitespace, or neither a word character nor a joiner."""
-    return _RUN.fullmatch(char) is None
+    """Whether ``char`` ends a word run: whitespace."""
+    return char.isspace()
 
 
 def first_word(continuation: str, ended: bool) -> Extraction:
@@ -90,3 +100,13 @@ def first_word(continuation: str, ended: bool) -> Extraction:
             return Extraction(COMPLETE, normalise_word(run.group()))
         return Extraction(INCOMPLETE)
     return Extraction("ended_before_word") if ended else Extraction(INCOMPLETE)
+
+
+def read_word(text: str) -> str:
+    """The word a finished ``text`` gives as a continuation that starts a new word
+    (``first_word`` of it after one space, ended), ``""`` when it holds none.
+
+    This reads a human response or a corpus token as the sampler reads a model's words:
+    ``"Tight-lipped" -> "tightlipped"``, ``"3.5" -> "35"``, ``"-----" -> ""``.
+    """
+    return first_word(" " + text.lstrip(), ended=True).word

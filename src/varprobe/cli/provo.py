@@ -24,14 +24,19 @@ from varprobe.cli.shared import (
 
 
 def _provo_data(args: argparse.Namespace) -> None:
-    from varprobe.data.provo import contexts_table, read_norms, responses_table
+    from varprobe.data.provo import contexts_table, dropped_responses, read_norms, responses_table
 
     verify_raw(args, "provo", args.norms)
     norms = read_norms(Path(args.norms))
     texts = None if args.texts == ["all"] else [int(t) for t in args.texts]
     contexts = contexts_table(norms, texts, verify=not args.allow_unverified)
     tables.write(contexts, args.contexts_out, "provo_contexts")
-    tables.write(responses_table(norms, texts), args.responses_out, "provo_responses")
+    dropped = dropped_responses(norms, texts)
+    print(f"provo: {int(dropped['count'].sum())} responses hold no word (punctuation only) and are "
+          f"dropped, in {len(dropped)} contexts", file=sys.stderr)
+    metadata = {"dropped_responses": {"total": int(dropped["count"].sum()),
+                                      "contexts": dropped.astype(int).values.tolist()}}
+    tables.write(responses_table(norms, texts), args.responses_out, "provo_responses", metadata)
 
 
 def _provo_sample(args: argparse.Namespace) -> None:

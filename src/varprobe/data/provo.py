@@ -8,9 +8,16 @@ The loader reads the original OSF file ``Provo_Corpus-Predictability_Norms.csv``
 comma-separated, one row per position and distinct response, the passage repeated in ``Text``).
 Quirks of that file, each handled here on purpose:
 
-* Responses are already normalised (lowercase, punctuation removed). Strings such as ``<NA>``,
-  ``null`` or ``NA`` are words a participant typed, never missing values.
-* ``TRUE`` / ``FALSE`` are a spreadsheet's conversion of the typed words true/false: lowercased.
+* Responses are mostly normalised already (lowercase, punctuation removed), but not all: some
+  keep hyphens or dots (``tight-lipped``, ``mr.``, ``and/or``), 75 are punctuation only
+  (``-----``, ``?``, ``.``). Every response is read by the rule that reads model words
+  (``varprobe.words.read_word``), so ``tight-lipped`` is the word ``tightlipped`` a model
+  writing "tight-lipped" gets; a response that holds no word is dropped and counted
+  (``dropped_responses``), and the human distribution is the MLE of the remaining responses.
+  Strings such as ``<NA>`` (read ``na``) or ``NA`` are words a participant typed,
+  never missing values.
+* ``TRUE`` / ``FALSE`` are a spreadsheet's conversion of the typed words true/false: the word
+  rule lowercases them.
 * Three target words carry a MacRoman apostrophe read as Latin-1 (``doesnÕt``): repaired to ``'``.
 * Position (18, 3) mixes the responses for "the" with those for the passage's last word, which
   the norms mislabelled as word 3; the mixture is no human distribution, so it is dropped
@@ -32,7 +39,7 @@ import pandas as pd
 
 from varprobe.data.raw_text import read_text
 from varprobe.data.sources import OPT_OUT
-from varprobe.words import normalise_word
+from varprobe.words import read_word
 
 NORMS_COLUMNS = ("Text_ID", "Text", "Word_Number", "Word", "Response", "Response_Count")
 AMBIGUOUS_POSITIONS = frozenset({(18, 3)})
@@ -65,9 +72,6 @@ def read_norms(path: Path) -> pd.DataFrame:
         norms[column] = numbers.astype("int64")
     norms["Word"] = norms["Word"].str.replace("Õ", "'")
     norms["Text"] = norms["Text"].str.replace("Õ", "'")
-    norms["Response"] = norms["Response"].where(
-        ~norms["Response"].isin(["TRUE", "FALSE"]), norms["Response"].str.lower()
-    )
     return norms
 
 
@@ -96,7 +100,8 @@ def contexts_table(norms: pd.DataFrame, texts: list[int] | None = None,
                    verify: bool = True) -> pd.DataFrame:
     """One row per context: ``text_id, word_number, context, context_length, word, corpus_word``.
 
-    ``word`` is the passage token as printed; ``corpus_word`` is it normalised like the responses.
+    ``word`` is the passage token as printed; ``corpus_word`` is the word it reads as
+    (``varprobe.words.read_word``, the rule for responses and model words).
     ``texts`` restricts to those passages (all when None); an id absent from the norms is an error.
     ``verify`` checks first that the selected passages are complete (``check_complete``).
     """
@@ -123,7 +128,7 @@ def contexts_table(norms: pd.DataFrame, texts: list[int] | None = None,
             "context": positions["context"],
             "context_length": (positions["Word_Number"] - 1).astype("int32"),
             "word": positions["Word"],
-            "corpus_word": positions["Word"].map(normalise_word),
+            "corpus_word": positions["Word"].map(read_word),
         }
     )
     return _drop_ambiguous(table).sort_values(["text_id", "word_number"], ignore_index=True)
@@ -148,24 +153,40 @@ def passages_table(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.Da
 
 
 def responses_table(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.DataFrame:
-    """Long table of human responses: ``text_id, word_number, response, count`` (count > 0)."""
-    norms = _select_texts(norms, texts)
-    table = (
-        norms.groupby(["Text_ID", "Word_Number", "Response"], sort=True)["Response_Count"]
-        .sum()
-        .reset_index()
-        .rename(
-            columns={
-                "Text_ID": "text_id",
-                "Word_Number": "word_number",
-                "Response": "response",
-                "Response_Count": "count",
-            }
-        )
-    )
-    table = table[table["count"] > 0]
+    """Long table of human responses: ``text_id, word_number, response, count`` (count > 0).
+
+    ``response`` is the word a response reads as (``varprobe.words.read_word``); responses that
+    read alike are one row, their counts summed. Responses that hold no word are left out (see
+    ``dropped_responses``).
+    """
+    table = _read_responses(_select_texts(norms, texts))
+    table = table[table["response"] != ""]
+    table = table.groupby(["text_id", "word_number", "response"], sort=True)["count"].sum().reset_index()
     table = table.astype({"text_id": "int32", "word_number": "int32", "count": "int64"})
     return _drop_ambiguous(table).reset_index(drop=True)
+
+
+def dropped_responses(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.DataFrame:
+    """The responses that hold no word (punctuation only), per context that has any:
+    ``text_id, word_number, count``."""
+    table = _read_responses(_select_texts(norms, texts))
+    table = table[table["response"] == ""]
+    table = table.groupby(["text_id", "word_number"], sort=True)["count"].sum().reset_index()
+    return _drop_ambiguous(table).reset_index(drop=True)
+
+
+def _read_responses(norms: pd.DataFrame) -> pd.DataFrame:
+    """``text_id, word_number, response, count`` per norms row with a positive count, the
+    response read as a word (``""`` when it holds none)."""
+    rows = norms[norms["Response_Count"] > 0]
+    return pd.DataFrame(
+        {
+            "text_id": rows["Text_ID"],
+            "word_number": rows["Word_Number"],
+            "response": rows["Response"].map(read_word).astype(object),
+            "count": rows["Response_Count"],
+        }
+    )
 
 
 def _select_texts(norms: pd.DataFrame, texts: list[int] | None) -> pd.DataFrame:

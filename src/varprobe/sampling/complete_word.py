@@ -11,7 +11,9 @@ that produce none. This module does that with three properties:
 * **Reproducibility.** Draw j of a context uses its own stream of uniforms
   ``U[j, t]`` (inverse-CDF sampling), seeded by ``(seed, context key)``. Which draws share a
   batch therefore cannot change any draw: the result depends on (seed, model, decoding,
-  context) alone, not on the batch size or the order of contexts.
+  context) alone, not on the batch size or the order of contexts. Every forward pass over
+  generated tokens has the same number of rows (``PASS_ROWS``), whatever the batch size, so
+  floating-point rounding cannot differ between batch sizes either.
 * **No truncated words.** A draw whose word is still open after ``max_tokens`` tokens fails
   as ``token_budget`` (see ``varprobe.words`` for the boundary rules).
 """
@@ -31,6 +33,11 @@ from varprobe.words import INCOMPLETE, Extraction, first_word
 
 CHAIN_DRAWS = 2048
 """At most this many draws (contexts x n_samples) are sampled from one shared encoding."""
+PASS_ROWS = {"cpu": 32, "cuda": 128}
+"""Rows of every forward pass over generated tokens, per device type (a short pass repeats its
+last row; other devices: the CUDA count). Matrix products round a row differently depending on
+how many rows they multiply, so a fixed count keeps every draw the same to the bit whatever the
+batch size (on a given device). The enumerator's passes have the same counts."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +54,12 @@ class Draw:
 
 @dataclass(frozen=True)
 class SamplerSettings:
-    """How many draws per context, the token budget per draw, the batch size and the seed."""
+    """How many draws per context, the token budget per draw, the batch size and the seed.
+
+    ``batch_size`` bounds memory only: the prefix-tree nodes whose next-token distributions
+    (float64 over the vocabulary) are held at once. Forward passes always have ``PASS_ROWS``
+    rows, and the distributions are computed row by row, so it changes no draw.
+    """
 
     n_samples: int = 40
     max_tokens: int = 20
@@ -62,29 +74,42 @@ class SamplerSettings:
             raise ValueError(f"seed must be >= 0, got {self.seed}")
 
 
+def special_ids(tokenizer) -> set[int]:
+    """The ids of every special (control) token: the tokenizer's ``all_special_ids``, its added
+    tokens marked ``special`` (SmolLM2's ``<|im_start|>``, ``<|endoftext|>``, ...) and its
+    end-of-sequence id(s)."""
+    eos = tokenizer.eos_token_id
+    added = getattr(tokenizer, "added_tokens_decoder", {})
+    return ({eos} if isinstance(eos, int) else set(eos or ())) | set(tokenizer.all_special_ids) | {
+        i for i, token in added.items() if getattr(token, "special", False)
+    }
+
+
 class Vocabulary:
     """Decoding of generated token ids into the text that follows the context.
 
-    Continuations are decoded behind a fixed reference token and the reference's text is cut
-    off, so tokenizers that drop a leading space when decoding a lone word piece
-    (SentencePiece) still show the word boundary.
+    Every special token (``special_ids``) ends the text: it is no text itself, and the draw's
+    word is read as of the end of text (``first_word`` with ``ended``). Continuations are
+    decoded behind a fixed reference token and the reference's text is cut off, so tokenizers
+    that drop a leading space when decoding a lone word piece (SentencePiece) still show the
+    word boundary.
     """
 
     def __init__(self, tokenizer) -> None:
         self.tokenizer = tokenizer
         self.reference = tokenizer.encode("a", add_special_tokens=False)[-1:]
         self.prefix = tokenizer.decode(self.reference)
-        eos = tokenizer.eos_token_id
-        self.eos = {eos} if isinstance(eos, int) else set(eos or ())
+        self.special = special_ids(tokenizer)
 
     def text(self, ids: Sequence[int]) -> str:
-        """The continuation text of generated ``ids`` (end-of-sequence tokens excluded)."""
-        body = [i for i in ids if i not in self.eos]
+        """The continuation text of generated ``ids`` (special tokens excluded)."""
+        body = [i for i in ids if i not in self.special]
         return self.tokenizer.decode(self.reference + body)[len(self.prefix) :]
 
     def read(self, ids: Sequence[int]) -> Extraction:
-        """The first-word status of a continuation after generated ``ids``."""
-        ended = bool(ids) and ids[-1] in self.eos
+        """The first-word status of a continuation after generated ``ids``; a special token
+        ends it."""
+        ended = bool(ids) and ids[-1] in self.special
         text = self.text(ids)
         if text.endswith("\ufffd") and not ended:
             return Extraction(INCOMPLETE)  # a multi-byte character still being spelled
@@ -101,6 +126,7 @@ class CompleteWordSampler:
         self.decoding = decoding
         self.settings = settings
         self.device = next(model.parameters()).device
+        self.pass_rows = PASS_ROWS.get(self.device.type, PASS_ROWS["cuda"])
 
     def uniforms(self, key: Sequence[int]) -> np.ndarray:
         """The ``(n_samples, max_tokens)`` uniforms of the context with integer ``key``.
@@ -182,19 +208,21 @@ class CompleteWordSampler:
 
     def _advance(self, children: list[_Node], shared: list, lengths: list[int], generated: int,
                  previous: list):
-        """Run the network on the newest token of each open node, ``batch_size`` at a time.
+        """Run the network on the newest token of each open node, in passes of ``pass_rows``
+        rows (the last pass repeats its last node; the repeats' outputs are not used).
 
-        ``previous`` holds the last step's per-batch generated keys/values, where the parents'
+        ``previous`` holds the last step's per-pass generated keys/values, where the parents'
         are. Returns the nodes' next-token logits, the nodes (each now pointing at its own
-        keys/values: ``generated + 1`` positions after the shared prefix) and their batches.
+        keys/values: ``generated + 1`` positions after the shared prefix) and their passes.
         """
-        # Every chunk attends over the whole shared encoding (positions past a context's end are
-        # masked): a row's attention then has the same shape in any chunk, which keeps the draws
-        # bitwise independent of the batch size.
+        # Every pass has the same rows whatever the batch size, and every row attends over the
+        # whole shared encoding (positions past a context's end are masked): each node's
+        # logits are computed by the same operations on the same shapes.
         passage = shared[0][0].shape[2]
         parts, advanced, batches = [], [], []
-        for start in range(0, len(children), self.settings.batch_size):
-            chunk = children[start : start + self.settings.batch_size]
+        for start in range(0, len(children), self.pass_rows):
+            nodes = children[start : start + self.pass_rows]
+            chunk = nodes + nodes[-1:] * (self.pass_rows - len(nodes))
             size = len(chunk)
             context_lengths = torch.tensor([lengths[n.context] for n in chunk], device=self.device)
             layers = []
@@ -217,8 +245,8 @@ class CompleteWordSampler:
             batches.append(
                 [(layer.keys[:, :, passage:], layer.values[:, :, passage:]) for layer in out.past_key_values.layers]
             )
-            parts.append(out.logits[:, -1, :])
-            advanced.extend(_Node(n.context, n.prefix, n.rows, (batch, i)) for i, n in enumerate(chunk))
+            parts.append(out.logits[: len(nodes), -1, :])
+            advanced.extend(_Node(n.context, n.prefix, n.rows, (batch, i)) for i, n in enumerate(nodes))
         return torch.cat(parts), advanced, batches
 
     def _finish(self, draws: dict[int, Draw], node: _Node, status: Extraction) -> None:

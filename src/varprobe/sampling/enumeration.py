@@ -48,7 +48,7 @@ expansions); expansions computed ahead and never consumed, and the encoding a ch
 are not in it.
 
 *Shortcut.* When y's text ends in an open word run after the glue, every child whose decoded
-text starts with a delimiter (whitespace or breaking punctuation) closes that same word; such
+text starts with a delimiter (whitespace) closes that same word; such
 children are resolved in one sum when y is expanded. This relies on decoding being
 concatenative for *regular* tokens (text(y + t) = text(y) + text(t)): tokens that are not
 special, whose text is non-empty and holds no U+FFFD (partial UTF-8 bytes), with a tokenizer
@@ -69,17 +69,12 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
-from varprobe.sampling.complete_word import Vocabulary
+from varprobe.sampling.complete_word import PASS_ROWS, Vocabulary
 from varprobe.sampling.decoding import Decoding
 from varprobe.words import COMPLETE, FAILURES, Extraction, first_word, is_delimiter
 
 CHAIN_CONTEXTS = 8
 """At most this many contexts are enumerated together on one shared encoding."""
-PASS_ROWS = {"cpu": 32, "cuda": 128}
-"""Rows of every forward pass over open prefixes, per device type (a short pass repeats its
-last row; other devices: the CUDA count). Matrix products round a row differently depending on
-how many rows they multiply, so a fixed count keeps every expansion, and hence the result, the
-same to the bit whatever the batch size (on a given device)."""
 
 
 def delimiter_tokens(vocabulary: Vocabulary, size: int) -> np.ndarray:
@@ -90,7 +85,7 @@ def delimiter_tokens(vocabulary: Vocabulary, size: int) -> np.ndarray:
     mask = np.zeros(size, dtype=bool)
     if getattr(tokenizer, "clean_up_tokenization_spaces", False):
         return mask
-    special = set(getattr(tokenizer, "added_tokens_decoder", {})) | vocabulary.eos
+    special = set(getattr(tokenizer, "added_tokens_decoder", {})) | vocabulary.special
     ids = [t for t in range(min(size, len(tokenizer))) if t not in special]
     texts = tokenizer.batch_decode([vocabulary.reference + [t] for t in ids])
     for t, text in zip(ids, texts, strict=True):

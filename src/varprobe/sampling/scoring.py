@@ -12,10 +12,11 @@ them starts something else; so
     log P(w | c) = sum_i log pi(y_i | c, y_<i) + log sum_{t in B} pi(t | c, y),
 
 where pi is the model's next-token distribution (softmax over the full vocabulary, no
-decoding transformation) and B the tokens that close an open word run: the *regular* tokens
-whose text starts with whitespace or breaking punctuation
-(``varprobe.sampling.enumeration.delimiter_tokens``) and end-of-sequence. Special tokens other
-than end-of-sequence are not in B.
+decoding transformation) and B the tokens that close an open word run at once: the *regular*
+tokens whose text starts with whitespace (``varprobe.sampling.enumeration.delimiter_tokens``)
+and every special token (``varprobe.sampling.complete_word.special_ids``: they end the text).
+Punctuation that follows w (``" dog."``) belongs to w's whitespace-delimited run and closes it
+only when whitespace or the end of text follows; that later closure is not in B.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class WordScorer:
         vocabulary = Vocabulary(tokenizer)
         size = model.get_output_embeddings().weight.shape[0]
         closing = delimiter_tokens(vocabulary, size)
-        closing[[t for t in vocabulary.eos if t < size]] = True
+        closing[[t for t in vocabulary.special if t < size]] = True
         self.closing = torch.tensor(closing, device=self.device)
 
     def encode(self, context: str) -> list[int]:
