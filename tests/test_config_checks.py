@@ -139,7 +139,7 @@ def test_schema_errors_are_one_line_each_with_path_value_and_what_is_allowed():
     }
     assert schema_errors(config, SCHEMA) == [
         "(top level): Additional properties are not allowed ('modles' was unexpected); known "
-        "keys: analyses, api_cache, cpu_fallback, data_mirror, models, production, provo, "
+        "keys: analyses, api_cache, cpu_fallback, data_mirror, data_verify, models, production, provo, "
         "resources, seed",
         "models[0]: value {'name': 'a', 'pretrained': 'x', 'package': 'y'}: give exactly one "
         "of pretrained, package, samples, api, finetune (got pretrained, package)",
