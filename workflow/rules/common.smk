@@ -497,7 +497,8 @@ def probe_resources(wildcards):
 
 def truncation_options(language, encoder):
     """The token budget of every probed text and the language's tokenizer that counts it (its
-    sentence encoder's unless configured), as options; none when texts are probed whole."""
+    sentence encoder's unless configured), as options; none when texts are probed whole.
+    """
     probes = PRODUCTION["probes"]
     budget = probes.get("max_response_tokens", PRODUCTION["max_new_tokens"])
     if budget is None:
