@@ -29,12 +29,15 @@ def _softmax(model, ids):
         return torch.softmax(model(torch.tensor([ids])).logits[0, -1].double(), -1)
 
 
-def test_closing_tokens_are_eos_and_tokens_that_start_with_a_delimiter(scorer, tiny_model):
+def test_closing_tokens_are_special_tokens_and_tokens_that_start_with_whitespace(scorer, tiny_model):
+    """The word rule: only whitespace (or the end of the text) completes a word, so a token
+    that starts with punctuation (``.``, ``,``) continues it (``dog.`` is still open)."""
     encode = tiny_model.tokenizer.encode
     closing = scorer.closing.cpu().numpy()
     assert closing[tiny_model.tokenizer.eos_token_id]
-    assert closing[encode(" the")[0]] and closing[encode(".")[0]] and closing[encode(",")[0]]
-    assert not closing[encode("cat")[0]] and not closing[encode("'s")[0]] and not closing[encode("-")[0]]
+    assert closing[encode(" the")[0]] and closing[encode(" .")[0]] and closing[encode("\n")[0]]
+    for piece in ("cat", "'s", "-", ".", ","):
+        assert not closing[encode(piece)[0]], piece
 
 
 def test_word_probability_is_the_product_of_softmax_probabilities_and_the_closing_mass(
@@ -46,7 +49,7 @@ def test_word_probability_is_the_product_of_softmax_probabilities_and_the_closin
     word = tokenizer.encode(" windowsill")
     assert len(word) == 2  # " windows" + "ill": a two-token word
     first, second, after = _softmax(model, ids), _softmax(model, ids + word[:1]), _softmax(model, ids + word)
-    closing = tokenizer.encode(" a")[0], tokenizer.encode(".")[0], tokenizer.eos_token_id
+    closing = tokenizer.encode(" a")[0], tokenizer.encode(" .")[0], tokenizer.eos_token_id
     mask = scorer.closing.cpu().numpy()
     by_hand = first[word[0]] * second[word[1]] * after[torch.tensor(mask)].sum()
     assert all(mask[t] for t in closing)
