@@ -130,7 +130,8 @@ def reference_words(model, tokenizer, vocabulary: Vocabulary, context: str, n: i
     new = out[:, enc["input_ids"].shape[1]:].tolist()
     results = []
     for ids in new:
-        cut = next((i for i, t in enumerate(ids) if t in vocabulary.eos), None)
+        # The text ends at the first special token, as the sampler reads it.
+        cut = next((i for i, t in enumerate(ids) if t in vocabulary.special), None)
         ended = cut is not None
         body = ids if cut is None else ids[:cut]
         found = first_word(vocabulary.text(body), ended=ended)

@@ -173,11 +173,11 @@ def test_cli_on_small_tables(tmp_path):
     assert (tmp_path / "diff.png").stat().st_size > 5_000
 
 
-def test_rules_are_scheduled_from_config(tmp_path, data_mirror):
+def test_rules_are_scheduled_from_config(tmp_path, data_mirror, tiny_model_dir):
     exact = {"name": "exact", "method": "enumerate", "target_mass": 0.5, "max_forward_tokens": 60}
     config = {
         "seed": 0, "data_mirror": str(data_mirror),
-        "models": [{"name": "tiny", "pretrained": str(tmp_path / "tiny")}],
+        "models": [{"name": "tiny", "pretrained": str(tiny_model_dir)}],
         "provo": {"texts": [1], "n_samples": 8, "decodings": [{"name": "ancestral"}, exact]},
         "analyses": {"sample_size": {"sizes": [4, 8]}, "oracle_replacement": {"seeds": 2}},
     }
