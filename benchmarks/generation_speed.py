@@ -37,7 +37,7 @@ import yaml
 from sampler_speed import ForwardCounter, add_model_arguments, model_spec
 
 from varprobe.data.instances import first_inputs
-from varprobe.data.production import read_instances
+from varprobe.data.production import raw_files, read_instances
 from varprobe.data.sources import MIRROR_ENV, source_of
 from varprobe.models.loading import load_causal_lm
 from varprobe.probes.lexical import ngram_counts, ngram_distance
@@ -62,6 +62,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bfloat16", action="store_true", help="also time the engine with bfloat16 weights")
     p.add_argument("--config", type=Path, default=ROOT / "config.yaml", help="prompts and chat template")
+    p.add_argument("--chat", action=argparse.BooleanOptionalAction, default=None,
+                   help="wrap prompts in the chat template (default: the config's chat_template)")
     add_model_arguments(p)
     p.add_argument("--mirror", type=Path, default=MIRROR)
     p.add_argument("--out", type=Path, default=OUT / "generation_speed")
@@ -73,13 +75,15 @@ def work_of(args: argparse.Namespace, tokenizer) -> dict[str, list[tuple[str, li
     encode them."""
     production = yaml.safe_load(args.config.read_text())["production"]
     prompts = {d["name"]: d["prompt"] for d in production["datasets"]}
+    chat = production["chat_template"] if args.chat is None else args.chat
     work = {}
     for dataset in args.datasets:
-        raw_dir = args.mirror / Path(source_of(dataset).mirror_path).parent
+        source = source_of(dataset, raw_files(dataset, SPLITS[dataset])[0])
+        raw_dir = args.mirror / Path(source.mirror_path).parent
         table = first_inputs(read_instances(dataset, raw_dir, SPLITS[dataset]), args.inputs)
         work[dataset] = [
             (f"{dataset}/{i}", encode_prompt(tokenizer, render_prompt(prompts[dataset], s),
-                                             production["chat_template"])[0].tolist())
+                                             chat)[0].tolist())
             for i, s in zip(table["input_id"], table["source"], strict=True)]
     return work
 

