@@ -164,6 +164,7 @@ def main() -> None:
         start = time.perf_counter()
         productions = methods[name]()
         timed[name].append((time.perf_counter() - start, counter.counts(), productions))
+        print(f"timed {name}: {timed[name][-1][0]:.1f} s", flush=True)
     other_seed = engine_run(model, work, eos, pad, args, args.seed + 1)
 
     rows = []
