@@ -44,3 +44,15 @@ def test_probe_speed_runs(data_mirror):
     out = run("probe_speed.py", "--max-inputs", "3", "--mirror", str(data_mirror))
     # 3 inputs x 7 probes x (45 H + 45 M + 100 C) pairs.
     assert "inputs: 3 " in out and "distances: 3990" in out and "total wall" in out
+
+
+def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
+    out = run("generation_speed.py", "--pretrained", str(tiny_model_dir), "--mirror", str(data_mirror),
+              "--datasets", "asset", "wmt14", "--inputs", "2", "--samples", "3", "--max-new-tokens", "6",
+              "--batch-size", "4", "--no-chat", "--bfloat16", "--out", str(tmp_path / "generation"))
+    assert "same distribution" in out
+    assert "speedup (tokens/s, engine vs generate per input):" in out.splitlines()[-1]
+    frame = pd.read_csv(tmp_path / "generation.csv")
+    assert list(frame["method"]) == ["generate per input", "engine", "engine bfloat16"]
+    # The engine encodes each prompt once; generate encodes it once per sample.
+    assert frame.loc[1, "forward_positions"] < frame.loc[0, "forward_positions"]

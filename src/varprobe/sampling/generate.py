@@ -1,22 +1,27 @@
 """N full productions per input from a causal LM (prompt -> continuation) or a seq2seq model
 (source -> target), under an explicit decoding.
 
-Every generation parameter is passed to ``generate`` explicitly (sampling, temperature, top-k,
-top-p, typical-p, one beam, no repetition penalty, no n-gram blocking, the token budget), so a
-model's own generation config cannot change the decoding; ``generation_parameters`` returns what
-was passed, to be stored beside the samples. The draws for an input come from a torch generator
-state seeded by ``(seed, input_id)``, so they do not depend on job order or on the other inputs.
+The prompts are rendered and encoded here and the productions drawn by the generation engine
+(``varprobe.sampling.engine``): each prompt encoded once, many inputs per forward pass, and each
+sample from its own random stream seeded by ``(seed, input_id, sample index)``, so the
+productions do not depend on the batch size, the other inputs or the job order. Only the
+decoding's own parameters shape the distribution (a model's generation config is not read,
+except for its end-of-sequence token); ``generation_parameters`` returns them, to be stored
+beside the samples.
 """
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import torch
 
 from varprobe.sampling.decoding import Decoding
+from varprobe.sampling.engine import Engine
+
+DEFAULT_BATCH_SIZE = 64
+"""Rows (samples) in flight; speed and memory only, never the productions."""
 
 
 @dataclass(frozen=True)
@@ -43,11 +48,13 @@ def render_prompt(template: str, source: str) -> str:
 
 
 def generation_parameters(decoding: Decoding, settings: GenerationSettings) -> dict:
-    """The keyword arguments given to ``generate`` (besides token ids), as stored with samples."""
+    """What shapes the productions besides the model, prompt and seed, as stored with samples:
+    ancestral sampling under the decoding's transforms (one beam, no repetition penalty, no
+    n-gram blocking), ``n_samples`` per input, at most ``max_new_tokens`` each."""
     return {
         "do_sample": True, **decoding.parameters(), "num_beams": 1,
         "repetition_penalty": 1.0, "no_repeat_ngram_size": 0,
-        "max_new_tokens": settings.max_new_tokens, "num_return_sequences": settings.n_samples,
+        "max_new_tokens": settings.max_new_tokens, "n_samples": settings.n_samples,
     }
 
 
@@ -64,29 +71,20 @@ def encode_prompt(tokenizer, text: str, chat: bool) -> torch.Tensor:
     return tokenizer(text, return_tensors="pt").input_ids
 
 
-def input_seed(seed: int, input_id: str) -> int:
-    """The torch seed of one input's draws."""
-    return zlib.crc32(f"{seed}:{input_id}".encode())
-
-
-def generate(loaded, work: Iterable[tuple[str, str]], decoding: Decoding,
-             settings: GenerationSettings) -> Iterator[list[str]]:
+def generate(loaded, work: Iterable[tuple[str, str]], decoding: Decoding, settings: GenerationSettings,
+             batch_size: int = DEFAULT_BATCH_SIZE) -> Iterator[list[str]]:
     """For each ``(input_id, prompt)``: ``n_samples`` decoded productions (special tokens and
-    outer whitespace removed). For a causal LM the production is the continuation only."""
+    outer whitespace removed), drawn by the generation engine (``varprobe.sampling.engine``) with
+    ``batch_size`` rows in flight. For a causal LM the production is the continuation only."""
     tokenizer, model = loaded.tokenizer, loaded.model
     eos = model.generation_config.eos_token_id
     if eos is None:
         eos = tokenizer.eos_token_id
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos
-    if isinstance(pad, list):
-        pad = pad[0]
-    parameters = generation_parameters(decoding, settings)
-    for input_id, prompt in work:
-        ids = encode_prompt(tokenizer, prompt, settings.chat and not loaded.is_seq2seq).to(loaded.device)
-        generator_state = torch.random.fork_rng(devices=[loaded.device] if loaded.device.type == "cuda" else [])
-        with generator_state, torch.no_grad():
-            torch.manual_seed(input_seed(settings.seed, input_id))
-            output = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
-                                    pad_token_id=pad, eos_token_id=eos, **parameters)
-        new = output if loaded.is_seq2seq else output[:, ids.shape[1]:]
-        yield [t.strip() for t in tokenizer.batch_decode(new, skip_special_tokens=True)]
+    eos = [eos] if isinstance(eos, int) else list(eos)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]
+    chat = settings.chat and not loaded.is_seq2seq
+    encoded = [(input_id, encode_prompt(tokenizer, prompt, chat)[0].tolist()) for input_id, prompt in work]
+    engine = Engine(model, decoding, eos, pad, settings.n_samples, settings.max_new_tokens, settings.seed,
+                    batch_size)
+    for samples in engine.run(encoded):
+        yield [t.strip() for t in tokenizer.batch_decode(samples, skip_special_tokens=True)]

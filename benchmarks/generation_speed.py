@@ -1,0 +1,224 @@
+"""Tokens per second of the generation engine vs one ``generate`` per input (the old path).
+
+Both methods draw the full productions of the default config's production study (its prompts
+and chat template) for the first ``--inputs`` inputs of each of ``--datasets``, ``--samples``
+per input, at most ``--max-new-tokens`` each, ancestral sampling, on the same model in one
+process:
+
+* generate per input: one ``model.generate`` per input with ``num_return_sequences`` (every
+  sampling parameter explicit), torch seeded per input: the production path before the engine;
+* engine: ``varprobe.sampling.engine.Engine`` over each dataset's inputs (one job's work),
+  ``--batch-size`` rows in flight.
+
+Tokens are those each method returns, up to the end of sequence: work spent on finished rows
+and re-encoded prompts counts against a method. Both are warmed up on one input (not timed),
+then timed in ABBA order (generate, engine, engine, generate). The engine's achieved GFLOP/s
+counts 2 x parameters FLOPs per token position it ran through the network (prefill included).
+The distribution check compares the methods' mean production length and mean lexical
+self-variability M (unigram distance between an input's samples, averaged over pairs) with the
+difference between two engine seeds. ``--bfloat16`` also times the engine with bfloat16 weights.
+
+    .venv/bin/python benchmarks/generation_speed.py [--inputs 8] [--samples 10] [--max-new-tokens 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+import yaml
+from sampler_speed import ForwardCounter, add_model_arguments, model_spec
+
+from varprobe.data.instances import first_inputs
+from varprobe.data.production import raw_files, read_instances
+from varprobe.data.sources import MIRROR_ENV, source_of
+from varprobe.models.loading import load_causal_lm
+from varprobe.probes.lexical import ngram_counts, ngram_distance
+from varprobe.sampling.decoding import Decoding
+from varprobe.sampling.engine import Engine
+from varprobe.sampling.generate import DEFAULT_BATCH_SIZE, encode_prompt, render_prompt
+
+ROOT = Path(__file__).resolve().parents[1]
+MIRROR = Path(os.environ.get(MIRROR_ENV) or ROOT.parent / "shared" / "data")
+OUT = Path(__file__).resolve().parent / "out"
+SPLITS = {"asset": "valid", "dailydialog": "dev", "wmt14": "newstest2014"}
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--datasets", nargs="+", default=["asset", "dailydialog", "wmt14"], choices=list(SPLITS))
+    p.add_argument("--inputs", type=int, default=8, help="first inputs per dataset")
+    p.add_argument("--samples", type=int, default=10, help="productions per input")
+    p.add_argument("--max-new-tokens", type=int, default=100)
+    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="engine rows in flight")
+    p.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bfloat16", action="store_true", help="also time the engine with bfloat16 weights")
+    p.add_argument("--config", type=Path, default=ROOT / "config.yaml", help="prompts and chat template")
+    p.add_argument("--chat", action=argparse.BooleanOptionalAction, default=None,
+                   help="wrap prompts in the chat template (default: the config's chat_template)")
+    add_model_arguments(p)
+    p.add_argument("--mirror", type=Path, default=MIRROR)
+    p.add_argument("--out", type=Path, default=OUT / "generation_speed")
+    return p.parse_args()
+
+
+def work_of(args: argparse.Namespace, tokenizer) -> dict[str, list[tuple[str, list[int]]]]:
+    """Per dataset, ``(input_id, prompt token ids)`` of its first inputs, as production jobs
+    encode them."""
+    production = yaml.safe_load(args.config.read_text())["production"]
+    prompts = {d["name"]: d["prompt"] for d in production["datasets"]}
+    chat = production["chat_template"] if args.chat is None else args.chat
+    work = {}
+    for dataset in args.datasets:
+        source = source_of(dataset, raw_files(dataset, SPLITS[dataset])[0])
+        raw_dir = args.mirror / Path(source.mirror_path).parent
+        table = first_inputs(read_instances(dataset, raw_dir, SPLITS[dataset]), args.inputs)
+        work[dataset] = [
+            (f"{dataset}/{i}", encode_prompt(tokenizer, render_prompt(prompts[dataset], s),
+                                             chat)[0].tolist())
+            for i, s in zip(table["input_id"], table["source"], strict=True)]
+    return work
+
+
+def generate_per_input(model, ids: list[int], eos: list[int], pad: int, key: str, args) -> list[list[int]]:
+    """The old path: one ``generate`` with ``num_return_sequences``, torch seeded per input; the
+    productions up to their end of sequence."""
+    prompt = torch.tensor([ids], device=model.device)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(zlib.crc32(f"{args.seed}:{key}".encode()))
+        output = model.generate(
+            input_ids=prompt, attention_mask=torch.ones_like(prompt), do_sample=True, temperature=1.0,
+            top_k=0, top_p=1.0, typical_p=1.0, num_beams=1, repetition_penalty=1.0,
+            no_repeat_ngram_size=0, max_new_tokens=args.max_new_tokens,
+            num_return_sequences=args.samples, pad_token_id=pad, eos_token_id=eos)
+    return [_until_eos(row, eos) for row in output[:, len(ids):].tolist()]
+
+
+def _until_eos(tokens: list[int], eos: list[int]) -> list[int]:
+    return list(itertools.takewhile(lambda t: t not in eos, tokens))
+
+
+def engine_run(model, work, eos, pad, args, seed) -> dict[str, list[list[int]]]:
+    """The engine over each dataset's inputs (one production job each)."""
+    result = {}
+    for items in work.values():
+        engine = Engine(model, Decoding("ancestral"), eos, pad, args.samples, args.max_new_tokens, seed,
+                        args.batch_size)
+        result.update(zip([k for k, _ in items], engine.run(items), strict=True))
+    return result
+
+
+def self_variability(texts: list[str]) -> float:
+    """Mean unigram distance over the pairs of an input's productions (lexical M)."""
+    counts = [ngram_counts(t.split(), 1) for t in texts]
+    return float(np.mean([ngram_distance(a, b) for a, b in itertools.combinations(counts, 2)]))
+
+
+def summary(productions: dict[str, list[list[int]]], tokenizer) -> tuple[float, dict[str, float]]:
+    """Mean production length (tokens) and each input's lexical M."""
+    lengths = [len(p) for samples in productions.values() for p in samples]
+    variability = {k: self_variability(tokenizer.batch_decode(samples, skip_special_tokens=True))
+                   for k, samples in productions.items()}
+    return float(np.mean(lengths)), variability
+
+
+def main() -> None:
+    args = parse_args()
+    load = os.getloadavg()
+    torch.set_num_threads(args.threads)
+    t0 = time.perf_counter()
+    lm = load_causal_lm(model_spec(args))
+    model, tokenizer = lm.model, lm.tokenizer
+    print(f"model {lm.spec.pretrained or lm.spec.package}/{lm.spec.gguf_file or ''} loaded ({lm.spec.dtype}, "
+          f"{lm.spec.device}) in {time.perf_counter() - t0:.1f} s; torch threads {torch.get_num_threads()}")
+    eos = model.generation_config.eos_token_id
+    eos = [eos] if isinstance(eos, int) else list(eos)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]
+    work = work_of(args, tokenizer)
+    flat = [item for items in work.values() for item in items]
+    prompt_lengths = [len(ids) for _, ids in flat]
+    print(f"{len(flat)} inputs ({', '.join(work)}), prompts of {min(prompt_lengths)}-{max(prompt_lengths)} "
+          f"tokens, {args.samples} samples x <= {args.max_new_tokens} new tokens, batch size {args.batch_size}")
+    counter = ForwardCounter(model)
+    parameters = sum(p.numel() for p in model.parameters())
+
+    methods = {
+        "generate per input": lambda: {k: generate_per_input(model, ids, eos, pad, k, args) for k, ids in flat},
+        "engine": lambda: engine_run(model, work, eos, pad, args, args.seed),
+    }
+    first = {dataset: items[:1] for dataset, items in itertools.islice(work.items(), 1)}
+    generate_per_input(model, flat[0][1], eos, pad, flat[0][0], args)
+    engine_run(model, first, eos, pad, args, args.seed)
+
+    timed: dict[str, list] = {name: [] for name in methods}
+    for name in ("generate per input", "engine", "engine", "generate per input"):
+        counter.reset()
+        start = time.perf_counter()
+        productions = methods[name]()
+        timed[name].append((time.perf_counter() - start, counter.counts(), productions))
+        print(f"timed {name}: {timed[name][-1][0]:.1f} s", flush=True)
+    other_seed = engine_run(model, work, eos, pad, args, args.seed + 1)
+
+    rows = []
+    for name, runs in timed.items():
+        seconds = sum(t for t, _, _ in runs)
+        tokens = sum(len(p) for _, _, productions in runs for samples in productions.values() for p in samples)
+        positions = sum(c["forward_tokens"] for _, c, _ in runs)
+        rows.append({"method": name, "runs": len(runs), "seconds": seconds, "tokens": tokens,
+                     "tokens_per_s": tokens / seconds, "forward_positions": positions,
+                     "forward_s": sum(c["forward_s"] for _, c, _ in runs),
+                     "gflop_per_s": 2 * parameters * positions / seconds / 1e9, "dtype": lm.spec.dtype})
+    if args.bfloat16:
+        model.to(torch.bfloat16)
+        engine_run(model, first, eos, pad, args, args.seed)
+        counter.reset()
+        start = time.perf_counter()
+        productions = engine_run(model, work, eos, pad, args, args.seed)
+        seconds = time.perf_counter() - start
+        tokens = sum(len(p) for samples in productions.values() for p in samples)
+        positions = counter.counts()["forward_tokens"]
+        rows.append({"method": "engine bfloat16", "runs": 1, "seconds": seconds, "tokens": tokens,
+                     "tokens_per_s": tokens / seconds, "forward_positions": positions,
+                     "forward_s": counter.counts()["forward_s"],
+                     "gflop_per_s": 2 * parameters * positions / seconds / 1e9, "dtype": "bfloat16"})
+    frame = pd.DataFrame(rows)
+    frame["speedup"] = frame["tokens_per_s"] / frame.loc[0, "tokens_per_s"]
+
+    length_generate, m_generate = summary(timed["generate per input"][0][2], tokenizer)
+    length_engine, m_engine = summary(timed["engine"][0][2], tokenizer)
+    length_other, m_other = summary(other_seed, tokenizer)
+    method_m = float(np.mean([abs(m_engine[k] - m_generate[k]) for k in m_engine]))
+    seed_m = float(np.mean([abs(m_engine[k] - m_other[k]) for k in m_engine]))
+
+    fmt = {c: "{:.2f}".format for c in ("seconds", "tokens_per_s", "forward_s", "gflop_per_s", "speedup")}
+    print()
+    print(frame.to_string(index=False, formatters=fmt))
+    print()
+    print(f"mean length (tokens): generate per input {length_generate:.2f}, engine {length_engine:.2f}, "
+          f"engine seed {args.seed + 1} {length_other:.2f}")
+    print(f"mean lexical M: generate per input {np.mean(list(m_generate.values())):.4f}, engine "
+          f"{np.mean(list(m_engine.values())):.4f}, engine seed {args.seed + 1} {np.mean(list(m_other.values())):.4f}")
+    print(f"mean |difference| per input of lexical M: engine vs generate {method_m:.4f}, engine seed "
+          f"{args.seed} vs {args.seed + 1} {seed_m:.4f}")
+    same = (abs(length_engine - length_generate) <= 2 * abs(length_engine - length_other) + 1.0
+            and method_m <= 2 * seed_m)
+    print(f"same distribution (method differences within twice the seed spread, lengths +- 1 token): "
+          f"{'yes' if same else 'NO'}")
+    print(f"load average (1 min) before loading {load[0]:.2f}, at end {os.getloadavg()[0]:.2f} "
+          f"(this run included) on {os.cpu_count()} CPUs: other processes distort the timings")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.out.with_suffix(".csv"), index=False)
+    print(f"wrote {args.out.with_suffix('.csv')}")
+    print(f"speedup (tokens/s, engine vs generate per input): {frame.loc[1, 'speedup']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

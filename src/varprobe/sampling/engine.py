@@ -1,0 +1,330 @@
+"""The generation engine: n full productions per input, many inputs batched together.
+
+* **Each prompt is encoded once.** A causal LM runs an input's prompt through the network
+  alone, once, and copies its keys/values into the cache rows of its n samples; a seq2seq
+  model runs its encoder once per input and its n samples attend to that one encoding.
+* **Rows from several inputs share every forward pass**, ``batch_size`` rows in flight. For a
+  causal LM a row leaves as soon as it ends (end of sequence or ``max_new_tokens``) and the
+  next waiting sample takes its cache row (continuous batching). Each cache row holds one
+  sample at its own length: row r's tokens sit at columns ``[0, n_r)`` and its next token is
+  written at column ``n_r`` with position ``n_r``, the columns after it masked. A seq2seq
+  decoder takes its positions from the cache length (Marian's absolute positions, T5's
+  relative ones), so its rows advance in step: a group of up to ``PASS_ROWS`` samples starts
+  together and ends when its last sample does.
+* **Each sample draws from its own stream.** Sample j of the input with id ``key`` draws its
+  t-th token by inverse-CDF sampling with the uniform ``U[j, t]`` of its own stream (child j of
+  ``SeedSequence([seed, key])``) from the decoding's distribution (``decoding.py``).
+* **The productions do not depend on the batching.** Every decoding pass has ``PASS_ROWS``
+  rows (spare rows are padding) and every row attends over the same columns (the job's
+  capacity: its longest prompt rounded up to ``CAPACITY_STEP`` tokens plus the token budget;
+  for seq2seq the longest source, likewise rounded, and the steps so far), so a row's
+  arithmetic, and hence its draws, are the same to the bit whatever ``batch_size`` is, whichever
+  inputs share its pass and in whatever order the inputs come. Matrix products round a row
+  differently depending on how many rows they multiply, which is why the row count is fixed.
+  Jobs whose longest prompts round to the same capacity (all of them, for prompts under
+  ``CAPACITY_STEP`` tokens) give the same bits too.
+
+Memory is bounded by ``batch_size`` rows of the capacity, not by the number of inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from transformers import DynamicCache
+from transformers.cache_utils import Cache, CacheLayerMixin
+from transformers.modeling_outputs import BaseModelOutput
+
+from varprobe.sampling.decoding import Decoding
+
+PASS_ROWS = {"cpu": 32, "cuda": 128}
+"""Rows of every decoding pass, per device type (other devices: the CUDA count)."""
+CAPACITY_STEP = 64
+"""Prompt (and source) lengths are rounded up to a multiple of this many tokens."""
+
+
+@dataclass
+class _Input:
+    """One input: its token ids, its samples' uniforms ``(n, max_new_tokens)``, and while its
+    samples are being placed, its encoding (prompt keys/values or encoder states) and the
+    cumulative distribution of its first token (causal LMs)."""
+
+    index: int
+    ids: list[int]
+    uniforms: np.ndarray
+    encoding: object = None
+    first: torch.Tensor | None = None
+    outputs: dict[int, list[int]] = field(default_factory=dict)
+
+
+@dataclass
+class _Row:
+    """A sample in flight: its input, its index and the tokens it generated so far."""
+
+    source: _Input
+    sample: int
+    tokens: list[int] = field(default_factory=list)
+
+
+def sample_uniforms(seed: int, key: str, n_samples: int, max_new_tokens: int) -> np.ndarray:
+    """The ``(n_samples, max_new_tokens)`` uniforms of the input with id ``key``: row j is the
+    start of sample j's own stream (child j of ``SeedSequence([seed, len(key), *utf8(key)])``),
+    so a sample does not change when ``n_samples`` or ``max_new_tokens`` change."""
+    raw = key.encode()
+    children = np.random.SeedSequence([seed, len(raw), *raw]).spawn(n_samples)
+    return np.stack([np.random.default_rng(c).random(max_new_tokens) for c in children])
+
+
+def inverse_cdf(cdf: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """Per row of ``cdf`` (rows x V, unnormalised cumulative sums): the first index whose
+    cumulative probability exceeds ``u`` times the row's total."""
+    target = (u.to(cdf) * cdf[:, -1])[:, None]
+    return torch.searchsorted(cdf, target, right=True)[:, 0].clamp_(max=cdf.shape[1] - 1)
+
+
+class _RowLayer(CacheLayerMixin):
+    """One layer's keys and values of a pass's rows, ``(rows, heads, capacity, head_dim)``; the
+    new token of row r is written at column ``lengths[r]`` (in place, no copy of the cache)."""
+
+    is_sliding = False
+
+    def __init__(self, keys: torch.Tensor, values: torch.Tensor, lengths: torch.Tensor) -> None:
+        super().__init__()
+        self.keys, self.values, self.lengths = keys, values, lengths
+        self.rows = torch.arange(keys.shape[0], device=keys.device)
+        self.is_initialized = True
+
+    def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
+        raise AssertionError("allocated at construction")
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+        self.keys[self.rows, :, self.lengths] = key_states[:, :, 0]
+        self.values[self.rows, :, self.lengths] = value_states[:, :, 0]
+        return self.keys, self.values
+
+    def get_mask_sizes(self, query_length: int) -> tuple[int, int]:
+        return self.keys.shape[2], 0
+
+    def get_seq_length(self) -> int:
+        # The query sits at the last column for the causal mask: every column is allowed, the
+        # padding mask tells each row its own.
+        return self.keys.shape[2] - 1
+
+    def get_max_length(self) -> int:
+        return self.keys.shape[2]
+
+
+class _Lane:
+    """``rows`` cache rows of a causal LM that run through the network in one pass."""
+
+    def __init__(self, model, rows: int, capacity: int, device: torch.device) -> None:
+        config = model.config.get_text_config()
+        heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
+        head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+        dtype = next(model.parameters()).dtype
+        self.lengths = torch.zeros(rows, dtype=torch.long, device=device)
+        self.layers = [
+            _RowLayer(torch.zeros(rows, heads, capacity, head_dim, dtype=dtype, device=device),
+                      torch.zeros(rows, heads, capacity, head_dim, dtype=dtype, device=device), self.lengths)
+            for _ in range(config.num_hidden_layers)
+        ]
+        self.cache = Cache(layers=self.layers)
+        self.slots: list[_Row | None] = [None] * rows
+        self.columns = torch.arange(capacity, device=device)
+
+    def free(self) -> list[int]:
+        return [s for s, row in enumerate(self.slots) if row is None]
+
+    def place(self, slot: int, row: _Row, prompt: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
+        """Put ``row`` in ``slot`` with its input's prompt keys/values (1 x heads x p x dim)."""
+        for layer, (keys, values) in zip(self.layers, prompt, strict=True):
+            layer.keys[slot, :, : keys.shape[2]] = keys[0]
+            layer.values[slot, :, : values.shape[2]] = values[0]
+        self.lengths[slot] = prompt[0][0].shape[2]
+        self.slots[slot] = row
+
+    def move(self, slot: int, other: _Lane, other_slot: int) -> None:
+        """Move the row of ``other``'s ``other_slot`` into this lane's ``slot``."""
+        for mine, theirs in zip(self.layers, other.layers, strict=True):
+            mine.keys[slot] = theirs.keys[other_slot]
+            mine.values[slot] = theirs.values[other_slot]
+        self.lengths[slot] = other.lengths[other_slot]
+        self.slots[slot], other.slots[other_slot] = other.slots[other_slot], None
+
+
+class Engine:
+    """Full productions of a causal LM or a seq2seq model under a decoding (module docstring)."""
+
+    def __init__(self, model, decoding: Decoding, eos: Sequence[int], pad: int, n_samples: int,
+                 max_new_tokens: int, seed: int, batch_size: int) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.model, self.decoding = model, decoding
+        self.eos, self.pad = set(eos), pad
+        self.n_samples, self.max_new_tokens, self.seed = n_samples, max_new_tokens, seed
+        self.device = next(model.parameters()).device
+        self.pass_rows = PASS_ROWS.get(self.device.type, PASS_ROWS["cuda"])
+        self.lanes = max(1, math.ceil(batch_size / self.pass_rows))
+        self.seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
+
+    def run(self, work: Sequence[tuple[str, list[int]]]) -> Iterator[list[list[int]]]:
+        """For each ``(input_id, token ids)`` in order: its ``n_samples`` generated token lists
+        (end of sequence excluded)."""
+        inputs = [_Input(i, ids, sample_uniforms(self.seed, key, self.n_samples, self.max_new_tokens))
+                  for i, (key, ids) in enumerate(work)]
+        if not inputs:
+            return
+        capacity = _round_up(max(len(x.ids) for x in inputs))
+        finished = self._seq2seq(inputs, capacity) if self.seq2seq else self._causal(inputs, capacity)
+        done, next_index = {}, 0
+        for source in finished:
+            done[source.index] = [source.outputs[j] for j in range(self.n_samples)]
+            while next_index in done:
+                yield done.pop(next_index)
+                next_index += 1
+
+    def _queue(self, inputs: list[_Input]) -> deque[_Row]:
+        return deque(_Row(x, j) for x in inputs for j in range(self.n_samples))
+
+    def _finish(self, row: _Row) -> _Input | None:
+        """Record ``row``'s production; its input when that was the input's last one."""
+        tokens = row.tokens[:-1] if row.tokens and row.tokens[-1] in self.eos else row.tokens
+        row.source.outputs[row.sample] = tokens
+        if len(row.source.outputs) == self.n_samples:
+            row.source.encoding = row.source.first = None
+            return row.source
+        return None
+
+    def _ended(self, row: _Row) -> bool:
+        return row.tokens[-1] in self.eos or len(row.tokens) == self.max_new_tokens
+
+    def _draw(self, logits: torch.Tensor, rows: list[tuple[int, _Row]]) -> None:
+        """Append to each ``(pass row, sample)`` the token its uniform picks from ``logits``."""
+        cdf = self.decoding.probabilities(logits).cumsum(-1)
+        index = torch.tensor([r for r, _ in rows], device=cdf.device)
+        u = torch.tensor([row.source.uniforms[row.sample, len(row.tokens)] for _, row in rows],
+                         dtype=torch.float64)
+        for (_, row), token in zip(rows, inverse_cdf(cdf[index], u.to(cdf.device)).tolist(), strict=True):
+            row.tokens.append(token)
+
+    # Causal LMs: continuous batching over cache rows of their own lengths.
+
+    @torch.inference_mode()
+    def _causal(self, inputs: list[_Input], prompt_capacity: int) -> Iterator[_Input]:
+        capacity = prompt_capacity + self.max_new_tokens
+        lanes = [_Lane(self.model, self.pass_rows, capacity, self.device) for _ in range(self.lanes)]
+        waiting = self._queue(inputs)
+        while True:
+            for lane in lanes:
+                for slot in lane.free():
+                    while waiting and lane.slots[slot] is None:
+                        finished = self._start(lane, slot, waiting.popleft())
+                        if finished:
+                            yield finished
+            if not waiting:
+                lanes = _compact(lanes)
+            active = [lane for lane in lanes if any(lane.slots)]
+            if not active:
+                return
+            for lane in active:
+                yield from self._step(lane)
+
+    def _start(self, lane: _Lane, slot: int, row: _Row) -> _Input | None:
+        """Encode ``row``'s prompt if it is its input's first sample, draw its first token, and
+        place it in ``slot`` unless it ended already (then its input if that one is done)."""
+        source = row.source
+        if source.encoding is None:
+            out = self.model(input_ids=torch.tensor([source.ids], device=self.device), use_cache=True,
+                             logits_to_keep=1)
+            source.encoding = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+            source.first = out.logits[:, -1]
+        self._draw(source.first, [(0, row)])
+        if self._ended(row):
+            return self._finish(row)
+        lane.place(slot, row, source.encoding)
+        return None
+
+    def _step(self, lane: _Lane) -> Iterator[_Input]:
+        """One pass of the lane: every row's newest token; rows that end leave it."""
+        rows = [(slot, row) for slot, row in enumerate(lane.slots) if row is not None]
+        ids = [[row.tokens[-1] if row else self.pad] for row in lane.slots]
+        mask = lane.columns <= lane.lengths[:, None]
+        out = self.model(input_ids=torch.tensor(ids, device=self.device), attention_mask=mask.long(),
+                         position_ids=lane.lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True)
+        lane.lengths[[slot for slot, _ in rows]] += 1
+        self._draw(out.logits[:, -1], rows)
+        for slot, row in rows:
+            if self._ended(row):
+                lane.slots[slot] = None
+                lane.lengths[slot] = 0
+                finished = self._finish(row)
+                if finished:
+                    yield finished
+
+    # Seq2seq models: groups of samples that advance in step.
+
+    @torch.inference_mode()
+    def _seq2seq(self, inputs: list[_Input], source_capacity: int) -> Iterator[_Input]:
+        waiting = self._queue(inputs)
+        while waiting:
+            group = [waiting.popleft() for _ in range(min(self.pass_rows, len(waiting)))]
+            yield from self._decode_group(group, source_capacity)
+
+    def _encode(self, source: _Input, capacity: int) -> torch.Tensor:
+        """The input's encoder states, zero-padded to ``capacity`` positions (1 x capacity x d)."""
+        if source.encoding is None:
+            ids = torch.tensor([source.ids], device=self.device)
+            states = self.model.get_encoder()(input_ids=ids).last_hidden_state
+            source.encoding = torch.nn.functional.pad(states, (0, 0, 0, capacity - states.shape[1]))
+        return source.encoding
+
+    def _decode_group(self, group: list[_Row], capacity: int) -> Iterator[_Input]:
+        spare = self.pass_rows - len(group)
+        states = torch.cat([self._encode(row.source, capacity) for row in group]
+                           + [torch.zeros_like(group[0].source.encoding)] * spare)
+        lengths = torch.tensor([len(row.source.ids) for row in group] + [1] * spare, device=self.device)
+        mask = (torch.arange(capacity, device=self.device) < lengths[:, None]).long()
+        start = self.model.config.decoder_start_token_id
+        ids = torch.full((self.pass_rows, 1), start, device=self.device)
+        cache, open_rows = None, list(enumerate(group))
+        while open_rows:
+            out = self.model(encoder_outputs=BaseModelOutput(last_hidden_state=states), attention_mask=mask,
+                             decoder_input_ids=ids, past_key_values=cache, use_cache=True)
+            cache = out.past_key_values
+            self._draw(out.logits[:, -1], open_rows)
+            ids = torch.full((self.pass_rows, 1), self.pad, device=self.device)
+            still = []
+            for index, row in open_rows:
+                if self._ended(row):
+                    finished = self._finish(row)
+                    if finished:
+                        yield finished
+                else:
+                    ids[index, 0] = row.tokens[-1]
+                    still.append((index, row))
+            open_rows = still
+
+
+def _round_up(length: int) -> int:
+    return -(-length // CAPACITY_STEP) * CAPACITY_STEP
+
+
+def _compact(lanes: list[_Lane]) -> list[_Lane]:
+    """Once no sample waits: move the rows of the last lanes into free rows of the first ones
+    while that empties a lane, and drop the empty lanes (fewer padded rows per pass)."""
+    lanes = [lane for lane in lanes if any(lane.slots)] or lanes[:1]
+    while len(lanes) > 1:
+        last = lanes[-1]
+        moving = [s for s, row in enumerate(last.slots) if row is not None]
+        free = [(lane, s) for lane in lanes[:-1] for s in lane.free()]
+        if len(free) < len(moving):
+            break
+        for (lane, slot), other_slot in zip(free, moving, strict=False):
+            lane.move(slot, last, other_slot)
+        lanes.pop()
+    return lanes
