@@ -9,7 +9,7 @@ import torch
 from varprobe.models.loading import load_generator
 from varprobe.models.spec import ModelSpec
 from varprobe.sampling.decoding import Decoding
-from varprobe.sampling.engine import Engine, inverse_cdf, sample_uniforms
+from varprobe.sampling.engine import PASS_ROWS, Engine, inverse_cdf, sample_uniforms
 from varprobe.sampling.generate import GenerationSettings, generate, generation_parameters, render_prompt
 
 WORK = [("1", "the cat sat on the mat"), ("2", "a dog ran"), ("3", "the small green house is big"),
@@ -71,8 +71,9 @@ def test_parameters_are_explicit_and_prompts_name_bad_placeholders():
 def test_productions_are_the_same_to_the_bit_whatever_the_batching(tiny_model_dir, tiny_seq2seq_dirs, kind, dtype):
     loaded = _load(_models(tiny_model_dir, tiny_seq2seq_dirs)[kind], dtype)
     for decoding in DECODINGS:
-        # 40 samples of 12 tokens: batch size 1 gives one pass of 32 rows whose ended rows take
-        # in waiting samples, 40 and 100 several passes, emptied and merged as rows end.
+        # 40 samples of 12 tokens: batch size 1 gives a lane of 16 rows whose ended rows take in
+        # waiting samples, 40 a lane of 48 and 100 one of 112 whose passes shrink (by 16 rows)
+        # as rows end.
         runs = [_draw(loaded, WORK, decoding, batch_size=b, n_samples=8, max_new_tokens=12, seed=3)
                 for b in (1, 40, 100)]
         assert all(run == runs[0] for run in runs[1:])
@@ -134,3 +135,17 @@ def test_uniform_streams_belong_to_a_sample():
     assert (sample_uniforms(0, "input-1", 6, 12)[:4, :10] == u).all()   # n and budget do not shift it
     assert not (sample_uniforms(0, "input-2", 4, 10) == u).any()
     assert not (sample_uniforms(1, "input-1", 4, 10) == u).any()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+def test_this_machines_matrix_products_round_a_row_alike_at_every_multiple_of_the_pass_rows(dtype):
+    """The engine's batch invariance on CPU rests on this: a row of ``x @ W.T`` has the same bits
+    in a product of 16, 32, 48, ... rows (shapes of SmolLM2 and of the tiny test models)."""
+    step = PASS_ROWS["cpu"]
+    generator = torch.Generator().manual_seed(0)
+    for inner, outer in [(32, 128), (576, 1536), (1536, 576)]:
+        weight = torch.randn(outer, inner, generator=generator).to(dtype)
+        x = torch.randn(8 * step, inner, generator=generator).to(dtype)
+        full = torch.nn.functional.linear(x, weight)
+        for rows in range(step, 8 * step, step):
+            assert torch.equal(torch.nn.functional.linear(x[:rows], weight), full[:rows]), (inner, outer, rows)

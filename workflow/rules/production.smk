@@ -56,6 +56,7 @@ rule production_sample:
         **job_resources("production_sample"),
         **API_RESOURCES,
         gpu=uses_gpu,
+        batch_size=PRODUCTION["batch_size"],
     log:
         log_path("production_sample", "{dataset}", "{model}", "{decoding}"),
     benchmark:
@@ -64,7 +65,8 @@ rule production_sample:
         "OMP_NUM_THREADS={threads} varprobe production-sample --model {params.model:q} "
         "--decoding {params.decoding:q} --instances {input.instances} "
         "--prompt {params.prompt:q} {params.chat} --n-samples {params.n_samples} "
-        "--max-new-tokens {params.max_new_tokens} --seed {params.seed} {params.checkpoint} "
+        "--max-new-tokens {params.max_new_tokens} --batch-size {resources.batch_size} "
+        "--seed {params.seed} {params.checkpoint} "
         f"--gpus {{resources.gpu}} {{params.cpu_fallback}} {API_OPTIONS} --out {{output}} "
         "> {log} 2>&1"
 

@@ -7,22 +7,27 @@
   causal LM a row leaves as soon as it ends (end of sequence or ``max_new_tokens``) and the
   next waiting sample takes its cache row (continuous batching). Each cache row holds one
   sample at its own length: row r's tokens sit at columns ``[0, n_r)`` and its next token is
-  written at column ``n_r`` with position ``n_r``, the columns after it masked. A seq2seq
-  decoder takes its positions from the cache length (Marian's absolute positions, T5's
-  relative ones), so its rows advance in step: a group of up to ``PASS_ROWS`` samples starts
+  written at column ``n_r`` with position ``n_r``, the columns after it masked. The rows in
+  flight are kept at the front of their lane (a row that ends is replaced by the lane's last
+  one), so a pass runs only them, padded up to a multiple of ``PASS_ROWS``. A seq2seq decoder
+  takes its positions from the cache length (Marian's absolute positions, T5's relative ones),
+  so its rows advance in step: a group of up to ``batch_size`` samples (one lane) starts
   together and ends when its last sample does.
 * **Each sample draws from its own stream.** Sample j of the input with id ``key`` draws its
   t-th token by inverse-CDF sampling with the uniform ``U[j, t]`` of its own stream (child j of
   ``SeedSequence([seed, key])``) from the decoding's distribution (``decoding.py``).
-* **The productions do not depend on the batching.** Every decoding pass has ``PASS_ROWS``
-  rows (spare rows are padding) and every row attends over the same columns (the job's
-  capacity: its longest prompt rounded up to ``CAPACITY_STEP`` tokens plus the token budget;
-  for seq2seq the longest source, likewise rounded, and the steps so far), so a row's
-  arithmetic, and hence its draws, are the same to the bit whatever ``batch_size`` is, whichever
-  inputs share its pass and in whatever order the inputs come. Matrix products round a row
-  differently depending on how many rows they multiply, which is why the row count is fixed.
-  Jobs whose longest prompts round to the same capacity (all of them, for prompts under
-  ``CAPACITY_STEP`` tokens) give the same bits too.
+* **The productions do not depend on the batching.** A row's arithmetic must not depend on the
+  other rows of its pass. Every row attends over the same columns (the job's capacity: its
+  longest prompt rounded up to ``CAPACITY_STEP`` tokens plus the token budget; for seq2seq the
+  longest source, likewise rounded, and the steps so far), and every pass has a row count the
+  device's matrix products treat alike: on CPU any multiple of ``PASS_ROWS["cpu"]`` (the
+  oneDNN/MKL kernels give a row the same bits at 16, 32, 48, ... rows, but not at every count
+  below 12; ``tests/test_generate.py`` checks this on the machine that runs it), on CUDA
+  exactly ``PASS_ROWS["cuda"]`` (a lane of its own per pass, since cuBLAS picks its kernels
+  by shape). So a sample is the same to the bit whatever ``batch_size`` is, whichever inputs
+  share its pass and in whatever order the inputs come. Jobs whose longest prompts round to
+  the same capacity (all of them, for prompts under ``CAPACITY_STEP`` tokens) give the same
+  bits too.
 
 Memory is bounded by ``batch_size`` rows of the capacity, not by the number of inputs.
 """
@@ -42,8 +47,10 @@ from transformers.modeling_outputs import BaseModelOutput
 
 from varprobe.sampling.decoding import Decoding
 
-PASS_ROWS = {"cpu": 32, "cuda": 128}
-"""Rows of every decoding pass, per device type (other devices: the CUDA count)."""
+PASS_ROWS = {"cpu": 16, "cuda": 128}
+"""Every decoding pass has a multiple of this many rows, per device type (other devices: the
+CUDA count). On CPU one lane holds all ``batch_size`` rows (rounded up to a multiple); other
+devices have lanes of exactly this many rows, one pass each."""
 CAPACITY_STEP = 64
 """Prompt (and source) lengths are rounded up to a multiple of this many tokens."""
 
@@ -88,24 +95,26 @@ def inverse_cdf(cdf: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
 
 
 class _RowLayer(CacheLayerMixin):
-    """One layer's keys and values of a pass's rows, ``(rows, heads, capacity, head_dim)``; the
-    new token of row r is written at column ``lengths[r]`` (in place, no copy of the cache)."""
+    """One layer's keys and values of a lane, ``(rows, heads, capacity, head_dim)``, of which a
+    pass runs the first ``lane.width`` rows; the new token of row r is written at column
+    ``lengths[r]`` (in place, no copy of the cache)."""
 
     is_sliding = False
 
-    def __init__(self, keys: torch.Tensor, values: torch.Tensor, lengths: torch.Tensor) -> None:
+    def __init__(self, lane: _Lane, keys: torch.Tensor, values: torch.Tensor) -> None:
         super().__init__()
-        self.keys, self.values, self.lengths = keys, values, lengths
-        self.rows = torch.arange(keys.shape[0], device=keys.device)
+        self.lane, self.keys, self.values = lane, keys, values
         self.is_initialized = True
 
     def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
         raise AssertionError("allocated at construction")
 
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
-        self.keys[self.rows, :, self.lengths] = key_states[:, :, 0]
-        self.values[self.rows, :, self.lengths] = value_states[:, :, 0]
-        return self.keys, self.values
+        width = self.lane.width
+        rows, lengths = self.lane.rows[:width], self.lane.lengths[:width]
+        self.keys[rows, :, lengths] = key_states[:, :, 0]
+        self.values[rows, :, lengths] = value_states[:, :, 0]
+        return self.keys[:width], self.values[:width]
 
     def get_mask_sizes(self, query_length: int) -> tuple[int, int]:
         return self.keys.shape[2], 0
@@ -120,41 +129,58 @@ class _RowLayer(CacheLayerMixin):
 
 
 class _Lane:
-    """``rows`` cache rows of a causal LM that run through the network in one pass."""
+    """``size`` cache rows of a causal LM. The rows in flight are ``slots[:n]``; a pass runs
+    the first ``width`` rows: ``n`` rounded up to a multiple of ``step``."""
 
-    def __init__(self, model, rows: int, capacity: int, device: torch.device) -> None:
+    def __init__(self, model, size: int, step: int, capacity: int, device: torch.device) -> None:
         config = model.config.get_text_config()
         heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
         head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
         dtype = next(model.parameters()).dtype
-        self.lengths = torch.zeros(rows, dtype=torch.long, device=device)
+        self.size, self.step = size, step
+        self.lengths = torch.zeros(size, dtype=torch.long, device=device)
+        self.rows = torch.arange(size, device=device)
         self.layers = [
-            _RowLayer(torch.zeros(rows, heads, capacity, head_dim, dtype=dtype, device=device),
-                      torch.zeros(rows, heads, capacity, head_dim, dtype=dtype, device=device), self.lengths)
+            _RowLayer(self, torch.zeros(size, heads, capacity, head_dim, dtype=dtype, device=device),
+                      torch.zeros(size, heads, capacity, head_dim, dtype=dtype, device=device))
             for _ in range(config.num_hidden_layers)
         ]
         self.cache = Cache(layers=self.layers)
-        self.slots: list[_Row | None] = [None] * rows
+        self.slots: list[_Row] = []
         self.columns = torch.arange(capacity, device=device)
 
-    def free(self) -> list[int]:
-        return [s for s, row in enumerate(self.slots) if row is None]
+    @property
+    def width(self) -> int:
+        return min(self.size, -(-len(self.slots) // self.step) * self.step)
 
-    def place(self, slot: int, row: _Row, prompt: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
-        """Put ``row`` in ``slot`` with its input's prompt keys/values (1 x heads x p x dim)."""
+    def free(self) -> int:
+        return self.size - len(self.slots)
+
+    def place(self, row: _Row, prompt: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
+        """Put ``row`` in the next free slot with its input's prompt keys/values
+        (1 x heads x p x dim)."""
+        slot = len(self.slots)
         for layer, (keys, values) in zip(self.layers, prompt, strict=True):
             layer.keys[slot, :, : keys.shape[2]] = keys[0]
             layer.values[slot, :, : values.shape[2]] = values[0]
         self.lengths[slot] = prompt[0][0].shape[2]
-        self.slots[slot] = row
+        self.slots.append(row)
 
-    def move(self, slot: int, other: _Lane, other_slot: int) -> None:
-        """Move the row of ``other``'s ``other_slot`` into this lane's ``slot``."""
+    def remove(self, slot: int) -> None:
+        """Take out the row in ``slot``; the lane's last row moves into it."""
+        last = len(self.slots) - 1
+        if slot != last:
+            self.take(slot, self, last)
+        self.slots.pop()
+        self.lengths[last] = 0
+
+    def take(self, slot: int, other: _Lane, other_slot: int) -> None:
+        """Copy the row of ``other``'s ``other_slot`` (keys, values, length) into ``slot``."""
         for mine, theirs in zip(self.layers, other.layers, strict=True):
             mine.keys[slot] = theirs.keys[other_slot]
             mine.values[slot] = theirs.values[other_slot]
         self.lengths[slot] = other.lengths[other_slot]
-        self.slots[slot], other.slots[other_slot] = other.slots[other_slot], None
+        self.slots[slot] = other.slots[other_slot]
 
 
 class Engine:
@@ -169,7 +195,9 @@ class Engine:
         self.n_samples, self.max_new_tokens, self.seed = n_samples, max_new_tokens, seed
         self.device = next(model.parameters()).device
         self.pass_rows = PASS_ROWS.get(self.device.type, PASS_ROWS["cuda"])
-        self.lanes = max(1, math.ceil(batch_size / self.pass_rows))
+        rows = -(-batch_size // self.pass_rows) * self.pass_rows
+        self.lane_rows = rows if self.device.type == "cpu" else self.pass_rows
+        self.lanes = math.ceil(rows / self.lane_rows)
         self.seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
 
     def run(self, work: Sequence[tuple[str, list[int]]]) -> Iterator[list[list[int]]]:
@@ -217,26 +245,26 @@ class Engine:
     @torch.inference_mode()
     def _causal(self, inputs: list[_Input], prompt_capacity: int) -> Iterator[_Input]:
         capacity = prompt_capacity + self.max_new_tokens
-        lanes = [_Lane(self.model, self.pass_rows, capacity, self.device) for _ in range(self.lanes)]
+        lanes = [_Lane(self.model, self.lane_rows, self.pass_rows, capacity, self.device)
+                 for _ in range(self.lanes)]
         waiting = self._queue(inputs)
         while True:
             for lane in lanes:
-                for slot in lane.free():
-                    while waiting and lane.slots[slot] is None:
-                        finished = self._start(lane, slot, waiting.popleft())
-                        if finished:
-                            yield finished
+                while waiting and lane.free():
+                    finished = self._start(lane, waiting.popleft())
+                    if finished:
+                        yield finished
             if not waiting:
                 lanes = _compact(lanes)
-            active = [lane for lane in lanes if any(lane.slots)]
+            active = [lane for lane in lanes if lane.slots]
             if not active:
                 return
             for lane in active:
                 yield from self._step(lane)
 
-    def _start(self, lane: _Lane, slot: int, row: _Row) -> _Input | None:
+    def _start(self, lane: _Lane, row: _Row) -> _Input | None:
         """Encode ``row``'s prompt if it is its input's first sample, draw its first token, and
-        place it in ``slot`` unless it ended already (then its input if that one is done)."""
+        place it in ``lane`` unless it ended already (then its input if that one is done)."""
         source = row.source
         if source.encoding is None:
             out = self.model(input_ids=torch.tensor([source.ids], device=self.device), use_cache=True,
@@ -246,22 +274,22 @@ class Engine:
         self._draw(source.first, [(0, row)])
         if self._ended(row):
             return self._finish(row)
-        lane.place(slot, row, source.encoding)
+        lane.place(row, source.encoding)
         return None
 
     def _step(self, lane: _Lane) -> Iterator[_Input]:
-        """One pass of the lane: every row's newest token; rows that end leave it."""
-        rows = [(slot, row) for slot, row in enumerate(lane.slots) if row is not None]
-        ids = [[row.tokens[-1] if row else self.pad] for row in lane.slots]
-        mask = lane.columns <= lane.lengths[:, None]
+        """One pass of the lane's rows in flight: each one's newest token; rows that end leave."""
+        width, rows = lane.width, list(enumerate(lane.slots))
+        ids = [[row.tokens[-1]] for _, row in rows] + [[self.pad]] * (width - len(rows))
+        lengths = lane.lengths[:width]
+        mask = lane.columns <= lengths[:, None]
         out = self.model(input_ids=torch.tensor(ids, device=self.device), attention_mask=mask.long(),
-                         position_ids=lane.lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True)
-        lane.lengths[[slot for slot, _ in rows]] += 1
+                         position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True)
+        lane.lengths[: len(rows)] += 1
         self._draw(out.logits[:, -1], rows)
-        for slot, row in rows:
+        for slot, row in reversed(rows):
             if self._ended(row):
-                lane.slots[slot] = None
-                lane.lengths[slot] = 0
+                lane.remove(slot)
                 finished = self._finish(row)
                 if finished:
                     yield finished
@@ -272,7 +300,7 @@ class Engine:
     def _seq2seq(self, inputs: list[_Input], source_capacity: int) -> Iterator[_Input]:
         waiting = self._queue(inputs)
         while waiting:
-            group = [waiting.popleft() for _ in range(min(self.pass_rows, len(waiting)))]
+            group = [waiting.popleft() for _ in range(min(self.lane_rows, len(waiting)))]
             yield from self._decode_group(group, source_capacity)
 
     def _encode(self, source: _Input, capacity: int) -> torch.Tensor:
@@ -284,20 +312,21 @@ class Engine:
         return source.encoding
 
     def _decode_group(self, group: list[_Row], capacity: int) -> Iterator[_Input]:
-        spare = self.pass_rows - len(group)
+        width = -(-len(group) // self.pass_rows) * self.pass_rows
+        spare = width - len(group)
         states = torch.cat([self._encode(row.source, capacity) for row in group]
                            + [torch.zeros_like(group[0].source.encoding)] * spare)
         lengths = torch.tensor([len(row.source.ids) for row in group] + [1] * spare, device=self.device)
         mask = (torch.arange(capacity, device=self.device) < lengths[:, None]).long()
         start = self.model.config.decoder_start_token_id
-        ids = torch.full((self.pass_rows, 1), start, device=self.device)
+        ids = torch.full((width, 1), start, device=self.device)
         cache, open_rows = None, list(enumerate(group))
         while open_rows:
             out = self.model(encoder_outputs=BaseModelOutput(last_hidden_state=states), attention_mask=mask,
                              decoder_input_ids=ids, past_key_values=cache, use_cache=True)
             cache = out.past_key_values
             self._draw(out.logits[:, -1], open_rows)
-            ids = torch.full((self.pass_rows, 1), self.pad, device=self.device)
+            ids = torch.full((width, 1), self.pad, device=self.device)
             still = []
             for index, row in open_rows:
                 if self._ended(row):
@@ -317,14 +346,12 @@ def _round_up(length: int) -> int:
 def _compact(lanes: list[_Lane]) -> list[_Lane]:
     """Once no sample waits: move the rows of the last lanes into free rows of the first ones
     while that empties a lane, and drop the empty lanes (fewer padded rows per pass)."""
-    lanes = [lane for lane in lanes if any(lane.slots)] or lanes[:1]
-    while len(lanes) > 1:
-        last = lanes[-1]
-        moving = [s for s, row in enumerate(last.slots) if row is not None]
-        free = [(lane, s) for lane in lanes[:-1] for s in lane.free()]
-        if len(free) < len(moving):
-            break
-        for (lane, slot), other_slot in zip(free, moving, strict=False):
-            lane.move(slot, last, other_slot)
-        lanes.pop()
+    lanes = [lane for lane in lanes if lane.slots] or lanes[:1]
+    while len(lanes) > 1 and sum(lane.free() for lane in lanes[:-1]) >= len(lanes[-1].slots):
+        last = lanes.pop()
+        for lane in lanes:
+            while lane.free() and last.slots:
+                lane.slots.append(None)
+                lane.take(len(lane.slots) - 1, last, len(last.slots) - 1)
+                last.slots.pop()
     return lanes
