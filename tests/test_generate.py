@@ -149,3 +149,25 @@ def test_this_machines_matrix_products_round_a_row_alike_at_every_multiple_of_th
         full = torch.nn.functional.linear(x, weight)
         for rows in range(step, 8 * step, step):
             assert torch.equal(torch.nn.functional.linear(x[:rows], weight), full[:rows]), (inner, outer, rows)
+
+
+def test_a_row_that_ends_leaves_the_pass_at_once(tiny_model_dir):
+    """Every decoding pass runs the rows in flight padded by fewer than ``PASS_ROWS`` rows: a row
+    that ended is not computed again, and waiting samples fill the lane before it shrinks."""
+    loaded = _load(tiny_model_dir)
+    model, tokenizer = loaded.model, loaded.tokenizer
+    eos = list(range(0, model.config.vocab_size, 9))     # many end tokens: lengths vary
+    work = [(key, tokenizer(text).input_ids) for key, text in WORK]
+    widths = []
+    hook = model.register_forward_pre_hook(lambda m, args, kw: widths.append(kw["input_ids"].shape), with_kwargs=True)
+    try:
+        productions = list(Engine(model, Decoding("ancestral"), eos, eos[0], 8, 12, seed=3, batch_size=40).run(work))
+    finally:
+        hook.remove()
+    passes = [rows for rows, columns in widths if columns == 1]
+    # Each sample's first token comes from its prompt's pass; each later one, and an end of
+    # sequence, from one row of a decoding pass.
+    rows_needed = sum(len(tokens) - (len(tokens) == 12) for samples in productions for tokens in samples)
+    assert all(rows % PASS_ROWS["cpu"] == 0 and rows <= 48 for rows in passes)
+    assert 0 <= sum(passes) - rows_needed < PASS_ROWS["cpu"] * len(passes)
+    assert passes[0] == 48 and min(passes) < 48

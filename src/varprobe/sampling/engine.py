@@ -233,11 +233,11 @@ class Engine:
 
     def _draw(self, logits: torch.Tensor, rows: list[tuple[int, _Row]]) -> None:
         """Append to each ``(pass row, sample)`` the token its uniform picks from ``logits``."""
-        cdf = self.decoding.probabilities(logits).cumsum(-1)
-        index = torch.tensor([r for r, _ in rows], device=cdf.device)
+        index = torch.tensor([r for r, _ in rows], device=logits.device)
+        cdf = self.decoding.probabilities(logits[index]).cumsum(-1)
         u = torch.tensor([row.source.uniforms[row.sample, len(row.tokens)] for _, row in rows],
                          dtype=torch.float64)
-        for (_, row), token in zip(rows, inverse_cdf(cdf[index], u.to(cdf.device)).tolist(), strict=True):
+        for (_, row), token in zip(rows, inverse_cdf(cdf, u.to(cdf.device)).tolist(), strict=True):
             row.tokens.append(token)
 
     # Causal LMs: continuous batching over cache rows of their own lengths.
