@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 NORMS = "provo_cloze/Provo_Corpus-Predictability_Norms.csv"
@@ -40,6 +41,7 @@ def test_exact_vs_sampling_runs(tiny_model_dir, data_mirror, tmp_path):
     assert (frame["independent_forward_tokens"] < frame["generate_forward_tokens"]).all()
 
 
+@pytest.mark.slow
 def test_probe_speed_runs(data_mirror):
     out = run("probe_speed.py", "--max-inputs", "3", "--mirror", str(data_mirror))
     # 3 inputs x 7 probes x (45 H + 45 M + 100 C) pairs.
