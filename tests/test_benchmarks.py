@@ -3,6 +3,7 @@ summary line (their timings are read by people, never asserted)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +16,10 @@ NORMS = "provo_cloze/Provo_Corpus-Predictability_Norms.csv"
 
 
 def run(script: str, *args: str) -> str:
-    """stdout of ``benchmarks/script`` run with ``args``; fails the test on a non-zero exit."""
+    """stdout of ``benchmarks/script`` run with ``args``; fails the test on a non-zero exit.
+    One torch thread, as in the test process (tests/conftest.py): tiny inputs, busy cores."""
     done = subprocess.run([sys.executable, script, *args], cwd=BENCHMARKS, capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
