@@ -8,6 +8,15 @@ from pathlib import Path
 
 import pytest
 
+def pytest_configure(config):
+    """One torch thread in the test process: its models are tiny, and on a machine whose cores
+    are busy, intra-op threads that wait for each other cost several times the work (measured:
+    a 60 s enumeration test took 12 s with one thread). Workflow jobs set their own threads."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
 # The tiny model's token embedding (tied to the LM head) is multiplied by this factor; see
 # ``tiny_model_dir`` for why.
 EMBEDDING_SCALE = 5.0

@@ -17,6 +17,8 @@ from varprobe.data.production import read_instances
 from varprobe.data.provo import contexts_table
 from varprobe.words import normalise_word
 
+pytestmark = pytest.mark.slow  # a real llama.cpp server serving SmolLM2
+
 KEY_ENV = "VARPROBE_TEST_API_KEY"
 LLAMA_CPP_NEUTRAL = {"min_p": 0.0, "repeat_penalty": 1.0}
 """llama-cpp-python's request fields that truncate or reweight the distribution by default

@@ -13,6 +13,8 @@ from test_workflow import output, scheduled, snakemake, write_config
 
 from varprobe import tables
 
+pytestmark = pytest.mark.slow  # Snakemake runs against a real llama.cpp server
+
 KEY_ENV = "VARPROBE_TEST_API_KEY"
 # llama.cpp truncates by default (top_k 40, min_p 0.05, repeat_penalty 1.1): listing top_k and
 # neutralising the rest makes the endpoint sample ancestrally.

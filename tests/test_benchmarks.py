@@ -3,20 +3,23 @@ summary line (their timings are read by people, never asserted)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 NORMS = "provo_cloze/Provo_Corpus-Predictability_Norms.csv"
 
 
 def run(script: str, *args: str) -> str:
-    """stdout of ``benchmarks/script`` run with ``args``; fails the test on a non-zero exit."""
+    """stdout of ``benchmarks/script`` run with ``args``; fails the test on a non-zero exit.
+    One torch thread, as in the test process (tests/conftest.py): tiny inputs, busy cores."""
     done = subprocess.run([sys.executable, script, *args], cwd=BENCHMARKS, capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
@@ -40,6 +43,7 @@ def test_exact_vs_sampling_runs(tiny_model_dir, data_mirror, tmp_path):
     assert (frame["independent_forward_tokens"] < frame["generate_forward_tokens"]).all()
 
 
+@pytest.mark.slow
 def test_probe_speed_runs(data_mirror):
     out = run("probe_speed.py", "--max-inputs", "3", "--mirror", str(data_mirror))
     # 3 inputs x 7 probes x (45 H + 45 M + 100 C) pairs.

@@ -150,6 +150,7 @@ def _analyses_config(path, data_mirror, tiny_model_dir, **biased):
     (path / "config.yaml").write_text(yaml.safe_dump(config))
 
 
+@pytest.mark.slow
 def test_rules_are_scheduled_per_network_model(tmp_path, data_mirror, tiny_model_dir):
     _analyses_config(tmp_path, data_mirror, tiny_model_dir, nucleus=[0.9], nucleus_samples=5)
     jobs = scheduled(tmp_path)
@@ -159,6 +160,7 @@ def test_rules_are_scheduled_per_network_model(tmp_path, data_mirror, tiny_model
     assert jobs["provo_sample"] == 1
 
 
+@pytest.mark.slow
 def test_samples_decoding_must_be_a_sampled_decoding(tmp_path, data_mirror, tiny_model_dir):
     _analyses_config(tmp_path, data_mirror, tiny_model_dir, samples_decoding="greedy-ish")
     run = snakemake(tmp_path, "-n")

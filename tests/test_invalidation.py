@@ -16,6 +16,8 @@ from test_workflow import scheduled, snakemake, write_config
 
 from varprobe import tables
 
+pytestmark = pytest.mark.slow  # Snakemake runs
+
 SHARDS = 2
 AGGREGATES = {"provo_summary": 1, "report_table_provo_summary": 1, "provo_figure_tvd": 1, "all": 1}
 METRICS = {"provo_divergence": 1, "provo_oracle": 1, **AGGREGATES}

@@ -173,6 +173,7 @@ def test_cli_on_small_tables(tmp_path):
     assert (tmp_path / "diff.png").stat().st_size > 5_000
 
 
+@pytest.mark.slow
 def test_rules_are_scheduled_from_config(tmp_path, data_mirror, tiny_model_dir):
     exact = {"name": "exact", "method": "enumerate", "target_mass": 0.5, "max_forward_tokens": 60}
     config = {

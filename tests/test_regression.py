@@ -198,6 +198,7 @@ def test_cli_fits_a_synthetic_system_and_draws_the_coefficient_plot(tmp_path, ca
     assert (tmp_path / "f.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_regression_rules_are_scheduled_from_config(tmp_path, data_mirror):
     config = {
         "seed": 0, "data_mirror": str(data_mirror),

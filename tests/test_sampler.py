@@ -254,6 +254,7 @@ def smollm2():
                                     gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf"))
 
 
+@pytest.mark.slow
 def test_real_model_draws_do_not_depend_on_batch_size(smollm2, provo_norms):
     """Bitwise: the same words for every draw of 20 Provo contexts at batch sizes 1024, 64, 9."""
     from varprobe.data.provo import contexts_table
@@ -269,6 +270,7 @@ def test_real_model_draws_do_not_depend_on_batch_size(smollm2, provo_norms):
     assert len({w for w, _, _ in words[1024]}) > 100  # a real spread of words, not a degenerate model
 
 
+@pytest.mark.slow
 def test_real_model_special_tokens_end_the_text(smollm2):
     """SmolLM2's control tokens are no words: ``" <|endoftext|>"`` is no ``endoftext``, and
     ``"\n<|im_start|>"`` no ``imstart``; each ends the text (the enumeration reads the same)."""

@@ -28,6 +28,8 @@ from test_workflow import write_config
 
 from varprobe import tables
 
+pytestmark = pytest.mark.slow  # Snakemake runs on a SLURM cluster
+
 REPO = Path(__file__).resolve().parents[1]
 START, STOP = REPO / "scripts/slurm/start.sh", REPO / "scripts/slurm/stop.sh"
 JOBCOMP = Path("/var/log/slurm/jobcomp.log")

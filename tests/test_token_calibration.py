@@ -229,6 +229,7 @@ def test_cli_on_the_tiny_model(tmp_path, tiny_model_dir, provo_norms):
     assert figure.stat().st_size > 0 and len(tables.read(curve, "token_calibration")) == 12
 
 
+@pytest.mark.slow
 def test_rules_are_scheduled_from_config(tmp_path, data_mirror, tiny_model_dir):
     from test_workflow import scheduled
 

@@ -223,6 +223,7 @@ def test_cli_writes_tables_summary_and_histograms(tmp_path, provo_norms):
               str(tmp_path / "syntactic_system.parquet"), "--out", str(tmp_path / "x.parquet")])
 
 
+@pytest.mark.slow
 def test_rules_are_scheduled_from_config_and_run(tmp_path, data_mirror):
     from test_workflow import output, scheduled, snakemake, write_config
 

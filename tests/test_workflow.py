@@ -16,6 +16,8 @@ import yaml
 from varprobe import tables
 from varprobe.metrics.distributions import mle, tvd
 
+pytestmark = pytest.mark.slow  # Snakemake runs, the real SmolLM2 among them
+
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
 SMOLLM2 = {
@@ -152,48 +154,49 @@ def test_without_figure_contexts_no_word_bars_are_scheduled(tmp_path, data_mirro
     assert "provo_figure_bars" not in jobs and jobs["provo_figure_tvd"] == 1
 
 
-def test_the_venvs_snakemake_runs_without_its_bin_on_path_and_without_figure_contexts(
-        tmp_path, data_mirror):
-    csv = _write_samples(tmp_path / "published.csv", ["1,2,are,3", "1,3,now,2"])
-    write_config(tmp_path, data_mirror, [{"name": "published", "samples": str(csv)}])
-    config = yaml.safe_load((tmp_path / "config.yaml").read_text())
-    del config["provo"]["figure_contexts"]  # the schema's default: no word-bar figure
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
-    path = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep)
-                           if not (Path(d) / "varprobe").exists())
-    run = subprocess.run([*SNAKEMAKE, "--cores", "2"], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=900, env={**os.environ, "PATH": path})
+TINY_EXACT = {"name": "exact", "method": "enumerate", "target_mass": 0.5, "max_forward_tokens": 60}
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory, data_mirror, tiny_model_dir):
+    """The tiny model on passage 1, sampled (words of at most 5 tokens) and enumerated (to half
+    the mass or 60 forward tokens per context): one run, read by the tests below."""
+    workdir = tmp_path_factory.mktemp("tiny")
+    write_config(workdir, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}],
+                 decodings=[{"name": "ancestral"}, TINY_EXACT], max_tokens=5)
+    run = snakemake(workdir)
     assert run.returncode == 0, output(run)
-    assert (tmp_path / "results/provo/summary.parquet").is_file()
-    assert not list((tmp_path / "results").rglob("bars.png"))
+    return workdir
 
 
-def test_only_the_new_model_and_the_aggregates_are_scheduled(tmp_path, data_mirror, tiny_model_dir):
-    tiny = {"name": "tiny", "pretrained": str(tiny_model_dir)}
-    write_config(tmp_path, data_mirror, [tiny], texts=[1])
-    first = snakemake(tmp_path)
-    assert first.returncode == 0, output(first)
-    assert scheduled(tmp_path) == {}
-    write_config(tmp_path, data_mirror, [tiny, {**tiny, "name": "tiny2"}], texts=[1])
-    assert scheduled(tmp_path) == {
-        "provo_sample": 1, "provo_merge": 1, "provo_divergence": 1, "provo_figure_bars": 1,
-        "provo_summary": 1, "report_table_provo_summary": 1, "provo_figure_tvd": 1, "all": 1,
+def test_only_the_new_model_and_the_aggregates_are_scheduled(tiny_run):
+    assert scheduled(tiny_run) == {}
+    config = (tiny_run / "config.yaml").read_text()
+    settings = yaml.safe_load(config)
+    settings["models"].append({**settings["models"][0], "name": "tiny2"})
+    (tiny_run / "config.yaml").write_text(yaml.safe_dump(settings))
+    try:
+        jobs = scheduled(tiny_run)
+    finally:
+        (tiny_run / "config.yaml").write_text(config)
+    assert jobs == {
+        "provo_sample": 1, "provo_merge": 1, "provo_enumerate": 1, "provo_divergence": 2,
+        "provo_figure_bars": 2, "provo_summary": 1, "report_table_provo_summary": 1,
+        "provo_figure_tvd": 1, "all": 1,
     }
 
 
-def test_tiny_model_run_produces_every_table_and_figure(tmp_path, data_mirror, tiny_model_dir):
-    write_config(tmp_path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}])
-    run = snakemake(tmp_path)
-    assert run.returncode == 0, output(run)
-    provo = tmp_path / "results" / "provo"
+def test_tiny_model_run_produces_every_table_and_figure(tiny_run):
+    provo = tiny_run / "results" / "provo"
     summary = tables.read(provo / "summary.parquet", "provo_system")
-    assert summary["model"].tolist() == ["oracle", "tiny"]
+    assert sorted(zip(summary["model"], summary["decoding"])) == [
+        ("oracle", "control"), ("tiny", "ancestral"), ("tiny", "exact")]
     contexts = tables.read(provo / "contexts.parquet", "provo_contexts")
     samples = tables.read(provo / "tiny/ancestral/samples.parquet", "provo_samples")
     assert len(samples) == 8 * len(contexts)
     per_context = tables.read(provo / "tiny/ancestral/tvd.parquet", "provo_tvd")
     assert len(per_context) == len(contexts)
-    row = summary.set_index("model").loc["tiny"]
+    row = summary.set_index(["model", "decoding"]).loc[("tiny", "ancestral")]
     assert row["failure_rate"] == pytest.approx(samples["failed"].mean())
     assert row["ci_low"] <= row["expected_tvd"] <= row["ci_high"]
     assert tables.read_metadata(provo / "tiny/ancestral/samples.parquet")["generation"] == {
@@ -202,16 +205,11 @@ def test_tiny_model_run_produces_every_table_and_figure(tmp_path, data_mirror, t
     for figure in ("figures/tvd_density.png", "tiny/ancestral/bars.png"):
         assert (provo / figure).stat().st_size > 10_000
     assert set(tables.read(provo / "figures/tvd_density.parquet", "provo_kde")["model"]) == {"oracle", "tiny"}
-    assert (tmp_path / "results/logs/provo_sample/tiny/ancestral/1.log").stat().st_size > 0
+    assert (tiny_run / "results/logs/provo_sample/tiny/ancestral/1.log").stat().st_size > 0
 
 
-def test_exact_decoding_runs_end_to_end_beside_a_sampled_one(tmp_path, data_mirror, tiny_model_dir):
-    exact = {"name": "exact", "method": "enumerate", "target_mass": 0.5, "max_forward_tokens": 60}
-    write_config(tmp_path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}],
-                 decodings=[{"name": "ancestral"}, exact], max_tokens=5)
-    run = snakemake(tmp_path)
-    assert run.returncode == 0, output(run)
-    provo = tmp_path / "results" / "provo"
+def test_exact_decoding_runs_end_to_end_beside_a_sampled_one(tiny_run):
+    provo = tiny_run / "results" / "provo"
     assert not (provo / "tiny/exact/samples.parquet").exists()
     contexts = tables.read(provo / "contexts.parquet", "provo_contexts")
     found = tables.read(provo / "tiny/exact/distribution.parquet", "provo_distribution")
@@ -243,20 +241,43 @@ def _write_samples(path: Path, rows: list[str]) -> Path:
     return path
 
 
-def test_rescoring_a_samples_csv_gives_hand_checked_tvds(tmp_path, data_mirror, provo_norms):
-    from varprobe.data.provo import responses_table
-
+@pytest.fixture(scope="module")
+def published_run(tmp_path_factory, data_mirror):
+    """A samples CSV scored by the venv's Snakemake with the venv's bin off PATH and no
+    ``figure_contexts`` (the schema's default: no word-bar figure). Returns the work directory
+    and the finished process."""
+    workdir = tmp_path_factory.mktemp("published")
     # Context (1,2) "There ___": humans are, is, once, will, was, birth, comes, seems, were.
-    csv = _write_samples(tmp_path / "given.csv", [
+    csv = _write_samples(workdir / "given.csv", [
         "1,2,are,3", "1,2,Is.,1",      # -> {are: 3/4, is: 1/4}
         "1,3,\"now,\",2",              # -> {now: 1}
         "1,4,!!!,1", "1,4,rumblings,1",  # one rejected sample, one word
     ])
-    write_config(tmp_path, data_mirror, [{"name": "published", "samples": str(csv)}],
-                 figure_contexts=["1:2"])
-    run = snakemake(tmp_path)
+    write_config(workdir, data_mirror, [{"name": "published", "samples": str(csv)}])
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    del config["provo"]["figure_contexts"]
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    path = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep)
+                           if not (Path(d) / "varprobe").exists())
+    run = subprocess.run([*SNAKEMAKE, "--cores", "2"], cwd=workdir, capture_output=True,
+                         text=True, timeout=900, env={**os.environ, "PATH": path})
+    return workdir, run
+
+
+def test_the_venvs_snakemake_runs_without_its_bin_on_path_and_without_figure_contexts(
+        published_run):
+    workdir, run = published_run
     assert run.returncode == 0, output(run)
-    table = tables.read(tmp_path / "results/provo/published/given/tvd.parquet", "provo_tvd")
+    assert (workdir / "results/provo/summary.parquet").is_file()
+    assert not list((workdir / "results").rglob("bars.png"))
+
+
+def test_rescoring_a_samples_csv_gives_hand_checked_tvds(published_run, provo_norms):
+    from varprobe.data.provo import responses_table
+
+    workdir, run = published_run
+    assert run.returncode == 0, output(run)
+    table = tables.read(workdir / "results/provo/published/given/tvd.parquet", "provo_tvd")
     table = table.set_index(["text_id", "word_number"])
     humans = responses_table(provo_norms, texts=[1])
     def human(k):
@@ -269,36 +290,48 @@ def test_rescoring_a_samples_csv_gives_hand_checked_tvds(tmp_path, data_mirror, 
     assert table.loc[(1, 4), "tvd"] == pytest.approx(tvd({"rumblings": 1.0}, human(4)))
     assert table.loc[(1, 4), "n_draws"] == 2 and table.loc[(1, 4), "n_words"] == 1
     assert pd.isna(table.loc[(1, 5), "tvd"])  # no samples for this context
-    summary = tables.read(tmp_path / "results/provo/summary.parquet", "provo_system")
+    summary = tables.read(workdir / "results/provo/summary.parquet", "provo_system")
     # 8 draws in all (counts 3 + 1 + 2 + 1 + 1), one rejected
     assert summary.set_index("model").loc["published", "failure_rate"] == pytest.approx(1 / 8)
 
 
-@pytest.mark.parametrize(
-    ("rows", "message"),
-    [
-        (["1,2,are,1", "1,x,is,1"], "column word_number must be an integer, got 'x'"),
-        (["1,2,are,1", "1,999,is,1"], "contexts that the Provo corpus does not have: row 3 (1, 999)"),
-        (["1,2,are,0"], "count must be >= 1"),
-    ],
-)
-def test_malformed_samples_are_named_and_leave_no_output(tmp_path, data_mirror, rows, message):
-    csv = _write_samples(tmp_path / "bad.csv", rows)
-    write_config(tmp_path, data_mirror, [{"name": "bad", "samples": str(csv)}])
-    run = snakemake(tmp_path)
+MALFORMED = {
+    "bad-id": (["1,2,are,1", "1,x,is,1"], "column word_number must be an integer, got 'x'"),
+    "bad-context": (["1,2,are,1", "1,999,is,1"], "contexts that the Provo corpus does not have: row 3 (1, 999)"),
+    "bad-count": (["1,2,are,0"], "count must be >= 1"),
+}
+"""Samples files with one defect each: {model name: (CSV rows, the error's message)}."""
+
+
+@pytest.fixture(scope="module")
+def malformed_run(tmp_path_factory, data_mirror):
+    """One run over every file of ``MALFORMED`` and a CSV without the sample column (model
+    ``no-sample``), each a model of its own: every ingest job runs (``--keep-going``) and
+    fails. Returns the work directory and the run's console output."""
+    workdir = tmp_path_factory.mktemp("malformed")
+    models = [{"name": name, "samples": str(_write_samples(workdir / f"{name}.csv", rows))}
+              for name, (rows, _) in MALFORMED.items()]
+    (workdir / "no-sample.csv").write_text("text_id,word_number,word\n1,2,are\n")
+    models.append({"name": "no-sample", "samples": str(workdir / "no-sample.csv")})
+    write_config(workdir, data_mirror, models)
+    targets = [f"results/provo/{m['name']}/given/samples.parquet" for m in models]
+    run = snakemake(workdir, "--keep-going", *targets)
     assert run.returncode != 0
+    return workdir, output(run)
+
+
+@pytest.mark.parametrize("name", MALFORMED)
+def test_malformed_samples_are_named_and_leave_no_output(malformed_run, name):
+    workdir, printed = malformed_run
     # The profile shows the failed job's log: its error line reaches the console.
-    assert f"varprobe: error: samples file {csv}" in output(run) and message in output(run)
-    assert not (tmp_path / "results/provo/bad/given/samples.parquet").exists()
+    assert f"varprobe: error: samples file {workdir / name}.csv" in printed
+    assert MALFORMED[name][1] in printed
+    assert not (workdir / f"results/provo/{name}/given/samples.parquet").exists()
 
 
-def test_samples_csv_without_the_sample_column_is_named(tmp_path, data_mirror):
-    csv = tmp_path / "bad.csv"
-    csv.write_text("text_id,word_number,word\n1,2,are\n")
-    write_config(tmp_path, data_mirror, [{"name": "bad", "samples": str(csv)}])
-    run = snakemake(tmp_path)
-    assert run.returncode != 0
-    assert "missing column(s) ['sample']" in output(run) + _logs(tmp_path)
+def test_samples_csv_without_the_sample_column_is_named(malformed_run):
+    workdir, printed = malformed_run
+    assert "missing column(s) ['sample']" in printed + _logs(workdir)
 
 
 def test_a_mirror_file_fixed_in_place_replaces_the_stale_copy(tmp_path, data_mirror):
