@@ -47,6 +47,10 @@ PASS_ROWS = {"cpu": 32, "cuda": 128}
 """Rows of every forward pass of the exact enumerator (``varprobe.sampling.enumeration``, which
 pads short passes): matrix products round a row differently depending on how many rows they
 multiply, so a fixed count keeps its results the same to the bit whatever its batching."""
+DISTRIBUTION_ROWS = 8
+"""At most this many next-token distributions (float64 over the vocabulary) are computed at
+once: small blocks reuse the allocator's memory, where a pass's worth of rows (100 MB for 256
+rows of a 49k vocabulary) is fresh pages every time, which doubled the time spent on them."""
 ATTENTION = "varprobe_shared_prefix"
 """The name ``_prefix_attention`` is registered under in transformers' ``AttentionInterface``."""
 
@@ -68,8 +72,9 @@ class SamplerSettings:
     """How many draws per context, the token budget per draw, the batch size and the seed.
 
     ``batch_size`` bounds memory only: the prefix-tree nodes whose next-token distributions
-    (float64 over the vocabulary) are held at once. The forward passes do not depend on it
-    (``PASS_NODES``) and each distribution is computed from its own row, so it changes no draw.
+    (float64 over the vocabulary) are held at once, at most ``DISTRIBUTION_ROWS`` in any case.
+    The forward passes do not depend on it (``PASS_NODES``) and each distribution is computed
+    from its own row, so it changes no draw.
     """
 
     n_samples: int = 40
@@ -218,11 +223,13 @@ class CompleteWordSampler:
     def _branch(self, nodes: list[_Node], logits: torch.Tensor, step: int, uniforms: list[np.ndarray],
                 draws: list[dict[int, Draw]]) -> list[_Node]:
         """Draw token ``step`` of every draw of ``nodes`` from the nodes' next-token ``logits``
-        (one row each, ``batch_size`` rows at a time); record the draws that are done and return
-        the still open children, in tree order (by parent, then token id)."""
+        (one row each; ``batch_size`` or ``DISTRIBUTION_ROWS`` distributions at a time); record
+        the draws that are done and return the still open children, in tree order (by parent,
+        then token id)."""
         children = []
-        for start in range(0, len(nodes), self.settings.batch_size):
-            part = nodes[start : start + self.settings.batch_size]
+        block = min(self.settings.batch_size, DISTRIBUTION_ROWS)
+        for start in range(0, len(nodes), block):
+            part = nodes[start : start + block]
             cdf = self.decoding.probabilities(logits[start : start + len(part)]).cumsum(-1)
             picked = _inverse_cdf(cdf, [uniforms[node.context][node.rows, step] for node in part])
             for node, tokens in zip(part, picked, strict=True):
