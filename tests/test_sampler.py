@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
+import torch
 
 from varprobe.sampling.complete_word import (
-    PASS_ROWS,
+    PASS_NODES,
     CompleteWordSampler,
     Draw,
     SamplerSettings,
     Vocabulary,
+    _Node,
+    _prefix_attention,
 )
 from varprobe.sampling.decoding import Decoding
 from varprobe.words import COMPLETE, FAILURES, INCOMPLETE, Extraction, first_word
@@ -102,17 +107,63 @@ def forward_shapes(model, run) -> list[tuple[str, int, int]]:
     return shapes
 
 
-def test_every_forward_pass_has_the_same_row_count_at_any_batch_size(tiny_model):
+@pytest.mark.parametrize("pass_nodes", [7, PASS_NODES["cpu"]])
+def test_forward_passes_are_the_same_at_any_batch_size(tiny_model, pass_nodes):
     """The invariance by construction, checkable on any processor: matrix products round a
-    row by how many rows share the pass, so every pass over generated tokens has ``PASS_ROWS``
-    rows and the passes are the same at every batch size."""
+    row by how many rows share the pass, so the passes over generated tokens are cut from the
+    prefix tree alone (``pass_nodes`` open nodes at a time) and are the same at every batch
+    size."""
     shapes = {}
     for batch_size in (1, 5, 33, 1024):
         sampler = make_sampler(tiny_model, n_samples=24, batch_size=batch_size)
+        sampler.pass_nodes = pass_nodes
         shapes[batch_size] = forward_shapes(tiny_model.model, lambda s=sampler: sample_all(s, CONTEXTS[:2]))
     advance = [rows for kind, rows, _ in shapes[1] if kind == "advance"]
-    assert len(advance) > 5 and set(advance) == {PASS_ROWS["cpu"]}
+    assert len(advance) > 5 and max(advance) <= pass_nodes
+    assert (pass_nodes in advance) == (pass_nodes == 7)  # 48 draws never fill 256 rows
     assert shapes[5] == shapes[33] == shapes[1024] == shapes[1]
+
+
+def test_pass_logits_are_the_models_on_the_whole_sequence(tiny_model):
+    """A pass reads the shared encoding up to each row's own context and then the row's own
+    keys (gathered from the last step in any order): its logits are the model's own on the
+    context followed by the generated tokens."""
+    model, sampler = tiny_model.model, make_sampler(tiny_model)
+    short, long = (sampler.encode(t) for t in ("The cat sat on the", "The cat sat on the mat and the"))
+    rows = np.arange(3)
+    with torch.inference_mode():
+        encoding = model(input_ids=torch.tensor([long]), use_cache=True).past_key_values
+        shared = [(layer.keys, layer.values) for layer in encoding.layers]
+        first = [_Node(0, (262,), rows, None), _Node(1, (3797,), rows, None)]
+        _, own = sampler._forward(first, shared, [len(short), len(long)], 0, None)
+        second = [_Node(1, (3797, 290), rows, 1), _Node(0, (262, 3290), rows, 0)]
+        logits, _ = sampler._forward(second, shared, [len(short), len(long)], 1, own)
+        for row, ids in enumerate([long + [3797, 290], short + [262, 3290]]):
+            expected = model(input_ids=torch.tensor([ids])).logits[0, -1]
+            torch.testing.assert_close(logits[row], expected, rtol=1e-4, atol=1e-4)
+
+
+def test_prefix_attention_is_attention_over_the_concatenation():
+    """Grouped-query heads (6 query heads on 2 key heads): broadcasting the shared keys and
+    adding each row's own gives what SDPA gives on the concatenated, masked keys."""
+    generator = torch.Generator().manual_seed(0)
+    rows, heads, kv_heads, passage, generated, dim = 4, 6, 2, 9, 3, 8
+    query = torch.randn(rows, heads, 1, dim, generator=generator)
+    shared = [tuple(torch.randn(1, kv_heads, passage, dim, generator=generator) for _ in range(2))]
+    own_keys, own_values = (torch.randn(rows, kv_heads, generated, dim, generator=generator) for _ in range(2))
+    lengths = torch.tensor([9, 1, 5, 7])
+    allowed = torch.arange(passage) < lengths[:, None]
+    mask = torch.zeros(rows, 1, 1, passage).masked_fill(~allowed[:, None, None], -torch.inf)
+    module = SimpleNamespace(layer_idx=0)
+    out, _ = _prefix_attention(module, query, own_keys, own_values, mask, scaling=0.3, shared_prefix=shared)
+
+    def whole(part, own):
+        return torch.cat([part.expand(rows, -1, -1, -1), own], 2).repeat_interleave(heads // kv_heads, 1)
+
+    full_mask = torch.cat([allowed, torch.ones(rows, generated, dtype=torch.bool)], 1)[:, None, None]
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        query, whole(shared[0][0], own_keys), whole(shared[0][1], own_values), full_mask, scale=0.3)
+    torch.testing.assert_close(out, expected.transpose(1, 2))
 
 
 def test_draws_do_not_depend_on_the_order_of_contexts(tiny_model, ancestral_draws):

@@ -11,9 +11,13 @@ that produce none. This module does that with three properties:
 * **Reproducibility.** Draw j of a context uses its own stream of uniforms
   ``U[j, t]`` (inverse-CDF sampling), seeded by ``(seed, context key)``. Which draws share a
   batch therefore cannot change any draw: the result depends on (seed, model, decoding,
-  context) alone, not on the batch size or the order of contexts. Every forward pass over
-  generated tokens has the same number of rows (``PASS_ROWS``), whatever the batch size, so
-  floating-point rounding cannot differ between batch sizes either.
+  context) alone, not on the batch size or the order of contexts. The forward passes over
+  generated tokens are cut from the prefix tree alone (each step's open nodes, in tree order,
+  ``PASS_NODES`` at a time), never from the batch size, so floating-point rounding cannot differ
+  between batch sizes either.
+* **The shared encoding is never copied per draw.** A pass's rows attend to the chain's one
+  encoding by broadcasting and to their own generated keys (``_prefix_attention``); the scores
+  of both parts go through one softmax, so this is ordinary attention over the concatenation.
 * **No truncated words.** A draw whose word is still open after ``max_tokens`` tokens fails
   as ``token_budget`` (see ``varprobe.words`` for the boundary rules).
 """
@@ -21,11 +25,13 @@ that produce none. This module does that with three properties:
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
-from transformers import DynamicCache
+from transformers import AttentionInterface
+from transformers.cache_utils import Cache, CacheLayerMixin
 
 from varprobe.sampling.decoding import Decoding
 from varprobe.words import INCOMPLETE, Extraction, first_word
@@ -33,11 +39,20 @@ from varprobe.words import INCOMPLETE, Extraction, first_word
 
 CHAIN_DRAWS = 2048
 """At most this many draws (contexts x n_samples) are sampled from one shared encoding."""
+PASS_NODES = {"cpu": 256, "cuda": 1024}
+"""Open prefix-tree nodes per forward pass over generated tokens, per device type (other
+devices: the CUDA count). A step's open nodes, in tree order, are cut into passes of this many
+(the last pass of a step holds the rest), so the passes depend on the prefix tree alone."""
 PASS_ROWS = {"cpu": 32, "cuda": 128}
-"""Rows of every forward pass over generated tokens, per device type (a short pass repeats its
-last row; other devices: the CUDA count). Matrix products round a row differently depending on
-how many rows they multiply, so a fixed count keeps every draw the same to the bit whatever the
-batch size (on a given device). The enumerator's passes have the same counts."""
+"""Rows of every forward pass of the exact enumerator (``varprobe.sampling.enumeration``, which
+pads short passes): matrix products round a row differently depending on how many rows they
+multiply, so a fixed count keeps its results the same to the bit whatever its batching."""
+DISTRIBUTION_ROWS = 8
+"""At most this many next-token distributions (float64 over the vocabulary) are computed at
+once: small blocks reuse the allocator's memory, where a pass's worth of rows (100 MB for 256
+rows of a 49k vocabulary) is fresh pages every time, which doubled the time spent on them."""
+ATTENTION = "varprobe_shared_prefix"
+"""The name ``_prefix_attention`` is registered under in transformers' ``AttentionInterface``."""
 
 
 @dataclass(frozen=True)
@@ -57,8 +72,9 @@ class SamplerSettings:
     """How many draws per context, the token budget per draw, the batch size and the seed.
 
     ``batch_size`` bounds memory only: the prefix-tree nodes whose next-token distributions
-    (float64 over the vocabulary) are held at once. Forward passes always have ``PASS_ROWS``
-    rows, and the distributions are computed row by row, so it changes no draw.
+    (float64 over the vocabulary) are held at once, at most ``DISTRIBUTION_ROWS`` in any case.
+    The forward passes do not depend on it (``PASS_NODES``) and each distribution is computed
+    from its own row, so it changes no draw.
     """
 
     n_samples: int = 40
@@ -126,7 +142,8 @@ class CompleteWordSampler:
         self.decoding = decoding
         self.settings = settings
         self.device = next(model.parameters()).device
-        self.pass_rows = PASS_ROWS.get(self.device.type, PASS_ROWS["cuda"])
+        self.pass_nodes = PASS_NODES.get(self.device.type, PASS_NODES["cuda"])
+        AttentionInterface.register(ATTENTION, _prefix_attention)
 
     def uniforms(self, key: Sequence[int]) -> np.ndarray:
         """The ``(n_samples, max_tokens)`` uniforms of the context with integer ``key``.
@@ -151,8 +168,8 @@ class CompleteWordSampler:
         Consecutive contexts whose token ids extend one another (the prefixes of one passage)
         form a chain of at most ``CHAIN_DRAWS`` draws that is encoded once and sampled in one
         batch; see ``_sample_chain``. Chains never depend on ``batch_size``: the passage
-        encoding a context reads is computed for the same chain whatever the batch size, so
-        the draws are the same to the bit.
+        encoding a context reads, and the passes its draws run in, are computed for the same
+        chain whatever the batch size, so the draws are the same to the bit.
         """
         limit = max(1, CHAIN_DRAWS // self.settings.n_samples)
         chain: list[tuple[Sequence[int], list[int]]] = []
@@ -171,83 +188,86 @@ class CompleteWordSampler:
 
         The last (longest) context is run through the network once. Context c of length L_c
         reads its first next-token distribution at position L_c - 1 and attends to positions
-        [0, L_c) of that shared cache; its draws' own tokens follow at positions L_c, L_c + 1,
-        ... (explicit position ids, the positions in between masked out). Every open draw of
-        every context in the chain then advances in the same batches.
+        [0, L_c) of that shared encoding; its draws' own tokens follow at positions L_c,
+        L_c + 1, ... (explicit position ids). Step t runs the open nodes of every context in
+        the chain, in tree order, ``pass_nodes`` per pass, and draws their children pass by
+        pass.
         """
         settings = self.settings
         lengths = [len(ids) for _, ids in chain]
-        out = self.model(input_ids=torch.tensor([chain[-1][1]], device=self.device), use_cache=True)
+        ends = torch.tensor([n - 1 for n in lengths], device=self.device)
+        out = self.model(input_ids=torch.tensor([chain[-1][1]], device=self.device), use_cache=True,
+                         logits_to_keep=ends)
         shared = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
-        logits = out.logits[0, [n - 1 for n in lengths]]
         uniforms = [self.uniforms(key) for key, _ in chain]
-        nodes = [_Node(c, (), np.arange(settings.n_samples), None) for c in range(len(chain))]
         draws: list[dict[int, Draw]] = [{} for _ in chain]
-        children: list[_Node] = []
-        batches: list = []
-        for step in range(settings.max_tokens):
-            children = []
-            for start in range(0, len(nodes), settings.batch_size):
-                cdf = self.decoding.probabilities(logits[start : start + settings.batch_size]).cumsum(-1)
-                for node, row_cdf in zip(nodes[start : start + settings.batch_size], cdf, strict=False):
-                    tokens = _inverse_cdf(row_cdf, uniforms[node.context][node.rows, step])
-                    for token in np.unique(tokens):
-                        child = _Node(node.context, (*node.prefix, int(token)),
-                                      node.rows[tokens == token], node.kv)
-                        status = self.vocabulary.read(child.prefix)
-                        if status.done:
-                            self._finish(draws[node.context], child, status)
-                        else:
-                            children.append(child)
-            if step + 1 == settings.max_tokens or not children:
+        roots = [_Node(c, (), np.arange(settings.n_samples), None) for c in range(len(chain))]
+        frontier = self._branch(roots, out.logits[0], 0, uniforms, draws)
+        own: list | None = None
+        for step in range(1, settings.max_tokens):
+            if not frontier:
                 break
-            logits, nodes, batches = self._advance(children, shared, lengths, step, batches)
-        for child in children:
-            self._finish(draws[child.context], child, Extraction("token_budget"))
+            grown, parts = [], []
+            for start in range(0, len(frontier), self.pass_nodes):
+                nodes = frontier[start : start + self.pass_nodes]
+                logits, keys_values = self._forward(nodes, shared, lengths, step - 1, own)
+                placed = [replace(node, kv=start + i) for i, node in enumerate(nodes)]
+                grown.extend(self._branch(placed, logits, step, uniforms, draws))
+                parts.append(keys_values)
+            own = [tuple(torch.cat(kv, 0) for kv in zip(*layer, strict=True)) for layer in zip(*parts, strict=True)]
+            frontier = grown
+        for node in frontier:
+            self._finish(draws[node.context], node, Extraction("token_budget"))
         return [[d[j] for j in range(settings.n_samples)] for d in draws]
 
-    def _advance(self, children: list[_Node], shared: list, lengths: list[int], generated: int,
-                 previous: list):
-        """Run the network on the newest token of each open node, in passes of ``pass_rows``
-        rows (the last pass repeats its last node; the repeats' outputs are not used).
+    def _branch(self, nodes: list[_Node], logits: torch.Tensor, step: int, uniforms: list[np.ndarray],
+                draws: list[dict[int, Draw]]) -> list[_Node]:
+        """Draw token ``step`` of every draw of ``nodes`` from the nodes' next-token ``logits``
+        (one row each; ``batch_size`` or ``DISTRIBUTION_ROWS`` distributions at a time); record
+        the draws that are done and return the still open children, in tree order (by parent,
+        then token id)."""
+        children = []
+        block = min(self.settings.batch_size, DISTRIBUTION_ROWS)
+        for start in range(0, len(nodes), block):
+            part = nodes[start : start + block]
+            cdf = self.decoding.probabilities(logits[start : start + len(part)]).cumsum(-1)
+            picked = _inverse_cdf(cdf, [uniforms[node.context][node.rows, step] for node in part])
+            for node, tokens in zip(part, picked, strict=True):
+                for token in np.unique(tokens):
+                    child = _Node(node.context, (*node.prefix, int(token)), node.rows[tokens == token], node.kv)
+                    status = self.vocabulary.read(child.prefix)
+                    if status.done:
+                        self._finish(draws[node.context], child, status)
+                    else:
+                        children.append(child)
+        return children
 
-        ``previous`` holds the last step's per-pass generated keys/values, where the parents'
-        are. Returns the nodes' next-token logits, the nodes (each now pointing at its own
-        keys/values: ``generated + 1`` positions after the shared prefix) and their passes.
-        """
-        # Every pass has the same rows whatever the batch size, and every row attends over the
-        # whole shared encoding (positions past a context's end are masked): each node's
-        # logits are computed by the same operations on the same shapes.
+    def _forward(self, nodes: list[_Node], shared: list, lengths: list[int], generated: int,
+                 own: list | None) -> tuple[torch.Tensor, list]:
+        """One pass over the newest token of each of ``nodes``, which have ``generated`` earlier
+        own tokens (their parents' keys/values sit in ``own``, one ``(keys, values)`` per layer
+        indexed by ``node.kv``). Returns the nodes' next-token logits and their own keys/values
+        after this token."""
+        context_lengths = torch.tensor([lengths[n.context] for n in nodes], device=self.device)
         passage = shared[0][0].shape[2]
-        parts, advanced, batches = [], [], []
-        for start in range(0, len(children), self.pass_rows):
-            nodes = children[start : start + self.pass_rows]
-            chunk = nodes + nodes[-1:] * (self.pass_rows - len(nodes))
-            size = len(chunk)
-            context_lengths = torch.tensor([lengths[n.context] for n in chunk], device=self.device)
-            layers = []
-            for index, (keys, values) in enumerate(shared):
-                keys, values = keys.expand(size, -1, -1, -1), values.expand(size, -1, -1, -1)
-                if generated:
-                    own_keys, own_values = _gather(previous, chunk, index)
-                    keys, values = torch.cat([keys, own_keys], 2), torch.cat([values, own_values], 2)
-                layers.append((keys, values))
-            mask = torch.ones(size, passage + generated + 1, dtype=torch.long, device=self.device)
-            mask[:, :passage] = torch.arange(passage, device=self.device) < context_lengths[:, None]
+        columns = torch.arange(passage, device=self.device)
+        mask = torch.zeros(len(nodes), 1, 1, passage, dtype=shared[0][0].dtype, device=self.device)
+        mask.masked_fill_(columns >= context_lengths[:, None, None, None], -torch.inf)
+        if own is None:
+            layers = [_OwnLayer(None, None, passage) for _ in shared]
+        else:
+            index = torch.tensor([n.kv for n in nodes], device=self.device)
+            layers = [_OwnLayer(k.index_select(0, index), v.index_select(0, index), passage) for k, v in own]
+        with _attention(self.model, ATTENTION):
             out = self.model(
-                input_ids=torch.tensor([[n.prefix[-1]] for n in chunk], device=self.device),
-                past_key_values=DynamicCache(layers, config=self.model.config),
+                input_ids=torch.tensor([[n.prefix[-1]] for n in nodes], device=self.device),
+                past_key_values=Cache(layers=layers),
                 attention_mask=mask,
                 position_ids=(context_lengths + generated)[:, None],
                 use_cache=True,
+                shared_prefix=shared,
             )
-            batch = len(batches)
-            batches.append(
-                [(layer.keys[:, :, passage:], layer.values[:, :, passage:]) for layer in out.past_key_values.layers]
-            )
-            parts.append(out.logits[: len(nodes), -1, :])
-            advanced.extend(_Node(n.context, n.prefix, n.rows, (batch, i)) for i, n in enumerate(nodes))
-        return torch.cat(parts), advanced, batches
+        return out.logits[:, -1], [(layer.keys, layer.values) for layer in layers]
 
     def _finish(self, draws: dict[int, Draw], node: _Node, status: Extraction) -> None:
         text = self.vocabulary.text(node.prefix)
@@ -260,40 +280,107 @@ class CompleteWordSampler:
 class _Node:
     """A prefix-tree node: the draws of one context that generated the same tokens so far.
 
-    ``kv`` locates the node's own keys/values (batch, row) among the last step's outputs, or
-    is None before any generated token was run through the network.
+    ``kv`` is the row of the node's own keys/values (or, for a child not yet run, its parent's)
+    among the last step's, or None before any generated token was run through the network.
     """
 
     context: int
     prefix: tuple[int, ...]
     rows: np.ndarray
-    kv: tuple[int, int] | None
+    kv: int | None
 
 
-def _inverse_cdf(cdf: torch.Tensor, u: np.ndarray) -> np.ndarray:
-    """Token ids ``F^{-1}(u)``: the first index whose cumulative probability exceeds ``u``."""
-    target = torch.as_tensor(u, dtype=cdf.dtype, device=cdf.device) * cdf[-1]
-    picked = torch.searchsorted(cdf, target, right=True).clamp_(max=cdf.numel() - 1)
-    return picked.cpu().numpy()
+class _OwnLayer(CacheLayerMixin):
+    """One layer's generated keys and values of a pass's rows, ``(rows, heads, g, head_dim)``;
+    the shared encoding's ``passage`` positions come before them but stay out of this cache
+    (``_prefix_attention`` reads them). ``update`` appends the new token's and returns the rows'
+    own keys/values only."""
 
+    is_sliding = False
 
-def _gather(batches: list, chunk: list[_Node], layer: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The generated keys and values of each node's parent in ``chunk``, for one layer.
+    def __init__(self, keys: torch.Tensor | None, values: torch.Tensor | None, passage: int) -> None:
+        super().__init__()
+        self.keys, self.values, self.passage = keys, values, passage
+        self.is_initialized = True
 
-    Parents sit in the previous step's batches; consecutive parents of one batch are gathered
-    with one ``index_select``.
-    """
-    runs: list[tuple[int, list[int]]] = []
-    for node in chunk:
-        batch, row = node.kv
-        if runs and runs[-1][0] == batch:
-            runs[-1][1].append(row)
+    def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
+        raise AssertionError("initialised at construction")
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+        if self.keys is None:
+            self.keys, self.values = key_states, value_states
         else:
-            runs.append((batch, [row]))
-    keys, values = [], []
-    for batch, rows in runs:
-        stored_keys, stored_values = batches[batch][layer]
-        index = torch.tensor(rows, device=stored_keys.device)
-        keys.append(stored_keys.index_select(0, index))
-        values.append(stored_values.index_select(0, index))
-    return torch.cat(keys), torch.cat(values)
+            self.keys = torch.cat([self.keys, key_states], 2)
+            self.values = torch.cat([self.values, value_states], 2)
+        return self.keys, self.values
+
+    def get_seq_length(self) -> int:
+        return self.passage + (0 if self.keys is None else self.keys.shape[2])
+
+    def get_mask_sizes(self, query_length: int) -> tuple[int, int]:
+        return self.get_seq_length() + query_length, 0
+
+    def get_max_length(self) -> int:
+        return -1
+
+
+@contextmanager
+def _attention(model, name: str) -> Iterator[None]:
+    """Run ``model`` with the attention function registered as ``name``, then restore its own."""
+    config = model.config
+    before = config._attn_implementation
+    config._attn_implementation = name
+    try:
+        yield
+    finally:
+        config._attn_implementation = before
+
+
+def _prefix_attention(module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                      attention_mask: torch.Tensor, scaling: float | None = None, dropout: float = 0.0,
+                      shared_prefix: list | None = None, **kwargs) -> tuple[torch.Tensor, None]:
+    """Attention of one new token per row over the chain's shared encoding and the row's own
+    generated keys (an ``AttentionInterface`` function).
+
+    ``query`` is ``(R, H, 1, d)``; ``key``/``value`` are the rows' own keys/values
+    ``(R, K, g, d)`` (this token's included); ``shared_prefix[layer]`` holds the encoding's
+    ``(1, K, P, d)`` keys and values, read by every row through a broadcast product (query head
+    h reads key head ``h // (H / K)``); ``attention_mask`` ``(R, 1, 1, P)`` is 0 where a row may
+    attend to the encoding and -inf past its context. With scores s = scaling * q . k over both
+    parts, the output is softmax([s_shared + mask, s_own]) . [v_shared, v_own], the softmax in
+    float32 (as transformers' eager attention): exactly attention over the concatenation.
+    """
+    unsupported = {k: kwargs[k] for k in ("softcap", "s_aux") if kwargs.get(k) is not None}
+    window = kwargs.get("sliding_window")
+    if unsupported or dropout or (window is not None and window < attention_mask.shape[-1] + key.shape[2]):
+        raise NotImplementedError(
+            f"the complete-word sampler's shared-prefix attention supports plain causal attention only; "
+            f"{type(module).__name__} asked for {unsupported or {'dropout': dropout, 'sliding_window': window}}")
+    shared_keys, shared_values = shared_prefix[module.layer_idx]
+    rows, heads, _, dim = query.shape
+    kv_heads, passage = shared_keys.shape[1], shared_keys.shape[2]
+    group = heads // kv_heads
+    scaling = dim**-0.5 if scaling is None else scaling
+    q = query.reshape(rows, kv_heads, group, dim)
+    q_shared = q.permute(1, 0, 2, 3).reshape(kv_heads, rows * group, dim)
+    scores_shared = torch.bmm(q_shared, shared_keys[0].transpose(1, 2)).view(kv_heads, rows, group, passage)
+    scores = torch.cat([scores_shared.permute(1, 0, 2, 3) * scaling + attention_mask,
+                        torch.matmul(q, key.transpose(2, 3)) * scaling], -1)
+    probs = torch.softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype)
+    probs_shared = probs[..., :passage].permute(1, 0, 2, 3).reshape(kv_heads, rows * group, passage)
+    out = torch.bmm(probs_shared, shared_values[0]).view(kv_heads, rows, group, dim).permute(1, 0, 2, 3)
+    out = out + torch.matmul(probs[..., passage:], value)
+    return out.reshape(rows, heads, 1, dim).transpose(1, 2), None
+
+
+def _inverse_cdf(cdf: torch.Tensor, uniforms: list[np.ndarray]) -> list[np.ndarray]:
+    """Per row of ``cdf`` (nodes x V, unnormalised cumulative sums) and its uniforms u: the
+    token ids ``F^{-1}(u)``, the first index whose cumulative probability exceeds ``u`` times
+    the row's total."""
+    width = max(len(u) for u in uniforms)
+    padded = np.zeros((len(uniforms), width))
+    for i, u in enumerate(uniforms):
+        padded[i, : len(u)] = u
+    target = torch.as_tensor(padded, dtype=cdf.dtype, device=cdf.device) * cdf[:, -1:]
+    picked = torch.searchsorted(cdf, target, right=True).clamp_(max=cdf.shape[1] - 1).cpu().numpy()
+    return [row[: len(u)] for row, u in zip(picked, uniforms, strict=True)]
