@@ -14,7 +14,6 @@ so a failed job never leaves a partial checkpoint that looks complete.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -23,6 +22,8 @@ from pathlib import Path
 import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save
+
+from varprobe.data.sources import Digest
 
 FORMAT = "varprobe-finetune/1"
 WEIGHTS = "trainable.safetensors"
@@ -48,7 +49,7 @@ def save_checkpoint(model: torch.nn.Module, names: list[str], folder: str | Path
         (partial / WEIGHTS).write_bytes(save(tensors))
         shapes = {n: {"shape": list(t.shape), "dtype": str(t.dtype).removeprefix("torch.")}
                   for n, t in tensors.items()}
-        full = {**manifest, "format": FORMAT, "sha256": _sha256(partial / WEIGHTS),
+        full = {**manifest, "format": FORMAT, "sha256": Digest.of(partial / WEIGHTS).sha256,
                 "parameters": shapes}
         (partial / MANIFEST).write_text(json.dumps(full, indent=1, sort_keys=True) + "\n")
         if folder.is_dir():
@@ -87,7 +88,7 @@ def apply_checkpoint(model: torch.nn.Module, folder: str | Path) -> dict:
     path = Path(folder) / WEIGHTS
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint {folder}: weights file {WEIGHTS} is missing")
-    if _sha256(path) != manifest.get("sha256"):
+    if Digest.of(path).sha256 != manifest.get("sha256"):
         raise ValueError(f"checkpoint {folder}: {WEIGHTS} does not match the SHA-256 in its "
                          "manifest (corrupt or replaced)")
     try:
@@ -111,11 +112,3 @@ def apply_checkpoint(model: torch.nn.Module, folder: str | Path) -> dict:
         for name, tensor in tensors.items():
             parameters[name].copy_(tensor)
     return manifest
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()

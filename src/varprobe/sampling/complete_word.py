@@ -43,10 +43,6 @@ PASS_NODES = {"cpu": 256, "cuda": 1024}
 """Open prefix-tree nodes per forward pass over generated tokens, per device type (other
 devices: the CUDA count). A step's open nodes, in tree order, are cut into passes of this many
 (the last pass of a step holds the rest), so the passes depend on the prefix tree alone."""
-PASS_ROWS = {"cpu": 32, "cuda": 128}
-"""Rows of every forward pass of the exact enumerator (``varprobe.sampling.enumeration``, which
-pads short passes): matrix products round a row differently depending on how many rows they
-multiply, so a fixed count keeps its results the same to the bit whatever its batching."""
 DISTRIBUTION_ROWS = 8
 """At most this many next-token distributions (float64 over the vocabulary) are computed at
 once: small blocks reuse the allocator's memory, where a pass's worth of rows (100 MB for 256

@@ -69,9 +69,14 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
-from varprobe.sampling.complete_word import PASS_ROWS, Vocabulary
+from varprobe.sampling.complete_word import Vocabulary
 from varprobe.sampling.decoding import Decoding
 from varprobe.words import COMPLETE, FAILURES, Extraction, first_word, is_delimiter
+
+PASS_ROWS = {"cpu": 32, "cuda": 128}
+"""Rows of every forward pass, per device type (short passes are padded; other devices: the
+CUDA count): matrix products round a row differently depending on how many rows they
+multiply, so a fixed count keeps the results the same to the bit whatever the batching."""
 
 CHAIN_CONTEXTS = 8
 """At most this many contexts are enumerated together on one shared encoding."""
