@@ -34,12 +34,11 @@ import numpy as np
 import pandas as pd
 import torch
 import yaml
-from sampler_speed import ForwardCounter, add_model_arguments, model_spec
+from sampler_speed import ForwardCounter, add_model_arguments, load_model
 
 from varprobe.data.instances import first_inputs
 from varprobe.data.production import raw_files, read_instances
 from varprobe.data.sources import MIRROR_ENV, source_of
-from varprobe.models.loading import load_causal_lm
 from varprobe.probes.lexical import ngram_counts, ngram_distance
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.engine import Engine
@@ -133,12 +132,8 @@ def summary(productions: dict[str, list[list[int]]], tokenizer) -> tuple[float, 
 def main() -> None:
     args = parse_args()
     load = os.getloadavg()
-    torch.set_num_threads(args.threads)
-    t0 = time.perf_counter()
-    lm = load_causal_lm(model_spec(args))
+    lm = load_model(args)
     model, tokenizer = lm.model, lm.tokenizer
-    print(f"model {lm.spec.pretrained or lm.spec.package}/{lm.spec.gguf_file or ''} loaded ({lm.spec.dtype}, "
-          f"{lm.spec.device}) in {time.perf_counter() - t0:.1f} s; torch threads {torch.get_num_threads()}")
     eos = model.generation_config.eos_token_id
     eos = [eos] if isinstance(eos, int) else list(eos)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]

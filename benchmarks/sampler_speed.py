@@ -146,16 +146,22 @@ def avg_tvd(a: list[Counter], b: list[Counter]) -> tuple[float, int]:
     return (sum(values) / len(values) if values else float("nan")), len(values)
 
 
-def main() -> None:
-    args = parse_args()
-    load = os.getloadavg()
+def load_model(args: argparse.Namespace):
+    """Set torch's threads, load the model of the command line and say what was loaded."""
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
     lm = load_causal_lm(model_spec(args))
-    model, tokenizer = lm.model, lm.tokenizer
     print(f"model {lm.spec.pretrained or lm.spec.package}/{lm.spec.gguf_file or ''} loaded "
           f"({lm.spec.dtype}, {lm.spec.device}) in {time.perf_counter() - t0:.1f} s; "
           f"torch threads {torch.get_num_threads()}")
+    return lm
+
+
+def main() -> None:
+    args = parse_args()
+    load = os.getloadavg()
+    lm = load_model(args)
+    model, tokenizer = lm.model, lm.tokenizer
 
     table = contexts_table(read_norms(args.norms), args.texts).head(args.max_contexts)
     contexts = [((int(r.text_id), int(r.word_number)), r.context) for r in table.itertuples()]
