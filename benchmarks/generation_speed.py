@@ -42,7 +42,7 @@ from varprobe.data.sources import MIRROR_ENV, source_of
 from varprobe.probes.lexical import ngram_counts, ngram_distance
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.engine import Engine
-from varprobe.sampling.generate import DEFAULT_BATCH_SIZE, encode_prompt, render_prompt
+from varprobe.sampling.generate import DEFAULT_BATCH_SIZE, encode_prompt, end_and_pad, render_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = Path(os.environ.get(MIRROR_ENV) or ROOT.parent / "shared" / "data")
@@ -134,9 +134,7 @@ def main() -> None:
     load = os.getloadavg()
     lm = load_model(args)
     model, tokenizer = lm.model, lm.tokenizer
-    eos = model.generation_config.eos_token_id
-    eos = [eos] if isinstance(eos, int) else list(eos)
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]
+    eos, pad = end_and_pad(model, tokenizer)
     work = work_of(args, tokenizer)
     flat = [item for items in work.values() for item in items]
     prompt_lengths = [len(ids) for _, ids in flat]

@@ -8,8 +8,8 @@ import torch
 
 from varprobe.models.loading import load_generator
 from varprobe.models.spec import ModelSpec
-from varprobe.sampling.decoding import Decoding
-from varprobe.sampling.engine import PASS_ROWS, Engine, inverse_cdf, sample_uniforms
+from varprobe.sampling.decoding import Decoding, inverse_cdf
+from varprobe.sampling.engine import PASS_ROWS, Engine, sample_uniforms
 from varprobe.sampling.generate import GenerationSettings, generate, generation_parameters, render_prompt
 
 WORK = [("1", "the cat sat on the mat"), ("2", "a dog ran"), ("3", "the small green house is big"),
@@ -115,7 +115,7 @@ def test_each_token_is_the_inverse_cdf_of_its_uniform_under_a_full_forward(tiny_
             for t, token in enumerate([*tokens, *eos] if stop else tokens):
                 logits = _next_logits(model, ids, [*tokens[:t]], loaded.is_seq2seq)
                 cdf = decoding.probabilities(logits).cumsum(-1)
-                assert inverse_cdf(cdf, torch.tensor([uniforms[j, t]])).item() == token
+                assert inverse_cdf(cdf, torch.tensor([[uniforms[j, t]]])).item() == token
     assert ended > 0 or kind == "gpt2"
 
 

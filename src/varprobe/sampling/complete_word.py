@@ -33,7 +33,7 @@ import torch
 from transformers import AttentionInterface
 from transformers.cache_utils import Cache, CacheLayerMixin
 
-from varprobe.sampling.decoding import Decoding
+from varprobe.sampling.decoding import Decoding, inverse_cdf
 from varprobe.words import INCOMPLETE, Extraction, first_word
 
 
@@ -370,13 +370,12 @@ def _prefix_attention(module, query: torch.Tensor, key: torch.Tensor, value: tor
 
 
 def _inverse_cdf(cdf: torch.Tensor, uniforms: list[np.ndarray]) -> list[np.ndarray]:
-    """Per row of ``cdf`` (nodes x V, unnormalised cumulative sums) and its uniforms u: the
-    token ids ``F^{-1}(u)``, the first index whose cumulative probability exceeds ``u`` times
-    the row's total."""
+    """Per row of ``cdf`` (nodes x V, unnormalised cumulative sums), its token ids ``F^{-1}(u)``
+    for its own number of uniforms u (``decoding.inverse_cdf`` over uniforms padded to a
+    rectangle)."""
     width = max(len(u) for u in uniforms)
     padded = np.zeros((len(uniforms), width))
     for i, u in enumerate(uniforms):
         padded[i, : len(u)] = u
-    target = torch.as_tensor(padded, dtype=cdf.dtype, device=cdf.device) * cdf[:, -1:]
-    picked = torch.searchsorted(cdf, target, right=True).clamp_(max=cdf.shape[1] - 1).cpu().numpy()
+    picked = inverse_cdf(cdf, torch.as_tensor(padded, dtype=cdf.dtype, device=cdf.device)).cpu().numpy()
     return [row[: len(u)] for row, u in zip(picked, uniforms, strict=True)]

@@ -66,3 +66,11 @@ def _keep_mass(scores: torch.Tensor, priority: torch.Tensor, mass: float) -> tor
     drop_sorted = before >= mass
     drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
     return scores.masked_fill(drop, -torch.inf)
+
+
+def inverse_cdf(cdf: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """Inverse-CDF sampling: per row of ``cdf`` (rows x V, unnormalised cumulative sums) and each
+    of its uniforms ``u`` (rows x k), the token id ``F^{-1}(u)``: the first index whose
+    cumulative probability exceeds ``u`` times the row's total (rows x k)."""
+    target = u.to(cdf) * cdf[:, -1:]
+    return torch.searchsorted(cdf, target, right=True).clamp_(max=cdf.shape[1] - 1)

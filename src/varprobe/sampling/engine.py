@@ -41,11 +41,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from transformers import DynamicCache
 from transformers.cache_utils import Cache, CacheLayerMixin
 from transformers.modeling_outputs import BaseModelOutput
 
-from varprobe.sampling.decoding import Decoding
+from varprobe.sampling.decoding import Decoding, inverse_cdf
 
 PASS_ROWS = {"cpu": 16, "cuda": 128}
 """Every decoding pass has a multiple of this many rows, per device type (other devices: the
@@ -85,13 +84,6 @@ def sample_uniforms(seed: int, key: str, n_samples: int, max_new_tokens: int) ->
     raw = key.encode()
     children = np.random.SeedSequence([seed, len(raw), *raw]).spawn(n_samples)
     return np.stack([np.random.default_rng(c).random(max_new_tokens) for c in children])
-
-
-def inverse_cdf(cdf: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
-    """Per row of ``cdf`` (rows x V, unnormalised cumulative sums): the first index whose
-    cumulative probability exceeds ``u`` times the row's total."""
-    target = (u.to(cdf) * cdf[:, -1])[:, None]
-    return torch.searchsorted(cdf, target, right=True)[:, 0].clamp_(max=cdf.shape[1] - 1)
 
 
 class _RowLayer(CacheLayerMixin):
@@ -151,7 +143,7 @@ class _Lane:
 
     @property
     def width(self) -> int:
-        return min(self.size, -(-len(self.slots) // self.step) * self.step)
+        return min(self.size, _round_up(len(self.slots), self.step))
 
     def free(self) -> int:
         return self.size - len(self.slots)
@@ -195,7 +187,7 @@ class Engine:
         self.n_samples, self.max_new_tokens, self.seed = n_samples, max_new_tokens, seed
         self.device = next(model.parameters()).device
         self.pass_rows = PASS_ROWS.get(self.device.type, PASS_ROWS["cuda"])
-        rows = -(-batch_size // self.pass_rows) * self.pass_rows
+        rows = _round_up(batch_size, self.pass_rows)
         self.lane_rows = rows if self.device.type == "cpu" else self.pass_rows
         self.lanes = math.ceil(rows / self.lane_rows)
         self.seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
@@ -207,7 +199,7 @@ class Engine:
                   for i, (key, ids) in enumerate(work)]
         if not inputs:
             return
-        capacity = _round_up(max(len(x.ids) for x in inputs))
+        capacity = _round_up(max(len(x.ids) for x in inputs), CAPACITY_STEP)
         finished = self._seq2seq(inputs, capacity) if self.seq2seq else self._causal(inputs, capacity)
         done, next_index = {}, 0
         for source in finished:
@@ -237,7 +229,8 @@ class Engine:
         cdf = self.decoding.probabilities(logits[index]).cumsum(-1)
         u = torch.tensor([row.source.uniforms[row.sample, len(row.tokens)] for _, row in rows],
                          dtype=torch.float64)
-        for (_, row), token in zip(rows, inverse_cdf(cdf, u.to(cdf.device)).tolist(), strict=True):
+        tokens = inverse_cdf(cdf, u.to(cdf.device)[:, None])[:, 0].tolist()
+        for (_, row), token in zip(rows, tokens, strict=True):
             row.tokens.append(token)
 
     # Causal LMs: continuous batching over cache rows of their own lengths.
@@ -312,7 +305,7 @@ class Engine:
         return source.encoding
 
     def _decode_group(self, group: list[_Row], capacity: int) -> Iterator[_Input]:
-        width = -(-len(group) // self.pass_rows) * self.pass_rows
+        width = _round_up(len(group), self.pass_rows)
         spare = width - len(group)
         states = torch.cat([self._encode(row.source, capacity) for row in group]
                            + [torch.zeros_like(group[0].source.encoding)] * spare)
@@ -339,8 +332,9 @@ class Engine:
             open_rows = still
 
 
-def _round_up(length: int) -> int:
-    return -(-length // CAPACITY_STEP) * CAPACITY_STEP
+def _round_up(n: int, step: int) -> int:
+    """``n`` rounded up to a multiple of ``step``."""
+    return -(-n // step) * step
 
 
 def _compact(lanes: list[_Lane]) -> list[_Lane]:

@@ -71,17 +71,24 @@ def encode_prompt(tokenizer, text: str, chat: bool) -> torch.Tensor:
     return tokenizer(text, return_tensors="pt").input_ids
 
 
+def end_and_pad(model, tokenizer) -> tuple[list[int], int]:
+    """The token ids that end a production (the model's generation config, else the
+    tokenizer's end of sequence) and the id that pads a pass (the tokenizer's, else the first
+    end id)."""
+    eos = model.generation_config.eos_token_id
+    if eos is None:
+        eos = tokenizer.eos_token_id
+    eos = [eos] if isinstance(eos, int) else list(eos)
+    return eos, tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]
+
+
 def generate(loaded, work: Iterable[tuple[str, str]], decoding: Decoding, settings: GenerationSettings,
              batch_size: int = DEFAULT_BATCH_SIZE) -> Iterator[list[str]]:
     """For each ``(input_id, prompt)``: ``n_samples`` decoded productions (special tokens and
     outer whitespace removed), drawn by the generation engine (``varprobe.sampling.engine``) with
     ``batch_size`` rows in flight. For a causal LM the production is the continuation only."""
     tokenizer, model = loaded.tokenizer, loaded.model
-    eos = model.generation_config.eos_token_id
-    if eos is None:
-        eos = tokenizer.eos_token_id
-    eos = [eos] if isinstance(eos, int) else list(eos)
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]
+    eos, pad = end_and_pad(model, tokenizer)
     chat = settings.chat and not loaded.is_seq2seq
     encoded = [(input_id, encode_prompt(tokenizer, prompt, chat)[0].tolist()) for input_id, prompt in work]
     engine = Engine(model, decoding, eos, pad, settings.n_samples, settings.max_new_tokens, settings.seed,
