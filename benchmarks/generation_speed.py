@@ -16,7 +16,15 @@ then timed in ABBA order (generate, engine, engine, generate). The engine's achi
 counts 2 x parameters FLOPs per token position it ran through the network (prefill included).
 The distribution check compares the methods' mean production length and mean lexical
 self-variability M (unigram distance between an input's samples, averaged over pairs) with the
-difference between two engine seeds. ``--bfloat16`` also times the engine with bfloat16 weights.
+difference between two engine seeds. ``--bfloat16`` also times the engine with bfloat16 weights
+(the CPU's vector capability is printed beside it: without native bfloat16 arithmetic the cast
+weights run slower, not faster).
+
+The ceiling: the engine's decoding passes are also timed at full width (``--batch-size`` rows,
+samples that never end, so no pass is padded and no row idles) on the first input's prompt.
+Its rows per second are what the engine would return as tokens per second if every position it
+ran returned a token at that rate; divided by the old path's tokens/s, this bounds the speedup
+any scheduling of this model's forward could reach on this machine.
 
     .venv/bin/python benchmarks/generation_speed.py [--inputs 8] [--samples 10] [--max-new-tokens 100]
 """
@@ -115,6 +123,20 @@ def engine_run(model, work, eos, pad, args, seed) -> dict[str, list[list[int]]]:
     return result
 
 
+def full_lane_rate(model, work, pad, counter: ForwardCounter, args) -> tuple[float, int]:
+    """Decoding positions per second of passes of exactly ``--batch-size`` rows (no end of
+    sequence, every row runs ``--max-new-tokens`` steps), and the positions timed."""
+    key, ids = next(iter(work.values()))[0]
+    inputs = -(-args.batch_size // args.samples)
+    engine = Engine(model, Decoding("ancestral"), [], pad, args.samples, args.max_new_tokens, args.seed,
+                    inputs * args.samples)
+    counter.reset()
+    list(engine.run([(f"{key}/{i}", ids) for i in range(inputs)]))
+    counts = counter.counts()
+    positions = counts["forward_tokens"] - inputs * len(ids)
+    return positions / (counts["forward_s"] - counts["prefill_s"]), positions
+
+
 def self_variability(texts: list[str]) -> float:
     """Mean unigram distance over the pairs of an input's productions (lexical M)."""
     counts = [ngram_counts(t.split(), 1) for t in texts]
@@ -169,6 +191,7 @@ def main() -> None:
                      "tokens_per_s": tokens / seconds, "forward_positions": positions,
                      "forward_s": sum(c["forward_s"] for _, c, _ in runs),
                      "gflop_per_s": 2 * parameters * positions / seconds / 1e9, "dtype": lm.spec.dtype})
+    lane_rate, lane_positions = full_lane_rate(model, work, pad, counter, args)
     if args.bfloat16:
         model.to(torch.bfloat16)
         engine_run(model, first, eos, pad, args, args.seed)
@@ -205,6 +228,13 @@ def main() -> None:
             and method_m <= 2 * seed_m)
     print(f"same distribution (method differences within twice the seed spread, lengths +- 1 token): "
           f"{'yes' if same else 'NO'}")
+    baseline = frame.loc[0, "tokens_per_s"]
+    print(f"full-width passes ({args.batch_size} rows): {lane_positions} positions at {lane_rate:.1f} rows/s "
+          f"({1000 / lane_rate:.2f} ms per row, {2 * parameters * lane_rate / 1e9:.1f} GFLOP/s); ceiling at one "
+          f"position per returned token: {lane_rate / baseline:.2f}x the generate path")
+    if args.bfloat16:
+        print(f"CPU vector capability: {torch.backends.cpu.get_cpu_capability()} (bfloat16 is native only with "
+              f"AVX512_BF16 or AMX)")
     print(f"load average (1 min) before loading {load[0]:.2f}, at end {os.getloadavg()[0]:.2f} "
           f"(this run included) on {os.cpu_count()} CPUs: other processes distort the timings")
     args.out.parent.mkdir(parents=True, exist_ok=True)

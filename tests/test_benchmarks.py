@@ -55,6 +55,7 @@ def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
               "--datasets", "asset", "wmt14", "--inputs", "2", "--samples", "3", "--max-new-tokens", "6",
               "--batch-size", "4", "--no-chat", "--bfloat16", "--out", str(tmp_path / "generation"))
     assert "same distribution" in out
+    assert "ceiling at one position per returned token:" in out and "CPU vector capability:" in out
     assert "speedup (tokens/s, engine vs generate per input):" in out.splitlines()[-1]
     frame = pd.read_csv(tmp_path / "generation.csv")
     assert list(frame["method"]) == ["generate per input", "engine", "engine bfloat16"]
