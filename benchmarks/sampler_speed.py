@@ -244,6 +244,9 @@ def main() -> None:
     print()
     for method in ("reference", "sampler"):
         print(f"failures {method}: {dict(failures[method].most_common())}")
+    sampler_row = frame.loc[1]
+    print(f"ceiling (the sampler's forward passes alone, nothing outside them): "
+          f"{sampler_row['words'] / sampler_row['forward_s'] / frame.loc[0, 'words_per_s']:.2f}x")
     print(f"load average (1 min) before loading {load[0]:.2f}, at end {os.getloadavg()[0]:.2f} "
           f"(this run included) on {os.cpu_count()} CPUs: other processes distort the timings")
     print(f"mean TVD per context, reference vs sampler: {tvd_methods:.3f} ({k_methods} contexts)")

@@ -28,6 +28,7 @@ def test_sampler_speed_runs(tiny_model_dir, data_mirror, tmp_path):
     out = run("sampler_speed.py", "--pretrained", str(tiny_model_dir), "--norms", str(data_mirror / NORMS),
               "--max-contexts", "2", "--n-samples", "5", "--out", str(tmp_path / "speed"))
     assert "speedup (words/s, sampler vs reference):" in out
+    assert "ceiling (the sampler's forward passes alone, nothing outside them):" in out
     assert len(pd.read_csv(tmp_path / "speed.csv")) == 2
 
 
