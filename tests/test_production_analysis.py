@@ -10,10 +10,10 @@ import pytest
 
 from varprobe import tables
 from varprobe.analysis.production import (
-    Probes, control_split, control_w1, input_divergences, miscalibrated, pairwise_distances,
-    summarise, w1,
+    Probes, input_divergences, miscalibrated, pairwise_distances, summarise,
 )
 from varprobe.cli import main
+from varprobe.metrics.wasserstein import control_split, control_w1, w1
 from varprobe.probes.syntactic import load_pipeline
 from varprobe.probes.truncation import load_tokenizer, truncate
 

@@ -9,7 +9,7 @@ For an input x with references y_1..y_R and samples s_1..s_N, and a probe k:
 
 Per input: the means of the three, the mean differences mu_M - mu_H and mu_C - mu_H, and the
 Wasserstein-1 distances W1(M, H) and W1(C, H) between the empirical distributions
-(``scipy.stats.wasserstein_distance``). A distance a probe leaves undefined (NaN: two strings
+(``varprobe.metrics.w1``). A distance a probe leaves undefined (NaN: two strings
 without n-grams) is left out of every statistic.
 
 Human control: the references are split at random into two *disjoint* halves A and B (sizes
@@ -29,9 +29,9 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import wasserstein_distance
 
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
+from varprobe.metrics.wasserstein import control_w1, w1
 from varprobe.probes.lexical import ngram_counts, ngram_distance, word_tokens
 from varprobe.probes.semantic import cosine_distances, embed
 from varprobe.probes.syntactic import parse
@@ -144,34 +144,6 @@ def pairwise_distances(items: Sequence[tuple[str, Sequence[str], Sequence[str]]]
             }))
     columns = ["input_id", "probe", "kind", "a", "b", "distance"]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
-
-
-def w1(u: Sequence[float], v: Sequence[float]) -> float:
-    """Wasserstein-1 distance between two empirical distributions; NaN if either is empty."""
-    u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
-    return float(wasserstein_distance(u, v)) if len(u) and len(v) else math.nan
-
-
-def control_split(n_refs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Two disjoint halves of the reference indices 0..n_refs-1, of sizes floor/ceil(n/2)."""
-    order = rng.permutation(n_refs)
-    return np.sort(order[: n_refs // 2]), np.sort(order[n_refs // 2:])
-
-
-def control_w1(a: np.ndarray, b: np.ndarray, distance: np.ndarray, n_refs: int,
-               rng: np.random.Generator) -> float:
-    """W1(H_A, H_B) for a random split of the references into disjoint halves A and B.
-
-    ``a``, ``b``, ``distance``: one input's H pairs for one probe (reference indices and their
-    distance). NaN when a half has fewer than 2 references.
-    """
-    first, second = control_split(n_refs, rng)
-    if len(first) < 2 or len(second) < 2:
-        return math.nan
-    def within(half):
-        inside = np.isin(a, half) & np.isin(b, half) & ~np.isnan(distance)
-        return distance[inside]
-    return w1(within(first), within(second))
 
 
 def input_rng(seed: int, input_id: str) -> np.random.Generator:
