@@ -375,7 +375,7 @@ def check_api_decodings():
     """Fail at parse time, naming model, decoding and parameter, where an API model would run
     a decoding its endpoint cannot apply (it would otherwise be silently changed)."""
     from varprobe.api.bodies import decoding_fields
-    from varprobe.cli.shared import decoding_of
+    from varprobe.sampling.decoding import Decoding
 
     runs = [(m, DECODINGS[d]) for m, d in systems() if m in API]
     runs += [
@@ -384,7 +384,7 @@ def check_api_decodings():
     for model, decoding in runs:
         endpoint = ApiEndpoint.from_config(model, MODELS[model]["api"])
         try:
-            decoding_fields(endpoint, decoding_of(json.dumps(decoding)))
+            decoding_fields(endpoint, Decoding.from_config(decoding))
         except ValueError as err:
             raise ValueError(
                 f"{err}; leave the decoding out with the model's `decodings:` list"

@@ -16,7 +16,6 @@ from varprobe.cli.shared import (
     add_checkpoint,
     add_model_job,
     add_raw_checks,
-    decoding_of,
     job_spec,
     verify_raw,
 )
@@ -43,6 +42,7 @@ def _production_data(args: argparse.Namespace) -> None:
 def _production_sample(args: argparse.Namespace) -> None:
     from varprobe.models.loading import load_generator
     from varprobe.models.spec import ModelSpec
+    from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.generate import (
         DEFAULT_BATCH_SIZE,
         GenerationSettings,
@@ -54,7 +54,7 @@ def _production_sample(args: argparse.Namespace) -> None:
     if ModelSpec.from_config(json.loads(args.model)).is_api:
         _production_api_sample(args)
         return
-    decoding = decoding_of(args.decoding)
+    decoding = Decoding.from_config(json.loads(args.decoding))
     settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat)
     instances = tables.read(args.instances, "production_instances")
     spec = job_spec(args)
@@ -80,10 +80,11 @@ def _production_api_sample(args: argparse.Namespace) -> None:
     from varprobe.api.client import ApiClient
     from varprobe.api.production import api_productions
     from varprobe.cli.api import api_endpoint, api_metadata
+    from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.generate import render_prompt
 
     endpoint = api_endpoint(args)
-    decoding = decoding_of(args.decoding)
+    decoding = Decoding.from_config(json.loads(args.decoding))
     instances = tables.read(args.instances, "production_instances")
     work = [(i, render_prompt(args.prompt, s))
             for i, s in zip(instances["input_id"], instances["source"], strict=True)]
