@@ -17,7 +17,7 @@ from varprobe.config_checks import (
     reference_problems,
     schema_errors,
 )
-from varprobe.models.spec import ModelSpec, ModelUnavailable
+from varprobe.models.spec import KINDS, ModelSpec, ModelUnavailable
 
 SCHEMA = yaml.safe_load(
     (Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml").read_text()
@@ -193,6 +193,20 @@ def test_an_empty_directory_is_a_local_problem_and_a_filled_one_is_not(tmp_path)
 def test_hub_ids_and_installed_packages_are_left_to_the_start_of_run_check():
     assert ModelSpec.from_config({"name": "m", "pretrained": "HuggingFaceTB/SmolLM2-135M"}).local_problem() is None
     assert ModelSpec.from_config(SMOLLM2).local_problem() is None
+
+
+def test_the_kind_of_each_model_entry_is_decided_by_the_spec():
+    kinds = {
+        "network": [{"name": "a", "pretrained": "HuggingFaceTB/SmolLM2-135M"}, SMOLLM2],
+        "samples": [{"name": "b", "samples": "published.csv"}],
+        "api": [{"name": "c", "api": {"base_url": "http://127.0.0.1:9/v1", "model": "m"}}],
+        "fine-tuned": [{"name": "d", "finetune": {"base": "a", "dataset": "provo"}},
+                       {**SMOLLM2, "checkpoint": "results/finetune/d/fold1/checkpoint"}],
+    }
+    assert set(kinds) == set(KINDS)
+    for kind, entries in kinds.items():
+        assert [ModelSpec.from_config(e).kind for e in entries] == [kind] * len(entries)
+    assert ModelSpec.from_config(kinds["fine-tuned"][0]).local_problem() is None
 
 
 def test_a_load_error_at_a_local_path_carries_no_hub_link(tmp_path):

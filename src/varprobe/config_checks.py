@@ -158,10 +158,18 @@ def _unknown(path: tuple, value: str, known: Iterable[str], what: str) -> str:
     return f"{key_path(path)}: {value!r} is not {what} (those are: {names})"
 
 
+def _kind(model: dict) -> str:
+    """The kind of a model entry (``ModelSpec.kind``)."""
+    from varprobe.models.spec import ModelSpec
+
+    return ModelSpec.from_config(model).kind
+
+
 def _runs_on(model: dict, dataset: str) -> bool:
     """Whether a model entry can run on production ``dataset``: a network or API model, or one
     fine-tuned on that dataset (never a samples file)."""
-    return "samples" not in model and (model.get("finetune") or {}).get("dataset", dataset) == dataset
+    kind = _kind(model)
+    return kind in ("network", "api") or (kind == "fine-tuned" and model["finetune"]["dataset"] == dataset)
 
 
 def reference_problems(config: dict) -> list[str]:
@@ -171,7 +179,7 @@ def reference_problems(config: dict) -> list[str]:
     models = {m["name"]: m for m in config.get("models", [])}
     provo = {d["name"] for d in _at(config, ("provo", "decodings")) or []}
     production = [d["name"] for d in _at(config, ("production", "decodings")) or []]
-    networks = [n for n, m in models.items() if "pretrained" in m or "package" in m]
+    networks = [n for n, m in models.items() if _kind(m) == "network"]
     problems = []
     for i, model in enumerate(config.get("models", [])):
         problems += [
@@ -218,7 +226,6 @@ def model_problems(config: dict) -> list[str]:
     found = [
         (i, ModelSpec.from_config(entry).local_problem())
         for i, entry in enumerate(config.get("models", []))
-        if "finetune" not in entry
     ]
     return [f"models[{i}]: {problem}" for i, problem in found if problem]
 
