@@ -102,7 +102,7 @@ def _production_api_sample(args: argparse.Namespace) -> None:
 
 
 def _production_distances(args: argparse.Namespace) -> None:
-    from varprobe.analysis.production import Probes, pairwise_distances, probe_names
+    from varprobe.analysis.production import Probes, pairwise_distances
     from varprobe.probes.semantic import load_encoder
     from varprobe.probes.syntactic import load_pipeline
 
@@ -115,12 +115,7 @@ def _production_distances(args: argparse.Namespace) -> None:
     items = [(i, list(refs), by_input.get(i, [])) for i, refs in
              zip(instances["input_id"], instances["references"], strict=True)]
     items, truncation = _truncated(items, args)
-    reasons = {
-        "syntactic": f"no spaCy tagging pipeline configured for language {args.language!r}",
-        "semantic": f"no sentence encoder configured for language {args.language!r}",
-    }
-    available = probes.available()
-    unavailable = {p: reasons[p.split("-")[0]] for p in probe_names(probes.orders) if p not in available}
+    unavailable = probes.unavailable(args.language)
     tables.write(pairwise_distances(items, probes), args.out, "production_distances",
                  {"language": args.language, "spacy_pipeline": spacy_name, "encoder": encoder,
                   "unavailable": unavailable, "truncation": truncation})
@@ -171,7 +166,8 @@ def _system_names(path: str) -> dict[str, str]:
 
 
 def _production_summary(args: argparse.Namespace) -> None:
-    from varprobe.analysis.production import probe_names, summarise
+    from varprobe.analysis.production import summarise
+    from varprobe.probes import probe_names
 
     frames = []
     for path in args.divergences:
