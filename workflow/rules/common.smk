@@ -8,6 +8,7 @@ from pathlib import Path
 
 from varprobe.api.endpoint import TUNING as API_TUNING, ApiEndpoint
 from varprobe.config_checks import validate_config
+from varprobe.data import DATASETS
 from varprobe.models.spec import ModelSpec
 
 validate_config(
@@ -332,13 +333,8 @@ def provo_targets():
 # Production study (workflow/rules/production.smk)
 PROD = f"{RESULTS}/production"
 PROD_SYSTEM = f"{PROD}/{{dataset}}/{{model}}/{{decoding}}"
-DEFAULT_SPLITS = {
-    "wmt14": "newstest2014",
-    "asset": "valid",
-    "dailydialog": "dev",
-    "writingprompts": "test",
-}
-OUTPUT_LANGUAGES = {"wmt14": "de"}
+DEFAULT_SPLITS = {n: d.default_split for n, d in DATASETS.items()}
+OUTPUT_LANGUAGES = {n: d.output_language for n, d in DATASETS.items()}
 PROD_DATASETS = {d["name"]: d for d in PRODUCTION.get("datasets", [])}
 
 
@@ -347,10 +343,10 @@ def dataset_setting(dataset, key):
     entry = PROD_DATASETS[dataset]
     defaults = {
         "split": DEFAULT_SPLITS[dataset],
-        "language": OUTPUT_LANGUAGES.get(dataset, "en"),
+        "language": OUTPUT_LANGUAGES[dataset],
         "references": "extra",
         "min_stories": 5,
-        "max_references": 10 if dataset == "writingprompts" else None,
+        "max_references": DATASETS[dataset].max_references,
         "turn_separator": "\n",
         "max_inputs": PRODUCTION.get("max_inputs"),
         "models": [

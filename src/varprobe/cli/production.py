@@ -19,18 +19,19 @@ from varprobe.cli.shared import (
     job_spec,
     verify_raw,
 )
+from varprobe.data import DATASETS
 
 
 def _production_data(args: argparse.Namespace) -> None:
+    from varprobe.data import dataset
     from varprobe.data.instances import cap_references, first_inputs
-    from varprobe.data.production import raw_files, read_instances
 
+    record = dataset(args.dataset)
     raw_dir = Path(args.raw_dir)
     verify_raw(args, args.dataset,
-               *(raw_dir / f for f in raw_files(args.dataset, args.split) if (raw_dir / f).is_file()))
-    table = first_inputs(read_instances(args.dataset, raw_dir, args.split, args.references,
-                                        args.min_stories, args.turn_separator,
-                                        verify=not args.allow_unverified),
+               *(raw_dir / f for f in record.raw_files(args.split) if (raw_dir / f).is_file()))
+    options = {option: getattr(args, option) for option in record.options}
+    table = first_inputs(record.read_instances(raw_dir, args.split, not args.allow_unverified, **options),
                          args.max_inputs)
     available = dict(zip(table["input_id"], table["references"].map(len), strict=True))
     metadata = {"max_references": args.max_references, "seed": args.seed,
@@ -227,12 +228,13 @@ def _production_figures(args: argparse.Namespace) -> None:
 def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("production-data", help="a production dataset -> its instances table")
-    p.add_argument("--dataset", required=True)
+    p.add_argument("--dataset", required=True, choices=list(DATASETS))
     p.add_argument("--raw-dir", required=True)
     p.add_argument("--split", required=True)
-    p.add_argument("--references", default="extra", help="wmt14: extra, original or all")
-    p.add_argument("--min-stories", type=int, default=5, help="writingprompts")
-    p.add_argument("--turn-separator", default="\n", help="dailydialog: between context turns")
+    for name, record in DATASETS.items():
+        for option, default in record.options.items():
+            p.add_argument(f"--{option.replace('_', '-')}", type=type(default), default=default,
+                           help=f"{name} only (default {default!r})")
     p.add_argument("--max-inputs", type=int, default=None)
     p.add_argument("--max-references", type=int, default=None,
                    help="keep a seeded choice of at most this many references per input")
