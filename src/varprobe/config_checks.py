@@ -230,7 +230,7 @@ def dataset_problems(config: dict) -> list[str]:
         named.append((("analyses", "token_calibration", "corpus", "dataset"), corpus.get("dataset"),
                       DATASETS))
     named += [(("models", i, "finetune", "dataset"), model["finetune"].get("dataset"), ["provo", *DATASETS])
-              for i, model in enumerate(config.get("models", [])) if model.get("finetune")]
+              for i, model in enumerate(config.get("models", [])) if _kind(model) == "fine-tuned"]
     return [_unknown(path, name, known, "provo or a production dataset" if "provo" in known
                      else "a production dataset")
             for path, name, known in named if name not in known]
