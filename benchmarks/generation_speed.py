@@ -44,6 +44,7 @@ import torch
 import yaml
 from sampler_speed import ForwardCounter, add_model_arguments, load_model
 
+from varprobe.data import DATASETS
 from varprobe.data.instances import first_inputs
 from varprobe.data.production import raw_files, read_instances
 from varprobe.data.sources import MIRROR_ENV, source_of
@@ -55,7 +56,7 @@ from varprobe.sampling.generate import DEFAULT_BATCH_SIZE, encode_prompt, end_an
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = Path(os.environ.get(MIRROR_ENV) or ROOT.parent / "shared" / "data")
 OUT = Path(__file__).resolve().parent / "out"
-SPLITS = {"asset": "valid", "dailydialog": "dev", "wmt14": "newstest2014"}
+SPLITS = {d: DATASETS[d].default_split for d in ("asset", "dailydialog", "wmt14")}
 
 
 def parse_args() -> argparse.Namespace:

@@ -14,8 +14,9 @@ import yaml
 from test_workflow import output, scheduled, snakemake, write_config
 
 from varprobe import tables
-from varprobe.analysis.biased_estimator import biased_estimates, renormalise, sources, support
+from varprobe.analysis.biased_estimator import biased_estimates, sources, support
 from varprobe.cli import main
+from varprobe.metrics.dense import renormalise
 from varprobe.sampling.scoring import WordScorer
 
 

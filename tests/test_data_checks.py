@@ -13,10 +13,11 @@ import pytest
 
 from varprobe import tables
 from varprobe.cli import main
+from varprobe.data import SOURCES
 from varprobe.data.asset import read_asset
 from varprobe.data.dailydialog import read_dailydialog
 from varprobe.data.provo import contexts_table, read_norms
-from varprobe.data.sources import SOURCES, Digest, fetch, verify_copy
+from varprobe.data.sources import Digest, fetch, verify_copy
 from varprobe.data.wmt14 import read_wmt14
 from varprobe.sampling.external import read_external_samples
 

@@ -209,3 +209,12 @@ def test_parameters_returns_all_effective_values():
     assert Decoding("mix", temperature=0.7, top_k=50, top_p=0.9, typical_p=0.95).parameters() == {
         "temperature": 0.7, "top_k": 50, "top_p": 0.9, "typical_p": 0.95,
     }
+
+
+def test_from_config_reads_a_config_entry_and_leaves_enumeration_keys_to_the_enumerator():
+    assert Decoding.from_config({"name": "top-p-0.9", "top_p": 0.9}) == Decoding("top-p-0.9", top_p=0.9)
+    exact = {"name": "exact", "method": "enumerate", "target_mass": 0.9, "max_forward_tokens": 300,
+             "min_mass": 1e-6, "temperature": 0.5}
+    assert Decoding.from_config(exact) == Decoding("exact", temperature=0.5)
+    with pytest.raises(ValueError, match=r"'odd'.*unknown keys \['top_q'\]"):
+        Decoding.from_config({"name": "odd", "top_q": 0.5})

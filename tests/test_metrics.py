@@ -1,11 +1,15 @@
 """Hand-worked checks for varprobe.metrics."""
 
+import doctest
+import importlib
 import math
+import pkgutil
 from collections import Counter
 
 import numpy as np
 import pytest
 
+import varprobe.metrics
 from varprobe.metrics import bootstrap
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.calibration import ece, reliability_table
@@ -291,3 +295,22 @@ def test_tvd_interval_all_unresolved_is_uninformative():
 def test_tvd_interval_rejects_bad_masses(args, message):
     with pytest.raises(ValueError, match=message):
         tvd_interval(*args)
+
+
+METRIC_MODULES = sorted(m.name for m in pkgutil.iter_modules(varprobe.metrics.__path__))
+
+
+@pytest.mark.parametrize("name", METRIC_MODULES)
+def test_doctests_of_the_metrics_pass(name):
+    module = importlib.import_module(f"varprobe.metrics.{name}")
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0, f"{result.failed} doctest(s) of varprobe.metrics.{name} failed"
+
+
+@pytest.mark.parametrize("name", varprobe.metrics.__all__)
+def test_every_public_metric_is_documented_with_an_example(name):
+    if name in ("METRICS", "PAPER_BINS"):
+        return
+    doc = getattr(varprobe.metrics, name).__doc__
+    for section in ("Parameters\n", "Examples\n", ">>> "):
+        assert section in doc, f"varprobe.metrics.{name} has no {section.strip()!r} in its docstring"

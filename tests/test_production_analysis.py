@@ -10,10 +10,11 @@ import pytest
 
 from varprobe import tables
 from varprobe.analysis.production import (
-    Probes, control_split, control_w1, input_divergences, miscalibrated, pairwise_distances,
-    summarise, w1,
+    Probes, input_divergences, miscalibrated, pairwise_distances, summarise,
 )
 from varprobe.cli import main
+from varprobe.metrics.wasserstein import control_split, control_w1, w1
+from varprobe.probes import PROBES, Probe, probe_names
 from varprobe.probes.syntactic import load_pipeline
 from varprobe.probes.truncation import load_tokenizer, truncate
 
@@ -40,6 +41,24 @@ def test_h_m_c_pairs_and_statistics_by_hand(lexical_only):
     assert row.w1_M_H == pytest.approx(0.5)                       # mean |m - 0.5|
     assert row.w1_C_H == pytest.approx(2 / 6)
     assert np.isnan(row.w1_control)                               # 2 references: no halves
+
+
+def test_the_probes_come_from_the_registry_and_a_new_probe_is_one_record(monkeypatch, lexical_only):
+    assert probe_names([1, 2]) == ["lexical-1", "lexical-2", "syntactic-1", "syntactic-2", "semantic"]
+    assert lexical_only.unavailable("de") == {
+        "syntactic-1": "no spaCy tagging pipeline configured for language 'de'",
+        "semantic": "no sentence encoder configured for language 'de'",
+    }
+    length = Probe("length", needs="tokenizer",
+                   featurise=lambda prepared, n: [len(p.tokens) for p in prepared.parsed],
+                   distance=lambda lengths, left, right: [abs(lengths[i] - lengths[j])
+                                                          for i, j in zip(left, right)])
+    monkeypatch.setitem(PROBES, "length", length)
+    distances = pairwise_distances([("x", ["a b", "a"], ["a b c"])], lexical_only)
+    added = distances[distances["probe"] == "length"]
+    assert added[["kind", "distance"]].values.tolist() == [["H", 1.0], ["C", 1.0], ["C", 2.0]]
+    with pytest.raises(ValueError, match="needs must be one of"):
+        Probe("odd", needs="parser", featurise=len, distance=len)
 
 
 def test_w1_matches_hand_values():

@@ -8,10 +8,11 @@ import pytest
 
 from varprobe import tables
 from varprobe.cli import main
+from varprobe.data import SOURCES
 from varprobe.data.asset import read_asset
 from varprobe.data.dailydialog import read_dailydialog
 from varprobe.data.instances import cap_references
-from varprobe.data.sources import SOURCES, fetch
+from varprobe.data.sources import fetch
 from varprobe.data.wmt14 import read_wmt14
 from varprobe.data.writingprompts import clean_story, read_writingprompts
 
@@ -122,11 +123,26 @@ def test_download_unpacks_the_member_of_an_archive(tmp_path, monkeypatch):
         tar.add(member, arcname="writingPrompts/test.wp_source")
     local = sources.Source(url=archive.as_uri(), mirror_path="writingprompts/test.wp_source",
                            member="writingPrompts/test.wp_source")
-    monkeypatch.setitem(sources.SOURCES, "writingprompts", (local,))
+    monkeypatch.setitem(SOURCES, "writingprompts", (local,))
     dest = fetch("writingprompts", tmp_path / "raw" / "test.wp_source", None, file="test.wp_source")
     assert dest.read_text() == "[ WP ] A prompt .\n"
-    monkeypatch.setitem(sources.SOURCES, "writingprompts",
+    monkeypatch.setitem(SOURCES, "writingprompts",
                         (sources.Source(local.url, local.mirror_path, member="nope"),))
     with pytest.raises(OSError, match="no member 'nope'"):
         fetch("writingprompts", tmp_path / "raw" / "other", None, file="test.wp_source")
     assert sorted(p.name for p in (tmp_path / "raw").iterdir()) == ["test.wp_source"]
+
+
+def test_every_dataset_record_fetches_the_files_its_default_split_reads():
+    from varprobe.data import DATASETS, dataset
+
+    for name, record in DATASETS.items():
+        fetched = {s.file for s in record.sources}
+        assert set(record.raw_files(record.default_split)) <= fetched, name
+        assert SOURCES[name] == record.sources
+    with pytest.raises(ValueError, match="unknown production dataset 'xsum'; known: wmt14, asset"):
+        dataset("xsum")
+    with pytest.raises(ValueError, match=r"'asset' has no option \['min_stories'\]; its options: none"):
+        dataset("asset").read_instances("nowhere", "valid", min_stories=3)
+    with pytest.raises(FileNotFoundError, match="raw files"):
+        dataset("wmt14").read_instances("nowhere", "newstest2014", references="all")

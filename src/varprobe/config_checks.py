@@ -11,6 +11,8 @@ value. They read the config only (and, for models, the local file system): no ne
 * ``reference_problems``: every name a config entry refers to (a model's decodings, a dataset's
   models, a fine-tuning base, the production figures' decoding, an oracle-replacement figure's k,
   a figure context's passage) exists.
+* ``dataset_problems``: every dataset a config entry names is one of ``varprobe.data.DATASETS``
+  (the schema accepts any name; the error lists the known ones).
 * ``model_problems``: models the local file system shows to be unreachable.
 
 ``check_config`` raises one ``ConfigError`` naming all of them; ``validate_config`` runs the
@@ -158,10 +160,18 @@ def _unknown(path: tuple, value: str, known: Iterable[str], what: str) -> str:
     return f"{key_path(path)}: {value!r} is not {what} (those are: {names})"
 
 
+def _kind(model: dict) -> str:
+    """The kind of a model entry (``ModelSpec.kind``)."""
+    from varprobe.models.spec import ModelSpec
+
+    return ModelSpec.from_config(model).kind
+
+
 def _runs_on(model: dict, dataset: str) -> bool:
     """Whether a model entry can run on production ``dataset``: a network or API model, or one
     fine-tuned on that dataset (never a samples file)."""
-    return "samples" not in model and (model.get("finetune") or {}).get("dataset", dataset) == dataset
+    kind = _kind(model)
+    return kind in ("network", "api") or (kind == "fine-tuned" and model["finetune"]["dataset"] == dataset)
 
 
 def reference_problems(config: dict) -> list[str]:
@@ -171,7 +181,7 @@ def reference_problems(config: dict) -> list[str]:
     models = {m["name"]: m for m in config.get("models", [])}
     provo = {d["name"] for d in _at(config, ("provo", "decodings")) or []}
     production = [d["name"] for d in _at(config, ("production", "decodings")) or []]
-    networks = [n for n, m in models.items() if "pretrained" in m or "package" in m]
+    networks = [n for n, m in models.items() if _kind(m) == "network"]
     problems = []
     for i, model in enumerate(config.get("models", [])):
         problems += [
@@ -208,6 +218,24 @@ def reference_problems(config: dict) -> list[str]:
     return problems
 
 
+def dataset_problems(config: dict) -> list[str]:
+    """Dataset names that are not in ``varprobe.data.DATASETS``: a production dataset's name, the
+    token-calibration corpus's dataset, a fine-tuning's dataset (which may also be ``provo``)."""
+    from varprobe.data import DATASETS
+
+    named = [(("production", "datasets", i, "name"), entry.get("name"), DATASETS)
+             for i, entry in enumerate(_at(config, ("production", "datasets")) or [])]
+    corpus = _at(config, ("analyses", "token_calibration", "corpus"))
+    if isinstance(corpus, dict):
+        named.append((("analyses", "token_calibration", "corpus", "dataset"), corpus.get("dataset"),
+                      DATASETS))
+    named += [(("models", i, "finetune", "dataset"), model["finetune"].get("dataset"), ["provo", *DATASETS])
+              for i, model in enumerate(config.get("models", [])) if _kind(model) == "fine-tuned"]
+    return [_unknown(path, name, known, "provo or a production dataset" if "provo" in known
+                     else "a production dataset")
+            for path, name, known in named if name not in known]
+
+
 def model_problems(config: dict) -> list[str]:
     """The models the local file system already shows to be unreachable (``ModelSpec.
     local_problem``: a package not installed, a gguf_file absent, a missing or empty local
@@ -218,7 +246,6 @@ def model_problems(config: dict) -> list[str]:
     found = [
         (i, ModelSpec.from_config(entry).local_problem())
         for i, entry in enumerate(config.get("models", []))
-        if "finetune" not in entry
     ]
     return [f"models[{i}]: {problem}" for i, problem in found if problem]
 
@@ -226,7 +253,8 @@ def model_problems(config: dict) -> list[str]:
 def check_config(config: dict) -> None:
     """Raise ``ConfigError`` listing every name, reference and local model problem of a
     schema-valid config."""
-    problems = [*name_problems(config), *reference_problems(config), *model_problems(config)]
+    problems = [*name_problems(config), *reference_problems(config), *dataset_problems(config),
+                *model_problems(config)]
     if problems:
         raise ConfigError(_report(problems))
 

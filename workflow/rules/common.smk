@@ -8,6 +8,8 @@ from pathlib import Path
 
 from varprobe.api.endpoint import TUNING as API_TUNING, ApiEndpoint
 from varprobe.config_checks import validate_config
+from varprobe.data import DATASETS
+from varprobe.models.spec import ModelSpec
 
 validate_config(
     config, workflow.source_path("../schemas/config.schema.yaml"), workflow.configfiles
@@ -36,13 +38,14 @@ SAMPLED = [n for n in DECODINGS if n not in ENUMERATED]
 PRODUCTION = config.get("production", {})
 PRODUCTION_DECODINGS = {d["name"]: d for d in PRODUCTION.get("decodings", [])}
 
-# Model kinds. Networks load here and have logits (token-level analyses, enumeration); API
-# models and external samples give words only; a fine-tuned model is a network trained from
-# another configured one, evaluated in its own study only (Provo, or one production dataset).
-NETWORKS = [n for n, m in MODELS.items() if "pretrained" in m or "package" in m]
-EXTERNAL = [n for n, m in MODELS.items() if "samples" in m]
-API = [n for n, m in MODELS.items() if "api" in m]
-FINETUNED = {n: m["finetune"] for n, m in MODELS.items() if "finetune" in m}
+# Model kinds, as the package decides them (varprobe.models.spec.KINDS).
+MODEL_KINDS = {n: ModelSpec.from_config(m).kind for n, m in MODELS.items()}
+NETWORKS = [n for n, k in MODEL_KINDS.items() if k == "network"]
+EXTERNAL = [n for n, k in MODEL_KINDS.items() if k == "samples"]
+API = [n for n, k in MODEL_KINDS.items() if k == "api"]
+FINETUNED = {
+    n: MODELS[n]["finetune"] for n, k in MODEL_KINDS.items() if k == "fine-tuned"
+}
 PROVO_FINETUNED = [n for n, f in FINETUNED.items() if f["dataset"] == "provo"]
 SAMPLERS = [*NETWORKS, *PROVO_FINETUNED]
 """The models the Provo sampler runs (fine-tuned ones per fold)."""
@@ -107,9 +110,9 @@ def job_entry(name):
     decodings list, an API block's tuning); a fine-tuned model is its base's weights under its
     own name, device and dtype (the checkpoint reaches the job as an input)."""
     entry = {k: v for k, v in MODELS[name].items() if k != "decodings"}
-    if "api" in entry:
+    if name in API:
         entry["api"] = {k: v for k, v in entry["api"].items() if k not in API_TUNING}
-    if "finetune" in entry:
+    if name in FINETUNED:
         base = MODELS[entry.pop("finetune")["base"]]
         sources = ("pretrained", "package", "gguf_file")
         entry = {**{k: base[k] for k in sources if k in base}, **entry}
@@ -330,13 +333,8 @@ def provo_targets():
 # Production study (workflow/rules/production.smk)
 PROD = f"{RESULTS}/production"
 PROD_SYSTEM = f"{PROD}/{{dataset}}/{{model}}/{{decoding}}"
-DEFAULT_SPLITS = {
-    "wmt14": "newstest2014",
-    "asset": "valid",
-    "dailydialog": "dev",
-    "writingprompts": "test",
-}
-OUTPUT_LANGUAGES = {"wmt14": "de"}
+DEFAULT_SPLITS = {n: d.default_split for n, d in DATASETS.items()}
+OUTPUT_LANGUAGES = {n: d.output_language for n, d in DATASETS.items()}
 PROD_DATASETS = {d["name"]: d for d in PRODUCTION.get("datasets", [])}
 
 
@@ -345,10 +343,10 @@ def dataset_setting(dataset, key):
     entry = PROD_DATASETS[dataset]
     defaults = {
         "split": DEFAULT_SPLITS[dataset],
-        "language": OUTPUT_LANGUAGES.get(dataset, "en"),
+        "language": OUTPUT_LANGUAGES[dataset],
         "references": "extra",
         "min_stories": 5,
-        "max_references": 10 if dataset == "writingprompts" else None,
+        "max_references": DATASETS[dataset].max_references,
         "turn_separator": "\n",
         "max_inputs": PRODUCTION.get("max_inputs"),
         "models": [
@@ -375,7 +373,7 @@ def check_api_decodings():
     """Fail at parse time, naming model, decoding and parameter, where an API model would run
     a decoding its endpoint cannot apply (it would otherwise be silently changed)."""
     from varprobe.api.bodies import decoding_fields
-    from varprobe.cli.shared import decoding_of
+    from varprobe.sampling.decoding import Decoding
 
     runs = [(m, DECODINGS[d]) for m, d in systems() if m in API]
     runs += [
@@ -384,7 +382,7 @@ def check_api_decodings():
     for model, decoding in runs:
         endpoint = ApiEndpoint.from_config(model, MODELS[model]["api"])
         try:
-            decoding_fields(endpoint, decoding_of(json.dumps(decoding)))
+            decoding_fields(endpoint, Decoding.from_config(decoding))
         except ValueError as err:
             raise ValueError(
                 f"{err}; leave the decoding out with the model's `decodings:` list"

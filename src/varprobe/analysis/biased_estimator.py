@@ -40,9 +40,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 
 from varprobe.analysis.next_word import ModelEstimate, human_counts, model_counts
+from varprobe.metrics.dense import renormalise
 from varprobe.words import has_word_char
 
 
@@ -101,21 +101,6 @@ def support(named_words: Mapping[str, Iterable[str]], order: Sequence[str]) -> d
             if word and has_word_char(word) and source not in found.setdefault(word, []):
                 found[word].append(source)
     return found
-
-
-def renormalise(log_probs: np.ndarray) -> np.ndarray:
-    """q = exp(log P - logsumexp(log P)): eq. (1), the renormalisation over the support.
-
-    Words with log P = -inf get 0; ValueError when every word has probability 0 or the array
-    is empty or holds NaN or +inf.
-    """
-    log_probs = np.asarray(log_probs, dtype=float)
-    if log_probs.size == 0 or np.isnan(log_probs).any() or np.isposinf(log_probs).any():
-        raise ValueError(f"log probabilities must be a non-empty array of finite values or -inf, got {log_probs}")
-    total = logsumexp(log_probs)
-    if not np.isfinite(total):
-        raise ValueError("every word of the support has probability 0: nothing to renormalise")
-    return np.exp(log_probs - total)
 
 
 def biased_estimates(

@@ -9,7 +9,7 @@ For an input x with references y_1..y_R and samples s_1..s_N, and a probe k:
 
 Per input: the means of the three, the mean differences mu_M - mu_H and mu_C - mu_H, and the
 Wasserstein-1 distances W1(M, H) and W1(C, H) between the empirical distributions
-(``scipy.stats.wasserstein_distance``). A distance a probe leaves undefined (NaN: two strings
+(``varprobe.metrics.w1``). A distance a probe leaves undefined (NaN: two strings
 without n-grams) is left out of every statistic.
 
 Human control: the references are split at random into two *disjoint* halves A and B (sizes
@@ -29,11 +29,11 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import wasserstein_distance
 
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
-from varprobe.probes.lexical import ngram_counts, ngram_distance, word_tokens
-from varprobe.probes.semantic import cosine_distances, embed
+from varprobe.metrics.wasserstein import control_w1, w1
+from varprobe.probes import NEEDS, PROBES, Prepared, Probe
+from varprobe.probes.semantic import embed
 from varprobe.probes.syntactic import parse
 
 KINDS = ("H", "M", "C")
@@ -43,17 +43,12 @@ STATISTICS = (
 )
 
 
-def probe_names(orders: Sequence[int]) -> list[str]:
-    """Every probe of a study: ``lexical-n`` and ``syntactic-n`` for each order, ``semantic``."""
-    return [*(f"lexical-{n}" for n in orders), *(f"syntactic-{n}" for n in orders), "semantic"]
-
-
 @dataclass
 class Probes:
-    """What computing the probes needs for one output language.
+    """What computing the probes (``varprobe.probes.PROBES``) needs for one output language.
 
-    ``nlp``: a spaCy pipeline (with a tagger, or tokenizer-only when the syntactic probe is
-    unavailable); ``encoder``: a sentence encoder, or None when the semantic probe is unavailable.
+    ``nlp``: a spaCy pipeline (with a tagger, or tokenizer-only when no tagger is configured);
+    ``encoder``: a sentence encoder, or None when none is configured.
     """
 
     orders: tuple[int, ...]
@@ -61,12 +56,27 @@ class Probes:
     encoder: object | None
     batch_size: int = 64
 
+    def met(self) -> set[str]:
+        """The ``NEEDS`` these resources meet."""
+        return {"tokenizer", *(["tagger"] if self.nlp.pipe_names else []),
+                *(["encoder"] if self.encoder is not None else [])}
+
+    def runs(self) -> list[tuple[Probe, str, int | None]]:
+        """(record, name, order) of every probe these resources can compute, in table order."""
+        met = self.met()
+        return [(probe, name, n) for probe in PROBES.values() if probe.needs in met
+                for name, n in probe.instances(self.orders)]
+
     def available(self) -> list[str]:
         """The probes these resources can compute."""
-        tagged = bool(self.nlp.pipe_names)
-        return [p for p in probe_names(self.orders)
-                if not (p.startswith("syntactic") and not tagged)
-                and not (p == "semantic" and self.encoder is None)]
+        return [name for _, name, _ in self.runs()]
+
+    def unavailable(self, language: str) -> dict[str, str]:
+        """Each probe these resources cannot compute, with why (for a table's metadata)."""
+        met = self.met()
+        return {name: NEEDS[probe.needs].format(language=language)
+                for probe in PROBES.values() if probe.needs not in met
+                for name, _ in probe.instances(self.orders)}
 
 
 def _pairs(n_refs: int, n_samples: int) -> list[tuple[str, int, int]]:
@@ -80,12 +90,11 @@ def _pairs(n_refs: int, n_samples: int) -> list[tuple[str, int, int]]:
 
 @dataclass
 class Features:
-    """What the probes read of each distinct text: its position in ``texts``, its n-gram
-    multisets per probe (``counts[probe][i]``), its unit-norm embedding (``vectors[i]``)."""
+    """What the probes read of each distinct text: its position in ``texts`` and, per probe,
+    its feature (``by_probe[probe][i]``: an n-gram multiset, an embedding)."""
 
     texts: list[str]
-    counts: dict[str, list]
-    vectors: np.ndarray | None
+    by_probe: dict[str, object]
 
     def index(self) -> dict[str, int]:
         """Text -> row."""
@@ -98,18 +107,13 @@ def distinct_texts(items: Sequence[tuple[str, Sequence[str], Sequence[str]]]) ->
 
 
 def featurise(texts: list[str], probes: Probes, parsed=None, vectors=None) -> Features:
-    """Parse (unless ``parsed`` is given) and embed (unless ``vectors`` is given) each text once
-    and count the n-grams every available probe compares."""
+    """Parse (unless ``parsed`` is given) and embed (unless ``vectors`` is given, or there is no
+    encoder) each text once, and featurise it for every available probe."""
     parsed = parse(texts, probes.nlp, batch_size=probes.batch_size) if parsed is None else parsed
-    available = probes.available()
-    counts: dict[str, list] = {}
-    for n in probes.orders:
-        counts[f"lexical-{n}"] = [ngram_counts(word_tokens(p.tokens), n) for p in parsed]
-        if f"syntactic-{n}" in available:
-            counts[f"syntactic-{n}"] = [ngram_counts(p.tags, n) for p in parsed]
-    if vectors is None and "semantic" in available:
+    if vectors is None and "encoder" in probes.met():
         vectors = embed(texts, probes.encoder, probes.batch_size)
-    return Features(texts, counts, vectors)
+    prepared = Prepared(texts, parsed, vectors)
+    return Features(texts, {name: probe.featurise(prepared, n) for probe, name, n in probes.runs()})
 
 
 def pairwise_distances(items: Sequence[tuple[str, Sequence[str], Sequence[str]]],
@@ -122,7 +126,7 @@ def pairwise_distances(items: Sequence[tuple[str, Sequence[str], Sequence[str]]]
     """
     features = featurise(distinct_texts(items), probes) if features is None else features
     index = features.index()
-    available = probes.available()
+    runs = probes.runs()
     frames = []
     for input_id, refs, samples in items:
         pairs = _pairs(len(refs), len(samples))
@@ -131,47 +135,15 @@ def pairwise_distances(items: Sequence[tuple[str, Sequence[str], Sequence[str]]]
         kinds = [k for k, _, _ in pairs]
         left = [index[refs[a] if k == "H" else samples[a]] for k, a, _ in pairs]
         right = [index[samples[b] if k == "M" else refs[b]] for k, _, b in pairs]
-        for probe in available:
-            if probe == "semantic":
-                distance = cosine_distances(features.vectors[left], features.vectors[right])
-            else:
-                table = features.counts[probe]
-                distance = [ngram_distance(table[i], table[j]) for i, j in zip(left, right, strict=True)]
+        for probe, name, _ in runs:
+            distance = probe.distance(features.by_probe[name], left, right)
             frames.append(pd.DataFrame({
-                "input_id": input_id, "probe": probe, "kind": kinds,
+                "input_id": input_id, "probe": name, "kind": kinds,
                 "a": [a for _, a, _ in pairs], "b": [b for _, _, b in pairs],
                 "distance": np.asarray(distance, dtype=float),
             }))
     columns = ["input_id", "probe", "kind", "a", "b", "distance"]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
-
-
-def w1(u: Sequence[float], v: Sequence[float]) -> float:
-    """Wasserstein-1 distance between two empirical distributions; NaN if either is empty."""
-    u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
-    return float(wasserstein_distance(u, v)) if len(u) and len(v) else math.nan
-
-
-def control_split(n_refs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Two disjoint halves of the reference indices 0..n_refs-1, of sizes floor/ceil(n/2)."""
-    order = rng.permutation(n_refs)
-    return np.sort(order[: n_refs // 2]), np.sort(order[n_refs // 2:])
-
-
-def control_w1(a: np.ndarray, b: np.ndarray, distance: np.ndarray, n_refs: int,
-               rng: np.random.Generator) -> float:
-    """W1(H_A, H_B) for a random split of the references into disjoint halves A and B.
-
-    ``a``, ``b``, ``distance``: one input's H pairs for one probe (reference indices and their
-    distance). NaN when a half has fewer than 2 references.
-    """
-    first, second = control_split(n_refs, rng)
-    if len(first) < 2 or len(second) < 2:
-        return math.nan
-    def within(half):
-        inside = np.isin(a, half) & np.isin(b, half) & ~np.isnan(distance)
-        return distance[inside]
-    return w1(within(first), within(second))
 
 
 def input_rng(seed: int, input_id: str) -> np.random.Generator:

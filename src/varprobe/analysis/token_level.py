@@ -29,6 +29,7 @@ import pandas as pd
 from varprobe.analysis.next_word import ControlSettings, human_counts, oracle_splits
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.calibration import ece
+from varprobe.metrics.dense import dense_entropy, dense_tvd
 from varprobe.metrics.distributions import entropy, mle, mode, tvd
 
 SYSTEMS = ("model", "oracle 1", "oracle 2")
@@ -42,33 +43,6 @@ def first_tokens(distribution: Mapping[str, float], first_token: Callable[[str],
         token = int(first_token(word))
         mapped[token] = mapped.get(token, 0) + value
     return mapped
-
-
-def dense_tvd(p: np.ndarray, q: Mapping[int, float]) -> float:
-    """TVD(p, q) = 1/2 sum_{t in V} |p(t) - q(t)| of a dense distribution ``p`` over the
-    vocabulary (shape ``(V,)``) and a sparse one ``q`` (token id -> probability; absent ids 0).
-
-    Exact: every token of V enters the sum. ValueError when p is not 1-D, does not sum to 1
-    within 1e-6, or q names an id outside [0, V).
-    """
-    p = np.asarray(p, dtype=np.float64)
-    if p.ndim != 1:
-        raise ValueError(f"p must be a 1-D distribution over the vocabulary, got shape {p.shape}")
-    if abs(p.sum() - 1.0) > 1e-6:
-        raise ValueError(f"p sums to {p.sum()!r}, not 1")
-    ids = np.fromiter(q.keys(), dtype=np.int64, count=len(q))
-    if ids.size and (ids.min() < 0 or ids.max() >= p.size):
-        raise ValueError(f"q names token ids outside [0, {p.size}): {sorted(q)}")
-    diff = p.copy()
-    np.subtract.at(diff, ids, np.fromiter(q.values(), dtype=np.float64, count=len(q)))
-    return float(min(1.0, 0.5 * np.abs(diff).sum()))
-
-
-def dense_entropy(p: np.ndarray) -> float:
-    """H(p) = -sum_t p(t) log p(t) in nats over the whole vocabulary, with 0 log 0 = 0."""
-    p = np.asarray(p, dtype=np.float64)
-    positive = p[p > 0]
-    return float(max(0.0, -(positive * np.log(positive)).sum()))
 
 
 def token_table(

@@ -7,7 +7,6 @@ import json
 import sys
 
 from varprobe import tables
-from varprobe.cli.shared import decoding_of
 
 
 def add_api_options(parser: argparse.ArgumentParser) -> None:
@@ -52,9 +51,10 @@ def _provo_api_sample(args: argparse.Namespace) -> None:
     from varprobe.api.cache import ReplyCache
     from varprobe.api.client import ApiClient
     from varprobe.api.provo import provo_samples
+    from varprobe.sampling.decoding import Decoding
 
     endpoint = api_endpoint(args)
-    decoding = decoding_of(args.decoding)
+    decoding = Decoding.from_config(json.loads(args.decoding))
     contexts = tables.read(args.contexts, "provo_contexts")
     with ApiClient(endpoint, ReplyCache(args.api_cache)) as client:
         samples, stats = provo_samples(client, contexts, decoding, args.n_samples, args.seed)

@@ -16,22 +16,22 @@ from varprobe.cli.shared import (
     add_checkpoint,
     add_model_job,
     add_raw_checks,
-    decoding_of,
     job_spec,
     verify_raw,
 )
+from varprobe.data import DATASETS
 
 
 def _production_data(args: argparse.Namespace) -> None:
+    from varprobe.data import dataset
     from varprobe.data.instances import cap_references, first_inputs
-    from varprobe.data.production import raw_files, read_instances
 
+    record = dataset(args.dataset)
     raw_dir = Path(args.raw_dir)
     verify_raw(args, args.dataset,
-               *(raw_dir / f for f in raw_files(args.dataset, args.split) if (raw_dir / f).is_file()))
-    table = first_inputs(read_instances(args.dataset, raw_dir, args.split, args.references,
-                                        args.min_stories, args.turn_separator,
-                                        verify=not args.allow_unverified),
+               *(raw_dir / f for f in record.raw_files(args.split) if (raw_dir / f).is_file()))
+    options = {option: getattr(args, option) for option in record.options}
+    table = first_inputs(record.read_instances(raw_dir, args.split, not args.allow_unverified, **options),
                          args.max_inputs)
     available = dict(zip(table["input_id"], table["references"].map(len), strict=True))
     metadata = {"max_references": args.max_references, "seed": args.seed,
@@ -43,6 +43,7 @@ def _production_data(args: argparse.Namespace) -> None:
 def _production_sample(args: argparse.Namespace) -> None:
     from varprobe.models.loading import load_generator
     from varprobe.models.spec import ModelSpec
+    from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.generate import (
         DEFAULT_BATCH_SIZE,
         GenerationSettings,
@@ -54,7 +55,7 @@ def _production_sample(args: argparse.Namespace) -> None:
     if ModelSpec.from_config(json.loads(args.model)).is_api:
         _production_api_sample(args)
         return
-    decoding = decoding_of(args.decoding)
+    decoding = Decoding.from_config(json.loads(args.decoding))
     settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat)
     instances = tables.read(args.instances, "production_instances")
     spec = job_spec(args)
@@ -80,10 +81,11 @@ def _production_api_sample(args: argparse.Namespace) -> None:
     from varprobe.api.client import ApiClient
     from varprobe.api.production import api_productions
     from varprobe.cli.api import api_endpoint, api_metadata
+    from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.generate import render_prompt
 
     endpoint = api_endpoint(args)
-    decoding = decoding_of(args.decoding)
+    decoding = Decoding.from_config(json.loads(args.decoding))
     instances = tables.read(args.instances, "production_instances")
     work = [(i, render_prompt(args.prompt, s))
             for i, s in zip(instances["input_id"], instances["source"], strict=True)]
@@ -101,7 +103,7 @@ def _production_api_sample(args: argparse.Namespace) -> None:
 
 
 def _production_distances(args: argparse.Namespace) -> None:
-    from varprobe.analysis.production import Probes, pairwise_distances, probe_names
+    from varprobe.analysis.production import Probes, pairwise_distances
     from varprobe.probes.semantic import load_encoder
     from varprobe.probes.syntactic import load_pipeline
 
@@ -114,12 +116,7 @@ def _production_distances(args: argparse.Namespace) -> None:
     items = [(i, list(refs), by_input.get(i, [])) for i, refs in
              zip(instances["input_id"], instances["references"], strict=True)]
     items, truncation = _truncated(items, args)
-    reasons = {
-        "syntactic": f"no spaCy tagging pipeline configured for language {args.language!r}",
-        "semantic": f"no sentence encoder configured for language {args.language!r}",
-    }
-    available = probes.available()
-    unavailable = {p: reasons[p.split("-")[0]] for p in probe_names(probes.orders) if p not in available}
+    unavailable = probes.unavailable(args.language)
     tables.write(pairwise_distances(items, probes), args.out, "production_distances",
                  {"language": args.language, "spacy_pipeline": spacy_name, "encoder": encoder,
                   "unavailable": unavailable, "truncation": truncation})
@@ -170,7 +167,8 @@ def _system_names(path: str) -> dict[str, str]:
 
 
 def _production_summary(args: argparse.Namespace) -> None:
-    from varprobe.analysis.production import probe_names, summarise
+    from varprobe.analysis.production import summarise
+    from varprobe.probes import probe_names
 
     frames = []
     for path in args.divergences:
@@ -230,12 +228,13 @@ def _production_figures(args: argparse.Namespace) -> None:
 def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("production-data", help="a production dataset -> its instances table")
-    p.add_argument("--dataset", required=True)
+    p.add_argument("--dataset", required=True, choices=list(DATASETS))
     p.add_argument("--raw-dir", required=True)
     p.add_argument("--split", required=True)
-    p.add_argument("--references", default="extra", help="wmt14: extra, original or all")
-    p.add_argument("--min-stories", type=int, default=5, help="writingprompts")
-    p.add_argument("--turn-separator", default="\n", help="dailydialog: between context turns")
+    for name, record in DATASETS.items():
+        for option, default in record.options.items():
+            p.add_argument(f"--{option.replace('_', '-')}", type=type(default), default=default,
+                           help=f"{name} only (default {default!r})")
     p.add_argument("--max-inputs", type=int, default=None)
     p.add_argument("--max-references", type=int, default=None,
                    help="keep a seeded choice of at most this many references per input")

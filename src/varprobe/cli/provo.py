@@ -16,7 +16,6 @@ from varprobe.cli.shared import (
     add_estimates,
     add_model_job,
     add_raw_checks,
-    decoding_of,
     load_model,
     read_estimates,
     verify_raw,
@@ -41,9 +40,10 @@ def _provo_data(args: argparse.Namespace) -> None:
 
 def _provo_sample(args: argparse.Namespace) -> None:
     from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
+    from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.shards import shard_rows
 
-    decoding = decoding_of(args.decoding)
+    decoding = Decoding.from_config(json.loads(args.decoding))
     settings = SamplerSettings(args.n_samples, args.max_tokens, args.batch_size, args.seed)
     contexts = tables.read(args.contexts, "provo_contexts")
     if args.texts:
@@ -74,10 +74,11 @@ def _provo_sample(args: argparse.Namespace) -> None:
 
 
 def _provo_enumerate(args: argparse.Namespace) -> None:
+    from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
 
     entry = json.loads(args.decoding)
-    decoding = decoding_of(args.decoding)
+    decoding = Decoding.from_config(entry)
     defaults = EnumerationSettings()
     settings = EnumerationSettings(
         target_mass=entry.get("target_mass", defaults.target_mass),

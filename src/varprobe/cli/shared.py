@@ -9,17 +9,6 @@ from pathlib import Path
 
 from varprobe import tables
 
-ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens", "min_mass")
-"""Keys of a decoding entry that configure enumeration, not the decoding algorithm."""
-
-
-def decoding_of(entry: str):
-    """The decoding algorithm of a decoding's config entry (JSON)."""
-    from varprobe.sampling.decoding import Decoding
-
-    return Decoding(**{k: v for k, v in json.loads(entry).items() if k not in ENUMERATION_KEYS})
-
-
 def job_spec(args: argparse.Namespace):
     """The model of ``args.model`` on the device its job may use (``--gpus``, ``--cpu-fallback``)."""
     import dataclasses

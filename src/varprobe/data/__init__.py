@@ -1,1 +1,30 @@
-"""Datasets: where each one lives, how to fetch it, and loaders into canonical tables."""
+"""Datasets: where each one lives, how to fetch it, and loaders into canonical tables.
+
+``DATASETS`` is the one list of production datasets: each module defines its record
+(``dataset.Dataset``: sources and digests, default split, output language, options, reader), and
+the CLI, the workflow and the config checks read it. A new dataset is one module and one entry
+here. ``SOURCES`` adds Provo's raw file to theirs, for fetching (``data/sources.py``).
+"""
+
+from varprobe.data import provo
+from varprobe.data.asset import DATASET as ASSET
+from varprobe.data.dailydialog import DATASET as DAILYDIALOG
+from varprobe.data.dataset import Dataset
+from varprobe.data.wmt14 import DATASET as WMT14
+from varprobe.data.writingprompts import DATASET as WRITINGPROMPTS
+
+DATASETS: dict[str, Dataset] = {d.name: d for d in (WMT14, ASSET, DAILYDIALOG, WRITINGPROMPTS)}
+"""Every production dataset by name."""
+
+SOURCES = {"provo": provo.SOURCES, **{name: d.sources for name, d in DATASETS.items()}}
+"""Every dataset's raw files by dataset name, Provo included."""
+
+
+def dataset(name: str) -> Dataset:
+    """The production dataset ``name``; ValueError listing the known ones otherwise."""
+    if name not in DATASETS:
+        raise ValueError(f"unknown production dataset {name!r}; known: {', '.join(DATASETS)}")
+    return DATASETS[name]
+
+
+__all__ = ["DATASETS", "SOURCES", "Dataset", "dataset"]

@@ -17,7 +17,8 @@ import pandas as pd
 
 from varprobe.data.instances import instances_table
 from varprobe.data.raw_text import read_text
-from varprobe.data.sources import OPT_OUT
+from varprobe.data.dataset import Dataset
+from varprobe.data.sources import GITHUB, OPT_OUT, pinned
 
 TURN_SEPARATOR = "\n"
 SPLITS = {"dev": 1028, "test": 1142}
@@ -61,3 +62,25 @@ def _check_complete(path: Path, split: str, rows: list[tuple[str, str, list[str]
             f"(e.g. {short[:3]}); the published {split} split has {SPLITS[split]} contexts "
             f"with {N_REFERENCES} each; {OPT_OUT}"
         )
+
+
+_DDPP = f"{GITHUB}/iitmnlp/DailyDialog-plusplus/4b02f9ff671e7e27d8e6b8a1925158bd5729abda/dataset"
+
+# SHA-256 and size of each file, computed from the mirror copies of the originals.
+DIGESTS: dict[str, tuple[str, int]] = {
+    "dev.jsonl": ("afbdee92c9ab372f599c605609676fceba517f83286d58555f0404f4364b5bfa", 1226933),
+    "test.jsonl": ("e8202c3d4b11008a13061b15c4d8ce1f6d05baa9104a9c1f5caa5450134522fa", 1326667),
+}
+
+DATASET = Dataset(
+    name="dailydialog",
+    # Byte-identical to the repository's dataset/{split}.json (dailydialog_pp/PROVENANCE.md).
+    sources=tuple(pinned(f"{_DDPP}/{split}.json", f"dailydialog_pp/{split}.jsonl", *DIGESTS[f"{split}.jsonl"])
+                  for split in SPLITS),
+    default_split="dev",
+    output_language="en",
+    raw_files=lambda split: [f"{split}.jsonl"],
+    read=lambda raw_dir, split, verify, turn_separator: read_dailydialog(
+        raw_dir / f"{split}.jsonl", split, turn_separator, verify),
+    options={"turn_separator": TURN_SEPARATOR},
+)

@@ -38,8 +38,19 @@ from pathlib import Path
 import pandas as pd
 
 from varprobe.data.raw_text import read_text
-from varprobe.data.sources import OPT_OUT
+from varprobe.data.sources import OPT_OUT, Digest, Source
 from varprobe.words import read_word
+
+# The OSF original could not be fetched here: the mirror's file is a rebuild in its layout
+# (provo_cloze/PROVENANCE.md), pinned as such; a download is checked by the loader alone.
+SOURCES = (
+    Source(
+        url="https://osf.io/download/e4a2m/",
+        mirror_path="provo_cloze/Provo_Corpus-Predictability_Norms.csv",
+        mirror_digest=Digest("d1f10dcad7395cbdc81651d65333819538b00920f3579d4d3275d5c049ef0368", 13166182),
+    ),
+)
+"""The Provo norms' raw file (``data/sources.py``)."""
 
 NORMS_COLUMNS = ("Text_ID", "Text", "Word_Number", "Word", "Response", "Response_Count")
 AMBIGUOUS_POSITIONS = frozenset({(18, 3)})

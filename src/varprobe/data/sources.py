@@ -86,93 +86,21 @@ class Source:
         return (self.mirror_digest or self.digest) if from_mirror else self.digest
 
 
-def _pinned(url: str, mirror_path: str) -> Source:
-    """The source of a file whose mirror copy is the original byte for byte (``DIGESTS``)."""
-    return Source(url=url, mirror_path=mirror_path, digest=Digest(*DIGESTS[mirror_path]))
+def pinned(url: str, mirror_path: str, sha256: str, size: int) -> Source:
+    """The source of a file whose mirror copy is the original byte for byte: both pinned by the
+    SHA-256 and size computed from the mirror copy of the original."""
+    return Source(url=url, mirror_path=mirror_path, digest=Digest(sha256, size))
 
 
 # GitHub files are pinned to the commits the mirror was copied from (see its PROVENANCE.md).
-_GITHUB = "https://raw.githubusercontent.com"
-_ASSET = f"{_GITHUB}/facebookresearch/asset/9d659040d0d8942dbc4cd65cf357563b43fd9ab4/dataset"
-_DDPP = f"{_GITHUB}/iitmnlp/DailyDialog-plusplus/4b02f9ff671e7e27d8e6b8a1925158bd5729abda/dataset"
-_WRITING_PROMPTS = "https://dl.fbaipublicfiles.com/fairseq/data/writingPrompts.tar.gz"
-
-# SHA-256 and size of each pinned file, computed from the mirror copies of the originals.
-DIGESTS: dict[str, tuple[str, int]] = {
-    "provo_cloze/Provo_Corpus-Predictability_Norms.csv":
-        ("d1f10dcad7395cbdc81651d65333819538b00920f3579d4d3275d5c049ef0368", 13166182),
-    "wmt14_ende_multiref/wmt14-en-de.extra_refs.gz":
-        ("edf552f7dc52381ccf07d0a2e3db32ae6753900a242bc9b5be9197bda220bf25", 184354),
-    "asset/asset.valid.orig": ("83dca90b5c53365a9c4a70222aed129c6df3c3f6b5da82ee94312e179b93fff1", 234319),
-    "asset/asset.valid.simp.0": ("27b0c4a40c91b875c82a8ed76ff7cf0476b03a3a6998a2e3ef6e18000efda624", 193975),
-    "asset/asset.valid.simp.1": ("5043e9db5934c3d538b91f56d23466177813896da10f153d2b16c0c415ac5e84", 180040),
-    "asset/asset.valid.simp.2": ("578dd487cf03f6f66bb4acd2c44b464c3ac9fb42dc64b8e6afd391778ebc7ea7", 187445),
-    "asset/asset.valid.simp.3": ("4ab95ba6f7a60adde2f57201c0b749384ce64c97f8378fb0ab185367709a8386", 207902),
-    "asset/asset.valid.simp.4": ("f6f1d4bf9f87b532b37d7f5700ec384f817dba10247c91df629e1f6eee6c3aa9", 211459),
-    "asset/asset.valid.simp.5": ("182114cfbb2960358b0e2d71737ead9a2abb0c27d3f65281335f079ae4447e3b", 194418),
-    "asset/asset.valid.simp.6": ("aba27b505dad048982e902a04c4ffc5ab9e926b38d2383920aea798fd42de376", 188962),
-    "asset/asset.valid.simp.7": ("73d7983107eca6b98a9aec62ea75ea8d5adf313755b7e105608f212dead124cd", 196950),
-    "asset/asset.valid.simp.8": ("58f8e1109d87a4e3c5403705b8782750bb849cb8389a698156e00ca6512dd5c4", 213056),
-    "asset/asset.valid.simp.9": ("35a861e174ce5458fdcd1866e49aa84297fcb6b51fd98d6633b71932a646832e", 220962),
-    "asset/asset.test.orig": ("673ceb2672a37168a52040d75e16f9ffd1e3777b9f68e19207f2adf6542723f1", 43745),
-    "asset/asset.test.simp.0": ("66f36029d0c732eb92886021faefe531c6cfd0a32bdbe7ae4aa97fd45bd1b046", 35457),
-    "asset/asset.test.simp.1": ("d323ceb364abbe84c79b14b028aa1ff563cd94955fbab19049612548dbb0f83f", 34096),
-    "asset/asset.test.simp.2": ("786b55f8425ce4a993e98be5e2bea9ef87bf536b96dc13f7a57c4733fdb63e06", 34348),
-    "asset/asset.test.simp.3": ("e211c9e2ede1dfe315097132dbe4feda76b309bdc636a5394cb5d2664ba5bf52", 37292),
-    "asset/asset.test.simp.4": ("37be9cf0592c0f68d87848dc9c442fe62f344518c1993896c00788bf943b755d", 35887),
-    "asset/asset.test.simp.5": ("8485210573a3bd76116de8e978b227677c6c207111a4938729397c4e603dfa46", 35351),
-    "asset/asset.test.simp.6": ("f0cb3ab823d23203ea044f81bd7e67cc823db0632095e43b78a54a9891a0b0a8", 35846),
-    "asset/asset.test.simp.7": ("35cbb8b9964252a1470607634f19ad946c6bc2951b3e500eedd826baf12bd3c8", 34560),
-    "asset/asset.test.simp.8": ("047b6419590b88f93b435d3177bba1883dc9c0dc178676e48470b408236446f4", 35830),
-    "asset/asset.test.simp.9": ("3f5745e4f2743563b88ea4284ec35fa4ddb68d62de80b63ffb87751b998fe6b8", 35313),
-    "dailydialog_pp/dev.jsonl": ("afbdee92c9ab372f599c605609676fceba517f83286d58555f0404f4364b5bfa", 1226933),
-    "dailydialog_pp/test.jsonl": ("e8202c3d4b11008a13061b15c4d8ce1f6d05baa9104a9c1f5caa5450134522fa", 1326667),
-}
-
-_PROVO_NORMS = "provo_cloze/Provo_Corpus-Predictability_Norms.csv"
-
-SOURCES: dict[str, tuple[Source, ...]] = {
-    # The OSF original could not be fetched here: the mirror's file is a rebuild in its layout
-    # (provo_cloze/PROVENANCE.md), pinned as such; a download is checked by the loader alone.
-    "provo": (
-        Source(
-            url="https://osf.io/download/e4a2m/",
-            mirror_path=_PROVO_NORMS,
-            mirror_digest=Digest(*DIGESTS[_PROVO_NORMS]),
-        ),
-    ),
-    "wmt14": (
-        _pinned(
-            f"{_GITHUB}/facebookresearch/analyzing-uncertainty-nmt/"
-            "5b0760e6edc1de7c2c3b4050c3196e423ba3caf9/wmt14-en-de.extra_refs.gz",
-            "wmt14_ende_multiref/wmt14-en-de.extra_refs.gz",
-        ),
-    ),
-    "asset": tuple(
-        _pinned(f"{_ASSET}/asset.{split}.{part}", f"asset/asset.{split}.{part}")
-        for split in ("valid", "test")
-        for part in ("orig", *(f"simp.{k}" for k in range(10)))
-    ),
-    # Byte-identical to the repository's dataset/{split}.json (dailydialog_pp/PROVENANCE.md).
-    "dailydialog": tuple(
-        _pinned(f"{_DDPP}/{split}.json", f"dailydialog_pp/{split}.jsonl")
-        for split in ("dev", "test")
-    ),
-    # No copy of the corpus could be examined here: unverified by digest, checked by its loader.
-    "writingprompts": tuple(
-        Source(
-            url=_WRITING_PROMPTS,
-            mirror_path=f"writingprompts/{split}.wp_{side}",
-            member=f"writingPrompts/{split}.wp_{side}",
-        )
-        for split in ("valid", "test")
-        for side in ("source", "target")
-    ),
-}
+GITHUB = "https://raw.githubusercontent.com"
 
 
 def source_of(name: str, file: str | None = None) -> Source:
-    """The source of file ``file`` of dataset ``name`` (``None``: its only file)."""
+    """The source of file ``file`` of dataset ``name`` (``None``: its only file), from
+    ``varprobe.data.SOURCES``."""
+    from varprobe.data import SOURCES
+
     if name not in SOURCES:
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(sorted(SOURCES))}")
     files = {s.file: s for s in SOURCES[name]}

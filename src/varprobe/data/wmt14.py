@@ -16,7 +16,8 @@ import pandas as pd
 
 from varprobe.data.instances import instances_table
 from varprobe.data.raw_text import decode
-from varprobe.data.sources import OPT_OUT
+from varprobe.data.dataset import Dataset
+from varprobe.data.sources import GITHUB, OPT_OUT, pinned
 
 REFERENCE_SETS = {
     "extra": tuple(f"R{k}" for k in range(1, 11)),
@@ -79,3 +80,19 @@ def _check_complete(path: Path, sentences: dict[str, dict[str, str]]) -> None:
             f"tags S, T, R1-R10 (e.g. {incomplete[:3]}); the published file has {N_SENTENCES} "
             f"sentences with all 12; {OPT_OUT}"
         )
+
+
+FILE = "wmt14-en-de.extra_refs.gz"
+"""The extra-references file: every split (newstest2014) is read from it."""
+
+DATASET = Dataset(
+    name="wmt14",
+    sources=(pinned(f"{GITHUB}/facebookresearch/analyzing-uncertainty-nmt/"
+                    f"5b0760e6edc1de7c2c3b4050c3196e423ba3caf9/{FILE}", f"wmt14_ende_multiref/{FILE}",
+                    "edf552f7dc52381ccf07d0a2e3db32ae6753900a242bc9b5be9197bda220bf25", 184354),),
+    default_split="newstest2014",
+    output_language="de",
+    raw_files=lambda split: [FILE],
+    read=lambda raw_dir, split, verify, references: read_wmt14(raw_dir / FILE, references, verify),
+    options={"references": "extra"},
+)

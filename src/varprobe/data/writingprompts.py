@@ -16,7 +16,9 @@ from pathlib import Path
 import pandas as pd
 
 from varprobe.data.instances import instances_table
+from varprobe.data.dataset import Dataset
 from varprobe.data.raw_text import read_text
+from varprobe.data.sources import Source
 
 _TAG = re.compile(r"^\s*\[\s*\w+\s*\]\s*")
 _NEWLINE = re.compile(r"\s*<newline>\s*")
@@ -58,3 +60,22 @@ def read_writingprompts(source: Path, target: Path, split: str = "test",
         if len(kept) >= min_stories
     ]
     return instances_table("writingprompts", split, rows)
+
+
+_WRITING_PROMPTS = "https://dl.fbaipublicfiles.com/fairseq/data/writingPrompts.tar.gz"
+SPLITS = ("valid", "test")
+
+DATASET = Dataset(
+    name="writingprompts",
+    # No copy of the corpus could be examined here: unverified by digest, checked by its loader.
+    sources=tuple(Source(url=_WRITING_PROMPTS, mirror_path=f"writingprompts/{split}.wp_{side}",
+                         member=f"writingPrompts/{split}.wp_{side}")
+                  for split in SPLITS for side in ("source", "target")),
+    default_split="test",
+    output_language="en",
+    raw_files=lambda split: [f"{split}.wp_source", f"{split}.wp_target"],
+    read=lambda raw_dir, split, verify, min_stories: read_writingprompts(
+        raw_dir / f"{split}.wp_source", raw_dir / f"{split}.wp_target", split, min_stories),
+    options={"min_stories": 5},
+    max_references=10,
+)

@@ -1,1 +1,44 @@
-"""Pure math on distributions and arrays: no models, no I/O."""
+"""Pure math on distributions and arrays: no models, no I/O.
+
+Every public metric is importable from here (``from varprobe.metrics import tvd``) and
+documented with its definition, the paper it follows, its parameters and an example. The
+modules are named for what they hold:
+
+``distributions``
+    categorical next-word distributions as dicts: ``mle``, ``tvd``, ``entropy``, ``mode``,
+    ``split_counts``, ``tvd_interval``
+``dense``
+    distributions over a vocabulary as arrays: ``dense_tvd``, ``dense_entropy``,
+    ``renormalise``
+``wasserstein``
+    ``w1`` and the production study's human control ``control_split``, ``control_w1``
+``calibration``
+    ``ece``, ``reliability_table``
+``token_calibration``
+    ECE, classwise ECE and Full-ECE of full next-token distributions:
+    ``CalibrationAccumulator``, ``bin_index``, ``relative_std``
+``bootstrap``
+    ``bootstrap_mean_ci``
+``histogram``
+    ``histogram_rows``
+``word_classes``
+    ``coarsen``, ``elbow``
+"""
+
+from varprobe.metrics.bootstrap import bootstrap_mean_ci
+from varprobe.metrics.calibration import ece, reliability_table
+from varprobe.metrics.dense import dense_entropy, dense_tvd, renormalise
+from varprobe.metrics.distributions import entropy, mle, mode, split_counts, tvd, tvd_interval
+from varprobe.metrics.histogram import histogram_rows
+from varprobe.metrics.token_calibration import (
+    METRICS, PAPER_BINS, CalibrationAccumulator, bin_index, relative_std,
+)
+from varprobe.metrics.wasserstein import control_split, control_w1, w1
+from varprobe.metrics.word_classes import coarsen, elbow
+
+__all__ = [
+    "METRICS", "PAPER_BINS", "CalibrationAccumulator", "bin_index", "bootstrap_mean_ci",
+    "coarsen", "control_split", "control_w1", "dense_entropy", "dense_tvd", "ece", "elbow",
+    "entropy", "histogram_rows", "mle", "mode", "relative_std", "reliability_table",
+    "renormalise", "split_counts", "tvd", "tvd_interval", "w1",
+]

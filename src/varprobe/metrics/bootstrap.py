@@ -12,18 +12,43 @@ def bootstrap_mean_ci(
 ) -> tuple[float, float, float]:
     """Mean over items with a percentile-bootstrap interval (Efron & Tibshirani 1993, Ch. 13).
 
-    For items x_1..x_N, draw R = n_resamples resamples of N items with
-    replacement, with means m_1..m_R, and return
+    For items x_1..x_N, draw R = n_resamples resamples of N items with replacement, with means
+    m_1..m_R, and return
 
         (mean(x), Q_{(1-level)/2}(m), Q_{1-(1-level)/2}(m)),
 
-    Q being numpy's linearly interpolated quantile. Used for expected TVD, the
-    per-context average of Ilia & Aziz 2024 (Section 4 "Metrics"). A single item
-    gives (x_1, x_1, x_1). The result depends only on the inputs and the state
-    of rng, which is advanced.
+    Q being numpy's linearly interpolated quantile. Used for expected TVD, the per-context
+    average of Ilia & Aziz 2024 (Section 4 "Metrics"). A single item gives (x_1, x_1, x_1).
 
-    values: non-empty, finite, 1-D; rng: numpy.random.Generator;
-    n_resamples: integer >= 1; 0 < level < 1. ValueError naming the argument otherwise.
+    Parameters
+    ----------
+    values : array_like
+        Non-empty, finite, 1-D.
+    rng : numpy.random.Generator
+        The source of the resamples; it is advanced, and the result depends only on the inputs
+        and its state.
+    n_resamples : int, default 1000
+        R >= 1.
+    level : float, default 0.95
+        The interval's coverage, in (0, 1).
+
+    Returns
+    -------
+    tuple of (float, float, float)
+        The mean, the lower and the upper end of the interval.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument, when one is outside the ranges above.
+
+    Examples
+    --------
+    >>> bootstrap_mean_ci([0.25, 0.25, 0.25], np.random.default_rng(0))
+    (0.25, 0.25, 0.25)
+    >>> mean, low, high = bootstrap_mean_ci([0.0, 1.0], np.random.default_rng(0), n_resamples=100)
+    >>> mean, 0.0 <= low <= mean <= high <= 1.0
+    (0.5, True)
     """
     x = np.asarray(values, dtype=float)
     if x.ndim != 1 or x.size == 0:

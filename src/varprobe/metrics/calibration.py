@@ -43,18 +43,39 @@ def ece(confidences, correct, n_bins: int = 10) -> float:
     """Expected calibration error (Guo et al. 2017), as reported by Ilia & Aziz 2024 (Table 1).
 
     With N items, item i with confidence c_i in [0, 1] goes to bin
-    b(i) = min(floor(c_i * n_bins), n_bins - 1), so c = 0.0 is in the first bin
-    and c = 1.0 in the last. Then
+    b(i) = min(floor(c_i * n_bins), n_bins - 1), so c = 0.0 is in the first bin and c = 1.0 in
+    the last. Then
 
         ECE = sum_b (|B_b| / N) * |acc(B_b) - conf(B_b)|,
 
-    with acc(B_b) the fraction correct and conf(B_b) the mean confidence in bin
-    b; empty bins contribute 0. In Ilia & Aziz 2024 (footnote 2) confidence is
-    the mode probability and correctness is mode == target word; they show ECE
-    is unreliable under data uncertainty, so report it next to TVD, not alone.
+    with acc(B_b) the fraction correct and conf(B_b) the mean confidence in bin b; empty bins
+    contribute 0. In Ilia & Aziz 2024 (footnote 2) confidence is the mode probability and
+    correctness is mode == target word; they show ECE is unreliable under data uncertainty, so
+    report it next to TVD, not alone.
 
-    confidences: 1-D, length N >= 1, values in [0, 1]; correct: same shape,
-    boolean or 0/1; n_bins: integer >= 1. ValueError naming the argument otherwise.
+    Parameters
+    ----------
+    confidences : array_like
+        1-D, length N >= 1, values in [0, 1].
+    correct : array_like
+        Same shape, boolean or 0/1.
+    n_bins : int, default 10
+        The number of equal-width bins, >= 1.
+
+    Returns
+    -------
+    float
+        The ECE, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        Naming the argument and its value, when it is outside the ranges above.
+
+    Examples
+    --------
+    >>> ece([0.9, 0.9], [True, False], n_bins=10)
+    0.4
     """
     conf, corr = _validate(confidences, correct, n_bins)
     _, conf_sum, correct_sum = _bin_sums(conf, corr, n_bins)
@@ -63,14 +84,30 @@ def ece(confidences, correct, n_bins: int = 10) -> float:
 
 
 def reliability_table(confidences, correct, n_bins: int = 10) -> pd.DataFrame:
-    """Per-bin reliability table behind ece (Guo et al. 2017; Ilia & Aziz 2024).
+    """Per-bin reliability table behind ``ece`` (Guo et al. 2017; Ilia & Aziz 2024).
 
-    One row per bin b = 0..n_bins-1 with lower = b/n_bins, upper = (b+1)/n_bins,
-    count = |B_b|, mean_confidence = conf(B_b) = (1/|B_b|) sum_{i in B_b} c_i and
-    accuracy = acc(B_b) = (1/|B_b|) sum_{i in B_b} correct_i, using the same
-    binning as ece, so ece = sum_b (count_b / N) |accuracy_b - mean_confidence_b|
-    over non-empty bins. Empty bins have count 0 and NaN mean_confidence and
-    accuracy. Inputs are validated as in ece.
+    One row per bin b = 0..n_bins-1, binned as in ``ece``, with
+
+        count = |B_b|,  mean_confidence = (1/|B_b|) sum_{i in B_b} c_i,
+        accuracy = (1/|B_b|) sum_{i in B_b} correct_i,
+
+    so ece = sum_b (count_b / N) |accuracy_b - mean_confidence_b| over non-empty bins.
+
+    Parameters
+    ----------
+    confidences, correct, n_bins
+        As in ``ece`` (and validated as there).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``bin, lower, upper, count, mean_confidence, accuracy`` with lower = b/n_bins,
+        upper = (b+1)/n_bins; an empty bin has count 0 and NaN mean_confidence and accuracy.
+
+    Examples
+    --------
+    >>> reliability_table([0.9, 0.9], [True, False], n_bins=2)["count"].tolist()
+    [0, 2]
     """
     conf, corr = _validate(confidences, correct, n_bins)
     count, conf_sum, correct_sum = _bin_sums(conf, corr, n_bins)

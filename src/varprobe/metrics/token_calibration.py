@@ -46,12 +46,31 @@ _SPLITTER = 134217729.0  # 2**27 + 1: Veltkamp's split of a double into two 26-b
 
 
 def bin_index(p: np.ndarray, n_bins: int) -> np.ndarray:
-    """min(floor(p * n_bins), n_bins - 1) with the floor taken exactly on the double p.
+    """The equal-width bin of each probability, the floor taken exactly on the double p:
 
-    ``p * n_bins`` is rounded to the nearest double; the rounded product can only cross an integer
-    when it lands exactly on it, so the floor is wrong only where the product is an integer and
-    the rounding error (computed exactly by Dekker's two-product) is negative. ``n_bins`` must be
-    below 2**26 for the two-product to be exact. ``p`` must lie in [0, 1].
+        bin_M(p) = min(floor(p * M), M - 1)
+
+    (Liu et al. 2024, Sec. 2-3, with p = 0 in the first bin and p = 1 in the last).
+    ``p * n_bins`` is rounded to the nearest double; the rounded product can only cross an
+    integer when it lands exactly on it, so the floor is wrong only where the product is an
+    integer and the rounding error (computed exactly by Dekker's two-product) is negative.
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        Probabilities in [0, 1].
+    n_bins : int
+        M, below 2**26 for the two-product to be exact.
+
+    Returns
+    -------
+    numpy.ndarray
+        The bin indices (int64), the shape of ``p``.
+
+    Examples
+    --------
+    >>> bin_index(np.array([0.0, 0.29, 0.5, 1.0]), 100).tolist()
+    [0, 28, 50, 99]
     """
     p = np.asarray(p, dtype=np.float64)
     product = p * n_bins
@@ -68,10 +87,33 @@ def bin_index(p: np.ndarray, n_bins: int) -> np.ndarray:
 
 
 def relative_std(values, ddof: int = 1) -> float:
-    """Relative standard deviation std(values, ddof) / mean(values) (Liu et al. 2024, Table 1).
+    """Relative standard deviation (Liu et al. 2024, Table 1):
 
-    The paper does not state ddof; the default ddof = 1 is the sample standard deviation. NaN
-    when the mean is 0 or there are fewer than ddof + 1 values.
+        RSD = std(values, ddof) / mean(values).
+
+    The paper does not state ddof; the default ddof = 1 is the sample standard deviation.
+
+    Parameters
+    ----------
+    values : array_like
+        1-D.
+    ddof : int, default 1
+        Delta degrees of freedom of the standard deviation.
+
+    Returns
+    -------
+    float
+        The RSD; NaN when the mean is 0 or there are fewer than ddof + 1 values.
+
+    Raises
+    ------
+    ValueError
+        When ``values`` is not 1-D.
+
+    Examples
+    --------
+    >>> relative_std([1.0, 3.0])
+    0.7071067811865476
     """
     values = np.asarray(values, dtype=float)
     if values.ndim != 1:
@@ -109,7 +151,24 @@ class CalibrationAccumulator:
     SmolLM2-135M (K = 49,152, L = 1000): 1.4 MiB peak after the 135 positions of Provo passages 1-2
     (6,089 sparse pairs), 7.6 MiB after all 55 passages (3,267 positions, 66,685 pairs), against
     1.2 GB for dense float64 (class, fine bin) sums.
-    ``atol``: tolerance of the row sums.
+
+    Parameters
+    ----------
+    n_classes : int
+        K, the number of classes (the vocabulary size), >= 1.
+    bins : sequence of int, default ``PAPER_BINS``
+        The numbers of bins M the metrics can be asked for.
+    atol : float, default 1e-6
+        Tolerance of the row sums.
+    merge_every : int, default 1,000,000
+        Sparse pairs buffered before they are merged.
+
+    Examples
+    --------
+    >>> acc = CalibrationAccumulator(n_classes=2, bins=(2,))
+    >>> acc.update(np.array([[0.9, 0.1], [0.9, 0.1]]), np.array([0, 1]))
+    >>> round(acc.metric("ece", 2), 6)
+    0.4
     """
 
     n_classes: int

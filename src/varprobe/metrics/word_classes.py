@@ -22,8 +22,30 @@ def coarsen(p: Mapping[str, float], word_class: Mapping[str, str]) -> dict[str, 
 
         P(C) = sum_{w : class(w) = C} p(w)
 
-    (Ilia & Aziz 2024, Sec. 5: "the probability of a word cluster is the sum of probabilities of
-    the words in it"). Raises KeyError naming the first word of ``p`` that has no class.
+    (Ilia & Aziz 2024, Sec. 5: "the probability of a word cluster is the sum of probabilities
+    of the words in it").
+
+    Parameters
+    ----------
+    p : mapping of str to float
+        A distribution over words.
+    word_class : mapping of str to str
+        The class of each word of ``p``.
+
+    Returns
+    -------
+    dict of str to float
+        P(C) for each class of a word of ``p``.
+
+    Raises
+    ------
+    KeyError
+        Naming the first word of ``p`` that has no class.
+
+    Examples
+    --------
+    >>> coarsen({"the": 0.5, "a": 0.25, "dog": 0.25}, {"the": "DET", "a": "DET", "dog": "NOUN"})
+    {'DET': 0.75, 'NOUN': 0.25}
     """
     classes: dict[str, float] = {}
     for word, prob in p.items():
@@ -38,14 +60,37 @@ def elbow(ks: Sequence[int], sse: Sequence[float]) -> int:
     """The elbow of an SSE curve: the candidate k farthest below the chord of the curve.
 
     The chord is the straight line through the first and last points (k_1, SSE_1) and
-    (k_m, SSE_m); the elbow is the k_i with the largest vertical distance
-    ``chord(k_i) - SSE_i`` (the "kneedle" rule of Satopaa et al. 2011 for a decreasing convex
-    curve; the choice is the same whether or not the axes are rescaled to [0, 1]). Defined edge
-    cases: one candidate is the elbow; when no point lies below the chord by more than 1e-9 of
-    the SSE range (two candidates, a straight or concave curve, a flat curve) the smallest k is
-    the elbow, the fewest clusters the curve gives no reason to exceed; ties go to the smaller k.
+    (k_m, SSE_m); the elbow is
 
-    ``ks`` strictly increasing, ``sse`` finite, same non-zero length (ValueError otherwise).
+        k* = argmax_{k_i} chord(k_i) - SSE_i
+
+    (the "kneedle" rule of Satopaa et al. 2011 for a decreasing convex curve; the choice is the
+    same whether or not the axes are rescaled to [0, 1]). Defined edge cases: one candidate is
+    the elbow; when no point lies below the chord by more than 1e-9 of the SSE range (two
+    candidates, a straight or concave curve, a flat curve) the smallest k is the elbow, the
+    fewest clusters the curve gives no reason to exceed; ties go to the smaller k.
+
+    Parameters
+    ----------
+    ks : sequence of int
+        The candidate numbers of clusters, strictly increasing.
+    sse : sequence of float
+        The within-cluster sum of squares of each, finite, of the same non-zero length.
+
+    Returns
+    -------
+    int
+        The chosen k.
+
+    Raises
+    ------
+    ValueError
+        When the lengths differ or are zero, ``ks`` is not increasing or ``sse`` not finite.
+
+    Examples
+    --------
+    >>> elbow([1, 2, 3, 4], [100.0, 20.0, 15.0, 12.0])
+    2
     """
     if len(ks) != len(sse) or not ks:
         raise ValueError(f"ks and sse must be non-empty and of one length, got {len(ks)} and {len(sse)}")

@@ -7,10 +7,13 @@ An entry is one of
   Python package (offline machines), loaded from the package's folder by the same code;
 * ``{name, samples: CSV}``: external samples (published samples), not a network;
 * ``{name, api: {base_url, model, ...}}``: a model behind an OpenAI-compatible endpoint
-  (``varprobe.api``), queried for text only.
+  (``varprobe.api``), queried for text only;
+* ``{name, finetune: {base: NAME, dataset, ...}}``: a network the workflow fine-tunes from another
+  configured one. It reaches a job as its base model's entry plus ``checkpoint``: the folder of
+  trained weights that loading applies over the base's.
 
-A fine-tuned model (config ``finetune: {base: NAME, ...}``) reaches a job as its base model's
-entry plus ``checkpoint``: the folder of trained weights that loading applies over the base's.
+``ModelSpec.kind`` is the one place that tells these kinds apart (``KINDS``); the workflow and the
+config checks ask it instead of reading the keys.
 """
 
 from __future__ import annotations
@@ -19,8 +22,13 @@ import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SOURCES = ("pretrained", "package", "samples", "api")
+SOURCES = ("pretrained", "package", "samples", "api", "finetune")
 """The keys of a model entry that say where the model comes from (exactly one per entry)."""
+
+KINDS = ("network", "api", "samples", "fine-tuned")
+"""What a model is (``ModelSpec.kind``): a network loaded here, with logits (token-level
+analyses, enumeration); a model behind an endpoint and a file of samples, words only; a network
+fine-tuned from another configured one, evaluated in its own study only."""
 
 
 class ModelUnavailable(RuntimeError):
@@ -29,15 +37,17 @@ class ModelUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A configured model; exactly one of ``pretrained``, ``package``, ``samples``, ``api`` is
-    set. ``checkpoint`` (with ``pretrained`` or ``package``) is a fine-tuning checkpoint folder
-    applied over those weights; ``api`` is the endpoint's config block."""
+    """A configured model; exactly one of ``pretrained``, ``package``, ``samples``, ``api``,
+    ``finetune`` is set. ``checkpoint`` (with ``pretrained`` or ``package``) is a fine-tuning
+    checkpoint folder applied over those weights; ``api`` is the endpoint's config block,
+    ``finetune`` the fine-tuning's."""
 
     name: str
     pretrained: str | None = None
     package: str | None = None
     samples: str | None = None
     api: dict | None = field(default=None, hash=False, compare=False)
+    finetune: dict | None = field(default=None, hash=False, compare=False)
     gguf_file: str | None = None
     checkpoint: str | None = None
     device: str = "cpu"
@@ -61,14 +71,25 @@ class ModelSpec:
         return cls(**fields)
 
     @property
+    def kind(self) -> str:
+        """One of ``KINDS``: ``fine-tuned`` for a ``finetune`` entry or a job's entry that carries
+        its ``checkpoint``, ``api`` for an endpoint, ``samples`` for a file of samples, else
+        (``pretrained`` or ``package`` weights) ``network``."""
+        if self.finetune is not None or self.checkpoint is not None:
+            return "fine-tuned"
+        if self.api is not None:
+            return "api"
+        return "samples" if self.samples is not None else "network"
+
+    @property
     def is_external(self) -> bool:
         """Whether the model is a file of samples rather than a network."""
-        return self.samples is not None
+        return self.kind == "samples"
 
     @property
     def is_api(self) -> bool:
         """Whether the model answers through an OpenAI-compatible endpoint (text, no logits)."""
-        return self.api is not None
+        return self.kind == "api"
 
     def location(self) -> str:
         """The hub id or directory ``from_pretrained`` reads; ``ModelUnavailable`` when the
@@ -82,8 +103,9 @@ class ModelSpec:
         """Why this model cannot be reached, as far as the local file system can tell (no
         network), or None: a samples file that does not exist, a package that is not installed,
         a local weights directory that is missing or empty, a ``gguf_file`` absent from the
-        package or directory. A hub id (not a local path) is never a local problem."""
-        if self.is_api:
+        package or directory. A hub id (not a local path) is never a local problem, nor is a
+        ``finetune`` entry (its base is checked on its own)."""
+        if self.is_api or self.finetune is not None:
             return None
         if self.is_external:
             return None if Path(self.samples).is_file() else (

@@ -7,6 +7,8 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
+from varprobe.probes.probe import Prepared, Probe
+
 
 def ngram_counts(items: Sequence[str], n: int) -> Counter:
     """The multiset of contiguous n-grams (tuples) of ``items``; empty if ``len(items) < n``."""
@@ -39,3 +41,17 @@ def ngram_distance(a: Counter, b: Counter) -> float:
 def word_tokens(tokens: Sequence[str]) -> list[str]:
     """The lexical probe's units: tokens lowercased (so sentence-initial words match)."""
     return [t.lower() for t in tokens]
+
+
+def ngram_distances(counts: Sequence[Counter], left: Sequence[int], right: Sequence[int]) -> list[float]:
+    """``ngram_distance`` of each pair of texts ``left[i], right[i]`` (indices into ``counts``)."""
+    return [ngram_distance(counts[i], counts[j]) for i, j in zip(left, right, strict=True)]
+
+
+def _word_ngrams(prepared: Prepared, n: int) -> list[Counter]:
+    return [ngram_counts(word_tokens(p.tokens), n) for p in prepared.parsed]
+
+
+LEXICAL = Probe("lexical", needs="tokenizer", featurise=_word_ngrams, distance=ngram_distances,
+                ordered=True)
+"""The lexical probe: n-gram distance over lowercased word tokens."""

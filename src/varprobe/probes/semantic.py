@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from varprobe.probes.probe import Prepared, Probe
+
 
 def encoder_location(spec: str | dict) -> str:
     """The path or hub id of an encoder given as a string or ``{package: NAME}``."""
@@ -53,3 +55,15 @@ def cosine_distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         similarity = np.einsum("...d,...d->...", a, b) / norms
     return np.where(norms > 0, 1.0 - np.clip(similarity, -1.0, 1.0), np.nan)
+
+
+def _embeddings(prepared: Prepared, n: None) -> np.ndarray:
+    return prepared.vectors
+
+
+def _vector_distances(vectors: np.ndarray, left, right) -> np.ndarray:
+    return cosine_distances(vectors[left], vectors[right])
+
+
+SEMANTIC = Probe("semantic", needs="encoder", featurise=_embeddings, distance=_vector_distances)
+"""The semantic probe: cosine distance of sentence embeddings."""

@@ -9,8 +9,12 @@ rule-based tokenizer of the language (``spacy.blank``) when no trained pipeline 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from varprobe.probes.lexical import ngram_counts, ngram_distances
+from varprobe.probes.probe import Prepared, Probe
 
 # Components that write ``pos_``: the ``tagger`` (fine-grained tags, which the ``attribute_ruler``
 # maps to universal tags) and the ``morphologizer`` (other languages' pipelines). The attribute
@@ -63,3 +67,12 @@ def parse(texts: Iterable[str], nlp, batch_size: int = 256) -> list[Parsed]:
         Parsed(tuple(t.text for t in doc), tuple(t.pos_ for t in doc) if tagged else None)
         for doc in nlp.pipe(texts, batch_size=batch_size)
     ]
+
+
+def _tag_ngrams(prepared: Prepared, n: int) -> list[Counter]:
+    return [ngram_counts(p.tags, n) for p in prepared.parsed]
+
+
+SYNTACTIC = Probe("syntactic", needs="tagger", featurise=_tag_ngrams, distance=ngram_distances,
+                  ordered=True)
+"""The syntactic probe: n-gram distance over universal POS tags."""

@@ -7,9 +7,13 @@ generation config says.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
 
 import torch
+
+ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens", "min_mass")
+"""Keys of a decoding's config entry that configure enumeration, not the decoding algorithm."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,19 @@ class Decoding:
             value = getattr(self, key)
             if not 0 < value <= 1:
                 raise ValueError(f"decoding {self.name!r}: {key} must be in (0, 1], got {value}")
+
+    @classmethod
+    def from_config(cls, entry: Mapping) -> Decoding:
+        """The decoding algorithm of a decoding's config entry (``provo.decodings`` or
+        ``production.decodings``): its name and parameters, the ``ENUMERATION_KEYS`` left to the
+        enumerator. The one place a ``Decoding`` is built from a config, for the CLI, the API
+        code and the workflow alike. ValueError naming any other key."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(entry) - known - set(ENUMERATION_KEYS))
+        if unknown:
+            raise ValueError(f"decoding {entry.get('name')!r}: unknown keys {unknown}; "
+                             f"expected {sorted(known)} or {list(ENUMERATION_KEYS)}")
+        return cls(**{k: v for k, v in entry.items() if k in known})
 
     def parameters(self) -> dict[str, float | int]:
         """The effective generation parameters, for storing beside the samples."""
