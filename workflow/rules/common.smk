@@ -10,6 +10,7 @@ from varprobe.api.endpoint import TUNING as API_TUNING, ApiEndpoint
 from varprobe.config_checks import validate_config
 from varprobe.data import DATASETS
 from varprobe.models.spec import ModelSpec
+from varprobe.probes import NEEDS, PROBES as PROBE_RECORDS
 
 validate_config(
     config, workflow.source_path("../schemas/config.schema.yaml"), workflow.configfiles
@@ -482,15 +483,42 @@ def data_options(wildcards):
     )
 
 
+PROBE_RESOURCES = {
+    "tagger": ("spacy_pipelines", "--spacy-pipeline"),
+    "encoder": ("sentence_encoders", "--encoder"),
+}
+"""Each need of a probe record (varprobe.probes.NEEDS) but the tokenizer, which is always
+there: the `production.probes` key naming its resource per language, and the option of
+production-distances that passes it on."""
+PROBE_NEEDS = {probe.needs for probe in PROBE_RECORDS.values()}
+"""What the registered probes need: a distances job loads only those resources."""
+
+
+def _check_probe_resources():
+    """Fail at parse time on a need of the probe records that no config key provides."""
+    unprovided = set(NEEDS) - {"tokenizer", *PROBE_RESOURCES}
+    if unprovided:
+        raise ValueError(
+            f"probe needs {sorted(unprovided)} (varprobe.probes.NEEDS) have no entry in "
+            "PROBE_RESOURCES (workflow/rules/common.smk)"
+        )
+
+
+_check_probe_resources()
+
+
 def probe_resources(wildcards):
-    """The spaCy pipeline and sentence encoder of a dataset's output language, as options."""
+    """A dataset's output language and, for each resource the probe records need, the one
+    configured for that language (null: none, and the probes needing it are unavailable), as
+    options; then the truncation options."""
     language = dataset_setting(wildcards.dataset, "language")
-    pipeline = PRODUCTION["probes"]["spacy_pipelines"].get(language)
-    encoder = PRODUCTION["probes"]["sentence_encoders"].get(language)
-    return (
-        f"--language {language} --spacy-pipeline '{json.dumps(pipeline)}' "
-        f"--encoder '{json.dumps(encoder)}'{truncation_options(language, encoder)}"
-    )
+    configured = PRODUCTION["probes"]
+    options = [f"--language {language}"]
+    for need, (key, option) in PROBE_RESOURCES.items():
+        resource = configured[key].get(language) if need in PROBE_NEEDS else None
+        options.append(f"{option} '{json.dumps(resource)}'")
+    encoder = configured["sentence_encoders"].get(language)
+    return " ".join(options) + truncation_options(language, encoder)
 
 
 def truncation_options(language, encoder):
