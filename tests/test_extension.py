@@ -79,7 +79,7 @@ def register(init: Path, registry: str, line: str, name: str) -> None:
     """Add a record to the registry dict ``registry`` built in ``init``: its import ``line``,
     and its ``name`` at the end of the tuple of records."""
     lines = init.read_text().splitlines()
-    found = [i for i, line in enumerate(lines) if line.startswith(f"{registry}") and line.endswith(")}")]
+    found = [i for i, text in enumerate(lines) if text.startswith(registry) and text.endswith(")}")]
     assert len(found) == 1, f"{init}: no one-line registry {registry} to extend"
     i = found[0]
     lines[i] = lines[i][: -len(")}")] + f", {name})}}"
