@@ -151,6 +151,13 @@ const VP = (() => {
     provo.manifest = manifest;
     return load(manifest.table).then((data) => {
       provo.data = data;
+      // A context's place in its passage's chunk: the chunk lists them in table order.
+      const seen = new Map();
+      provo.slot = data.contexts.text_id.map((t) => {
+        const k = seen.get(t) || 0;
+        seen.set(t, k + 1);
+        return k;
+      });
       data.systems.forEach((s) => provo.chosen.add(s.name));
       $("provo-systems").innerHTML = "systems: " + data.systems.map((s, k) =>
         `<label><input type="checkbox" data-system="${k}" checked> ${esc(s.name)}` +
@@ -230,8 +237,7 @@ const VP = (() => {
     const detail = $("provo-detail");
     detail.innerHTML = "<p>loading…</p>";
     load(provo.manifest.passages[String(t)]).then((rows) => {
-      const offset = c.text_id.indexOf(t);
-      const words = rows[i - offset];
+      const words = rows[provo.slot[i]];
       const corpus = c.corpus_word[i];
       const total = words.human.reduce((sum, rn) => sum + rn[1], 0);
       let html = `<h2>Passage ${t}, position ${c.word_number[i]}</h2>` +
@@ -416,6 +422,10 @@ const VP = (() => {
     }
     const wanted = location.hash.slice(1);
     show(views.includes(wanted) ? wanted : views[0]);
+    window.addEventListener("hashchange", () => {
+      const view = location.hash.slice(1);
+      if (views.includes(view)) show(view);
+    });
     Promise.all([
       manifest.provo ? provoStart(manifest.provo) : null,
       manifest.production ? productionStart(manifest.production) : null,
