@@ -1,13 +1,14 @@
 """Size and load time of the explorer (``results/explorer``) in headless Chromium.
 
-Builds the explorer from the tables of a finished run (``--results``), or from the full Provo
-corpus with synthetic systems (``--synthetic-provo``: every context of the 55 passages read from
-the norms as the workflow reads them, then a sampled system with ``--draws`` draws per context
-and an exact system with ``--exact-words`` enumerated words per context, scored by the package's
-own ``provo-divergence`` and summarised as a run would be), then opens it ``--repeats`` times in
-a fresh headless Chromium and prints: the folder's bytes, the bytes the first view loads, the
-build time, the page's ready time (navigation start to the context table drawn, read from the
-page), the time to sort the contexts by a system's TVD and the time to open a context.
+Builds the explorer (the folder and its one-file copy) from the tables of a finished run
+(``--results``), or from the full Provo corpus with synthetic systems (``--synthetic-provo``:
+every context of the 55 passages read from the norms as the workflow reads them, then a sampled
+system with ``--draws`` draws per context and an exact system with ``--exact-words`` enumerated
+words per context, scored by the package's own ``provo-divergence`` and summarised as a run would
+be), then opens it ``--repeats`` times in a fresh headless Chromium and prints: the folder's
+bytes, the bytes the first view loads, the build time, the page's ready time (navigation start to
+the context table drawn, read from the page), the time to sort the contexts by a system's TVD and
+the time to open a context.
 
 Synthetic draws per context: 60% from the human responses, 30% uniform over every corpus word
 (a long tail: many distinct words per context, as a weak model's), 10% failures of three reasons.
@@ -119,7 +120,7 @@ def synthetic_provo(norms: Path, work: Path, draws: int, exact_words: int, seed:
     return run_tables(work)
 
 
-def measure(folder: Path, repeats: int) -> dict:
+def measure(page: Path, repeats: int) -> dict:
     """Ready, sort and open times (ms, medians over ``repeats`` fresh browsers)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -128,7 +129,7 @@ def measure(folder: Path, repeats: int) -> dict:
     for _ in range(repeats):
         driver = headless_chromium()
         try:
-            ready.append(open_explorer(driver, folder, "provo"))
+            ready.append(open_explorer(driver, page, "provo"))
             header = driver.find_elements(By.CSS_SELECTOR, '#provo-table th[data-key^="tvd:"]')
             if header:
                 start = time.perf_counter()
@@ -170,7 +171,8 @@ def main() -> None:
         options = run_tables(args.results)
     folder = work / "explorer"
     start = time.perf_counter()
-    cli("explorer", *options, "--top", args.top, "--out", folder)
+    single = work / "explorer.html"
+    cli("explorer", *options, "--top", args.top, "--out", folder, "--single", single)
     built = time.perf_counter() - start
     files = [f for f in folder.rglob("*") if f.is_file()]
     total = sum(f.stat().st_size for f in files)
@@ -178,12 +180,14 @@ def main() -> None:
              "data/provo-table.js"]
     initial = sum((folder / f).stat().st_size for f in first if (folder / f).is_file())
     largest = max(files, key=lambda f: f.stat().st_size)
-    timing = measure(folder, args.repeats)
     print(f"explorer {folder}: {total / 1e6:.2f} MB in {len(files)} files; first view loads "
           f"{initial / 1e6:.2f} MB; largest chunk {largest.name} {largest.stat().st_size / 1e6:.2f} MB; "
-          f"built in {built:.1f} s")
-    print(f"headless Chromium (median of {args.repeats}): ready {timing['ready_ms']:.0f} ms, sort by TVD "
-          f"{timing['sort_ms'] or float('nan'):.0f} ms, open a context {timing['open_context_ms']:.0f} ms")
+          f"one-file copy {single.stat().st_size / 1e6:.2f} MB; both built in {built:.1f} s")
+    for name, page in (("folder", folder), ("one file", single)):
+        timing = measure(page, args.repeats)
+        print(f"{name}, headless Chromium (median of {args.repeats}): ready {timing['ready_ms']:.0f} ms, "
+              f"sort by TVD {timing['sort_ms'] or float('nan'):.0f} ms, "
+              f"open a context {timing['open_context_ms']:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -246,3 +246,20 @@ def test_cli_writes_the_explorer_from_table_files(tmp_path, capsys):
         main(["explorer", "--out", str(tmp_path / "none")])
     assert "nothing to explore" in capsys.readouterr().err
     assert np.isclose(table["contexts"]["entropy_human"][0], 0.562335)
+
+
+def test_the_single_file_holds_every_chunk_inline_and_no_text_can_close_its_script(tmp_path):
+    contexts, responses, oracle, systems = provo_tables()
+    contexts.loc[0, "context"] = "There </script><script>alert(1)</script>"
+    single = tmp_path / "explorer.html"
+    manifest = write_explorer(tmp_path / "explorer", "run", {
+        "contexts": contexts, "responses": responses, "oracle": oracle, "systems": systems},
+        None, single=single)
+    page = single.read_text(encoding="utf-8")
+    assert "src=" not in page and "href=" not in page  # nothing loaded from elsewhere
+    inline = dict(re.findall(r'<script type="application/json" id="vp-chunk-([^"]+)">(.*?)</script>',
+                             page, flags=re.S))
+    assert set(inline) == {"manifest", manifest["provo"]["table"], *manifest["provo"]["passages"].values()}
+    table = json.loads(inline[manifest["provo"]["table"]])
+    assert table["contexts"]["context"][0] == "There </script><script>alert(1)</script>"
+    assert page.count("<script") == page.count("</script>") == len(inline) + 2

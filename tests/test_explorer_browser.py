@@ -151,11 +151,22 @@ def test_provo_view_sorts_by_tvd_and_shows_the_tables_numbers(explored_run, brow
     marked = browser.find_elements(By.CSS_SELECTOR, "#provo-detail .bar.corpus")
     assert {b.get_attribute("data-word") for b in marked} == {corpus}
 
+    shown_bars = {s: _bars(browser, s) for s in ("humans", "tiny/ancestral", "tiny/exact")}
     shots = folder / "screenshots"
     shots.mkdir(exist_ok=True)
     browser.execute_script("window.scrollTo(0, 0); document.querySelector('.tablewrap').scrollLeft = 0;")
     assert browser.save_screenshot(str(shots / "provo.png"))
     assert (shots / "provo.png").stat().st_size > 20_000
+
+    # The report's copy, one file with the chunks inline, opens the same context the same way.
+    open_explorer(browser, results / "explorer.html", "provo")
+    assert browser.find_element(By.ID, "provo-count").text == f"{len(contexts)} of {len(contexts)} contexts"
+    row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "#provo-table tbody tr")
+               if [c.text for c in r.find_elements(By.TAG_NAME, "td")[:2]] == [str(first[0]), str(first[1])])
+    row.click()
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.ID, "provo-detail").get_attribute("data-context") == f"{first[0]}:{first[1]}")
+    assert {s: _bars(browser, s) for s in shown_bars} == shown_bars
 
 
 def test_production_view_shows_an_inputs_texts_and_distances(explored_run, browser):

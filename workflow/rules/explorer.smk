@@ -42,11 +42,10 @@ rule explorer:
         **{f"provo_{k}": v for k, v in PROVO_EXPLORED.items()},
         **{f"production_{k}": v for k, v in PRODUCTION_EXPLORED.items()},
     output:
-        report(
-            directory(EXPLORER),
-            htmlindex="index.html",
-            caption="../report/explorer.rst",
-            category="Explorer",
+        folder=directory(EXPLORER),
+        # The same explorer in one file: a pure HTML report cannot hold a folder.
+        single=report(
+            f"{EXPLORER}.html", caption="../report/explorer.rst", category="Explorer"
         ),
     params:
         options=EXPLORER_OPTIONS,
@@ -61,7 +60,8 @@ rule explorer:
     benchmark:
         benchmark_path("explorer", "explorer")
     shell:
-        "varprobe explorer {params.options} --out {output} > {log} 2>&1"
+        "varprobe explorer {params.options} --out {output.folder} --single {output.single} "
+        "> {log} 2>&1"
 
 
 EXPLORER_TARGETS = [EXPLORER] if PROVO_EXPLORED or PRODUCTION_EXPLORED else []

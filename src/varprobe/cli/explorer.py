@@ -75,7 +75,7 @@ def _explorer(args: argparse.Namespace) -> None:
     if provo is None and production is None:
         raise ValueError("nothing to explore: give the Provo tables, the production tables or both")
     manifest = write_explorer(args.out, args.title, provo, production, top=args.top,
-                              block=args.block)
+                              block=args.block, single=args.single)
     size = sum(f.stat().st_size for f in Path(args.out).rglob("*") if f.is_file())
     print(f"explorer: {args.out} ({size / 1e6:.2f} MB); Provo systems "
           f"{(manifest['provo'] or {}).get('systems', [])}; production systems "
@@ -86,6 +86,7 @@ def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("explorer", help="the run's static explorer page (a folder) from its tables")
     p.add_argument("--out", required=True, help="the explorer folder (replaced)")
+    p.add_argument("--single", help="also the whole explorer as this one HTML file (the report's)")
     p.add_argument("--title", default="varprobe explorer")
     p.add_argument("--provo-contexts")
     p.add_argument("--provo-responses")

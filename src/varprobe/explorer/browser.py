@@ -39,13 +39,15 @@ def headless_chromium(width: int = 1600, height: int = 1000):
     return webdriver.Chrome(options=options, service=Service(paths[1]))
 
 
-def open_explorer(driver, folder: str | Path, view: str = "provo", timeout: float = 60) -> float:
-    """Load ``folder``/index.html at ``view`` and wait until its data is shown; returns the
-    page's own ready time in ms (navigation start to the first tables drawn)."""
+def open_explorer(driver, page: str | Path, view: str = "provo", timeout: float = 60) -> float:
+    """Load the explorer ``page`` (a folder: its index.html; or the single HTML file) at
+    ``view`` and wait until its data is shown; returns the page's own ready time in ms
+    (navigation start to the first tables drawn)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    url = (Path(folder).resolve() / "index.html").as_uri() + f"#{view}"
+    page = Path(page).resolve()
+    url = (page / "index.html" if page.is_dir() else page).as_uri() + f"#{view}"
     driver.get("about:blank")  # a fresh load even where only the view (#hash) differs
     driver.get(url)
     deadline = time.monotonic() + timeout

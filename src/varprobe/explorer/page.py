@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from varprobe import tables
 from varprobe.explorer.data import (
     INPUT_BLOCK,
     TOP_WORDS,
@@ -41,21 +42,44 @@ def chunk_script(name: str, data) -> str:
 
 
 class _Chunks:
-    """Writes data chunks under ``folder`` and remembers their names."""
+    """Writes data chunks under ``folder`` and keeps their JSON (for the single file)."""
 
     def __init__(self, folder: Path):
         self.folder = folder
+        self.json: dict[str, str] = {}
         folder.mkdir(parents=True, exist_ok=True)
 
     def write(self, name: str, data) -> str:
-        (self.folder / f"{name}.js").write_text(chunk_script(name, data), encoding="utf-8")
+        script = chunk_script(name, data)
+        (self.folder / f"{name}.js").write_text(script, encoding="utf-8")
+        self.json[name] = json.dumps(data, separators=(",", ":"), ensure_ascii=False,
+                                     allow_nan=False)
         return name
+
+
+def single_page(template: str, css: str, script: str, chunks: dict[str, str]) -> str:
+    """The explorer as one HTML file: assets inline, each chunk an inline JSON script element
+    (``<script type="application/json" id="vp-chunk-NAME">``) parsed only when a view needs it.
+    Every ``<`` inside JSON (only strings hold one) is written ``\\u003c``, the same string to
+    JSON, so no chunk can close its script element."""
+    blocks = "".join(
+        f'<script type="application/json" id="vp-chunk-{name}">{_inline(text)}</script>\n'
+        for name, text in chunks.items()
+    )
+    page = template.replace('<link rel="stylesheet" href="assets/explorer.css">',
+                            f"<style>\n{css}</style>")
+    page = page.replace('<script src="assets/explorer.js"></script>',
+                        f"{blocks}<script>\n{script}</script>")
+    return page.replace('<script src="data/manifest.js"></script>',
+                        '<script>VP.load("manifest");</script>')
 
 
 def write_explorer(out: str | Path, title: str, provo: dict | None,
                    production: dict | None, top: int = TOP_WORDS,
-                   block: int = INPUT_BLOCK) -> dict:
-    """Write the explorer folder ``out`` (replaced if present) and return its manifest.
+                   block: int = INPUT_BLOCK, single: str | Path | None = None) -> dict:
+    """Write the explorer folder ``out`` (replaced if present) and return its manifest; with
+    ``single``, also the whole explorer as that one HTML file (``single_page``: the report's
+    copy, which a pure HTML report can embed; the folder is the one to open at paper scale).
 
     ``provo``: None, or ``{"contexts", "responses", "oracle": DataFrames, "systems":
     [ProvoSystem]}``. ``production``: None, or ``{"instances": {dataset: DataFrame},
@@ -80,10 +104,22 @@ def write_explorer(out: str | Path, title: str, provo: dict | None,
             (package / name).read_text(encoding="utf-8").replace("{{TITLE}}", _escape(title)),
             encoding="utf-8",
         )
+    if single is not None:
+        page = single_page(*((staging / n if n == "index.html" else assets / n)
+                             .read_text(encoding="utf-8")
+                             for n in ("index.html", "explorer.css", "explorer.js")),
+                           chunks.json)
+        with tables.atomic(single) as partial:
+            partial.write_text(page, encoding="utf-8")
     if out.exists():
         shutil.rmtree(out)
     staging.replace(out)
     return manifest
+
+
+def _inline(text: str) -> str:
+    """JSON text safe inside a script element: ``<`` as ``\\u003c``."""
+    return text.replace("<", "\\u003c")
 
 
 def _escape(text: str) -> str:

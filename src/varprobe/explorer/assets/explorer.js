@@ -17,6 +17,11 @@ const VP = (() => {
 
   function load(name) {
     if (name in loaded) return Promise.resolve(loaded[name]);
+    const inline = document.getElementById("vp-chunk-" + name);  // the single-file explorer
+    if (inline) {
+      chunk(name, JSON.parse(inline.textContent));
+      return Promise.resolve(loaded[name]);
+    }
     return new Promise((resolve, reject) => {
       const first = !(name in waiting);
       (waiting[name] = waiting[name] || []).push(resolve);
