@@ -16,8 +16,13 @@ Synthetic enumerations: Zipf masses (s = 1.1) over the humans' words and corpus 
 0.9 resolved word mass, 0.03 failure mass and 0.07 unresolved. The page's size depends on the
 number of contexts, systems and shown words (``--top``), not on the draws behind them.
 
+With ``--synthetic-asset RAW_DIR`` the production view instead: every ASSET validation input
+(2,000 x 10 references) and ``--systems`` synthetic systems with a distance for every H, M and C
+pair of the seven probes (``synthetic_production``).
+
     python benchmarks/explorer_size.py --results results
     python benchmarks/explorer_size.py --synthetic-provo --norms ../shared/data/provo_cloze/Provo_Corpus-Predictability_Norms.csv
+    python benchmarks/explorer_size.py --synthetic-asset results/raw/asset
 """
 
 from __future__ import annotations
@@ -120,32 +125,84 @@ def synthetic_provo(norms: Path, work: Path, draws: int, exact_words: int, seed:
     return run_tables(work)
 
 
-def measure(page: Path, repeats: int) -> dict:
-    """Ready, sort and open times (ms, medians over ``repeats`` fresh browsers)."""
+PROBES = ("lexical-1", "lexical-2", "lexical-3", "syntactic-1", "syntactic-2", "syntactic-3",
+          "semantic")
+
+
+def synthetic_production(raw_dir: Path, work: Path, systems: int, seed: int) -> list[str]:
+    """Every ASSET validation input (2,000, 10 references each) read by ``production-data`` from
+    ``raw_dir``, with ``systems`` synthetic systems: 10 samples per input (its references with
+    their words reversed), uniform random distances for every H, M and C pair of every probe,
+    and the per-input statistics of those distances."""
+    production = work / "production"
+    cli("production-data", "--dataset", "asset", "--raw-dir", raw_dir, "--split", "valid",
+        "--out", production / "asset/instances.parquet")
+    instances = tables.read(production / "asset/instances.parquet", "production_instances")
+    rng = np.random.default_rng(seed)
+    for k in range(systems):
+        folder = production / "asset/synthetic" / f"decoding-{k}"
+        samples, pairs = [], []
+        for input_id, references in zip(instances["input_id"], instances["references"], strict=True):
+            texts = [" ".join(reversed(r.split())) for r in references][:10]
+            samples.append(pd.DataFrame({"input_id": input_id, "sample_index": range(len(texts)),
+                                         "text": texts}))
+            n_h, n_m = len(references) * (len(references) - 1) // 2, len(texts) * (len(texts) - 1) // 2
+            counts = {"H": n_h, "M": n_m, "C": len(texts) * len(references)}
+            for probe in PROBES:
+                for kind, n in counts.items():
+                    pairs.append(pd.DataFrame({"input_id": input_id, "probe": probe, "kind": kind,
+                                               "a": 0, "b": 1, "distance": rng.random(n)}))
+        distances = pd.concat(pairs, ignore_index=True)
+        means = distances.pivot_table(index=["input_id", "probe"], columns="kind",
+                                      values="distance", aggfunc="mean").reset_index()
+        sizes = distances.pivot_table(index=["input_id", "probe"], columns="kind",
+                                      values="distance", aggfunc="size").reset_index()
+        divergences = pd.DataFrame({
+            "input_id": means["input_id"], "probe": means["probe"], "n_H": sizes["H"],
+            "n_M": sizes["M"], "n_C": sizes["C"], "mean_H": means["H"], "mean_M": means["M"],
+            "mean_C": means["C"], "mean_M_minus_H": means["M"] - means["H"],
+            "mean_C_minus_H": means["C"] - means["H"], "w1_M_H": (means["M"] - means["H"]).abs(),
+            "w1_C_H": (means["C"] - means["H"]).abs(), "w1_control": rng.random(len(means)) / 10,
+        })
+        tables.write(pd.concat(samples, ignore_index=True), folder / "samples.parquet",
+                     "production_samples")
+        tables.write(distances, folder / "distances.parquet", "production_distances")
+        tables.write(divergences, folder / "divergences.parquet", "production_divergences")
+    return run_tables(work)
+
+
+VIEWS = {  # view: (its table, a header to sort by, its detail panel and the attribute it sets)
+    "provo": ("#provo-table", 'th[data-key^="tvd:"]', "provo-detail", "data-context"),
+    "production": ("#prod-table", 'th[data-key="w1_C_H"]', "prod-detail", "data-input"),
+}
+
+
+def measure(page: Path, view: str, repeats: int) -> dict:
+    """Ready, sort and open times of ``view`` (ms, medians over ``repeats`` fresh browsers)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
+    table, sort_by, detail, marker = VIEWS[view]
     ready, sort, opened = [], [], []
     for _ in range(repeats):
         driver = headless_chromium()
         try:
-            ready.append(open_explorer(driver, page, "provo"))
-            header = driver.find_elements(By.CSS_SELECTOR, '#provo-table th[data-key^="tvd:"]')
+            ready.append(open_explorer(driver, page, view))
+            header = driver.find_elements(By.CSS_SELECTOR, f"{table} {sort_by}")
             if header:
                 start = time.perf_counter()
                 header[0].click()
-                driver.find_element(By.CSS_SELECTOR, "#provo-table th.sorted-asc")
+                driver.find_element(By.CSS_SELECTOR, f"{table} th.sorted-asc")
                 sort.append((time.perf_counter() - start) * 1000)
-            row = driver.find_element(By.CSS_SELECTOR, "#provo-table tbody tr")
+            row = driver.find_element(By.CSS_SELECTOR, f"{table} tbody tr")
             start = time.perf_counter()
             row.click()
-            WebDriverWait(driver, 60).until(
-                lambda d: d.find_element(By.ID, "provo-detail").get_attribute("data-context"))
+            WebDriverWait(driver, 60).until(lambda d: d.find_element(By.ID, detail).get_attribute(marker))
             opened.append((time.perf_counter() - start) * 1000)
         finally:
             driver.quit()
     return {"ready_ms": statistics.median(ready), "sort_ms": statistics.median(sort) if sort else None,
-            "open_context_ms": statistics.median(opened)}
+            "open_ms": statistics.median(opened)}
 
 
 def main() -> None:
@@ -154,6 +211,10 @@ def main() -> None:
     source.add_argument("--results", type=Path, help="a finished run's results folder")
     source.add_argument("--synthetic-provo", action="store_true",
                         help="the full Provo corpus with a synthetic sampled and exact system")
+    source.add_argument("--synthetic-asset", type=Path, metavar="RAW_DIR",
+                        help="ASSET validation's raw files: all 2,000 inputs, --systems synthetic "
+                             "systems")
+    parser.add_argument("--systems", type=int, default=2, help="synthetic production systems")
     parser.add_argument("--norms", type=Path, help="the Provo norms CSV (--synthetic-provo)")
     parser.add_argument("--draws", type=int, default=1000, help="synthetic draws per context")
     parser.add_argument("--exact-words", type=int, default=300,
@@ -167,6 +228,8 @@ def main() -> None:
         if args.norms is None:
             parser.error("--synthetic-provo needs --norms")
         options = synthetic_provo(args.norms, work, args.draws, args.exact_words, seed=0)
+    elif args.synthetic_asset:
+        options = synthetic_production(args.synthetic_asset, work, args.systems, seed=0)
     else:
         options = run_tables(args.results)
     folder = work / "explorer"
@@ -177,17 +240,21 @@ def main() -> None:
     files = [f for f in folder.rglob("*") if f.is_file()]
     total = sum(f.stat().st_size for f in files)
     first = ["index.html", "assets/explorer.js", "assets/explorer.css", "data/manifest.js",
-             "data/provo-table.js"]
+             "data/provo-table.js" if "--provo-contexts" in options else "data/prod-stats-0.js",
+             *([] if "--provo-contexts" in options else ["data/prod-sources-0.js"])]
     initial = sum((folder / f).stat().st_size for f in first if (folder / f).is_file())
     largest = max(files, key=lambda f: f.stat().st_size)
     print(f"explorer {folder}: {total / 1e6:.2f} MB in {len(files)} files; first view loads "
           f"{initial / 1e6:.2f} MB; largest chunk {largest.name} {largest.stat().st_size / 1e6:.2f} MB; "
           f"one-file copy {single.stat().st_size / 1e6:.2f} MB; both built in {built:.1f} s")
-    for name, page in (("folder", folder), ("one file", single)):
-        timing = measure(page, args.repeats)
-        print(f"{name}, headless Chromium (median of {args.repeats}): ready {timing['ready_ms']:.0f} ms, "
-              f"sort by TVD {timing['sort_ms'] or float('nan'):.0f} ms, "
-              f"open a context {timing['open_context_ms']:.0f} ms")
+    views = ["provo"] if "--provo-contexts" in options else []
+    views += ["production"] if "--production-instances" in options else []
+    for view in views:
+        for name, page in (("folder", folder), ("one file", single)):
+            timing = measure(page, view, args.repeats)
+            print(f"{view} view, {name}, headless Chromium (median of {args.repeats}): ready "
+                  f"{timing['ready_ms']:.0f} ms, sort {timing['sort_ms'] or float('nan'):.0f} ms, "
+                  f"open a {'context' if view == 'provo' else 'input'} {timing['open_ms']:.0f} ms")
 
 
 if __name__ == "__main__":

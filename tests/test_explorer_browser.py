@@ -5,7 +5,8 @@ on two ASSET inputs; the workflow's ``explorer`` rule writes ``results/explorer`
 opens it from disk, sorts the contexts by a system's TVD, opens the first context and checks that
 every bar shows the number of the tables (the humans' response shares, the sampled system's word
 shares, the exact system's enumerated masses and unresolved mass, the failures by reason), then
-opens an input of the production view and checks its texts and distance histograms. A screenshot
+opens an input of the production view and checks its texts and distance histograms, and finds the
+explorer running inside the Snakemake report (its one-file copy, `results/explorer.html`). A screenshot
 of each view is kept in ``results/explorer/screenshots/`` of the run.
 
 ``scripts/chromium/ensure.sh`` installs Debian's chromium and chromium-driver when missing (root,
@@ -214,3 +215,25 @@ def test_production_view_shows_an_inputs_texts_and_distances(explored_run, brows
     browser.execute_script("window.scrollTo(0, 0);")
     assert browser.save_screenshot(str(shots / "production.png"))
     assert (shots / "production.png").stat().st_size > 20_000
+
+
+def test_the_report_holds_the_explorer_and_it_runs_there(explored_run, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    run = snakemake(explored_run, "--report", "report.html")
+    assert run.returncode == 0, run.stdout + run.stderr
+    browser.get("about:blank")
+    browser.get((explored_run / "report.html").as_uri())
+    wait = WebDriverWait(browser, 60)
+    wait.until(lambda d: d.find_elements(By.XPATH, "//span[text()='Explorer']"))[0].click()
+    entry = wait.until(lambda d: d.find_elements(By.XPATH, "//td[contains(text(), 'explorer.html')]"))[0]
+    entry.find_element(By.XPATH, "./..").find_elements(By.TAG_NAME, "a")[0].click()  # view it
+    frame = wait.until(lambda d: d.find_elements(By.TAG_NAME, "iframe"))[0]
+    browser.switch_to.frame(frame)
+    try:
+        wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+        contexts = tables.read(explored_run / "results/provo/contexts.parquet", "provo_contexts")
+        assert browser.find_element(By.ID, "provo-count").text == f"{len(contexts)} of {len(contexts)} contexts"
+    finally:
+        browser.switch_to.default_content()
