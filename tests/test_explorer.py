@@ -66,7 +66,9 @@ def provo_tables():
 
     sampled = ProvoSystem("m", "ancestral", tvd_table([0.35, 0.5], [NAN, NAN], [NAN, NAN],
                                                       [0.25, 0.5], order=(1, 0)),
-                          samples, exact=False, summary={"expected_tvd": 0.425})
+                          samples, exact=False,
+                          summary={"expected_tvd": np.float64(0.425), "n_contexts": np.int64(2),
+                                   "ci_low": np.nan})
     exact = ProvoSystem("m", "exact", tvd_table([0.3, 0.4], [0.2, 0.3], [0.42, 0.4], [0.25, 0.5]),
                         distribution, exact=True, summary={})
     oracle = tvd_table([0.1, 0.2], [NAN, NAN], [NAN, NAN], [0.25, 0.5])
@@ -85,7 +87,8 @@ def test_provo_table_aligns_every_system_to_the_contexts():
     assert sampled["failure_rate"] == [round(2 / 7, 6), 0.5]
     assert exact["tvd_lower"] == [0.2, 0.3] and exact["tvd_upper"] == [0.42, 0.4]
     assert exact["failure_rate"] == [0.1, 0.0] and exact["certified"] == [0.8, 0.9]
-    assert sampled["summary"] == {"expected_tvd": 0.425}
+    assert sampled["summary"] == {"expected_tvd": 0.425, "n_contexts": 2, "ci_low": None}
+    json.dumps(found, allow_nan=False)  # numpy scalars and NaN never reach the page
 
 
 def test_two_systems_of_one_name_are_refused():

@@ -31,6 +31,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 DIGITS = 6
@@ -111,8 +112,7 @@ def provo_table(contexts: pd.DataFrame, oracle: pd.DataFrame,
         listed.append({
             "name": system.name, "model": system.model, "decoding": system.decoding,
             "exact": system.exact,
-            "summary": {k: number(v) if isinstance(v, float) else v
-                        for k, v in system.summary.items()},
+            "summary": {k: _plain(v) for k, v in system.summary.items()},
             "tvd": numbers(scored["tvd"]),
             "tvd_lower": numbers(scored["tvd_lower"]) if system.exact else None,
             "tvd_upper": numbers(scored["tvd_upper"]) if system.exact else None,
@@ -120,6 +120,17 @@ def provo_table(contexts: pd.DataFrame, oracle: pd.DataFrame,
             "certified": numbers(certified) if system.exact else None,
         })
     return {"contexts": table, "systems": listed}
+
+
+def _plain(value):
+    """A summary value as JSON holds it: numbers rounded (NaN None), integers as int."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return number(value)
+    return None if value is None or pd.isna(value) else str(value)
 
 
 def _failure_and_certified(contexts: pd.DataFrame, system: ProvoSystem):
