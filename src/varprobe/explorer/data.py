@@ -271,23 +271,15 @@ def production_outputs(instances: pd.DataFrame, system: ProductionSystem,
     samples = {k: g.sort_values("sample_index")["text"].astype(str).tolist()
                for k, g in system.samples.astype({"input_id": str}).groupby("input_id")}
     defined = system.distances.dropna(subset=["distance"]).astype({"input_id": str})
-    distances = {k: g for k, g in defined.groupby("input_id")}
+    # One pass over the pairs (millions at paper scale), not one filter per input and probe.
+    found = {key: np.round(group.to_numpy(dtype=float), DIGITS).tolist()
+             for key, group in defined.groupby(["input_id", "probe", "kind"], sort=False)["distance"]}
     probes = list(dict.fromkeys(system.divergences["probe"]))
     ids = [str(v) for v in instances["input_id"]]
     chunks = []
     for start in range(0, len(ids), block):
         part = ids[start:start + block]
-        pairs = []
-        for input_id in part:
-            rows = distances.get(input_id)
-            per_probe = {}
-            for probe in probes:
-                mine = rows[rows["probe"] == probe] if rows is not None else None
-                per_probe[probe] = {
-                    kind: ([] if mine is None else numbers(mine.loc[mine["kind"] == kind,
-                                                                    "distance"]))
-                    for kind in ("H", "M", "C")
-                }
-            pairs.append(per_probe)
+        pairs = [{probe: {kind: found.get((input_id, probe, kind), []) for kind in ("H", "M", "C")}
+                  for probe in probes} for input_id in part]
         chunks.append({"samples": [samples.get(i, []) for i in part], "distances": pairs})
     return chunks
