@@ -41,7 +41,9 @@ const VP = (() => {
   }
 
   function fmt(x, digits = 4) {
-    return x === null || x === undefined || Number.isNaN(x) ? "–" : Number(x).toFixed(digits);
+    if (x === null || x === undefined || Number.isNaN(x)) return "–";
+    const text = Number(x).toFixed(digits);
+    return Number(text) === 0 ? text.replace("-", "") : text;  // no "-0.0000"
   }
 
   // A sortable, filterable, paged table. columns: {key, label, value(i), html(i), cls}.
