@@ -43,6 +43,7 @@ for rule_file in dict.fromkeys(
 
 
 include: "workflow/rules/report.smk"
+include: "workflow/rules/explorer.smk"
 
 
 rule all:
@@ -53,3 +54,4 @@ rule all:
         FINETUNE_TARGETS,
         ANALYSIS_TARGETS,
         REPORT_PAGES,
+        EXPLORER_TARGETS,

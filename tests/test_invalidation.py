@@ -19,7 +19,8 @@ from varprobe import tables
 pytestmark = pytest.mark.slow  # Snakemake runs
 
 SHARDS = 2
-AGGREGATES = {"provo_summary": 1, "report_table_provo_summary": 1, "provo_figure_tvd": 1, "all": 1}
+AGGREGATES = {"provo_summary": 1, "report_table_provo_summary": 1, "provo_figure_tvd": 1,
+              "explorer": 1, "all": 1}
 METRICS = {"provo_divergence": 1, "provo_oracle": 1, **AGGREGATES}
 ONE_SYSTEM = {"provo_sample": SHARDS, "provo_merge": 1, "provo_divergence": 1,
               "provo_figure_bars": 1, **AGGREGATES}

@@ -182,7 +182,7 @@ def test_only_the_new_model_and_the_aggregates_are_scheduled(tiny_run):
     assert jobs == {
         "provo_sample": 1, "provo_merge": 1, "provo_enumerate": 1, "provo_divergence": 2,
         "provo_figure_bars": 2, "provo_summary": 1, "report_table_provo_summary": 1,
-        "provo_figure_tvd": 1, "all": 1,
+        "provo_figure_tvd": 1, "explorer": 1, "all": 1,
     }
 
 

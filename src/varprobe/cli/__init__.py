@@ -11,6 +11,7 @@ import argparse
 
 from varprobe.cli import (
     api,
+    explorer,
     finetune,
     model_appendix,
     oracle_replacement,
@@ -26,7 +27,7 @@ from varprobe.cli import (
 
 STUDIES = (
     setup, provo, api, production, token_calibration, word_classes, regression, model_appendix,
-    sample_size, oracle_replacement, finetune, report,
+    sample_size, oracle_replacement, finetune, report, explorer,
 )
 
 

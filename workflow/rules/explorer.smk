@@ -1,0 +1,67 @@
+"""The run's explorer: every Provo context and production input in one static page."""
+
+EXPLORER = f"{RESULTS}/explorer"
+PROVO_EXPLORED = (
+    dict(
+        contexts=f"{PROVO}/contexts.parquet",
+        responses=f"{PROVO}/responses.parquet",
+        oracle=f"{PROVO}/oracle/control/tvd.parquet",
+        summary=f"{PROVO}/summary.parquet",
+        tvd=system_path(f"{PROVO_SYSTEM}/tvd.parquet"),
+        estimates=[
+            f"{PROVO}/{m}/{d}/{'distribution' if d in ENUMERATED else 'samples'}.parquet"
+            for m, d in systems()
+        ],
+    )
+    if "provo" in config
+    else {}
+)
+PRODUCTION_EXPLORED = (
+    dict(
+        instances=[f"{PROD}/{d}/instances.parquet" for d in PROD_DATASETS],
+        samples=production_path(f"{PROD_SYSTEM}/samples.parquet"),
+        distances=production_path(f"{PROD_SYSTEM}/distances.parquet"),
+        divergences=production_path(f"{PROD_SYSTEM}/divergences.parquet"),
+    )
+    if "production" in config
+    else {}
+)
+
+
+# The CLI options naming each table (a path or a list of paths): --provo-tvd A B ...
+EXPLORER_OPTIONS = " ".join(
+    f"--{study}-{key} " + " ".join(paths if isinstance(paths, list) else [paths])
+    for study, found in (("provo", PROVO_EXPLORED), ("production", PRODUCTION_EXPLORED))
+    for key, paths in found.items()
+)
+
+
+rule explorer:
+    """The static explorer page (a folder) of every Provo context and production input."""
+    input:
+        **{f"provo_{k}": v for k, v in PROVO_EXPLORED.items()},
+        **{f"production_{k}": v for k, v in PRODUCTION_EXPLORED.items()},
+    output:
+        folder=directory(EXPLORER),
+        # The same explorer in one file: a pure HTML report cannot hold a folder.
+        single=report(
+            f"{EXPLORER}.html", caption="../report/explorer.rst", category="Explorer"
+        ),
+    params:
+        options=EXPLORER_OPTIONS,
+    localrule: True
+    conda:
+        CONDA_ENV
+    threads: job_threads("explorer")
+    resources:
+        **job_resources("explorer"),
+    log:
+        log_path("explorer", "explorer"),
+    benchmark:
+        benchmark_path("explorer", "explorer")
+    shell:
+        "varprobe explorer {params.options} --out {output.folder} --single {output.single} "
+        "> {log} 2>&1"
+
+
+EXPLORER_TARGETS = [EXPLORER] if PROVO_EXPLORED or PRODUCTION_EXPLORED else []
