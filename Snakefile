@@ -12,6 +12,9 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/models.smk"
+include: "workflow/rules/systems.smk"
+include: "workflow/rules/slurm_errors.smk"
 include: "workflow/rules/data.smk"
 
 
@@ -51,7 +54,7 @@ rule all:
     input:
         provo_targets() if "provo" in config else [],
         production_targets() if "production" in config else [],
-        FINETUNE_TARGETS,
+        FINETUNE_TARGETS if FINETUNED else [],
         ANALYSIS_TARGETS,
         REPORT_PAGES,
         EXPLORER_TARGETS,

@@ -1,7 +1,11 @@
 """Fine-tuned models: checkpoints (GPU-tagged, like sampling) that the sampling rules load over
 their base model's weights; loss curves (Ilia & Aziz 2024, Fig. 18) and, for the Provo protocol,
 the fine-tuned against the pretrained model's TVD on the held-out contexts (Fig. 17). Input
-functions and settings: common.smk."""
+functions and settings: finetune_inputs.smk."""
+
+
+include: "finetune_inputs.smk"
+
 
 check_production_finetuned()
 

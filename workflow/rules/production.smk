@@ -1,6 +1,10 @@
 """Production variability (Giulianelli et al. 2023): datasets -> samples -> probe distances ->
 per-input divergences -> summary, figures and the most miscalibrated inputs. Its targets and
-input functions are in common.smk."""
+input functions: production_inputs.smk."""
+
+
+include: "production_inputs.smk"
+
 
 PROBES = PRODUCTION["probes"]
 

@@ -1,5 +1,9 @@
 """Next-word calibration on Provo (Ilia & Aziz 2024): data -> samples -> divergences -> figures."""
 
+
+include: "provo_inputs.smk"
+
+
 PC = config["provo"]
 for _model in PROVO_FINETUNED:
     if not sampled_folds(_model):

@@ -1,0 +1,98 @@
+"""The fine-tuned models' targets, input functions and settings (their rules: finetune.smk)."""
+
+import json
+
+FINETUNE_TARGETS = []
+"""The loss figures and comparisons of the fine-tuned models."""
+PRODUCTION_FINETUNED = [n for n in FINETUNED if n not in PROVO_FINETUNED]
+
+
+def check_production_finetuned():
+    """Fail at parse time, naming the model, on a production fine-tuning without its dataset
+    or training split."""
+    for model in PRODUCTION_FINETUNED:
+        dataset = FINETUNED[model]["dataset"]
+        if dataset not in PROD_DATASETS:
+            raise ValueError(
+                f"model {model!r} is fine-tuned on {dataset!r}, which is not among "
+                "production.datasets"
+            )
+        if not FINETUNED[model].get("split"):
+            raise ValueError(
+                f"model {model!r}: finetune.split (the training split of {dataset!r}) is "
+                "required"
+            )
+
+
+PROTOCOL_KEYS = (
+    "base",
+    "dataset",
+    "train_passages",
+    "validation_passages",
+    "folds",
+    "split",
+    "validation_split",
+)
+"""Keys of a finetune entry that choose the data; the others are training settings."""
+
+
+def training_settings(wildcards):
+    """A fine-tuned model's training settings, defaults filled in, as JSON (so spelling out a
+    default changes nothing)."""
+    from varprobe.finetune.settings import FinetuneSettings
+
+    tune = FINETUNED[wildcards.model]
+    given = {k: v for k, v in tune.items() if k not in PROTOCOL_KEYS}
+    return json.dumps(FinetuneSettings.from_config(given).to_dict(), sort_keys=True)
+
+
+def fold_passages(wildcards):
+    """The training passages of one fold (every fold but it) and the validation passages."""
+    folds = provo_folds(wildcards.model)
+    held = int(wildcards.fold)
+    train = [t for k, fold in enumerate(folds, start=1) if k != held for t in fold]
+    validation = passage_span(FINETUNED[wildcards.model]["validation_passages"])
+    return dict(
+        train=" ".join(map(str, train)), validation=" ".join(map(str, validation))
+    )
+
+
+def finetune_split_files(wildcards):
+    """The raw files of a fine-tuned model's training (or validation) split."""
+    from varprobe.data.production import raw_files
+
+    dataset = FINETUNED[wildcards.model]["dataset"]
+    return [f"{RESULTS}/raw/{dataset}/{f}" for f in raw_files(dataset, wildcards.split)]
+
+
+def finetune_instances(wildcards):
+    """The instances tables a production fine-tuning trains (and validates) on."""
+    tune = FINETUNED[wildcards.model]
+    tables = dict(train=f"{FT_DIR}/{wildcards.model}/data/{tune['split']}.parquet")
+    if tune["validation_split"]:
+        tables["validation"] = (
+            f"{FT_DIR}/{wildcards.model}/data/{tune['validation_split']}.parquet"
+        )
+    return tables
+
+
+FINETUNE_JOB = (
+    "--settings {params.settings:q} --gpus {resources.gpu} {params.cpu_fallback} "
+    "--checkpoint-out {output.checkpoint} --losses-out {output.losses} > {log} 2>&1"
+)
+
+
+def loss_tables(wildcards):
+    """Every loss table of a fine-tuned model: one per trained fold, or its one training."""
+    if wildcards.model in PROVO_FINETUNED:
+        return [
+            f"{FT_DIR}/{wildcards.model}/fold{k}/losses.parquet"
+            for k, _ in sampled_folds(wildcards.model)
+        ]
+    return [f"{FT_DIR}/{wildcards.model}/losses.parquet"]
+
+
+def compared_decodings(model):
+    """The Provo decodings both a fine-tuned model and its base run."""
+    base = FINETUNED[model]["base"]
+    return [d for d in model_decodings(model) if d in model_decodings(base)]

@@ -1,0 +1,100 @@
+"""The configured models: their kinds (as the package decides them), the entries their jobs
+read, the API options and GPU requests of their jobs, and the check of every model before a
+run."""
+
+import json
+
+from varprobe.api.endpoint import TUNING as API_TUNING, ApiEndpoint
+from varprobe.models.spec import ModelSpec
+
+MODELS = {m["name"]: m for m in config["models"]}
+
+# Model kinds, as the package decides them (varprobe.models.spec.KINDS).
+MODEL_KINDS = {n: ModelSpec.from_config(m).kind for n, m in MODELS.items()}
+NETWORKS = [n for n, k in MODEL_KINDS.items() if k == "network"]
+EXTERNAL = [n for n, k in MODEL_KINDS.items() if k == "samples"]
+API = [n for n, k in MODEL_KINDS.items() if k == "api"]
+FINETUNED = {
+    n: MODELS[n]["finetune"] for n, k in MODEL_KINDS.items() if k == "fine-tuned"
+}
+PROVO_FINETUNED = [n for n, f in FINETUNED.items() if f["dataset"] == "provo"]
+API_DEFAULTS = ApiEndpoint.tuning_defaults()
+"""The `api` keys that tune speed and robustness only (job resources, not params)."""
+FT_DIR = f"{RESULTS}/finetune"
+
+
+def _check_finetune_studies():
+    """Fail at parse time, naming the entry, on a fine-tuned model whose study is not run."""
+    for name, tune in FINETUNED.items():
+        study = "provo" if tune["dataset"] == "provo" else "production"
+        if study not in config:
+            raise ValueError(
+                f"model {name!r} is fine-tuned on {tune['dataset']!r} but config has no "
+                f"`{study}:` section to evaluate it in"
+            )
+
+
+_check_finetune_studies()
+
+
+def job_entry(name):
+    """A model's entry as its jobs read it: without the keys that change no result (its
+    decodings list, an API block's tuning); a fine-tuned model is its base's weights under its
+    own name, device and dtype (the checkpoint reaches the job as an input)."""
+    entry = {k: v for k, v in MODELS[name].items() if k != "decodings"}
+    if name in API:
+        entry["api"] = {k: v for k, v in entry["api"].items() if k not in API_TUNING}
+    if name in FINETUNED:
+        base = MODELS[entry.pop("finetune")["base"]]
+        sources = ("pretrained", "package", "gguf_file")
+        entry = {**{k: base[k] for k in sources if k in base}, **entry}
+    return entry
+
+
+def model_entry(wildcards):
+    """The model's job entry as JSON, for the rule's params (only what changes results)."""
+    return json.dumps(job_entry(wildcards.model), sort_keys=True)
+
+
+def api_setting(key):
+    """A resource function: an API model's tuning value ``key``, the default for other models;
+    floats as strings (a resource is an integer or a string)."""
+
+    def value(wildcards):
+        found = MODELS[wildcards.model].get("api", {}).get(key, API_DEFAULTS[key])
+        return found if isinstance(found, int) else str(found)
+
+    return value
+
+
+API_RESOURCES = {
+    **{f"api_{key}": api_setting(key) for key in API_TUNING},
+    "api_cache": config["api_cache"],
+}
+"""Resources of a job that may query an API model: changing them reruns nothing."""
+API_OPTIONS = " ".join(
+    f"--api-{key.replace('_', '-')} {{resources.api_{key}}}"
+    for key in [*API_TUNING, "cache"]
+)
+"""The CLI options passing ``API_RESOURCES`` on."""
+
+
+def uses_gpu(wildcards):
+    """1 when the model's config puts it on CUDA, else 0: the ``gpu`` resource of its jobs.
+
+    0 means no GPU request at all (the SLURM executor drops ``--gpus`` for 0).
+    """
+    return int(MODELS[wildcards.model].get("device", "cpu").startswith("cuda"))
+
+
+def cpu_fallback(wildcards):
+    """``--cpu-fallback`` for a CUDA model when config allows it, else nothing: a param only
+    where it can matter, so changing it never reruns a CPU model's sampling."""
+    return "--cpu-fallback" if uses_gpu(wildcards) and config["cpu_fallback"] else ""
+
+
+onstart:
+    shell(
+        "varprobe check-models --models {models:q}",
+        models=json.dumps([job_entry(m) for m in MODELS if m not in FINETUNED]),
+    )

@@ -1,0 +1,141 @@
+"""The production study's targets, input functions and settings (its rules: production.smk)."""
+
+import json
+import shlex
+
+from varprobe.probes import NEEDS, PROBES as PROBE_RECORDS
+
+PROD = f"{RESULTS}/production"
+PROD_SYSTEM = f"{PROD}/{{dataset}}/{{model}}/{{decoding}}"
+
+
+def production_decoding_entry(wildcards):
+    """A production decoding's config entry as JSON."""
+    return json.dumps(PRODUCTION_DECODINGS[wildcards.decoding], sort_keys=True)
+
+
+def production_checkpoint(wildcards):
+    """A production model's checkpoint: its own for a model fine-tuned on a dataset, else none."""
+    return (
+        f"{FT_DIR}/{wildcards.model}/checkpoint" if wildcards.model in FINETUNED else []
+    )
+
+
+def production_path(pattern):
+    """``pattern`` (with {dataset}, {model}, {decoding}) for every production system."""
+    return [
+        pattern.format(dataset=d, model=m, decoding=dec)
+        for d, m, dec in production_systems()
+    ]
+
+
+def first_system_distances():
+    """One distances table per dataset: its H rows are the same for every system."""
+    first = {}
+    for d, m, dec in production_systems():
+        first.setdefault(d, f"{PROD}/{d}/{m}/{dec}/distances.parquet")
+    return list(first.values())
+
+
+def production_targets():
+    """The tables and figures of the production study."""
+    return [
+        f"{PROD}/summary.parquet",
+        *(f"{PROD}/figures/{name}.png" for name in PRODUCTION_FIGURES),
+        *production_path(f"{PROD_SYSTEM}/miscalibrated.parquet"),
+    ]
+
+
+PRODUCTION_FIGURES = (
+    "human_variability",
+    "mean_differences",
+    "w1_densities",
+    "mean_w1",
+)
+
+
+def raw_inputs(wildcards):
+    """The raw files a dataset's configured split is read from."""
+    from varprobe.data.production import raw_files
+
+    split = dataset_setting(wildcards.dataset, "split")
+    return [
+        f"{RESULTS}/raw/{wildcards.dataset}/{f}"
+        for f in raw_files(wildcards.dataset, split)
+    ]
+
+
+def data_options(wildcards):
+    """The command-line options of a dataset's instances table."""
+    d = wildcards.dataset
+    limit = dataset_setting(d, "max_inputs")
+    cap = dataset_setting(d, "max_references")
+    return (
+        f"--split {dataset_setting(d, 'split')} "
+        f"--references {dataset_setting(d, 'references')} "
+        f"--min-stories {dataset_setting(d, 'min_stories')} "
+        f"--turn-separator {shlex.quote(dataset_setting(d, 'turn_separator'))} "
+        f"--seed {config['seed']}"
+        + (f" --max-inputs {limit}" if limit else "")
+        + (f" --max-references {cap}" if cap else "")
+    )
+
+
+PROBE_RESOURCES = {
+    "tagger": ("spacy_pipelines", "--spacy-pipeline"),
+    "encoder": ("sentence_encoders", "--encoder"),
+}
+"""Each need of a probe record (varprobe.probes.NEEDS) but the tokenizer, which is always
+there: the `production.probes` key naming its resource per language, and the option of
+production-distances that passes it on."""
+PROBE_NEEDS = {probe.needs for probe in PROBE_RECORDS.values()}
+"""What the registered probes need: a distances job loads only those resources."""
+
+
+def _check_probe_resources():
+    """Fail at parse time on a need of the probe records that no config key provides."""
+    unprovided = set(NEEDS) - {"tokenizer", *PROBE_RESOURCES}
+    if unprovided:
+        raise ValueError(
+            f"probe needs {sorted(unprovided)} (varprobe.probes.NEEDS) have no entry in "
+            "PROBE_RESOURCES (workflow/rules/production_inputs.smk)"
+        )
+
+
+_check_probe_resources()
+
+
+def probe_resources(wildcards):
+    """A dataset's output language and, for each resource the probe records need, the one
+    configured for that language (null: none, and the probes needing it are unavailable), as
+    options; then the truncation options."""
+    language = dataset_setting(wildcards.dataset, "language")
+    configured = PRODUCTION["probes"]
+    options = [f"--language {language}"]
+    for need, (key, option) in PROBE_RESOURCES.items():
+        resource = configured[key].get(language) if need in PROBE_NEEDS else None
+        options.append(f"{option} '{json.dumps(resource)}'")
+    encoder = configured["sentence_encoders"].get(language)
+    return " ".join(options) + truncation_options(language, encoder)
+
+
+def truncation_options(language, encoder):
+    """The token budget of every probed text and the language's tokenizer that counts it (its
+    sentence encoder's unless configured), as options; none when texts are probed whole.
+    """
+    probes = PRODUCTION["probes"]
+    budget = probes.get("max_response_tokens", PRODUCTION["max_new_tokens"])
+    if budget is None:
+        return ""
+    tokenizer = probes.get("truncation_tokenizers", {}).get(language, encoder)
+    if tokenizer is None:
+        raise ValueError(
+            f"production.probes: no tokenizer counts max_response_tokens for language "
+            f"{language!r} (it has no sentence encoder): set "
+            f"production.probes.truncation_tokenizers.{language} to a hub id, path or "
+            "{package: NAME}, or max_response_tokens: null to probe whole texts"
+        )
+    return (
+        f" --max-response-tokens {budget} "
+        f"--truncation-tokenizer '{json.dumps(tokenizer)}'"
+    )

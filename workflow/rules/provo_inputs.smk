@@ -1,0 +1,83 @@
+"""The Provo study's targets, input functions and settings (its rules: provo.smk)."""
+
+import json
+
+SHARDS = list(range(1, config.get("provo", {}).get("shards", 1) + 1))
+SAMPLERS = [*NETWORKS, *PROVO_FINETUNED]
+"""The models the Provo sampler runs (fine-tuned ones per fold)."""
+PROVO_TEXTS = (
+    range(1, 56)
+    if config.get("provo", {}).get("texts") == "all"
+    else config.get("provo", {}).get("texts", [])
+)
+
+
+def decoding_entry(wildcards):
+    """The decoding's config entry as JSON."""
+    return json.dumps(DECODINGS[wildcards.decoding], sort_keys=True)
+
+
+def passage_span(span):
+    """The passage ids of a `{first, last}` span of a finetune entry."""
+    return list(range(span["first"], span["last"] + 1))
+
+
+def provo_folds(model):
+    """The cross-validation folds (lists of passage ids) of a Provo fine-tuned model."""
+    from varprobe.finetune.folds import contiguous_folds
+
+    tune = FINETUNED[model]
+    return contiguous_folds(passage_span(tune["train_passages"]), tune["folds"])
+
+
+def sampled_folds(model):
+    """``(fold, passages)``: each fold of a Provo fine-tuned model that holds out configured
+    Provo passages, with those passages; the fold's model samples their contexts."""
+    held = [
+        (k, [t for t in fold if t in PROVO_TEXTS])
+        for k, fold in enumerate(provo_folds(model), start=1)
+    ]
+    return [(k, texts) for k, texts in held if texts]
+
+
+def model_shards(model):
+    """The sampling jobs of a model: one per needed fold for a Provo fine-tuned model (shard i
+    is its i-th sampled fold), else the configured shards."""
+    if model in PROVO_FINETUNED:
+        return list(range(1, len(sampled_folds(model)) + 1))
+    return SHARDS
+
+
+def fold_checkpoint(model, fold):
+    """The checkpoint folder of one fold of a Provo fine-tuned model."""
+    return f"{FT_DIR}/{model}/fold{fold}/checkpoint"
+
+
+def sample_checkpoint(wildcards):
+    """A sampling shard's checkpoint: its fold's for a fine-tuned model, else none."""
+    if wildcards.model not in PROVO_FINETUNED:
+        return []
+    fold, _ = sampled_folds(wildcards.model)[int(wildcards.shard) - 1]
+    return fold_checkpoint(wildcards.model, fold)
+
+
+def sample_scope(wildcards):
+    """The options that place a sampling shard: its fold's checkpoint and held-out passages
+    for a fine-tuned model, else nothing (the shard's share of the contexts)."""
+    if wildcards.model not in PROVO_FINETUNED:
+        return ""
+    fold, texts = sampled_folds(wildcards.model)[int(wildcards.shard) - 1]
+    return f"--checkpoint {fold_checkpoint(wildcards.model, fold)} --texts " + " ".join(
+        map(str, texts)
+    )
+
+
+def provo_targets():
+    """The tables and figures of the Provo study; the word bars (Fig. 1) only where
+    ``provo.figure_contexts`` names contexts to draw."""
+    bars = config["provo"]["figure_contexts"]
+    return [
+        f"{PROVO}/summary.parquet",
+        f"{PROVO}/figures/tvd_density.png",
+        *(system_path(f"{PROVO_SYSTEM}/bars.png") if bars else []),
+    ]
