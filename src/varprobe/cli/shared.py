@@ -9,7 +9,7 @@ from pathlib import Path
 
 from varprobe import tables
 
-ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens", "min_mass")
+ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens", "min_mass", "texts")
 """Keys of a decoding entry that configure enumeration, not the decoding algorithm."""
 
 
