@@ -252,3 +252,22 @@ def test_a_key_given_twice_in_a_config_file_is_named_with_both_lines(tmp_path):
     ]
     path.write_text("models: []\nprovo: {texts: [1]}\nanalyses: {texts: [1]}\n")
     assert duplicate_keys(str(path)) == []
+
+
+def test_a_decodings_texts_must_be_enumerated_passages_of_provo_texts():
+    exact = {"name": "exact", "method": "enumerate", "target_mass": 0.9, "max_forward_tokens": 9}
+    config = {"models": [SMOLLM2],
+              "provo": {"texts": [1, 2], "decodings": [
+                  {"name": "ancestral", "texts": [1]}, {**exact, "texts": [3, 1]},
+                  {**exact, "name": "exact-one", "texts": [1]}]}}
+    assert schema_errors(config, SCHEMA) == []
+    assert reference_problems(config) == [
+        "provo.decodings[0].texts: decoding 'ancestral' is sampled; texts restricts an "
+        "enumerated decoding (method: enumerate) only (a sampled one covers provo.texts, in "
+        "provo.shards jobs)",
+        "provo.decodings[1].texts: passages [3] of decoding 'exact' are not among provo.texts "
+        "[1, 2]",
+    ]
+    config["provo"]["decodings"][1]["texts"] = [1, 1]
+    assert schema_errors(config, SCHEMA) == [
+        "provo.decodings[1].texts: value [1, 1]: it has non-unique elements"]

@@ -265,3 +265,36 @@ def test_enumeration_on_gpt2_vocabulary_reaches_its_target(tiny_model):
     one_by_one = EnumerationSettings(**{**vars(settings), "batch_size": 1, "chunk": 7})
     single = Enumerator(tiny_model.model, tiny_model.tokenizer, ANCESTRAL, one_by_one)
     assert list(single.enumerate_many(contexts)) == together  # float32 too: the same to the bit
+
+
+def test_a_decodings_texts_enumerates_those_passages_only(tmp_path, provo_norms, tiny_model_dir):
+    """``texts`` on an enumerated decoding: the job enumerates only those passages' contexts,
+    each exactly as the job over every passage does; a passage outside the contexts is named."""
+    import json
+
+    from varprobe import cli, tables
+    from varprobe.data.provo import contexts_table
+
+    contexts = contexts_table(provo_norms, [1, 2])
+    contexts = contexts[contexts["word_number"] <= 4]
+    path = tmp_path / "contexts.parquet"
+    tables.write(contexts, path, "provo_contexts")
+    exact = {"name": "exact", "method": "enumerate", "target_mass": 0.5, "max_forward_tokens": 8}
+
+    def enumerate_(decoding, name):
+        out = tmp_path / name
+        cli.main(["provo-enumerate", "--model",
+                  json.dumps({"name": "tiny", "pretrained": str(tiny_model_dir)}),
+                  "--decoding", json.dumps(decoding), "--contexts", str(path),
+                  "--max-tokens", "8", "--batch-size", "16", "--out", str(out)])
+        return out
+
+    every = tables.read(enumerate_(exact, "all.parquet"), "provo_distribution")
+    only = enumerate_({**exact, "texts": [2]}, "two.parquet")
+    two = tables.read(only, "provo_distribution")
+    assert set(every["text_id"]) == {1, 2} and set(two["text_id"]) == {2}
+    expected = every[every["text_id"] == 2].reset_index(drop=True)
+    assert two.reset_index(drop=True).equals(expected)
+    assert tables.read_metadata(only)["texts"] == [2]
+    with pytest.raises(SystemExit):
+        enumerate_({**exact, "texts": [3]}, "three.parquet")

@@ -210,6 +210,16 @@ def reference_problems(config: dict) -> list[str]:
             problems.append(_unknown(("analyses", "oracle_replacement", "figure_k", i), k,
                                      map(repr, replacement["k_percent"]), "in k_percent"))
     texts = _at(config, ("provo", "texts"))
+    for i, decoding in enumerate(_at(config, ("provo", "decodings")) or []):
+        chosen = decoding.get("texts") if isinstance(decoding, dict) else None
+        if chosen and decoding.get("method") != "enumerate":
+            problems.append(f"provo.decodings[{i}].texts: decoding {decoding.get('name')!r} is "
+                            "sampled; texts restricts an enumerated decoding (method: enumerate) "
+                            "only (a sampled one covers provo.texts, in provo.shards jobs)")
+        outside = [t for t in chosen or [] if isinstance(texts, list) and t not in texts]
+        if outside:
+            problems.append(f"provo.decodings[{i}].texts: passages {outside} of decoding "
+                            f"{decoding.get('name')!r} are not among provo.texts {texts}")
     for i, item in enumerate(_at(config, ("provo", "figure_contexts")) or []):
         text_id = int(item.split(":")[0])
         if isinstance(texts, list) and text_id not in texts:

@@ -88,6 +88,13 @@ def _provo_enumerate(args: argparse.Namespace) -> None:
         batch_size=args.batch_size,
     )
     contexts = tables.read(args.contexts, "provo_contexts")
+    texts = entry.get("texts")
+    if texts:
+        absent = sorted(set(texts) - set(contexts["text_id"].tolist()))
+        if absent:
+            raise ValueError(f"decoding {decoding.name!r}: texts {absent} are not passages of "
+                             f"{args.contexts} (provo.texts)")
+        contexts = contexts[contexts["text_id"].isin(texts)]
     loaded, device = load_model(args)
     enumerator = Enumerator(loaded.model, loaded.tokenizer, decoding, settings)
     rows = []
@@ -100,7 +107,8 @@ def _provo_enumerate(args: argparse.Namespace) -> None:
         rows.extend({**shared, "word": word, "failure": "", "probability": p} for word, p in found.words.items())
         rows.extend({**shared, "word": "", "failure": f, "probability": p} for f, p in found.failures.items())
     metadata = {"model": json.loads(args.model), "decoding": decoding.name,
-                "generation": decoding.parameters(), "enumeration": vars(settings), "device": device}
+                "generation": decoding.parameters(), "enumeration": vars(settings), "device": device,
+                "texts": texts}
     frame = pd.DataFrame(rows, columns=list(tables.SCHEMAS["provo_distribution"]))
     tables.write(frame, args.out, "provo_distribution", metadata)
 

@@ -5,6 +5,9 @@ folders with a GGUF file all take this one path. A model whose config says it is
 encoder-decoder (Marian, T5) loads as ``AutoModelForSeq2SeqLM``, any other as
 ``AutoModelForCausalLM``. A spec with a fine-tuning ``checkpoint`` loads its base weights the same
 way and then the checkpoint's trained parameters over them (``varprobe.finetune.checkpoint``).
+A local GGUF file (a package's or a directory's) is converted once into the model cache
+(``varprobe.models.cache``) and loaded from there: the same weights, without parsing and
+dequantizing the GGUF file in every job.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import torch
 from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
 from varprobe.finetune.checkpoint import apply_checkpoint
+from varprobe.models import cache
 from varprobe.models.spec import ModelSpec, ModelUnavailable
 
 
@@ -56,9 +60,29 @@ def check_available(spec: ModelSpec) -> None:
         raise ModelUnavailable(problem)
     if spec.is_external:
         return
-    location = spec.location()
+    location, gguf_file = source(spec)
     try:
-        AutoConfig.from_pretrained(location, gguf_file=spec.gguf_file)
+        AutoConfig.from_pretrained(location, gguf_file=gguf_file)
+    except (OSError, ValueError) as err:
+        raise ModelUnavailable(_unreachable(spec, location, err)) from err
+
+
+def source(spec: ModelSpec) -> tuple[str, str | None]:
+    """Where ``from_pretrained`` reads ``spec``: ``(location, gguf_file)``.
+
+    A GGUF file on the local disk (a package's or a local directory's) is served from the model
+    cache (converted there on first use, ``varprobe.models.cache.converted``): the entry's folder
+    and no ``gguf_file``. A hub id, a folder of ordinary weights, or any model while
+    ``$VARPROBE_CACHE`` is ``off``, is read where it is.
+    """
+    location = spec.location()
+    if not spec.gguf_file or cache.cache_root() is None:
+        return location, spec.gguf_file
+    gguf_path = Path(location).expanduser() / spec.gguf_file
+    if not gguf_path.is_file():
+        return location, spec.gguf_file
+    try:
+        return str(cache.converted(gguf_path, spec.dtype)), None
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
 
@@ -97,27 +121,29 @@ def load_generator(spec: ModelSpec) -> LoadedModel:
     """Load ``spec`` as a seq2seq model if its config is an encoder-decoder, else as a causal LM."""
     if spec.is_external:
         raise ValueError(f"model {spec.name!r} is a samples file, not a network")
-    location = spec.location()
+    location, gguf_file = source(spec)
     try:
-        config = AutoConfig.from_pretrained(location, gguf_file=spec.gguf_file)
+        config = AutoConfig.from_pretrained(location, gguf_file=gguf_file)
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
-    return _load(spec, seq2seq=bool(getattr(config, "is_encoder_decoder", False)))
+    return _load(spec, seq2seq=bool(getattr(config, "is_encoder_decoder", False)),
+                 where=(location, gguf_file))
 
 
-def _load(spec: ModelSpec, seq2seq: bool) -> LoadedModel:
+def _load(spec: ModelSpec, seq2seq: bool,
+          where: tuple[str, str | None] | None = None) -> LoadedModel:
     if spec.is_external:
         raise ValueError(f"model {spec.name!r} is a samples file, not a network")
     if spec.device.startswith("cuda") and not torch.cuda.is_available():
         raise ModelUnavailable(
             f"model {spec.name!r} asks for device {spec.device!r} but CUDA is not available here"
         )
-    location = spec.location()
+    location, gguf_file = where or source(spec)
     auto = AutoModelForSeq2SeqLM if seq2seq else AutoModelForCausalLM
     try:
-        tokenizer = AutoTokenizer.from_pretrained(location, gguf_file=spec.gguf_file)
+        tokenizer = AutoTokenizer.from_pretrained(location, gguf_file=gguf_file)
         model = auto.from_pretrained(
-            location, gguf_file=spec.gguf_file, dtype=getattr(torch, spec.dtype)
+            location, gguf_file=gguf_file, dtype=getattr(torch, spec.dtype)
         )
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, fields
 
 import torch
 
-ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens", "min_mass")
+ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens", "min_mass", "texts")
 """Keys of a decoding's config entry that configure enumeration, not the decoding algorithm."""
 
 
