@@ -26,6 +26,8 @@ rule finetune_provo:
         passages=fold_passages,
         cpu_fallback=cpu_fallback,
         raw=raw_options("provo"),
+    # Its fine-tuned model's sampling and analyses wait for it: started early.
+    priority: 40
     threads: job_threads("finetune_provo")
     resources:
         **job_resources("finetune_provo"),

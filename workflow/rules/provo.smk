@@ -104,6 +104,9 @@ rule provo_enumerate:
         decoding=decoding_entry,
         max_tokens=PC["max_tokens"],
         cpu_fallback=cpu_fallback,
+    # The longest one-thread job of a small run: started as soon as its input exists, beside
+    # the others, not left to the end where it alone would set the run's length.
+    priority: 50
     threads: job_threads("provo_enumerate")
     resources:
         **job_resources("provo_enumerate"),
