@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from conftest import worker_cores
 
 from varprobe import tables
 from varprobe.metrics.distributions import mle, tvd
@@ -51,10 +52,11 @@ def write_config(workdir: Path, mirror: Path, models: list[dict], analyses: dict
 
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    """Run snakemake in ``workdir`` and return the finished process (output captured)."""
+    """Run snakemake in ``workdir`` on this test process's share of the cores (``worker_cores``)
+    and return the finished process (output captured)."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     return subprocess.run(
-        [*SNAKEMAKE, "--cores", "2", *args], cwd=workdir, capture_output=True, text=True,
+        [*SNAKEMAKE, "--cores", str(worker_cores()), *args], cwd=workdir, capture_output=True, text=True,
         timeout=900, env=env,
     )
 
@@ -259,7 +261,7 @@ def published_run(tmp_path_factory, data_mirror):
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     path = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep)
                            if not (Path(d) / "varprobe").exists())
-    run = subprocess.run([*SNAKEMAKE, "--cores", "2"], cwd=workdir, capture_output=True,
+    run = subprocess.run([*SNAKEMAKE, "--cores", str(worker_cores())], cwd=workdir, capture_output=True,
                          text=True, timeout=900, env={**os.environ, "PATH": path})
     return workdir, run
 
