@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
 # Run the whole test suite (set up the environment first if needed). Arguments go to pytest.
+# pytest-xdist runs it in VARPROBE_TEST_WORKERS processes (default: 2; none on a one-core
+# machine, or 0: one process, no xdist). Tests that share an expensive fixture (a module's
+# Snakemake run, the SLURM cluster, the llama.cpp server) stay in one worker, the longest first
+# (tests/conftest.py: pytest_collection_modifyitems); each worker's Snakemake runs get its share
+# of the cores. A later `-n N` among the arguments overrides the default.
 # tests/test_slurm.py starts a one-node SLURM cluster (scripts/slurm/start.sh, root + apt) and
 # stops it again; the trap below stops it too if pytest dies or times out on the way.
 set -euo pipefail
@@ -14,4 +19,7 @@ slurm_running() { [ -f /run/slurmctld.pid ] && kill -0 "$(cat /run/slurmctld.pid
 if slurm_running; then slurm_before=1; else slurm_before=0; fi
 stop_slurm() { if [ "$slurm_before" = 0 ] && slurm_running; then bash scripts/slurm/stop.sh; fi; }
 trap stop_slurm EXIT
-timeout -k 30 "${VARPROBE_TEST_TIMEOUT:-2400}" python -m pytest -ra --durations=25 "$@"
+cores=$(nproc)
+workers=${VARPROBE_TEST_WORKERS:-$((cores < 2 ? 0 : 2))}
+timeout -k 30 "${VARPROBE_TEST_TIMEOUT:-2400}" python -m pytest -n "$workers" --dist loadgroup \
+  --no-loadscope-reorder -ra --durations=25 "$@"

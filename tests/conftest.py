@@ -17,6 +17,87 @@ def pytest_configure(config):
     torch.set_num_threads(1)
 
 
+def worker_cores() -> int:
+    """The cores one test process may keep busy: the machine's, split between the processes of
+    pytest-xdist (``scripts/test.sh`` runs two workers), so that a worker's Snakemake run or
+    server does not oversubscribe the cores the other worker uses."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    return max(1, len(os.sched_getaffinity(0)) // workers)
+
+
+# Under ``--dist loadgroup`` (scripts/test.sh) the tests that share an expensive fixture form
+# one work unit, run by one worker, so that the fixture is built once: every fixture wider than a
+# test but narrower than the session (a module's Snakemake run, the SLURM cluster, which must
+# not be started twice) and these session fixtures. Other tests are units of one test each.
+SHARED_SESSION_FIXTURES = ("llama_server",)
+
+# The longest units first (a unit is named here by one of its fixtures), then every other slow
+# test, then the rest in collection order: then neither worker is left with a long unit at the
+# end. Ranked by ``--durations`` (README); a stale entry only costs balance, never a test.
+LONGEST_FIRST = (
+    "test_workflow.py::real_run",
+    "test_slurm.py::cluster",
+    "test_production_workflow.py::production_run",
+    "llama_server",
+    "test_invalidation.py::study",
+    "test_invalidation.py::finetuned_study",
+)
+
+
+def _shared_fixtures(item) -> list[str]:
+    """The fixtures of ``item`` that make it part of a larger work unit, as unit keys."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return []
+    module = item.nodeid.split("::")[0].rsplit("/", 1)[-1]
+    keys = []
+    for name in info.names_closure:
+        definitions = info.name2fixturedefs.get(name)
+        if name in SHARED_SESSION_FIXTURES:
+            keys.append(name)
+        elif definitions and definitions[-1].scope in ("class", "module", "package"):
+            keys.append(f"{module}::{name}")
+    return keys
+
+
+def work_units(items) -> dict:
+    """{item: the keys of its work unit}, for the items that share a fixture with others: items
+    sharing a fixture, directly or through a third item, are one unit (union-find)."""
+    parent: dict[str, str] = {}
+
+    def root(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    shared = {item: _shared_fixtures(item) for item in items}
+    for keys in shared.values():
+        for key in keys:
+            parent[root(key)] = root(keys[0])
+    members: dict[str, list[str]] = {}
+    for key in parent:
+        members.setdefault(root(key), []).append(key)
+    return {item: sorted(members[root(keys[0])]) for item, keys in shared.items() if keys}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
+def pytest_collection_modifyitems(config, items):
+    """Under ``--dist loadgroup``: mark each work unit with ``xdist_group`` and order the items
+    longest unit first (``--no-loadscope-reorder`` keeps that order)."""
+    if not getattr(config.option, "loadgroup", False):  # set in pytest-xdist's workers only
+        return
+    units = work_units(items)
+    for item, keys in units.items():
+        item.add_marker(pytest.mark.xdist_group(keys[0]))
+
+    def rank(item):
+        keys = units.get(item, ())
+        known = [LONGEST_FIRST.index(k) for k in keys if k in LONGEST_FIRST]
+        return (min(known, default=len(LONGEST_FIRST)), item.get_closest_marker("slow") is None)
+
+    items.sort(key=rank)
+
+
 # The tiny model's token embedding (tied to the LM head) is multiplied by this factor; see
 # ``tiny_model_dir`` for why.
 EMBEDDING_SCALE = 5.0
@@ -233,7 +314,7 @@ def llama_server(tmp_path_factory) -> dict[str, str]:
     port, key = _free_port(), secrets.token_hex(16)
     log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-               "--port", str(port), "--api_key", key, "--n_ctx", "2048", "--n_threads", str(os.cpu_count() or 1), "--verbose", "False"]
+               "--port", str(port), "--api_key", key, "--n_ctx", "2048", "--n_threads", str(worker_cores()), "--verbose", "False"]
     with open(log_path, "wb") as log:
         server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"

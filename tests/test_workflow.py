@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from conftest import worker_cores
 
 from varprobe import tables
 from varprobe.metrics.distributions import mle, tvd
@@ -50,12 +51,13 @@ def write_config(workdir: Path, mirror: Path, models: list[dict], analyses: dict
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
 
 
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    """Run snakemake in ``workdir`` and return the finished process (output captured)."""
+def snakemake(workdir: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    """Run snakemake in ``workdir`` on this test process's share of the cores (``worker_cores``)
+    and return the finished process (output captured); ``timeout`` only stops a hung run."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     return subprocess.run(
-        [*SNAKEMAKE, "--cores", "2", *args], cwd=workdir, capture_output=True, text=True,
-        timeout=900, env=env,
+        [*SNAKEMAKE, "--cores", str(worker_cores()), *args], cwd=workdir, capture_output=True, text=True,
+        timeout=timeout, env=env,
     )
 
 
@@ -259,7 +261,7 @@ def published_run(tmp_path_factory, data_mirror):
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     path = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep)
                            if not (Path(d) / "varprobe").exists())
-    run = subprocess.run([*SNAKEMAKE, "--cores", "2"], cwd=workdir, capture_output=True,
+    run = subprocess.run([*SNAKEMAKE, "--cores", str(worker_cores())], cwd=workdir, capture_output=True,
                          text=True, timeout=900, env={**os.environ, "PATH": path})
     return workdir, run
 
@@ -380,16 +382,23 @@ TEST_ANALYSES = {
 }
 
 
+# The real run's enumeration stops at this certified mass or at 300 forward tokens per context.
+# Measured on passage 1 (one thread, a busy machine): to 0.95 it took over 10 minutes (most
+# contexts spend the whole budget); to 0.8, 167 s, 43 of the 56 contexts reaching it.
+REAL_TARGET_MASS = 0.8
+
+
 @pytest.fixture(scope="module")
 def real_run(tmp_path_factory, data_mirror):
     """The pretrained SmolLM2-135M on every context of passage 1, sampled and enumerated, and
     SmolLM2 fine-tuned on passages 2-4 (fold 1 of the Provo protocol over passages 1-4), with
     every analysis and the HTML report (CI runs this too)."""
     workdir = tmp_path_factory.mktemp("real")
-    exact = {"name": "exact", "method": "enumerate", "target_mass": 0.95, "max_forward_tokens": 300}
+    exact = {"name": "exact", "method": "enumerate", "target_mass": REAL_TARGET_MASS, "max_forward_tokens": 300}
     write_config(workdir, data_mirror, [SMOLLM2, SMOLLM2_FINETUNED], analyses=TEST_ANALYSES, n_samples=20,
                  figure_contexts=["1:12"], decodings=[{"name": "ancestral"}, exact])
-    run = snakemake(workdir)
+    # Its jobs run one at a time on a worker's one core (worker_cores) of a machine others share.
+    run = snakemake(workdir, timeout=1800)
     assert run.returncode == 0, output(run) + _logs(workdir)
     return workdir
 
@@ -406,11 +415,13 @@ def test_real_smollm2_on_a_full_passage(real_run):
     assert model["failure_rate"] < 0.2
     assert oracle["expected_tvd"] < model["expected_tvd"] < 0.95
     # Within 300 forward tokens per context the enumeration certifies most of a real LM's
-    # next-word mass (measured: median 0.93, 41% of contexts >= 0.95), and brackets its TVD.
+    # next-word mass (REAL_TARGET_MASS in most contexts), and brackets its TVD.
     found = tables.read(tmp_path / "results/provo/smollm2-135m/exact/distribution.parquet",
                         "provo_distribution").groupby(["text_id", "word_number"]).first()
     assert len(found) == len(contexts) and (found["forward_tokens"] <= 300).all()
-    assert (1 - found["unresolved_mass"]).median() > 0.9
+    certified = 1 - found["unresolved_mass"]
+    assert ((certified >= REAL_TARGET_MASS - 1e-9) | (found["forward_tokens"] >= 300)).all()
+    assert (certified >= REAL_TARGET_MASS - 1e-9).mean() > 0.5
     enumerated = summary.loc[("smollm2-135m", "exact")]
     assert enumerated["expected_tvd_lower"] <= enumerated["expected_tvd"] <= enumerated["expected_tvd_upper"]
     assert oracle["expected_tvd"] < enumerated["expected_tvd_upper"]
