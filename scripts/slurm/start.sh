@@ -25,17 +25,17 @@ if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null \
    || ! command -v munged >/dev/null || ! command -v sbatch >/dev/null; then
   log "installing slurm-wlm + munge"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
   # --no-install-recommends avoids ~35 extra plugin/-dev packages (hdf5, rrd, rocm, ...)
-  apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
   log "installed"
 fi
 WITH_DBD=${WITH_DBD:-0}
 if [ "$WITH_DBD" = 1 ] && { ! command -v slurmdbd >/dev/null || ! command -v mariadbd >/dev/null; }; then
   log "installing slurmdbd + mariadb-server"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends slurmdbd mariadb-server >/dev/null
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends slurmdbd mariadb-server >/dev/null
   log "installed"
 fi
 log "slurm $(slurmd -V | awk '{print $2}'), $(munged -V 2>&1 | awk '{print $1}')"
