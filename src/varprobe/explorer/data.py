@@ -48,10 +48,7 @@ PRODUCTION_STATISTICS = (
 
 def number(value) -> float | None:
     """``value`` rounded to ``DIGITS`` decimals; None for NaN or a missing value."""
-    if value is None or pd.isna(value):
-        return None
-    value = float(value)
-    return None if math.isnan(value) else round(value, DIGITS)
+    return None if value is None or pd.isna(value) else round(float(value), DIGITS)
 
 
 def numbers(values) -> list[float | None]:
