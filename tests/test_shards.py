@@ -1,4 +1,5 @@
-"""Sharding the contexts of a sampling job: bounds, and merged shards == one unsharded run."""
+"""Sharding a sampling job (Provo contexts, production inputs): bounds, and merged shards ==
+one unsharded run."""
 
 from __future__ import annotations
 
@@ -89,3 +90,33 @@ def test_merged_shards_equal_the_unsharded_run(tmp_path, provo_norms, tiny_model
     assert got.equals(expected)
     assert tables.read_metadata(merged) == tables.read_metadata(whole)
     assert tables.read_metadata(merged)["device"] == "cpu"
+
+
+def _produce(tmp_path, instances, model_dir, shard, shards):
+    out = tmp_path / f"productions-{shard}-of-{shards}.parquet"
+    cli.main(["production-sample", "--model", json.dumps({"name": "tiny", "pretrained": str(model_dir)}),
+              "--decoding", '{"name": "ancestral"}', "--instances", str(instances),
+              "--prompt", "Simplify: {source}", "--no-chat", "--n-samples", "3",
+              "--max-new-tokens", "6", "--seed", "0", "--batch-size", "4", "--gpus", "0",
+              "--shard", str(shard), "--shards", str(shards), "--out", str(out)])
+    return out
+
+
+def test_merged_production_shards_equal_the_unsharded_run(tmp_path, data_mirror, tiny_model_dir):
+    """Five ASSET inputs in 3 shards (2, 1, 2 inputs): the merged productions are the unsharded
+    ones, row for row, with the same metadata."""
+    from varprobe.data.asset import read_asset
+
+    path = tmp_path / "instances.parquet"
+    tables.write(read_asset(data_mirror / "asset", "valid").head(5), path, "production_instances")
+    whole = tmp_path / "whole.parquet"
+    cli.main(["production-merge", "--shards", str(_produce(tmp_path, path, tiny_model_dir, 1, 1)),
+              "--out", str(whole)])
+    parts = [_produce(tmp_path, path, tiny_model_dir, i, 3) for i in (1, 2, 3)]
+    assert [tables.read(p, "production_samples")["input_id"].nunique() for p in parts] == [2, 1, 2]
+    merged = tmp_path / "merged.parquet"
+    cli.main(["production-merge", "--shards", *map(str, parts), "--out", str(merged)])
+    expected, got = tables.read(whole, "production_samples"), tables.read(merged, "production_samples")
+    assert len(got) == 15 and got["text"].str.len().gt(0).any()
+    assert got.equals(expected)
+    assert tables.read_metadata(merged) == tables.read_metadata(whole)

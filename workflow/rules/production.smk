@@ -40,7 +40,7 @@ rule production_sample:
         instances=rules.production_data.output,
         checkpoint=production_checkpoint,
     output:
-        f"{PROD_SYSTEM}/samples.parquet",
+        f"{PROD_SYSTEM}/shards/{{shard}}.parquet",
     params:
         model=model_entry,
         decoding=production_decoding_entry,
@@ -49,6 +49,7 @@ rule production_sample:
         n_samples=PRODUCTION["n_samples"],
         max_new_tokens=PRODUCTION["max_new_tokens"],
         seed=config["seed"],
+        shards=PRODUCTION["shards"],
         checkpoint=lambda w, input: (
             f"--checkpoint {input.checkpoint}" if input.checkpoint else ""
         ),
@@ -62,24 +63,49 @@ rule production_sample:
         gpu=uses_gpu,
         batch_size=PRODUCTION["batch_size"],
     log:
-        log_path("production_sample", "{dataset}", "{model}", "{decoding}"),
+        log_path("production_sample", "{dataset}", "{model}", "{decoding}", "{shard}"),
     benchmark:
-        benchmark_path("production_sample", "{dataset}", "{model}", "{decoding}")
+        benchmark_path("production_sample", "{dataset}", "{model}", "{decoding}", "{shard}")
     shell:
         "OMP_NUM_THREADS={threads} varprobe production-sample --model {params.model:q} "
         "--decoding {params.decoding:q} --instances {input.instances} "
         "--prompt {params.prompt:q} {params.chat} --n-samples {params.n_samples} "
         "--max-new-tokens {params.max_new_tokens} --batch-size {resources.batch_size} "
         "--seed {params.seed} {params.checkpoint} "
+        "--shard {wildcards.shard} --shards {params.shards} "
         f"--gpus {{resources.gpu}} {{params.cpu_fallback}} {API_OPTIONS} --out {{output}} "
         "> {log} 2>&1"
+
+
+rule production_merge:
+    """Concatenate a system's sample shards, in order, into its samples table."""
+    input:
+        expand(
+            f"{PROD_SYSTEM}/shards/{{shard}}.parquet",
+            shard=range(1, PRODUCTION["shards"] + 1),
+            allow_missing=True,
+        ),
+    output:
+        f"{PROD_SYSTEM}/samples.parquet",
+    localrule: True
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_merge")
+    resources:
+        **job_resources("production_merge"),
+    log:
+        log_path("production_merge", "{dataset}", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("production_merge", "{dataset}", "{model}", "{decoding}")
+    shell:
+        "varprobe production-merge --shards {input} --out {output} > {log} 2>&1"
 
 
 rule production_distances:
     """Lexical, syntactic and semantic distances of every H, M and C pair of a system."""
     input:
         instances=rules.production_data.output,
-        samples=rules.production_sample.output,
+        samples=rules.production_merge.output,
     output:
         f"{PROD_SYSTEM}/distances.parquet",
     params:
@@ -128,7 +154,7 @@ rule production_miscalibrated:
     """The inputs whose W1 exceeds every configured threshold, with human and model outputs."""
     input:
         instances=rules.production_data.output,
-        samples=rules.production_sample.output,
+        samples=rules.production_merge.output,
         divergences=rules.production_divergence.output,
     output:
         f"{PROD_SYSTEM}/miscalibrated.parquet",

@@ -16,7 +16,9 @@ from varprobe.cli.shared import (
     add_checkpoint,
     add_model_job,
     add_raw_checks,
+    add_shard_options,
     job_spec,
+    merge_shards,
     verify_raw,
 )
 from varprobe.data import DATASETS
@@ -40,6 +42,17 @@ def _production_data(args: argparse.Namespace) -> None:
                  "production_instances", metadata)
 
 
+def _shard_instances(args: argparse.Namespace) -> pd.DataFrame:
+    """The instances of this job's shard: a contiguous run of near-equal size, in input order
+    (each input's productions depend on (seed, input, sample index) alone, so the shards'
+    tables concatenate to the unsharded one)."""
+    from varprobe.sampling.shards import shard_rows
+
+    instances = tables.read(args.instances, "production_instances")
+    rows = shard_rows(range(len(instances)), args.shard, args.shards)
+    return instances.iloc[rows.start : rows.stop]
+
+
 def _production_sample(args: argparse.Namespace) -> None:
     from varprobe.models.loading import load_generator
     from varprobe.models.spec import ModelSpec
@@ -57,7 +70,7 @@ def _production_sample(args: argparse.Namespace) -> None:
         return
     decoding = Decoding.from_config(json.loads(args.decoding))
     settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat)
-    instances = tables.read(args.instances, "production_instances")
+    instances = _shard_instances(args)
     spec = job_spec(args)
     loaded = load_generator(spec)
     work = [(i, render_prompt(args.prompt, s)) for i, s in zip(instances["input_id"], instances["source"], strict=True)]
@@ -70,8 +83,12 @@ def _production_sample(args: argparse.Namespace) -> None:
     metadata = {"model": json.loads(args.model), "decoding": decoding.name,
                 "generation": generation_parameters(decoding, settings), "seed": args.seed,
                 "prompt": args.prompt, "chat_template": settings.chat and not loaded.is_seq2seq,
-                "device": spec.device}
+                "device": spec.device, "shard": [args.shard, args.shards]}
     tables.write(pd.DataFrame(rows), args.out, "production_samples", metadata)
+
+
+def _production_merge(args: argparse.Namespace) -> None:
+    merge_shards(args.shards, args.out, "production_samples")
 
 
 def _production_api_sample(args: argparse.Namespace) -> None:
@@ -86,7 +103,7 @@ def _production_api_sample(args: argparse.Namespace) -> None:
 
     endpoint = api_endpoint(args)
     decoding = Decoding.from_config(json.loads(args.decoding))
-    instances = tables.read(args.instances, "production_instances")
+    instances = _shard_instances(args)
     work = [(i, render_prompt(args.prompt, s))
             for i, s in zip(instances["input_id"], instances["source"], strict=True)]
     with ApiClient(endpoint, ReplyCache(args.api_cache)) as client:
@@ -97,7 +114,7 @@ def _production_api_sample(args: argparse.Namespace) -> None:
     metadata = {"model": json.loads(args.model), "decoding": decoding.name,
                 **api_metadata(endpoint, decoding, args.max_new_tokens), "n_samples": args.n_samples,
                 "seed": args.seed, "prompt": args.prompt, "chat_template": endpoint.endpoint == "chat",
-                "device": "api"}
+                "device": "api", "shard": [args.shard, args.shards]}
     tables.write(pd.DataFrame(rows, columns=list(tables.SCHEMAS["production_samples"])), args.out,
                  "production_samples", metadata)
 
@@ -254,10 +271,16 @@ def register(sub) -> None:
     p.add_argument("--batch-size", type=int, default=None,
                    help="rows (samples) in flight (default: sampling.generate.DEFAULT_BATCH_SIZE); "
                         "speed and memory only, never the productions")
+    add_shard_options(p, "inputs")
     add_checkpoint(p)
     add_api_options(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_sample)
+
+    p = sub.add_parser("production-merge", help="concatenate production sample shards, in order")
+    p.add_argument("--shards", nargs="+", required=True, help="the shard tables, in shard order")
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_production_merge)
 
     p = sub.add_parser("production-distances", help="H, M and C probe distances of a system")
     p.add_argument("--instances", required=True)

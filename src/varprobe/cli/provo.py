@@ -16,7 +16,9 @@ from varprobe.cli.shared import (
     add_estimates,
     add_model_job,
     add_raw_checks,
+    add_shard_options,
     load_model,
+    merge_shards,
     read_estimates,
     verify_raw,
 )
@@ -114,11 +116,7 @@ def _provo_enumerate(args: argparse.Namespace) -> None:
 
 
 def _provo_merge(args: argparse.Namespace) -> None:
-    from varprobe.sampling.shards import merge_metadata
-
-    parts = [tables.read(p, "provo_samples") for p in args.shards]
-    metadata = merge_metadata([tables.read_metadata(p) for p in args.shards], args.shards)
-    tables.write(pd.concat(parts, ignore_index=True), args.out, "provo_samples", metadata)
+    merge_shards(args.shards, args.out, "provo_samples")
 
 
 def _provo_ingest(args: argparse.Namespace) -> None:
@@ -239,8 +237,7 @@ def register(sub) -> None:
     p.add_argument("--max-tokens", type=int, required=True)
     p.add_argument("--batch-size", type=int, required=True)
     p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--shard", type=int, default=1, help="which shard of the contexts (1-based)")
-    p.add_argument("--shards", type=int, default=1, help="how many shards the contexts form")
+    add_shard_options(p, "contexts")
     p.add_argument("--texts", type=int, nargs="+", default=None,
                    help="sample these passages' contexts instead of the shard's share")
     add_checkpoint(p)

