@@ -218,3 +218,29 @@ def test_from_config_reads_a_config_entry_and_leaves_enumeration_keys_to_the_enu
     assert Decoding.from_config(exact) == Decoding("exact", temperature=0.5)
     with pytest.raises(ValueError, match=r"'odd'.*unknown keys \['top_q'\]"):
         Decoding.from_config({"name": "odd", "top_q": 0.5})
+
+
+def _keep_mass_by_full_sort(scores, priority, mass):
+    """The definition, ranking the whole vocabulary."""
+    order = torch.argsort(priority, dim=-1, descending=True)
+    probs = torch.softmax(scores, dim=-1).gather(-1, order)
+    drop = torch.zeros_like(probs, dtype=torch.bool).scatter(-1, order, probs.cumsum(-1) - probs >= mass)
+    return scores.masked_fill(drop, -torch.inf)
+
+
+@pytest.mark.parametrize("spread", [0.01, 1.0, 8.0])
+@pytest.mark.parametrize("kind", ["top_p", "typical_p"])
+def test_partial_ranking_keeps_what_a_full_sort_keeps(spread, kind, monkeypatch):
+    """A 262k-token vocabulary is ranked in part (``KEEP_MASS_FIRST`` tokens, then 4x more while
+    a row needs it): near-flat rows (spread 0.01, where top-p 0.9 keeps ~236k tokens) and peaked
+    ones keep exactly the tokens of the full sort."""
+    from varprobe.sampling import decoding as module
+
+    logits = torch.randn(3, 262_144, generator=torch.Generator().manual_seed(0), dtype=torch.float64) * spread
+    chosen = Decoding("d", **{kind: 0.9})
+    got = chosen.probabilities(logits)
+    monkeypatch.setattr(module, "_keep_mass", _keep_mass_by_full_sort)
+    expected = chosen.probabilities(logits)
+    assert torch.equal(got > 0, expected > 0)
+    torch.testing.assert_close(got, expected, rtol=1e-12, atol=0)
+    assert (got > 0).sum(-1).min() > (module.KEEP_MASS_FIRST if spread == 0.01 else 0)

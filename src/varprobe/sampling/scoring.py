@@ -47,6 +47,8 @@ class WordScorer:
         closing = delimiter_tokens(vocabulary, size)
         closing[[t for t in vocabulary.special if t < size]] = True
         self.closing = torch.tensor(closing, device=self.device)
+        """Per token id: whether it is in B, the tokens that close an open word run at once."""
+        self.closing_ids = torch.tensor(np.flatnonzero(closing), device=self.device)
 
     def encode(self, context: str) -> list[int]:
         """Token ids of a context, as the sampler encodes it."""
@@ -108,13 +110,16 @@ class WordScorer:
             attention_mask=mask,
             position_ids=(passage + torch.arange(longest, device=self.device)).expand(size, -1),
         )
-        # logp[b, i]: log pi(. | c, y_1..y_{i+1}) of word b.
-        logp = torch.log_softmax(out.logits.double(), -1)
-        closing = torch.logsumexp(logp[:, :, self.closing], -1)
+        # log pi(t | c, y_1..y_{i+1}) of word b is logits[b, i, t] - norm[b, i]: the normaliser
+        # once per position, never a log-softmax over the whole (rows, steps, V) block.
+        logits = out.logits.double()
+        norm = torch.logsumexp(logits, -1)
+        closing = torch.logsumexp(logits.index_select(-1, self.closing_ids), -1) - norm
         scores = []
         for row, word_ids in enumerate(chunk):
             n = len(word_ids)
             steps = torch.arange(n - 1, device=self.device)
-            inner = logp[row, steps, torch.tensor(word_ids[1:], dtype=torch.long, device=self.device)]
+            tokens = torch.tensor(word_ids[1:], dtype=torch.long, device=self.device)
+            inner = logits[row, steps, tokens] - norm[row, steps]
             scores.append(float(first[word_ids[0]] + inner.sum() + closing[row, n - 1]))
         return np.array(scores)
