@@ -47,14 +47,14 @@ for rule_file in dict.fromkeys(
 
 include: "workflow/rules/report.smk"
 include: "workflow/rules/explorer.smk"
+include: "workflow/rules/results_page.smk"
 
 
 rule all:
-    """Every table and figure of the configured studies."""
+    """Every table and figure of the configured studies, the report pages, the explorer and
+    the results page."""
     input:
-        provo_targets() if "provo" in config else [],
-        production_targets() if "production" in config else [],
-        FINETUNE_TARGETS if FINETUNED else [],
-        ANALYSIS_TARGETS,
+        STUDY_TARGETS,
         REPORT_PAGES,
         EXPLORER_TARGETS,
+        RESULTS_PAGE,

@@ -79,7 +79,7 @@ def test_repeated_values_of_value_lists_and_name_lists():
     [
         ({"models": [{**SMOLLM2, "name": "oracle"}]},
          "models[0].name: 'oracle' is reserved for the oracle control's row of the Provo summaries; "
-         "reserved names here: oracle"),
+         "reserved names here: oracle, human"),
         ({"models": [SMOLLM2], "provo": {"decodings": [{"name": "control"}]}},
          "provo.decodings[0].name: 'control' is reserved for the oracle control's decoding; "
          "reserved names here: given, control, biased"),

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow  # Snakemake runs
 
 SHARDS = 2
 AGGREGATES = {"provo_summary": 1, "report_table_provo_summary": 1, "provo_figure_tvd": 1,
-              "explorer": 1, "all": 1}
+              "explorer": 1, "results_page": 1, "all": 1}
 METRICS = {"provo_divergence": 1, "provo_oracle": 1, **AGGREGATES}
 ONE_SYSTEM = {"provo_sample": SHARDS, "provo_merge": 1, "provo_divergence": 1,
               "provo_figure_bars": 1, **AGGREGATES}
@@ -102,10 +102,12 @@ def test_a_failed_shard_reruns_alone(study, tmp_path):
 
 
 def test_only_sampling_jobs_of_cuda_models_request_a_gpu(tmp_path, data_mirror, tiny_model_dir):
-    """gpu=1 exactly for the shards of a `device: cuda` model; every other job asks for none.
+    """gpu=1 exactly for the shards of a `device: cuda` model, its `gpus` for a model spread by
+    a device map; every other job asks for none.
     Memory and runtime come from config's `resources` (rule entry over `default`)."""
     tiny = {"name": "tiny", "pretrained": str(tiny_model_dir)}
-    write_config(tmp_path, data_mirror, [tiny, {**tiny, "name": "big", "device": "cuda"}],
+    huge = {**tiny, "name": "huge", "device": "cuda", "dtype": "bfloat16", "device_map": "auto", "gpus": 4}
+    write_config(tmp_path, data_mirror, [tiny, {**tiny, "name": "big", "device": "cuda"}, huge],
                  shards=SHARDS)
     config = yaml.safe_load((tmp_path / "config.yaml").read_text())
     config["resources"] = {"default": {"mem_mb": 700, "runtime": 9, "cpus_per_task": 1},
@@ -122,8 +124,8 @@ def test_only_sampling_jobs_of_cuda_models_request_a_gpu(tmp_path, data_mirror, 
         jobs[(rule, wildcards.group(1) if wildcards else "")] = resources
     gpu = {job: r.get("gpu") for job, r in jobs.items() if "gpu" in r}
     assert gpu == {
-        ("provo_sample", f"model={m}, decoding=ancestral, shard={s}"): "1" if m == "big" else "0"
-        for m in ("tiny", "big") for s in range(1, SHARDS + 1)
+        ("provo_sample", f"model={m}, decoding=ancestral, shard={s}"): n
+        for m, n in (("tiny", "0"), ("big", "1"), ("huge", "4")) for s in range(1, SHARDS + 1)
     }
     for (rule, _), resources in jobs.items():
         if rule != "all":

@@ -11,6 +11,7 @@ from varprobe.analysis.next_word import (
     ControlSettings,
     context_table,
     enumerated_estimates,
+    human_summary,
     model_summary,
     sampled_estimates,
     oracle_splits,
@@ -105,6 +106,19 @@ def test_oracle_system_uses_tvd_between_halves():
     assert summary["expected_tvd"] == pytest.approx(table["tvd_oracle2_oracle1"].mean())
     assert confidences.shape == (2, SETTINGS.resplits) and hits.shape == (2, SETTINGS.resplits, 3)
     assert 0 <= summary["ece_oracle_majority"] <= 1
+
+
+def test_human_row_is_the_full_human_mle_as_predictor():
+    """Table 1's "Human" column, by hand: modes b (0.75) and c-or-e (0.5, a tie); 10 bins.
+    Against the corpus word: 0.5 |1 - 0.75| + 0.5 |hit - 0.5| = 0.375 whichever tied word is
+    the mode; against its own majority every mode hits: the mean of 1 - confidence, 0.375."""
+    summary = human_summary(_contexts(), _responses(), SETTINGS)
+    assert summary["ece_corpus"] == pytest.approx(0.375)
+    assert summary["ece_human_majority"] == pytest.approx(0.375)
+    assert 0 <= summary["ece_oracle_majority"] <= 1
+    entropy = (-(0.75 * np.log(0.75) + 0.25 * np.log(0.25)) + np.log(2)) / 2
+    assert summary["mean_entropy_model"] == summary["mean_entropy_human"] == pytest.approx(entropy)
+    assert np.isnan(summary["expected_tvd"]) and summary["n_contexts"] == 2
 
 
 def test_enumerated_distribution_gives_tvd_and_its_interval():

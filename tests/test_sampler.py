@@ -335,3 +335,31 @@ def test_real_model_special_tokens_end_the_text(smollm2):
         assert vocabulary.read((*newline, control)) == Extraction("ended_before_word")
         assert vocabulary.read((*dog, control)) == Extraction(COMPLETE, "dog")
         assert vocabulary.text((*dog, control)) == " dog"
+
+
+@pytest.mark.parametrize("device_map", ["auto", {"": "cpu"}])
+def test_a_model_spread_by_a_device_map_draws_what_the_whole_model_draws(
+        tiny_model, tiny_model_dir, device_map, monkeypatch):
+    """The path of a model too large for one GPU (``device_map``, accelerate's placement),
+    taken on CPU: the map reaches ``from_pretrained`` and the draws are the same."""
+    import transformers
+
+    from varprobe.models.loading import load_causal_lm
+    from varprobe.models.spec import ModelSpec
+
+    placed, real = [], transformers.AutoModelForCausalLM.from_pretrained
+
+    def recorded(*args, **kwargs):
+        placed.append(kwargs.get("device_map"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", recorded)
+    spec = ModelSpec.from_config({"name": "tiny", "pretrained": str(tiny_model_dir), "device_map": device_map})
+    spread = load_causal_lm(spec)
+    assert placed == [device_map] and str(spread.device) == "cpu"
+    assert spec.job_gpus == 0 and ModelSpec.from_config({**spec.__dict__, "device": "cuda", "gpus": 8}).job_gpus == 8
+    contexts = [((1, 2), "The cat sat on the"), ((1, 3), "It was a dark and")]
+    words = [[(d.word, d.failure) for d in draws]
+             for model in (tiny_model, spread)
+             for draws in make_sampler(model, n_samples=12).sample_many(contexts)]
+    assert words[:2] == words[2:]

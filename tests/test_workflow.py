@@ -4,6 +4,7 @@ the real SmolLM2 on a full passage. Each run works in its own directory with its
 from __future__ import annotations
 
 import html
+import re
 import os
 import subprocess
 import sys
@@ -184,7 +185,7 @@ def test_only_the_new_model_and_the_aggregates_are_scheduled(tiny_run):
     assert jobs == {
         "provo_sample": 1, "provo_merge": 1, "provo_enumerate": 1, "provo_divergence": 2,
         "provo_figure_bars": 2, "provo_summary": 1, "report_table_provo_summary": 1,
-        "provo_figure_tvd": 1, "explorer": 1, "all": 1,
+        "provo_figure_tvd": 1, "explorer": 1, "results_page": 1, "all": 1,
     }
 
 
@@ -192,7 +193,7 @@ def test_tiny_model_run_produces_every_table_and_figure(tiny_run):
     provo = tiny_run / "results" / "provo"
     summary = tables.read(provo / "summary.parquet", "provo_system")
     assert sorted(zip(summary["model"], summary["decoding"])) == [
-        ("oracle", "control"), ("tiny", "ancestral"), ("tiny", "exact")]
+        ("human", "mle"), ("oracle", "control"), ("tiny", "ancestral"), ("tiny", "exact")]
     contexts = tables.read(provo / "contexts.parquet", "provo_contexts")
     samples = tables.read(provo / "tiny/ancestral/samples.parquet", "provo_samples")
     assert len(samples) == 8 * len(contexts)
@@ -208,6 +209,24 @@ def test_tiny_model_run_produces_every_table_and_figure(tiny_run):
         assert (provo / figure).stat().st_size > 10_000
     assert set(tables.read(provo / "figures/tvd_density.parquet", "provo_kde")["model"]) == {"oracle", "tiny"}
     assert (tiny_run / "results/logs/provo_sample/tiny/ancestral/1.log").stat().st_size > 0
+
+
+def test_the_results_page_shows_table_one_every_table_and_figure(tiny_run):
+    """The page is written from the run's tables: Table 1's human, oracle and model rows with
+    the paper's beneath, a section per registered table, every figure copied and linked, the
+    stage-time table of the run's benchmark files, the commit."""
+    docs = tiny_run / "results/docs"
+    page = (docs / "results.md").read_text()
+    summary = tables.read(tiny_run / "results/provo/summary.parquet", "provo_system").set_index("model")
+    for system in ("human / mle", "oracle / control", "tiny / ancestral", "tiny / exact", "paper: Oracle2"):
+        assert f"| {system} " in page, system
+    assert f"{summary.loc['oracle', 'expected_tvd']:.3f} [{summary.loc['oracle', 'ci_low']:.3f}," in page
+    assert f"| human / mle | – | – | {summary.loc['human', 'ece_corpus']:.3f} |" in page
+    links = re.findall(r"\]\((figures/[^)]+)\)", page)
+    assert len(links) == len(list((tiny_run / "results/provo").rglob("*.png"))) > 1
+    assert all((docs / link).is_file() for link in links)
+    assert "| provo_sample | 1 |" in page and "| total |" in page
+    assert re.search(r"commit \| `[0-9a-f]{40}", page)
 
 
 def test_exact_decoding_runs_end_to_end_beside_a_sampled_one(tiny_run):
@@ -504,4 +523,5 @@ def test_report_shows_every_figure_and_table_with_its_caption(real_run):
         opening = " ".join(caption.read_text().split()[:6])
         assert opening.replace("``", "") in page.replace("<code>", "").replace("</code>", ""), caption.name
     for figure in (real_run / "results").rglob("*.png"):
-        assert figure.name in page, figure
+        if "docs" not in figure.relative_to(real_run / "results").parts:  # the results page's copies
+            assert figure.name in page, figure

@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-RESERVED_MODELS = {"oracle": "the oracle control's row of the Provo summaries"}
+RESERVED_MODELS = {"oracle": "the oracle control's row of the Provo summaries",
+                   "human": "the human MLE's row of the Provo summaries (Table 1, Human)"}
 """Model names the tables use for their own rows, with the row each one names."""
 
 RESERVED_DECODINGS = {

@@ -80,11 +80,12 @@ API_OPTIONS = " ".join(
 
 
 def uses_gpu(wildcards):
-    """1 when the model's config puts it on CUDA, else 0: the ``gpu`` resource of its jobs.
+    """The GPUs the model's jobs request (``ModelSpec.job_gpus``: its ``gpus``, else 1 on CUDA,
+    0 on CPU): the ``gpu`` resource of its jobs.
 
     0 means no GPU request at all (the SLURM executor drops ``--gpus`` for 0).
     """
-    return int(MODELS[wildcards.model].get("device", "cpu").startswith("cuda"))
+    return ModelSpec.from_config(MODELS[wildcards.model]).job_gpus
 
 
 def cpu_fallback(wildcards):

@@ -65,7 +65,9 @@ rule production_sample:
     log:
         log_path("production_sample", "{dataset}", "{model}", "{decoding}", "{shard}"),
     benchmark:
-        benchmark_path("production_sample", "{dataset}", "{model}", "{decoding}", "{shard}")
+        benchmark_path(
+            "production_sample", "{dataset}", "{model}", "{decoding}", "{shard}"
+        )
     shell:
         "OMP_NUM_THREADS={threads} varprobe production-sample --model {params.model:q} "
         "--decoding {params.decoding:q} --instances {input.instances} "

@@ -266,13 +266,15 @@ rule provo_divergence:
 
 
 rule provo_oracle:
-    """The oracle control: two disjoint halves of the humans, compared as if one were a model."""
+    """The oracle control: two disjoint halves of the humans, compared as if one were a model;
+    and the full human MLE as a predictor (the paper's "Human" column)."""
     input:
         contexts=rules.provo_data.output.contexts,
         responses=rules.provo_data.output.responses,
     output:
         tvd=f"{PROVO}/oracle/control/tvd.parquet",
         system=f"{PROVO}/oracle/control/system.parquet",
+        human=f"{PROVO}/human/mle/system.parquet",
     params:
         **CONTROL_PARAMS,
     conda:
@@ -285,13 +287,15 @@ rule provo_oracle:
     benchmark:
         benchmark_path("provo_oracle", "oracle")
     shell:
-        f"varprobe provo-oracle --model oracle --decoding control {CONTROL_ARGS} > {{log}} 2>&1"
+        f"varprobe provo-oracle --model oracle --decoding control {CONTROL_ARGS} "
+        "--human-out {output.human} > {log} 2>&1"
 
 
 rule provo_summary:
-    """One row per model x decoding, and the oracle row."""
+    """One row per model x decoding, the oracle row and the human row."""
     input:
         rules.provo_oracle.output.system,
+        rules.provo_oracle.output.human,
         system_path(f"{PROVO_SYSTEM}/system.parquet"),
     output:
         f"{PROVO}/summary.parquet",

@@ -19,7 +19,10 @@ A system's summary has the expected TVD (mean over contexts) with a percentile-b
 and ECE with 10 equal-width bins and three targets: the corpus word, the human majority word and
 the oracle-1 majority word; the last is averaged over the R resplits (paper, Table 1). The oracle
 control is itself summarised as a system (``model == "oracle"``): oracle 2 predicts, its expected
-TVD is mean TVD(o2, o1) and its ECE uses o2's mode and confidence.
+TVD is mean TVD(o2, o1) and its ECE uses o2's mode and confidence. So is the paper's "Human"
+column (``model == "human"``, ``human_summary``): the MLE of all responses predicts, with its
+mode and that word's probability as confidence; it has ECE against the three targets (against
+the human majority, its own mode, ECE is the mean of 1 - confidence) and no expected TVD.
 
 The splits of context (text_id, word_number) in resplit r are drawn from
 ``SeedSequence([seed, text_id, word_number, r])``: every model meets the same oracles.
@@ -261,6 +264,36 @@ def oracle_summary(
     row.update(n_contexts_without_words=0, failure_rate=0.0, expected_tvd_lower=np.nan,
                expected_tvd_upper=np.nan)
     return row
+
+
+def human_summary(contexts: pd.DataFrame, responses: pd.DataFrame, settings: ControlSettings) -> dict:
+    """The summary row of the full human MLE as a predictor (schema ``provo_system`` without
+    model/decoding; Ilia & Aziz 2024, Table 1, column "Human"): ECE of its mode against the
+    corpus word, the human majority and the oracle-1 majority (mean over the R resplits, the
+    splits every model meets), mean entropies; no expected TVD (NaN): it is the target itself."""
+    humans = human_counts(responses)
+    confidences, hits = [], []
+    for ctx in contexts.itertuples(index=False):
+        key = (int(ctx.text_id), int(ctx.word_number))
+        word, confidence = mode(mle(humans[key]))
+        o1_modes = [mode(o1)[0] for o1, _ in oracle_splits(key, humans[key], settings)]
+        confidences.append(confidence)
+        hits.append([word == ctx.corpus_word, True, *(word == w for w in o1_modes)])
+    confidence, hit = np.array(confidences), np.array(hits, dtype=bool)
+    entropies = [entropy(mle(humans[(int(t), int(w))]))
+                 for t, w in zip(contexts["text_id"], contexts["word_number"], strict=True)]
+    return {
+        "n_contexts": len(contexts), "n_contexts_without_words": 0,
+        "expected_tvd": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+        "expected_tvd_lower": np.nan, "expected_tvd_upper": np.nan, "expected_tvd_oracle1": np.nan,
+        "ece_corpus": ece(confidence, hit[:, 0], settings.ece_bins),
+        "ece_human_majority": ece(confidence, hit[:, 1], settings.ece_bins),
+        "ece_oracle_majority": float(np.mean([ece(confidence, hit[:, 2 + r], settings.ece_bins)
+                                              for r in range(settings.resplits)])),
+        "failure_rate": 0.0,
+        "mean_entropy_model": float(np.mean(entropies)),
+        "mean_entropy_human": float(np.mean(entropies)),
+    }
 
 
 def _tvd_summary(used: pd.DataFrame, column: str, settings: ControlSettings) -> dict:

@@ -153,15 +153,16 @@ def _provo_divergence(args: argparse.Namespace) -> None:
 
 
 def _provo_oracle(args: argparse.Namespace) -> None:
-    from varprobe.analysis.next_word import oracle_summary, oracle_table
+    from varprobe.analysis.next_word import human_summary, oracle_summary, oracle_table
 
     settings = _control_settings(args)
-    table, confidences, hits = oracle_table(
-        tables.read(args.contexts, "provo_contexts"),
-        tables.read(args.responses, "provo_responses"),
-        settings,
-    )
+    contexts = tables.read(args.contexts, "provo_contexts")
+    responses = tables.read(args.responses, "provo_responses")
+    table, confidences, hits = oracle_table(contexts, responses, settings)
     _write_system(args, table, oracle_summary(table, confidences, hits, settings))
+    names = {"model": "human", "decoding": "mle"}
+    row = {**names, **human_summary(contexts, responses, settings)}
+    tables.write(pd.DataFrame([row]), args.human_out, "provo_system", names)
 
 
 def _write_system(args: argparse.Namespace, table: pd.DataFrame, summary: dict) -> None:
@@ -270,8 +271,9 @@ def register(sub) -> None:
     add_estimates(p)
     p.set_defaults(run=_provo_divergence)
 
-    p = sub.add_parser("provo-oracle", help="the oracle control summarised as a system")
+    p = sub.add_parser("provo-oracle", help="the oracle control (and the human MLE) summarised as systems")
     _add_control(p)
+    p.add_argument("--human-out", required=True, help="the summary row of the full human MLE")
     p.set_defaults(run=_provo_oracle)
 
     p = sub.add_parser("provo-summary", help="one row per system")

@@ -1,8 +1,11 @@
-"""Subcommands that render tables for the HTML report."""
+"""Subcommands that render a run's tables for reading: report pages, the results page, the
+per-stage times."""
 
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
 from varprobe import tables
 
@@ -16,6 +19,23 @@ def _report_table(args: argparse.Namespace) -> None:
         partial.write_text(page, encoding="utf-8")
 
 
+def _results_page(args: argparse.Namespace) -> None:
+    from varprobe.results_page.page import copy_figures, render
+
+    out = Path(args.out)
+    figures = copy_figures(args.figures, args.results, Path(args.figures_dir))
+    page = render(config=json.loads(args.config), commit=args.commit, provo_summary=args.provo_summary,
+                  entries=json.loads(args.tables), figures=figures, benchmarks=args.benchmarks)
+    with tables.atomic(out) as partial:
+        partial.write_text(page, encoding="utf-8")
+
+
+def _stage_times(args: argparse.Namespace) -> None:
+    from varprobe.stage_times import stage_times, table
+
+    print(table(stage_times(Path(args.benchmarks))))
+
+
 def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("report-table", help="a Parquet table as an HTML page for the report")
@@ -23,3 +43,20 @@ def register(sub) -> None:
     p.add_argument("--title", required=True)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_report_table)
+
+    p = sub.add_parser("results-page", help="the run's results page (Markdown and its figures)")
+    p.add_argument("--config", required=True, help="the run's config as JSON")
+    p.add_argument("--commit", required=True, help="the commit of the workflow that ran")
+    p.add_argument("--provo-summary", default=None, help="the Provo summary (Table 1), if run")
+    p.add_argument("--tables", required=True,
+                   help="JSON list of the registered summary tables: {name, table, title, category}")
+    p.add_argument("--figures", nargs="*", default=[], help="every figure of the run")
+    p.add_argument("--results", required=True, help="the results folder the figures lie in")
+    p.add_argument("--benchmarks", required=True, help="the run's benchmark folder")
+    p.add_argument("--figures-dir", required=True, help="where the page's figures are copied")
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_results_page)
+
+    p = sub.add_parser("stage-times", help="a run's wall time, CPU time and peak memory per stage")
+    p.add_argument("benchmarks", nargs="?", default="results/benchmarks")
+    p.set_defaults(run=_stage_times)

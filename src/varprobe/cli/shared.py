@@ -22,7 +22,10 @@ def job_spec(args: argparse.Namespace):
     device = run_device(spec, args.gpus, args.cpu_fallback, torch.cuda.is_available())
     if device != spec.device:
         print(f"model {spec.name!r} configured for {spec.device!r} runs on {device!r}", file=sys.stderr)
-    return dataclasses.replace(spec, device=device, checkpoint=getattr(args, "checkpoint", None))
+    # A model that falls back to CPU runs whole there, not spread by its device map.
+    placement = spec.device_map if device == spec.device else None
+    return dataclasses.replace(spec, device=device, device_map=placement,
+                               checkpoint=getattr(args, "checkpoint", None))
 
 
 def load_model(args: argparse.Namespace):

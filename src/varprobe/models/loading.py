@@ -5,6 +5,8 @@ folders with a GGUF file all take this one path. A model whose config says it is
 encoder-decoder (Marian, T5) loads as ``AutoModelForSeq2SeqLM``, any other as
 ``AutoModelForCausalLM``. A spec with a fine-tuning ``checkpoint`` loads its base weights the same
 way and then the checkpoint's trained parameters over them (``varprobe.finetune.checkpoint``).
+A spec with a ``device_map`` is placed by transformers/accelerate over the devices it names
+(``"auto"``: the node's GPUs, then CPU) instead of being moved whole to ``spec.device``.
 A local GGUF file (a package's or a directory's) is converted once into the model cache
 (``varprobe.models.cache``) and loaded from there: the same weights, without parsing and
 dequantizing the GGUF file in every job.
@@ -39,8 +41,10 @@ class LoadedModel:
 
     @property
     def device(self) -> torch.device:
-        """Where the model's weights live."""
-        return next(self.model.parameters()).device
+        """Where the model's inputs go: its input embedding's device (with a ``device_map``
+        the other layers may lie elsewhere; accelerate moves activations between them and
+        returns the outputs here)."""
+        return self.model.get_input_embeddings().weight.device
 
 
 def check_available(spec: ModelSpec) -> None:
@@ -143,16 +147,19 @@ def _load(spec: ModelSpec, seq2seq: bool,
         )
     location, gguf_file = where or source(spec)
     auto = AutoModelForSeq2SeqLM if seq2seq else AutoModelForCausalLM
+    placement = {} if spec.device_map is None else {"device_map": spec.device_map}
     try:
         tokenizer = AutoTokenizer.from_pretrained(location, gguf_file=gguf_file)
         model = auto.from_pretrained(
-            location, gguf_file=gguf_file, dtype=getattr(torch, spec.dtype)
+            location, gguf_file=gguf_file, dtype=getattr(torch, spec.dtype), **placement
         )
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
     if spec.checkpoint:
         apply_checkpoint(model, spec.checkpoint)
-    return LoadedModel(spec, model.to(spec.device).eval(), tokenizer)
+    if spec.device_map is None:
+        model = model.to(spec.device)
+    return LoadedModel(spec, model.eval(), tokenizer)
 
 
 HUB_LINK = re.compile(r"\s*Check ?out '?https://huggingface\.co/[^ ]*'? for available files\.?")

@@ -14,6 +14,10 @@ An entry is one of
   configured one. It reaches a job as its base model's entry plus ``checkpoint``: the folder of
   trained weights that loading applies over the base's.
 
+A network too large for one device gives ``device_map`` (``auto``, ``balanced``, ...; or a
+``{module: device}`` dict): transformers/accelerate place its layers over the node's GPUs (and
+CPU) at load time, and ``gpus`` says how many GPUs its jobs ask the scheduler for.
+
 ``ModelSpec.kind`` is the one place that tells these kinds apart (``KINDS``); the workflow and the
 config checks ask it instead of reading the keys.
 """
@@ -43,7 +47,8 @@ class ModelSpec:
     """A configured model; exactly one of ``pretrained``, ``package``, ``samples``, ``api``,
     ``finetune`` is set. ``checkpoint`` (with ``pretrained`` or ``package``) is a fine-tuning
     checkpoint folder applied over those weights; ``api`` is the endpoint's config block,
-    ``finetune`` the fine-tuning's."""
+    ``finetune`` the fine-tuning's; ``device_map`` spreads a network over devices and ``gpus``
+    overrides the GPUs its jobs request (``job_gpus``)."""
 
     name: str
     pretrained: str | None = None
@@ -55,6 +60,8 @@ class ModelSpec:
     checkpoint: str | None = None
     device: str = "cpu"
     dtype: str = "float32"
+    device_map: str | dict | None = field(default=None, hash=False, compare=False)
+    gpus: int | None = None
 
     @classmethod
     def from_config(cls, entry: dict) -> ModelSpec:
@@ -83,6 +90,14 @@ class ModelSpec:
         if self.api is not None:
             return "api"
         return "samples" if self.samples is not None else "network"
+
+    @property
+    def job_gpus(self) -> int:
+        """GPUs a job running this model asks the scheduler for: ``gpus`` when given, else 1
+        on a CUDA device and 0 on CPU."""
+        if self.gpus is not None:
+            return self.gpus
+        return int(self.device.startswith("cuda"))
 
     @property
     def is_external(self) -> bool:

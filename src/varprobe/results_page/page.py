@@ -1,0 +1,93 @@
+"""Assemble and render the results page: header facts, stage times, the papers' tables, every
+registered summary table and every figure, through ``template.md.j2``."""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+import jinja2
+import yaml
+
+from varprobe import tables
+from varprobe.results_page.tables import MAX_ROWS, markdown, production_w1, table_one, with_paper_coefficients
+from varprobe.stage_times import stage_times, table
+
+TEMPLATE = "template.md.j2"
+
+
+def machine() -> dict[str, str]:
+    """Where the page was written (for a local run, where the jobs ran): processor, cores,
+    memory, GPUs, and the versions of the numerical stack."""
+    import torch
+    import transformers
+
+    cpu = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        names = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
+                 if line.startswith("model name")]
+        cpu = names[0] if names else cpu
+    memory = ""
+    meminfo = Path("/proc/meminfo")
+    if meminfo.is_file():
+        total_kb = int(meminfo.read_text().split("MemTotal:")[1].split()[0])
+        memory = f"{total_kb / 2**20:.0f} GiB"
+    gpus = ([torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+            if torch.cuda.is_available() else [])
+    return {"cpu": cpu, "cores": str(os.cpu_count()), "memory": memory,
+            "gpus": ", ".join(gpus) or "none", "python": platform.python_version(),
+            "torch": torch.__version__, "transformers": transformers.__version__,
+            "system": f"{platform.system()} {platform.release()}"}
+
+
+def section(entry: dict) -> dict:
+    """One registered summary table (``{name, table, title, category}``) as a page section:
+    the paper's Table 3 beside ARD coefficients, the per-task W1 view of the production
+    summary, any other table as it is, or its path and size when it is too long to print."""
+    frame = tables.read_frame(entry["table"])
+    if entry["name"].startswith("regression_coefficients"):
+        frame = with_paper_coefficients(frame)
+    elif entry["name"] == "production_summary":
+        frame = production_w1(frame)
+    body = (markdown(frame) if len(frame) <= MAX_ROWS else
+            f"{len(frame)} rows: `{entry['table']}` (and the run's explorer).")
+    return {"title": entry["title"], "category": entry["category"], "body": body}
+
+
+def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
+    """Copy each figure into ``out_dir`` under its path below ``results`` (slashes become
+    ``__``) and list ``{study, name, link}`` for the page, which links them relatively."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    listed = []
+    for figure in figures:
+        relative = Path(figure).relative_to(results)
+        name = "__".join(relative.parts)
+        shutil.copyfile(figure, out_dir / name)
+        study = relative.parts[1] if relative.parts[0] == "analyses" else relative.parts[0]
+        listed.append({"study": study, "name": str(relative.with_suffix("")),
+                       "link": f"{out_dir.name}/{name}"})
+    return listed
+
+
+def render(*, config: dict, commit: str, provo_summary: str | None, entries: list[dict],
+           figures: list[dict], benchmarks: str) -> str:
+    """The page's Markdown."""
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent), undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True)
+    stages = stage_times(Path(benchmarks)) if Path(benchmarks).is_dir() else {}
+    return environment.get_template(TEMPLATE).render(
+        date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        commit=commit,
+        machine=machine(),
+        config=yaml.safe_dump(config, sort_keys=False, width=100).rstrip(),
+        stages=table(stages) if stages else "no benchmark files",
+        dominant=list(stages)[:3],
+        table_one=markdown(table_one(tables.read(provo_summary, "provo_system"))) if provo_summary else None,
+        sections=[section(e) for e in entries if e["name"] != "provo_summary"],
+        figures=figures,
+    )

@@ -1,0 +1,50 @@
+"""The run's results page: every study's tables and figures, the papers' tables with their
+values beside ours, the config, commit, machine and stage times, through one template
+(varprobe.results_page). Copy results/docs/ to docs/ to publish a run's page."""
+
+import json
+
+STUDY_TARGETS = [
+    *(provo_targets() if "provo" in config else []),
+    *(production_targets() if "production" in config else []),
+    *(FINETUNE_TARGETS if FINETUNED else []),
+    *ANALYSIS_TARGETS,
+]
+"""Every table and figure of the configured studies."""
+
+RESULTS_PAGE = f"{RESULTS}/docs/results.md"
+
+
+rule results_page:
+    """Write the results page after every study's targets (its stage times read their
+    benchmark files)."""
+    input:
+        targets=STUDY_TARGETS,
+        tables=[entry["table"] for entry in REPORT_TABLES.values()],
+    output:
+        page=RESULTS_PAGE,
+        figures=directory(f"{RESULTS}/docs/figures"),
+    params:
+        # functions: the config's prompts hold `{source}`, which a plain string would expand
+        config=lambda w: json.dumps(config, sort_keys=True),
+        commit=workflow_commit(),
+        provo=f"--provo-summary {PROVO}/summary.parquet" if "provo" in config else "",
+        tables=lambda w: json.dumps(
+            [dict(name=name, **entry) for name, entry in REPORT_TABLES.items()]
+        ),
+        figures=[t for t in STUDY_TARGETS if t.endswith(".png")],
+    localrule: True
+    conda:
+        CONDA_ENV
+    threads: job_threads("results_page")
+    resources:
+        **job_resources("results_page"),
+    log:
+        log_path("results_page", "results"),
+    benchmark:
+        benchmark_path("results_page", "results")
+    shell:
+        "varprobe results-page --config {params.config:q} --commit {params.commit:q} "
+        "{params.provo} --tables {params.tables:q} --figures {params.figures} "
+        f"--results {RESULTS} --benchmarks {RESULTS}/benchmarks "
+        "--figures-dir {output.figures} --out {output.page} > {log} 2>&1"
