@@ -152,7 +152,11 @@ class ModelSpec:
             return False
         if (Path(self._folder()) / self.gguf_file).is_file():
             return False
-        return callable(getattr(importlib.import_module(self.package), "assemble", None))
+        try:  # a package of weights may not import without the tools it was made for
+            module = importlib.import_module(self.package)
+        except ImportError:
+            return False
+        return callable(getattr(module, "assemble", None))
 
     def _folder(self) -> str | None:
         """The installed package's folder, or None when it is not installed."""
