@@ -27,6 +27,12 @@ SUMMARY = pd.DataFrame([
 ])
 
 
+def test_numbers_read_without_false_zeros():
+    from varprobe.results_page.tables import number
+
+    assert [number(v) for v in (0.61234, 0.0, 4.7e-06, np.nan, None, 3)] == ["0.612", "0.000", "4.7e-06", "–", "–", "3"]
+
+
 def test_table_one_puts_human_and_oracle_first_then_systems_then_the_paper():
     table = table_one(SUMMARY)
     systems = table["system"].tolist()

@@ -21,11 +21,12 @@ MAX_ROWS = 60
 
 
 def number(value) -> str:
-    """A cell for reading: three decimals for a float, ``–`` for a missing number."""
+    """A cell for reading: three decimals for a float (two significant digits below 0.001, so
+    that a small value does not read as zero), ``–`` for a missing number."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     if isinstance(value, float):
-        return f"{value:.3f}"
+        return f"{value:.1e}" if 0 < abs(value) < 0.0005 else f"{value:.3f}"
     return str(value)
 
 
