@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,7 +15,7 @@ import yaml
 from test_workflow import output, scheduled, snakemake, write_config
 
 from varprobe import tables
-from varprobe.analysis.biased_estimator import biased_estimates, sources, support
+from varprobe.analysis.biased_estimator import biased_estimates, sources, support, support_estimates
 from varprobe.cli import main
 from varprobe.metrics.dense import renormalise
 from varprobe.sampling.scoring import WordScorer
@@ -105,8 +106,8 @@ def test_estimates_renormalise_the_scores_over_the_support():
         seen.append((context, list(words)))
         return np.array([given[w] for w in words])
 
-    table, estimates, failure_rate = biased_estimates(
-        contexts, responses, samples, draws, score, sources([0.9]))
+    table = biased_estimates(contexts, samples, responses, draws, score, sources([0.9]))
+    estimates, failure_rate = support_estimates(table)
     assert seen == [("The", ["dog", "sun", "moon", "cat"])]
     assert estimates[(1, 2)].distribution == pytest.approx({"sun": 0.5, "dog": 0.25, "moon": 0.125, "cat": 0.125})
     assert (estimates[(1, 2)].n_draws, estimates[(1, 2)].n_words) == (7, 5)
@@ -116,22 +117,56 @@ def test_estimates_renormalise_the_scores_over_the_support():
     assert table["probability"].sum() == pytest.approx(1.0)
 
 
-def test_cli_on_the_tiny_model(tmp_path, tiny_model_dir, passage_one):
-    model = json.dumps({"name": "tiny", "pretrained": str(tiny_model_dir)})
-    control = ["--contexts", str(passage_one["contexts"]), "--responses", str(passage_one["responses"]),
-               "--seed", "0", "--resplits", "3", "--ece-bins", "10", "--bootstrap", "50"]
-    main(["provo-sample", "--model", model, "--decoding", '{"name": "ancestral"}', "--contexts",
-          str(passage_one["contexts"]), "--n-samples", "4", "--max-tokens", "6", "--batch-size", "32",
-          "--seed", "0", "--out", str(tmp_path / "samples.parquet")])
-    main(["biased-estimator", "--model", model, *control, "--samples", str(tmp_path / "samples.parquet"),
+def _two_passages(tmp_path, provo_norms) -> dict[str, Path]:
+    """The first 3 contexts of passages 1 and 2 and their responses."""
+    from varprobe.data.provo import contexts_table, responses_table
+
+    contexts = contexts_table(provo_norms, [1, 2]).groupby("text_id").head(3)
+    responses = responses_table(provo_norms, [1, 2])
+    keys = set(zip(contexts["text_id"], contexts["word_number"]))
+    responses = responses[[k in keys for k in zip(responses["text_id"], responses["word_number"])]]
+    paths = {"contexts": tmp_path / "contexts.parquet", "responses": tmp_path / "responses.parquet"}
+    tables.write(contexts, paths["contexts"], "provo_contexts")
+    tables.write(responses, paths["responses"], "provo_responses")
+    return paths
+
+
+def _biased(tmp_path, model, inputs, shard, shards) -> Path:
+    out = tmp_path / f"support-{shard}-of-{shards}.parquet"
+    main(["biased-estimator", "--model", model, "--contexts", str(inputs["contexts"]),
+          "--responses", str(inputs["responses"]), "--seed", "0", "--samples", str(tmp_path / "samples.parquet"),
           "--nucleus", "0.8", "0.9", "--nucleus-samples", "3", "--max-tokens", "6", "--batch-size", "32",
-          "--support-out", str(tmp_path / "support.parquet"), "--tvd-out", str(tmp_path / "tvd.parquet"),
-          "--system-out", str(tmp_path / "system.parquet")])
+          "--shard", str(shard), "--shards", str(shards), "--out", str(out)])
+    return out
+
+
+def _merge(tmp_path, inputs, shards, name) -> None:
+    main(["biased-estimator-merge", "--shards", *map(str, shards), "--contexts", str(inputs["contexts"]),
+          "--responses", str(inputs["responses"]), "--seed", "0", "--resplits", "3", "--ece-bins", "10",
+          "--bootstrap", "50", "--support-out", str(tmp_path / f"{name}support.parquet"),
+          "--tvd-out", str(tmp_path / f"{name}tvd.parquet"), "--system-out", str(tmp_path / f"{name}system.parquet")])
+
+
+def test_cli_on_the_tiny_model_in_shards(tmp_path, tiny_model_dir, provo_norms):
+    """Two passages in one shard and in two: the merged shards give the same support, TVDs and
+    system row; every human response is in its context's support, which sums to 1."""
+    model = json.dumps({"name": "tiny", "pretrained": str(tiny_model_dir)})
+    inputs = _two_passages(tmp_path, provo_norms)
+    main(["provo-sample", "--model", model, "--decoding", '{"name": "ancestral"}', "--contexts",
+          str(inputs["contexts"]), "--n-samples", "4", "--max-tokens", "6", "--batch-size", "32",
+          "--seed", "0", "--out", str(tmp_path / "samples.parquet")])
+    _merge(tmp_path, inputs, [_biased(tmp_path, model, inputs, 1, 1)], "")
+    parts = [_biased(tmp_path, model, inputs, i, 2) for i in (1, 2)]
+    assert [tables.read(p, "biased_support")["text_id"].unique().tolist() for p in parts] == [[1], [2]]
+    _merge(tmp_path, inputs, parts, "sharded-")
+    for name, schema in (("support", "biased_support"), ("tvd", "provo_tvd"), ("system", "provo_system")):
+        assert tables.read(tmp_path / f"sharded-{name}.parquet", schema).equals(
+            tables.read(tmp_path / f"{name}.parquet", schema)), name
     found = tables.read(tmp_path / "support.parquet", "biased_support")
     per_context = tables.read(tmp_path / "tvd.parquet", "provo_tvd")
     system = tables.read(tmp_path / "system.parquet", "provo_system")
-    responses = tables.read(passage_one["responses"], "provo_responses")
-    assert len(per_context) == 4 and per_context["tvd"].notna().all()
+    responses = tables.read(inputs["responses"], "provo_responses")
+    assert len(per_context) == 6 and per_context["tvd"].notna().all()
     for key, rows in found.groupby(["text_id", "word_number"]):
         assert rows["probability"].sum() == pytest.approx(1.0)
         assert rows["word"].is_unique

@@ -185,7 +185,8 @@ SCHEMAS: dict[str, dict[str, str]] = {
     # probability renormalised over the support.
     "biased_support": {
         "text_id": "int32", "word_number": "int32", "word": "string", "sources": "string",
-        "log_probability": "float64", "probability": "float64",
+        "log_probability": "float64", "probability": "float64", "n_draws": "int32",
+        "n_words": "int32",
     },
     # The token-level study (App. D): per context, the model's exact next-token distribution
     # against the humans' first tokens.

@@ -21,20 +21,20 @@ BIASED_SYSTEM = f"{PROVO}/{{model}}/{BIASED['samples_decoding']}/system.parquet"
 
 
 rule biased_estimator:
-    """Support words, their renormalised exact probabilities and the TVD/ECE of the estimate."""
+    """One shard of the contexts (provo.shards, whole passages): the greedy and nucleus draws,
+    the support words and their exact, renormalised probabilities."""
     input:
         contexts=rules.provo_data.output.contexts,
         responses=rules.provo_data.output.responses,
         samples=f"{PROVO}/{{model}}/{BIASED['samples_decoding']}/samples.parquet",
     output:
-        support=f"{BIASED_DIR}/support.parquet",
-        tvd=f"{BIASED_DIR}/tvd.parquet",
-        system=f"{BIASED_DIR}/system.parquet",
+        f"{BIASED_DIR}/shards/{{shard}}.parquet",
     wildcard_constraints:
         model=_alternatives(NETWORKS),
     params:
-        **CONTROL_PARAMS,
         model=model_entry,
+        seed=config["seed"],
+        shards=PC["shards"],
         nucleus=" ".join(map(str, BIASED["nucleus"])),
         nucleus_samples=BIASED["nucleus_samples"],
         max_tokens=PC["max_tokens"],
@@ -49,15 +49,45 @@ rule biased_estimator:
     conda:
         CONDA_ENV
     log:
-        log_path("biased_estimator", "{model}"),
+        log_path("biased_estimator", "{model}", "{shard}"),
     benchmark:
-        benchmark_path("biased_estimator", "{model}")
+        benchmark_path("biased_estimator", "{model}", "{shard}")
     shell:
         "OMP_NUM_THREADS={threads} varprobe biased-estimator --model {params.model:q} "
-        f"{CONTROL_ARGS} --samples {{input.samples}} --nucleus {{params.nucleus}} "
+        "--contexts {input.contexts} --responses {input.responses} --seed {params.seed} "
+        "--samples {input.samples} --nucleus {params.nucleus} "
         "--nucleus-samples {params.nucleus_samples} --max-tokens {params.max_tokens} "
         "--batch-size {resources.batch_size} --score-batch {resources.score_batch} "
-        "--gpus {resources.gpu} {params.cpu_fallback} --support-out {output.support} > {log} 2>&1"
+        "--shard {wildcards.shard} --shards {params.shards} "
+        "--gpus {resources.gpu} {params.cpu_fallback} --out {output} > {log} 2>&1"
+
+
+rule biased_estimator_merge:
+    """The support shards, in order -> the support, the per-context TVD and the system row."""
+    input:
+        contexts=rules.provo_data.output.contexts,
+        responses=rules.provo_data.output.responses,
+        shards=expand(
+            f"{BIASED_DIR}/shards/{{shard}}.parquet", shard=SHARDS, allow_missing=True
+        ),
+    output:
+        support=f"{BIASED_DIR}/support.parquet",
+        tvd=f"{BIASED_DIR}/tvd.parquet",
+        system=f"{BIASED_DIR}/system.parquet",
+    params:
+        **CONTROL_PARAMS,
+    threads: job_threads("biased_estimator_merge")
+    resources:
+        **job_resources("biased_estimator_merge"),
+    conda:
+        CONDA_ENV
+    log:
+        log_path("biased_estimator_merge", "{model}"),
+    benchmark:
+        benchmark_path("biased_estimator_merge", "{model}")
+    shell:
+        f"varprobe biased-estimator-merge --shards {{input.shards}} {CONTROL_ARGS} "
+        "--support-out {output.support} > {log} 2>&1"
 
 
 report_tables(
@@ -74,7 +104,7 @@ rule biased_estimator_summary:
     input:
         rules.provo_oracle.output.system,
         BIASED_SYSTEM,
-        rules.biased_estimator.output.system,
+        rules.biased_estimator_merge.output.system,
     output:
         f"{BIASED_DIR}/summary.parquet",
     conda:
@@ -93,7 +123,7 @@ rule biased_estimator_summary:
 rule biased_estimator_figure:
     """Histograms of per-context TVD to all humans: biased estimate and oracle (Fig. 5)."""
     input:
-        model=rules.biased_estimator.output.tvd,
+        model=rules.biased_estimator_merge.output.tvd,
         oracle=rules.provo_oracle.output.tvd,
     output:
         figure=report(

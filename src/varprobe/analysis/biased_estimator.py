@@ -105,14 +105,15 @@ def support(named_words: Mapping[str, Iterable[str]], order: Sequence[str]) -> d
 
 def biased_estimates(
     contexts: pd.DataFrame,
-    responses: pd.DataFrame,
     samples: pd.DataFrame,
+    responses: pd.DataFrame,
     draws: dict,
     score,
     order: Sequence[str],
-) -> tuple[pd.DataFrame, dict[tuple[int, int], ModelEstimate], float]:
-    """The support table (schema ``biased_support``), the per-context estimates and the share
-    of model draws (samples, greedy, nucleus) that gave no word.
+) -> pd.DataFrame:
+    """The support table (schema ``biased_support``) of ``contexts``: per context, each support
+    word with its sources, log P(w | c) and renormalised probability q(w | c), and on every row
+    the context's model draws (samples, greedy, nucleus) and how many of them gave a word.
 
     ``draws``: ``model_draws``' result; ``score(context, words)``: log P(w | c) per word
     (``WordScorer.word_log_probs``).
@@ -120,8 +121,7 @@ def biased_estimates(
     humans = human_counts(responses)
     sampled = model_counts(samples)
     drawn = samples.groupby(["text_id", "word_number"])["count"].sum()
-    rows, estimates = [], {}
-    n_draws = n_failed = 0
+    rows = []
     for ctx in contexts.itertuples(index=False):
         key = (int(ctx.text_id), int(ctx.word_number))
         own = draws.get(key, {})
@@ -131,14 +131,26 @@ def biased_estimates(
         words = list(found)
         log_probs = score(ctx.context, words)
         q = renormalise(log_probs)
-        context_draws = int(drawn.get(key, 0)) + sum(len(v) for v in own.values())
-        context_words = sum(sampled.get(key, {}).values()) + sum(bool(w) for v in own.values() for w in v)
-        n_draws += context_draws
-        n_failed += context_draws - context_words
-        estimates[key] = ModelEstimate(dict(zip(words, q.tolist(), strict=True)), context_draws, context_words)
+        n_draws = int(drawn.get(key, 0)) + sum(len(v) for v in own.values())
+        n_words = sum(sampled.get(key, {}).values()) + sum(bool(w) for v in own.values() for w in v)
         rows.extend(
             {"text_id": key[0], "word_number": key[1], "word": w, "sources": ",".join(found[w]),
-             "log_probability": float(lp), "probability": float(p)}
+             "log_probability": float(lp), "probability": float(p), "n_draws": n_draws,
+             "n_words": n_words}
             for w, lp, p in zip(words, log_probs, q, strict=True)
         )
-    return pd.DataFrame(rows), estimates, (n_failed / n_draws if n_draws else float("nan"))
+    return pd.DataFrame(rows, columns=["text_id", "word_number", "word", "sources", "log_probability",
+                                       "probability", "n_draws", "n_words"])
+
+
+def support_estimates(support: pd.DataFrame) -> tuple[dict[tuple[int, int], ModelEstimate], float]:
+    """The per-context estimates q(. | c) of a support table (``biased_estimates``, possibly
+    the concatenation of its shards) and the share of model draws that gave no word."""
+    estimates = {}
+    for (t, w), rows in support.groupby(["text_id", "word_number"], sort=False):
+        estimates[(int(t), int(w))] = ModelEstimate(
+            dict(zip(rows["word"], rows["probability"].astype(float), strict=True)),
+            int(rows["n_draws"].iloc[0]), int(rows["n_words"].iloc[0]))
+    n_draws = sum(e.n_draws for e in estimates.values())
+    n_words = sum(e.n_words for e in estimates.values())
+    return estimates, ((n_draws - n_words) / n_draws if n_draws else float("nan"))

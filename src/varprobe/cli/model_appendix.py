@@ -11,7 +11,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from varprobe import tables
-from varprobe.cli.shared import add_model_job, load_model
+from varprobe.cli.shared import add_model_job, add_shard_options, load_model, merge_shards
 
 
 def _control(args: argparse.Namespace):
@@ -22,15 +22,14 @@ def _control(args: argparse.Namespace):
 
 def _biased_estimator(args: argparse.Namespace) -> None:
     from varprobe.analysis.biased_estimator import BiasedSettings, biased_estimates, model_draws, sources
-    from varprobe.analysis.next_word import context_table, model_summary
     from varprobe.sampling.scoring import WordScorer
+    from varprobe.sampling.shards import shard_rows
 
-    control = _control(args)
     settings = BiasedSettings(tuple(args.nucleus), args.nucleus_samples, args.max_tokens,
                               args.batch_size, args.seed)
     contexts = tables.read(args.contexts, "provo_contexts")
-    responses = tables.read(args.responses, "provo_responses")
-    samples = tables.read(args.samples, "provo_samples")
+    rows = shard_rows(contexts["text_id"].tolist(), args.shard, args.shards)
+    contexts = contexts.iloc[rows.start : rows.stop]
     loaded, device = load_model(args)
     name = loaded.spec.name
     print(f"{name}: greedy and nucleus draws for {len(contexts)} contexts", file=sys.stderr)
@@ -42,15 +41,27 @@ def _biased_estimator(args: argparse.Namespace) -> None:
         progress.update()
         return scorer.word_log_probs(context, words)
 
-    support, estimates, failure_rate = biased_estimates(
-        contexts, responses, samples, draws, score, sources(settings.nucleus)
-    )
+    support = biased_estimates(contexts, tables.read(args.samples, "provo_samples"),
+                               tables.read(args.responses, "provo_responses"), draws, score,
+                               sources(settings.nucleus))
     progress.close()
-    table, oracle_hits = context_table(contexts, responses, estimates, control)
-    names = {"model": name, "decoding": "biased"}
-    metadata = {**names, "model_entry": json.loads(args.model), "device": device,
-                "samples": args.samples, "biased": vars(settings)}
-    tables.write(support, args.support_out, "biased_support", metadata)
+    metadata = {"model": name, "decoding": "biased", "model_entry": json.loads(args.model),
+                "device": device, "samples": args.samples, "biased": vars(settings),
+                "shard": [args.shard, args.shards]}
+    tables.write(support, args.out, "biased_support", metadata)
+
+
+def _biased_merge(args: argparse.Namespace) -> None:
+    from varprobe.analysis.biased_estimator import support_estimates
+    from varprobe.analysis.next_word import context_table, model_summary
+
+    merge_shards(args.shards, args.support_out, "biased_support")
+    metadata = tables.read_metadata(args.support_out)
+    estimates, failure_rate = support_estimates(tables.read(args.support_out, "biased_support"))
+    control = _control(args)
+    table, oracle_hits = context_table(tables.read(args.contexts, "provo_contexts"),
+                                       tables.read(args.responses, "provo_responses"), estimates, control)
+    names = {"model": metadata["model"], "decoding": "biased"}
     tables.write(table, args.tvd_out, "provo_tvd", names)
     summary = model_summary(table, oracle_hits, failure_rate, control)
     tables.write(pd.DataFrame([{**names, **summary}]), args.system_out, "provo_system", names)
@@ -109,17 +120,27 @@ def register(sub) -> None:
     p = sub.add_parser("biased-estimator",
                        help="biased model estimate: exact word probabilities renormalised over a support")
     add_model_job(p, decoding=False)
-    _add_control(p)
+    p.add_argument("--contexts", required=True)
+    p.add_argument("--responses", required=True)
+    p.add_argument("--seed", type=int, required=True, help="the greedy and nucleus draws' seed")
     p.add_argument("--samples", required=True, help="the system's samples table (part of the support)")
     p.add_argument("--nucleus", type=float, nargs="+", required=True, help="top-p values of the nucleus draws")
     p.add_argument("--nucleus-samples", type=int, required=True, help="draws per nucleus value")
     p.add_argument("--max-tokens", type=int, required=True)
     p.add_argument("--batch-size", type=int, required=True, help="sampler nodes per forward pass")
     p.add_argument("--score-batch", type=int, default=64, help="words scored per forward pass")
+    add_shard_options(p, "contexts")
+    p.add_argument("--out", required=True, help="the shard's support table")
+    p.set_defaults(run=_biased_estimator)
+
+    p = sub.add_parser("biased-estimator-merge",
+                       help="the biased estimate's support shards -> its support, TVD and system tables")
+    p.add_argument("--shards", nargs="+", required=True, help="the support shards, in shard order")
+    _add_control(p)
     p.add_argument("--support-out", required=True)
     p.add_argument("--tvd-out", required=True)
     p.add_argument("--system-out", required=True)
-    p.set_defaults(run=_biased_estimator)
+    p.set_defaults(run=_biased_merge)
 
     p = sub.add_parser("token-level", help="exact next-token distribution vs the humans' first tokens")
     add_model_job(p, decoding=False)
