@@ -71,7 +71,7 @@ CASES = {
     "ece_bins": (_set("provo", "ece_bins", 5), METRICS),
     "bootstrap_resamples": (_set("provo", "bootstrap_resamples", 50), METRICS),
     "figure_contexts": (_set("provo", "figure_contexts", ["1:6"]),
-                        {"provo_figure_bars": 1, "all": 1}),
+                        {"provo_figure_bars": 1, "results_page": 1, "all": 1}),  # it copies the figure
     "n_samples": (_set("provo", "n_samples", 4), ONE_SYSTEM),
     # Settings no rule's params use: how jobs run, never what they compute.
     "batch_size": (_set("provo", "batch_size", 7), {}),

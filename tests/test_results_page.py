@@ -81,10 +81,12 @@ def test_the_page_holds_the_header_stage_times_tables_and_figures(tmp_path):
     assert (results / "docs/figures/provo__figures__tvd_density.png").read_bytes() == b"png"
     entry = {"name": "provo_summary", "table": str(results / "provo/summary.parquet"),
              "title": "Expected TVD", "category": "Provo"}
-    page = render(config={"seed": 0, "provo": {"prompt": "{source}"}}, commit="abc123",
+    config = tmp_path / "config.yaml"
+    config.write_text("seed: 0\nprovo: {prompt: '{source}'}\n")
+    page = render(configfiles=[str(config)], commit="abc123",
                   provo_summary=entry["table"], entries=[entry], figures=figures,
                   benchmarks=str(results / "benchmarks"))
-    assert "| commit | `abc123` |" in page and "prompt: '{source}'" in page
+    assert "| commit | `abc123` |" in page and "provo: {prompt: '{source}'}" in page
     assert "| provo_sample | 1 | 12 | 11 | 12 | 812 |" in page
     assert "| human / mle " in page and "### Table 1" in page
     assert "## Provo: Expected TVD" not in page  # Table 1 shows the Provo summary

@@ -6,7 +6,6 @@ which its rule file includes."""
 
 import re
 import shlex
-import subprocess
 import sys
 
 from varprobe.config_checks import validate_config
@@ -55,28 +54,6 @@ def job_resources(rule):
         runtime=lambda wildcards, attempt: spec["runtime"] * attempt,
         cpus_per_task=spec["cpus_per_task"],
     )
-
-
-def workflow_commit():
-    """The git commit of the workflow's checkout (``-dirty`` with uncommitted changes), or
-    ``unknown`` outside a git checkout."""
-    try:
-        return subprocess.run(
-            [
-                "git",
-                "-C",
-                workflow.basedir,
-                "describe",
-                "--always",
-                "--dirty",
-                "--abbrev=40",
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 REPORT_TABLES = {}

@@ -25,10 +25,12 @@ rule results_page:
         page=RESULTS_PAGE,
         figures=directory(f"{RESULTS}/docs/figures"),
     params:
-        # functions: the config's prompts hold `{source}`, which a plain string would expand
-        config=lambda w: json.dumps(config, sort_keys=True),
-        commit=workflow_commit(),
+        # The config files and the checkout, not their contents: a speed-only setting or a
+        # new commit changes no table, so it must not rerun the page (the page reads them).
+        configfiles=workflow.configfiles,
+        workflow_dir=workflow.basedir,
         provo=f"--provo-summary {PROVO}/summary.parquet" if "provo" in config else "",
+        # a function: the registry's titles may hold braces, which a plain string would expand
         tables=lambda w: json.dumps(
             [dict(name=name, **entry) for name, entry in REPORT_TABLES.items()]
         ),
@@ -44,7 +46,8 @@ rule results_page:
     benchmark:
         benchmark_path("results_page", "results")
     shell:
-        "varprobe results-page --config {params.config:q} --commit {params.commit:q} "
+        "varprobe results-page --configfiles {params.configfiles:q} "
+        "--workflow-dir {params.workflow_dir:q} "
         "{params.provo} --tables {params.tables:q} --figures {params.figures} "
         f"--results {RESULTS} --benchmarks {RESULTS}/benchmarks "
         "--figures-dir {output.figures} --out {output.page} > {log} 2>&1"

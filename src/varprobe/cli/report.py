@@ -20,12 +20,13 @@ def _report_table(args: argparse.Namespace) -> None:
 
 
 def _results_page(args: argparse.Namespace) -> None:
-    from varprobe.results_page.page import copy_figures, render
+    from varprobe.results_page.page import commit, copy_figures, render
 
     out = Path(args.out)
     figures = copy_figures(args.figures, args.results, Path(args.figures_dir))
-    page = render(config=json.loads(args.config), commit=args.commit, provo_summary=args.provo_summary,
-                  entries=json.loads(args.tables), figures=figures, benchmarks=args.benchmarks)
+    page = render(configfiles=args.configfiles, commit=commit(args.workflow_dir),
+                  provo_summary=args.provo_summary, entries=json.loads(args.tables), figures=figures,
+                  benchmarks=args.benchmarks)
     with tables.atomic(out) as partial:
         partial.write_text(page, encoding="utf-8")
 
@@ -45,8 +46,9 @@ def register(sub) -> None:
     p.set_defaults(run=_report_table)
 
     p = sub.add_parser("results-page", help="the run's results page (Markdown and its figures)")
-    p.add_argument("--config", required=True, help="the run's config as JSON")
-    p.add_argument("--commit", required=True, help="the commit of the workflow that ran")
+    p.add_argument("--configfiles", nargs="+", required=True,
+                   help="the run's config files, in the order Snakemake layered them")
+    p.add_argument("--workflow-dir", required=True, help="the workflow's checkout (its commit)")
     p.add_argument("--provo-summary", default=None, help="the Provo summary (Table 1), if run")
     p.add_argument("--tables", required=True,
                    help="JSON list of the registered summary tables: {name, table, title, category}")

@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 import platform
 import shutil
+import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
 import jinja2
-import yaml
 
 from varprobe import tables
 from varprobe.results_page.tables import MAX_ROWS, markdown, production_w1, table_one, with_paper_coefficients
@@ -44,6 +44,16 @@ def machine() -> dict[str, str]:
             "system": f"{platform.system()} {platform.release()}"}
 
 
+def commit(checkout: str) -> str:
+    """The git commit of ``checkout`` (``-dirty`` with uncommitted changes) when the page is
+    written, or ``unknown`` outside a git checkout."""
+    try:
+        return subprocess.run(["git", "-C", checkout, "describe", "--always", "--dirty", "--abbrev=40"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def section(entry: dict) -> dict:
     """One registered summary table (``{name, table, title, category}``) as a page section:
     the paper's Table 3 beside ARD coefficients, the per-task W1 view of the production
@@ -73,9 +83,10 @@ def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
     return listed
 
 
-def render(*, config: dict, commit: str, provo_summary: str | None, entries: list[dict],
+def render(*, configfiles: list[str], commit: str, provo_summary: str | None, entries: list[dict],
            figures: list[dict], benchmarks: str) -> str:
-    """The page's Markdown."""
+    """The page's Markdown; ``configfiles`` are shown as they are, in the order given (each
+    over the ones before it)."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True)
@@ -84,7 +95,8 @@ def render(*, config: dict, commit: str, provo_summary: str | None, entries: lis
         date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         commit=commit,
         machine=machine(),
-        config=yaml.safe_dump(config, sort_keys=False, width=100).rstrip(),
+        configs=[{"path": path, "text": Path(path).read_text(encoding="utf-8").rstrip()}
+                 for path in configfiles],
         stages=table(stages) if stages else "no benchmark files",
         dominant=list(stages)[:3],
         table_one=markdown(table_one(tables.read(provo_summary, "provo_system"))) if provo_summary else None,
