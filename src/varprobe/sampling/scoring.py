@@ -76,8 +76,9 @@ class WordScorer:
     def word_log_probs(self, context: str, words: Sequence[str]) -> np.ndarray:
         """log P(w | c) with the beginning-of-word correction (module docstring) for each word.
 
-        The context is encoded once; each batch of words (ordered by token length) runs on its
-        key/value cache, the words right-padded to the longest (padding masked).
+        The context is encoded once; words of one token length share a batch, which runs on
+        the context's key/value cache without padding: every position a pass computes, with its
+        full-vocabulary output layer, is one a word needs.
         """
         ids = self.encode(context)
         out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True)
@@ -87,12 +88,14 @@ class WordScorer:
         for word, word_ids in zip(words, encoded, strict=True):
             if not word_ids:
                 raise ValueError(f"word {word!r} encodes to no token")
-        # Words of similar token length share a batch: less padding.
-        order = sorted(range(len(words)), key=lambda i: len(encoded[i]))
+        by_length: dict[int, list[int]] = {}
+        for i, word_ids in enumerate(encoded):
+            by_length.setdefault(len(word_ids), []).append(i)
         scores = np.empty(len(words))
-        for start in range(0, len(words), self.batch_size):
-            rows = order[start : start + self.batch_size]
-            scores[rows] = self._score_chunk(shared, len(ids), first, [encoded[i] for i in rows])
+        for group in by_length.values():
+            for start in range(0, len(group), self.batch_size):
+                rows = group[start : start + self.batch_size]
+                scores[rows] = self._score_chunk(shared, len(ids), first, [encoded[i] for i in rows])
         return scores
 
     def _score_chunk(self, shared: list, passage: int, first: torch.Tensor,
