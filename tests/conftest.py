@@ -267,12 +267,17 @@ def writingprompts_mirror(tmp_path_factory) -> Path:
 def passage_one(tmp_path_factory, provo_norms) -> dict[str, Path]:
     """Contexts and responses tables of Provo passage 1's first 4 contexts:
     ``{"contexts": PATH, "responses": PATH}``."""
+    return write_provo_inputs(tmp_path_factory.mktemp("passage-one"), provo_norms, [1], 4)
+
+
+def write_provo_inputs(directory: Path, provo_norms: Path, texts: list[int], per_passage: int) -> dict[str, Path]:
+    """The contexts table of the first ``per_passage`` contexts of each passage in ``texts`` and
+    their responses, written in ``directory``: ``{"contexts": PATH, "responses": PATH}``."""
     from varprobe import tables
     from varprobe.data.provo import contexts_table, responses_table
 
-    directory = tmp_path_factory.mktemp("passage-one")
-    contexts = contexts_table(provo_norms, [1]).head(4)
-    responses = responses_table(provo_norms, [1])
+    contexts = contexts_table(provo_norms, texts).groupby("text_id").head(per_passage)
+    responses = responses_table(provo_norms, texts)
     keys = set(zip(contexts["text_id"], contexts["word_number"]))
     responses = responses[[k in keys for k in zip(responses["text_id"], responses["word_number"])]]
     paths = {"contexts": directory / "contexts.parquet", "responses": directory / "responses.parquet"}

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 import torch
 import yaml
+from conftest import write_provo_inputs
 from test_workflow import output, scheduled, snakemake, write_config
 
 from varprobe import tables
@@ -117,20 +118,6 @@ def test_estimates_renormalise_the_scores_over_the_support():
     assert table["probability"].sum() == pytest.approx(1.0)
 
 
-def _two_passages(tmp_path, provo_norms) -> dict[str, Path]:
-    """The first 3 contexts of passages 1 and 2 and their responses."""
-    from varprobe.data.provo import contexts_table, responses_table
-
-    contexts = contexts_table(provo_norms, [1, 2]).groupby("text_id").head(3)
-    responses = responses_table(provo_norms, [1, 2])
-    keys = set(zip(contexts["text_id"], contexts["word_number"]))
-    responses = responses[[k in keys for k in zip(responses["text_id"], responses["word_number"])]]
-    paths = {"contexts": tmp_path / "contexts.parquet", "responses": tmp_path / "responses.parquet"}
-    tables.write(contexts, paths["contexts"], "provo_contexts")
-    tables.write(responses, paths["responses"], "provo_responses")
-    return paths
-
-
 def _biased(tmp_path, model, inputs, shard, shards) -> Path:
     out = tmp_path / f"support-{shard}-of-{shards}.parquet"
     main(["biased-estimator", "--model", model, "--contexts", str(inputs["contexts"]),
@@ -151,7 +138,7 @@ def test_cli_on_the_tiny_model_in_shards(tmp_path, tiny_model_dir, provo_norms):
     """Two passages in one shard and in two: the merged shards give the same support, TVDs and
     system row; every human response is in its context's support, which sums to 1."""
     model = json.dumps({"name": "tiny", "pretrained": str(tiny_model_dir)})
-    inputs = _two_passages(tmp_path, provo_norms)
+    inputs = write_provo_inputs(tmp_path, provo_norms, [1, 2], 3)
     main(["provo-sample", "--model", model, "--decoding", '{"name": "ancestral"}', "--contexts",
           str(inputs["contexts"]), "--n-samples", "4", "--max-tokens", "6", "--batch-size", "32",
           "--seed", "0", "--out", str(tmp_path / "samples.parquet")])
