@@ -155,3 +155,13 @@ def test_a_language_without_a_truncation_tokenizer_fails_at_parse_time(tmp_path,
     write_production_config(tmp_path, data_mirror, models, datasets,
                             probes={**no_tokenizer, "max_response_tokens": None})
     assert scheduled(tmp_path)["production_distances"] == 1
+
+
+def test_a_production_only_study_with_a_fine_tuned_model_parses(tmp_path, data_mirror, tiny_model_dir):
+    """Without a `provo:` section, a model fine-tuned on a production dataset is scheduled (its
+    rules once read Provo's settings at parse time)."""
+    tiny = {"name": "tiny-gpt2", "pretrained": str(tiny_model_dir)}
+    tuned = {"name": "tiny-asset", "finetune": {"base": "tiny-gpt2", "dataset": "asset", "split": "test"}}
+    write_production_config(tmp_path, data_mirror, [tiny, tuned], [{"name": "asset", "prompt": "{source}"}])
+    jobs = scheduled(tmp_path)
+    assert jobs["finetune_production"] == 1 and jobs["production_sample"] == 2

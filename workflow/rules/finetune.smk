@@ -160,7 +160,7 @@ rule finetune_comparison:
         base=lambda w: FINETUNED[w.model]["base"],
         decodings=lambda w: " ".join(compared_decodings(w.model)),
         seed=config["seed"],
-        bootstrap=PC["bootstrap_resamples"],
+        bootstrap=lambda w: config["provo"]["bootstrap_resamples"],  # Provo fine-tunings only
     threads: job_threads("finetune_comparison")
     resources:
         **job_resources("finetune_comparison"),
