@@ -84,12 +84,11 @@ class WordScorer:
         out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True)
         shared = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
         first = torch.log_softmax(out.logits[0, -1].double(), -1)
+        by_length: dict[int, list[int]] = {}
         encoded = [self.word_ids(w) for w in words]
-        for word, word_ids in zip(words, encoded, strict=True):
+        for i, (word, word_ids) in enumerate(zip(words, encoded, strict=True)):
             if not word_ids:
                 raise ValueError(f"word {word!r} encodes to no token")
-        by_length: dict[int, list[int]] = {}
-        for i, word_ids in enumerate(encoded):
             by_length.setdefault(len(word_ids), []).append(i)
         scores = np.empty(len(words))
         for group in by_length.values():
@@ -100,29 +99,20 @@ class WordScorer:
 
     def _score_chunk(self, shared: list, passage: int, first: torch.Tensor,
                      chunk: list[list[int]]) -> np.ndarray:
-        size, longest = len(chunk), max(len(c) for c in chunk)
-        tokens = torch.zeros(size, longest, dtype=torch.long, device=self.device)
-        mask = torch.ones(size, passage + longest, dtype=torch.long, device=self.device)
-        for row, word_ids in enumerate(chunk):
-            tokens[row, : len(word_ids)] = torch.tensor(word_ids, device=self.device)
-            mask[row, passage + len(word_ids) :] = 0
+        """log P(w | c) of words of one token length n, in one pass on the context's cache."""
+        tokens = torch.tensor(chunk, dtype=torch.long, device=self.device)
+        size, n = tokens.shape
         layers = [(k.expand(size, -1, -1, -1), v.expand(size, -1, -1, -1)) for k, v in shared]
         out = self.model(
             input_ids=tokens,
             past_key_values=DynamicCache(layers, config=self.model.config),
-            attention_mask=mask,
-            position_ids=(passage + torch.arange(longest, device=self.device)).expand(size, -1),
+            attention_mask=torch.ones(size, passage + n, dtype=torch.long, device=self.device),
+            position_ids=(passage + torch.arange(n, device=self.device)).expand(size, -1),
         )
         # log pi(t | c, y_1..y_{i+1}) of word b is logits[b, i, t] - norm[b, i]: the normaliser
         # once per position, never a log-softmax over the whole (rows, steps, V) block.
         logits = out.logits.double()
         norm = torch.logsumexp(logits, -1)
         closing = torch.logsumexp(logits.index_select(-1, self.closing_ids), -1) - norm
-        scores = []
-        for row, word_ids in enumerate(chunk):
-            n = len(word_ids)
-            steps = torch.arange(n - 1, device=self.device)
-            tokens = torch.tensor(word_ids[1:], dtype=torch.long, device=self.device)
-            inner = logits[row, steps, tokens] - norm[row, steps]
-            scores.append(float(first[word_ids[0]] + inner.sum() + closing[row, n - 1]))
-        return np.array(scores)
+        inner = logits[:, :-1].gather(-1, tokens[:, 1:, None])[..., 0] - norm[:, :-1]
+        return (first[tokens[:, 0]] + inner.sum(-1) + closing[:, -1]).cpu().numpy()
