@@ -272,16 +272,16 @@ def human_summary(contexts: pd.DataFrame, responses: pd.DataFrame, settings: Con
     corpus word, the human majority and the oracle-1 majority (mean over the R resplits, the
     splits every model meets), mean entropies; no expected TVD (NaN): it is the target itself."""
     humans = human_counts(responses)
-    confidences, hits = [], []
+    confidences, hits, entropies = [], [], []
     for ctx in contexts.itertuples(index=False):
         key = (int(ctx.text_id), int(ctx.word_number))
-        word, confidence = mode(mle(humans[key]))
+        human = mle(humans[key])
+        word, confidence = mode(human)
         o1_modes = [mode(o1)[0] for o1, _ in oracle_splits(key, humans[key], settings)]
         confidences.append(confidence)
+        entropies.append(entropy(human))
         hits.append([word == ctx.corpus_word, True, *(word == w for w in o1_modes)])
     confidence, hit = np.array(confidences), np.array(hits, dtype=bool)
-    entropies = [entropy(mle(humans[(int(t), int(w))]))
-                 for t, w in zip(contexts["text_id"], contexts["word_number"], strict=True)]
     return {
         "n_contexts": len(contexts), "n_contexts_without_words": 0,
         "expected_tvd": np.nan, "ci_low": np.nan, "ci_high": np.nan,

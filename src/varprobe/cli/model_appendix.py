@@ -55,9 +55,8 @@ def _biased_merge(args: argparse.Namespace) -> None:
     from varprobe.analysis.biased_estimator import support_estimates
     from varprobe.analysis.next_word import context_table, model_summary
 
-    merge_shards(args.shards, args.support_out, "biased_support")
-    metadata = tables.read_metadata(args.support_out)
-    estimates, failure_rate = support_estimates(tables.read(args.support_out, "biased_support"))
+    support, metadata = merge_shards(args.shards, args.support_out, "biased_support")
+    estimates, failure_rate = support_estimates(support)
     control = _control(args)
     table, oracle_hits = context_table(tables.read(args.contexts, "provo_contexts"),
                                        tables.read(args.responses, "provo_responses"), estimates, control)

@@ -82,16 +82,18 @@ def add_shard_options(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--shards", type=int, default=1, help=f"how many shards the {what} form")
 
 
-def merge_shards(paths: list[str], out: str, schema: str) -> None:
+def merge_shards(paths: list[str], out: str, schema: str):
     """Concatenate the ``schema`` tables of shards 1..K of K, in order, into ``out``; their
-    metadata must agree on every setting (``varprobe.sampling.shards.merge_metadata``)."""
+    metadata must agree on every setting (``varprobe.sampling.shards.merge_metadata``).
+    Returns the merged table and its metadata."""
     import pandas as pd
 
     from varprobe.sampling.shards import merge_metadata
 
-    parts = [tables.read(p, schema) for p in paths]
+    merged = pd.concat([tables.read(p, schema) for p in paths], ignore_index=True)
     metadata = merge_metadata([tables.read_metadata(p) for p in paths], paths)
-    tables.write(pd.concat(parts, ignore_index=True), out, schema, metadata)
+    tables.write(merged, out, schema, metadata)
+    return merged, metadata
 
 
 def add_raw_checks(parser: argparse.ArgumentParser) -> None:
