@@ -67,9 +67,9 @@ def output(run: subprocess.CompletedProcess) -> str:
     return run.stdout + run.stderr
 
 
-def scheduled(workdir: Path) -> dict[str, int]:
-    """Jobs a dry run would execute, as {rule: count}."""
-    run = snakemake(workdir, "-n", "--quiet", "rules")
+def scheduled(workdir: Path, *targets: str) -> dict[str, int]:
+    """Jobs a dry run would execute (for ``targets``, or the default target), as {rule: count}."""
+    run = snakemake(workdir, *targets, "-n", "--quiet", "rules")
     assert run.returncode == 0, output(run)
     counts = {}
     for line in run.stdout.splitlines():
@@ -382,6 +382,27 @@ def test_a_mirror_file_fixed_in_place_replaces_the_stale_copy(tmp_path, data_mir
     run = snakemake(tmp_path, target)
     assert run.returncode != 0
     assert f"delete results/raw/provo/{Path(norms).name} and rerun" in _logs(tmp_path)
+
+
+def test_a_mirror_copied_anew_reruns_nothing(tmp_path, data_mirror):
+    """A mirror file with the same bytes and a newer time (a data share provisioned again)
+    leaves the pinned copy and everything built on it in place."""
+    norms = "provo_cloze/Provo_Corpus-Predictability_Norms.csv"
+    mirror = tmp_path / "mirror"
+    (mirror / norms).parent.mkdir(parents=True)
+    (mirror / norms).write_bytes((data_mirror / norms).read_bytes())
+    csv = _write_samples(tmp_path / "given.csv", ["1,2,are,1"])
+    write_config(tmp_path, mirror, [{"name": "given", "samples": str(csv)}])
+    target = "results/provo/contexts.parquet"
+    run = snakemake(tmp_path, target)
+    assert run.returncode == 0, output(run)
+    (mirror / norms).touch()
+    assert scheduled(tmp_path, target) == {}
+    # A copy that is not the pinned file is still replaced from the newer mirror file.
+    copy = tmp_path / "results" / "raw" / "provo" / Path(norms).name
+    copy.write_bytes(copy.read_bytes()[:-5000])
+    os.utime(copy, (1, 1))
+    assert scheduled(tmp_path, target) == {"fetch_dataset": 1, "provo_data": 1}
 
 
 def _logs(workdir: Path) -> str:

@@ -7,6 +7,7 @@ which its rule file includes."""
 import re
 import shlex
 import sys
+from pathlib import Path
 
 from varprobe.config_checks import validate_config
 
@@ -112,14 +113,19 @@ def raw_options(dataset):
 def mirror_origin(wildcards):
     """The mirror file a raw file is copied from (none for a download), as an input: a mirror
     file fixed or replaced after an earlier fetch is newer than the copy, which is fetched again.
-    """
-    from varprobe.data.sources import resolve_mirror, source_of
+    Once the copy is the pinned file, the mirror's time no longer counts (``ancient``): a mirror
+    copied anew, same bytes and a new time, reruns nothing."""
+    from varprobe.data.sources import is_pinned_copy, resolve_mirror, source_of
 
     mirror = resolve_mirror(dataset_mirror(wildcards.dataset))
     if mirror is None:
         return []
-    origin = mirror / source_of(wildcards.dataset, wildcards.file).mirror_path
-    return [str(origin)] if origin.is_file() else []
+    source = source_of(wildcards.dataset, wildcards.file)
+    origin = mirror / source.mirror_path
+    if not origin.is_file():
+        return []
+    copy = Path(RESULTS) / "raw" / wildcards.dataset / wildcards.file
+    return [ancient(str(origin)) if is_pinned_copy(copy, source) else str(origin)]
 
 
 ANALYSES = config.get("analyses", {})

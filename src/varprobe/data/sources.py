@@ -161,6 +161,13 @@ def verify_copy(name: str, path: Path, mirror: Path | None, verify: bool = True)
                  verify, f"delete {path} and rerun to fetch it again")
 
 
+def is_pinned_copy(path: Path, source: Source) -> bool:
+    """Whether ``path`` exists and is the file ``source`` pins as fetched from a mirror."""
+    expected = source.expected(from_mirror=True)
+    return (expected is not None and path.is_file() and path.stat().st_size == expected.size
+            and Digest.of(path) == expected)
+
+
 def check_digest(path: Path, expected: Digest | None, name: str, verify: bool, fix: str) -> None:
     """Raise ValueError, naming the file as ``name``, the expected and the actual digest and
     ``fix``, when the file at ``path`` is not the pinned one. A file that cannot be checked
