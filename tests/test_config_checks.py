@@ -11,6 +11,7 @@ import yaml
 from varprobe.config_checks import (
     ConfigError,
     check_config,
+    dataset_option_problems,
     dataset_problems,
     duplicate_keys,
     key_path,
@@ -131,6 +132,25 @@ def test_dataset_names_are_checked_against_the_registry_listing_the_known_ones()
         f"models[1].finetune.dataset: 'squad' is not provo or a production dataset (those are: provo, {known})",
     ]
     assert list(DATASETS) == known.split(", ")
+
+
+def test_a_dataset_entry_takes_its_records_options_and_no_others():
+    entry_keys = SCHEMA["properties"]["production"]["properties"]["datasets"]["items"]["properties"]
+    datasets = [
+        {"name": "wmt14", "prompt": "p", "references": "all", "split": "newstest2014"},
+        {"name": "asset", "prompt": "p", "references": "all"},
+        {"name": "writingprompts", "prompt": "p", "min_stories": "five"},
+        {"name": "dailydialog", "prompt": "p", "turn_separator": " | ", "promt": "q"},
+        {"name": "xsum", "prompt": "p", "anything": 1},
+    ]
+    assert dataset_option_problems({"production": {"datasets": datasets}}, entry_keys) == [
+        "production.datasets[1].references: not a key of a dataset entry nor an option of dataset "
+        "'asset' (its options: none)",
+        "production.datasets[2].min_stories: 'five' is not a int like its default 5",
+        "production.datasets[3].promt: not a key of a dataset entry nor an option of dataset "
+        "'dailydialog' (its options: turn_separator)",
+    ]  # xsum is dataset_problems' to name
+    assert schema_errors({"models": [SMOLLM2], "production": {"datasets": datasets}}, SCHEMA) == []
 
 
 def test_check_config_lists_every_problem_at_once(tmp_path):

@@ -13,10 +13,12 @@ value. They read the config only (and, for models, the local file system): no ne
   a figure context's passage) exists.
 * ``dataset_problems``: every dataset a config entry names is one of ``varprobe.data.DATASETS``
   (the schema accepts any name; the error lists the known ones).
+* ``dataset_option_problems``: a production dataset entry's keys beyond the schema's are options
+  of the dataset's record, of their defaults' types (the schema lists no dataset's options).
 * ``model_problems``: models the local file system shows to be unreachable.
 
 ``check_config`` raises one ``ConfigError`` naming all of them; ``validate_config`` runs the
-schema (filling in its defaults) and then ``check_config``, after ``duplicate_keys`` has found no
+schema (filling in its defaults), ``dataset_option_problems`` and then ``check_config``, after ``duplicate_keys`` has found no
 key given twice in a config file.
 """
 
@@ -247,6 +249,29 @@ def dataset_problems(config: dict) -> list[str]:
             for path, name, known in named if name not in known]
 
 
+def dataset_option_problems(config: dict, entry_keys: Iterable[str]) -> list[str]:
+    """Keys of a production dataset entry that are neither ``entry_keys`` (the schema's) nor an
+    option of the dataset's record (``Dataset.options``), and options whose value is not of
+    their default's type."""
+    from varprobe.data import DATASETS
+
+    problems = []
+    for i, entry in enumerate(_at(config, ("production", "datasets")) or []):
+        record = DATASETS.get(entry.get("name"))
+        if record is None:
+            continue  # named by dataset_problems
+        for key in sorted(set(entry) - set(entry_keys)):
+            path = key_path(("production", "datasets", i, key))
+            if key not in record.options:
+                problems.append(f"{path}: not a key of a dataset entry nor an option of dataset "
+                                f"{record.name!r} (its options: {', '.join(record.options) or 'none'})")
+            elif type(entry[key]) is not type(record.options[key]):
+                problems.append(f"{path}: {_short(entry[key])} is not a "
+                                f"{type(record.options[key]).__name__} like its default "
+                                f"{record.options[key]!r}")
+    return problems
+
+
 def model_problems(config: dict) -> list[str]:
     """The models the local file system already shows to be unreachable (``ModelSpec.
     local_problem``: a package not installed, a gguf_file absent, a missing or empty local
@@ -310,9 +335,13 @@ def validate_config(config: dict, schema_path: str, files: Iterable[str] = ()) -
     twice = [line for path in files for line in duplicate_keys(path)]
     if twice:
         raise ConfigError(_report(twice))
+    schema = yaml.safe_load(Path(schema_path).read_text())
     try:
         validate(config, schema_path)
     except WorkflowError:
-        schema = yaml.safe_load(Path(schema_path).read_text())
         raise ConfigError(_report(schema_errors(config, schema))) from None
+    entry = schema["properties"]["production"]["properties"]["datasets"]["items"]["properties"]
+    options = dataset_option_problems(config, entry)
+    if options:
+        raise ConfigError(_report(options))
     check_config(config)

@@ -66,15 +66,16 @@ def raw_inputs(wildcards):
 
 
 def data_options(wildcards):
-    """The command-line options of a dataset's instances table."""
+    """The command-line options of a dataset's instances table, its own options among them."""
     d = wildcards.dataset
     limit = dataset_setting(d, "max_inputs")
     cap = dataset_setting(d, "max_references")
+    own = "".join(
+        f"--{option.replace('_', '-')} {shlex.quote(str(dataset_setting(d, option)))} "
+        for option in DATASETS[d].options
+    )
     return (
-        f"--split {dataset_setting(d, 'split')} "
-        f"--references {dataset_setting(d, 'references')} "
-        f"--min-stories {dataset_setting(d, 'min_stories')} "
-        f"--turn-separator {shlex.quote(dataset_setting(d, 'turn_separator'))} "
+        f"--split {dataset_setting(d, 'split')} {own}"
         f"--seed {config['seed']}"
         + (f" --max-inputs {limit}" if limit else "")
         + (f" --max-references {cap}" if cap else "")

@@ -60,21 +60,18 @@ def estimate_table(wildcards):
     return f"{PROVO}/{wildcards.model}/{wildcards.decoding}/{estimate_kind(wildcards)}.parquet"
 
 
-DEFAULT_SPLITS = {n: d.default_split for n, d in DATASETS.items()}
-OUTPUT_LANGUAGES = {n: d.output_language for n, d in DATASETS.items()}
 PROD_DATASETS = {d["name"]: d for d in PRODUCTION.get("datasets", [])}
 
 
 def dataset_setting(dataset, key):
-    """A dataset entry's setting, with the study-wide or built-in default."""
-    entry = PROD_DATASETS[dataset]
+    """A dataset entry's setting, with the study-wide default or the dataset record's
+    (varprobe.data.DATASETS: its split, language, reference cap and own options)."""
+    entry, record = PROD_DATASETS[dataset], DATASETS[dataset]
     defaults = {
-        "split": DEFAULT_SPLITS[dataset],
-        "language": OUTPUT_LANGUAGES[dataset],
-        "references": "extra",
-        "min_stories": 5,
-        "max_references": DATASETS[dataset].max_references,
-        "turn_separator": "\n",
+        **record.options,
+        "split": record.default_split,
+        "language": record.output_language,
+        "max_references": record.max_references,
         "max_inputs": PRODUCTION.get("max_inputs"),
         "models": [
             *NETWORKS,
