@@ -80,14 +80,22 @@ def test_the_page_holds_the_header_stage_times_tables_and_figures(tmp_path):
                            results / "docs/figures")
     assert (results / "docs/figures/provo__figures__tvd_density.png").read_bytes() == b"png"
     entry = {"name": "provo_summary", "table": str(results / "provo/summary.parquet"),
-             "title": "Expected TVD", "category": "Provo"}
+             "title": "Expected TVD", "category": "Provo", "schema": "provo_system"}
+    coefficients = pd.DataFrame({"label": ["surprisal"], "mean": [0.1], "hdi_2.5%": [0.0],
+                                 "hdi_97.5%": [0.2]})
+    coefficients.to_parquet(results / "coefficients.parquet")
+    # A registered table is shown through its schema's view (here the paper's Table 3 beside
+    # ours), whatever its registry name.
+    ard = {"name": "any_name", "table": str(results / "coefficients.parquet"), "title": "ARD",
+           "category": "Regression", "schema": "regression_coefficients"}
     config = tmp_path / "config.yaml"
     config.write_text("seed: 0\nprovo: {prompt: '{source}'}\n")
     page = render(configfiles=[str(config)], commit="abc123",
-                  provo_summary=entry["table"], entries=[entry], figures=figures,
+                  entries=[entry, ard], figures=figures,
                   benchmarks=str(results / "benchmarks"))
     assert "| commit | `abc123` |" in page and "provo: {prompt: '{source}'}" in page
     assert "| provo_sample | 1 | 12 | 11 | 12 | 812 |" in page
     assert "| human / mle " in page and "### Table 1" in page
     assert "## Provo: Expected TVD" not in page  # Table 1 shows the Provo summary
+    assert "## Regression: ARD" in page and "| paper (GPT-2)   |" in page
     assert "![provo/figures/tvd_density](figures/provo__figures__tvd_density.png)" in page

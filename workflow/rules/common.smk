@@ -62,15 +62,21 @@ REPORT_TABLES = {}
 each as an HTML page captioned by workflow/report/<name>.rst)."""
 
 
-def report_table(name, table, category, title, caption=None):
+def report_table(name, table, category, title, caption=None, schema=None):
     """Show the Parquet ``table`` in the report as page ``name``, captioned by
-    report/<caption>.rst (default: report/<name>.rst)."""
+    report/<caption>.rst (default: report/<name>.rst); ``schema``, the table's declared schema
+    (varprobe.tables), where the results page has a view of it (varprobe.results_page.VIEWS).
+    """
     REPORT_TABLES[name] = dict(
-        table=table, category=category, title=title, caption=caption or name
+        table=table,
+        category=category,
+        title=title,
+        caption=caption or name,
+        schema=schema,
     )
 
 
-def report_tables(name, pattern, category, title, keys):
+def report_tables(name, pattern, category, title, keys, schema=None):
     """``report_table`` once per wildcard set in ``keys`` (dicts such as {"model": ...}): page
     ``name_<values>`` shows ``pattern`` filled in, all captioned by report/<name>.rst.
     """
@@ -81,6 +87,7 @@ def report_tables(name, pattern, category, title, keys):
             category,
             title.format(**key),
             caption=name,
+            schema=schema,
         )
 
 

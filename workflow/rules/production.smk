@@ -209,6 +209,7 @@ report_table(
     f"{PROD}/summary.parquet",
     "Production",
     "Production variability: bootstrap means over inputs",
+    schema="production_summary",
 )
 
 

@@ -68,17 +68,17 @@ def raw_inputs(wildcards):
 def data_options(wildcards):
     """The command-line options of a dataset's instances table, its own options among them."""
     d = wildcards.dataset
-    limit = dataset_setting(d, "max_inputs")
-    cap = dataset_setting(d, "max_references")
-    own = "".join(
-        f"--{option.replace('_', '-')} {shlex.quote(str(dataset_setting(d, option)))} "
-        for option in DATASETS[d].options
-    )
-    return (
-        f"--split {dataset_setting(d, 'split')} {own}"
-        f"--seed {config['seed']}"
-        + (f" --max-inputs {limit}" if limit else "")
-        + (f" --max-references {cap}" if cap else "")
+    options = {
+        "split": dataset_setting(d, "split"),
+        **{option: dataset_setting(d, option) for option in DATASETS[d].options},
+        "seed": config["seed"],
+        "max_inputs": dataset_setting(d, "max_inputs"),
+        "max_references": dataset_setting(d, "max_references"),
+    }
+    return " ".join(
+        f"--{key.replace('_', '-')} {shlex.quote(str(value))}"
+        for key, value in options.items()
+        if value is not None
     )
 
 

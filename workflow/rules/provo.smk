@@ -317,6 +317,7 @@ report_table(
     f"{PROVO}/summary.parquet",
     "Provo",
     "Expected TVD and ECE per system",
+    schema="provo_system",
 )
 
 

@@ -11,6 +11,7 @@ report_tables(
     "Regression",
     "ARD regression coefficients of {model} / {decoding}",
     [{"model": m, "decoding": d} for m, d in systems()],
+    schema="regression_coefficients",
 )
 
 

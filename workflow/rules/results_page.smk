@@ -29,7 +29,6 @@ rule results_page:
         # new commit changes no table, so it must not rerun the page (the page reads them).
         configfiles=workflow.configfiles,
         workflow_dir=workflow.basedir,
-        provo=f"--provo-summary {PROVO}/summary.parquet" if "provo" in config else "",
         # a function: the registry's titles may hold braces, which a plain string would expand
         tables=lambda w: json.dumps(
             [dict(name=name, **entry) for name, entry in REPORT_TABLES.items()]
@@ -48,6 +47,6 @@ rule results_page:
     shell:
         "varprobe results-page --configfiles {params.configfiles:q} "
         "--workflow-dir {params.workflow_dir:q} "
-        "{params.provo} --tables {params.tables:q} --figures {params.figures} "
+        "--tables {params.tables:q} --figures {params.figures} "
         f"--results {RESULTS} --benchmarks {RESULTS}/benchmarks "
         "--figures-dir {output.figures} --out {output.page} > {log} 2>&1"

@@ -25,7 +25,7 @@ def _results_page(args: argparse.Namespace) -> None:
     out = Path(args.out)
     figures = copy_figures(args.figures, args.results, Path(args.figures_dir))
     page = render(configfiles=args.configfiles, commit=commit(args.workflow_dir),
-                  provo_summary=args.provo_summary, entries=json.loads(args.tables), figures=figures,
+                  entries=json.loads(args.tables), figures=figures,
                   benchmarks=args.benchmarks)
     with tables.atomic(out) as partial:
         partial.write_text(page, encoding="utf-8")
@@ -49,7 +49,6 @@ def register(sub) -> None:
     p.add_argument("--configfiles", nargs="+", required=True,
                    help="the run's config files, in the order Snakemake layered them")
     p.add_argument("--workflow-dir", required=True, help="the workflow's checkout (its commit)")
-    p.add_argument("--provo-summary", default=None, help="the Provo summary (Table 1), if run")
     p.add_argument("--tables", required=True,
                    help="JSON list of the registered summary tables: {name, table, title, category}")
     p.add_argument("--figures", nargs="*", default=[], help="every figure of the run")

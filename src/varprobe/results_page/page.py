@@ -54,15 +54,25 @@ def commit(checkout: str) -> str:
         return "unknown"
 
 
+TABLE_ONE = "provo_system"
+"""The schema of the table the page shows as Ilia & Aziz's Table 1, in a section of its own."""
+
+VIEWS = {
+    "regression_coefficients": with_paper_coefficients,
+    "production_summary": production_w1,
+}
+"""How the page shows a registered table of a schema (``report_table(..., schema=)``) other than
+as it is."""
+
+
 def section(entry: dict) -> dict:
-    """One registered summary table (``{name, table, title, category}``) as a page section:
-    the paper's Table 3 beside ARD coefficients, the per-task W1 view of the production
-    summary, any other table as it is, or its path and size when it is too long to print."""
+    """One registered summary table (``{name, table, title, category, schema}``) as a page
+    section: through its schema's view (``VIEWS``), else as it is, or its path and size when it
+    is too long to print."""
     frame = tables.read_frame(entry["table"])
-    if entry["name"].startswith("regression_coefficients"):
-        frame = with_paper_coefficients(frame)
-    elif entry["name"] == "production_summary":
-        frame = production_w1(frame)
+    view = VIEWS.get(entry.get("schema"))
+    if view is not None:
+        frame = view(frame)
     body = (markdown(frame) if len(frame) <= MAX_ROWS else
             f"{len(frame)} rows: `{entry['table']}` (and the run's explorer).")
     return {"title": entry["title"], "category": entry["category"], "body": body}
@@ -83,14 +93,15 @@ def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
     return listed
 
 
-def render(*, configfiles: list[str], commit: str, provo_summary: str | None, entries: list[dict],
-           figures: list[dict], benchmarks: str) -> str:
+def render(*, configfiles: list[str], commit: str, entries: list[dict], figures: list[dict],
+           benchmarks: str) -> str:
     """The page's Markdown; ``configfiles`` are shown as they are, in the order given (each
-    over the ones before it)."""
+    over the ones before it); the first entry of schema ``TABLE_ONE`` is Table 1."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True)
     stages = stage_times(Path(benchmarks)) if Path(benchmarks).is_dir() else {}
+    first = [e for e in entries if e.get("schema") == TABLE_ONE][:1]
     return environment.get_template(TEMPLATE).render(
         date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         commit=commit,
@@ -99,7 +110,7 @@ def render(*, configfiles: list[str], commit: str, provo_summary: str | None, en
                  for path in configfiles],
         stages=table(stages) if stages else "no benchmark files",
         dominant=list(stages)[:3],
-        table_one=markdown(table_one(tables.read(provo_summary, "provo_system"))) if provo_summary else None,
-        sections=[section(e) for e in entries if e["name"] != "provo_summary"],
+        table_one=markdown(table_one(tables.read(first[0]["table"], TABLE_ONE))) if first else None,
+        sections=[section(e) for e in entries if e not in first],
         figures=figures,
     )
