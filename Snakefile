@@ -33,14 +33,9 @@ if FINETUNED:
     include: "workflow/rules/finetune.smk"
 
 
-# Each key of `analyses` is a rule family in workflow/rules/<key>.smk (built on the Provo
-# study); families that share one file of rules are mapped to it, and each file is included once.
-SHARED_RULE_FILES = {"syntactic_tvd": "word_classes", "semantic_tvd": "word_classes"}
-
-
-for rule_file in dict.fromkeys(
-    SHARED_RULE_FILES.get(a, a) for a in config.get("analyses", {})
-):
+# Each key of `analyses` runs an analysis family (varprobe.analysis.family), whose rules are in
+# workflow/rules/<its rule_file>.smk; a file that serves several keys is included once.
+for rule_file in dict.fromkeys(ANALYSIS_FAMILIES[a].rule_file for a in ANALYSES):
 
     include: f"workflow/rules/{rule_file}.smk"
 

@@ -13,6 +13,8 @@ value. They read the config only (and, for models, the local file system): no ne
   a figure context's passage) exists.
 * ``dataset_problems``: every dataset a config entry names is one of ``varprobe.data.DATASETS``
   (the schema accepts any name; the error lists the known ones).
+* ``analysis_problems``: every key of ``analyses`` is an analysis family's
+  (``varprobe.analysis.family``).
 * ``dataset_option_problems``: a production dataset entry's keys beyond the schema's are options
   of the dataset's record, of their defaults' types (the schema lists no dataset's options).
 * ``model_problems``: models the local file system shows to be unreachable.
@@ -50,13 +52,17 @@ names."""
 VALUE_LISTS = (
     ("provo", "texts"),
     ("provo", "figure_contexts"),
-    ("analyses", "sample_size", "sizes"),
-    ("analyses", "oracle_replacement", "oracle_sizes"),
-    ("analyses", "oracle_replacement", "k_percent"),
-    ("analyses", "oracle_replacement", "figure_k"),
-    ("analyses", "biased_estimator", "nucleus"),
 )
-"""Config lists of plain values where a repeated value would repeat (or merge) results."""
+"""Config lists of plain values where a repeated value would repeat (or merge) results; the
+analysis families declare their own (``Family.value_lists``)."""
+
+
+def value_lists() -> list[tuple]:
+    """``VALUE_LISTS`` and every analysis family's, as config key paths."""
+    from varprobe.analysis.family import families
+
+    unique = dict.fromkeys(families().values())
+    return [*VALUE_LISTS, *(("analyses", *path) for family in unique for path in family.value_lists)]
 
 
 class ConfigError(ValueError):
@@ -136,7 +142,7 @@ def _duplicates(values: list, path: tuple, what: str, field: str | None = None) 
 
 def name_problems(config: dict) -> list[str]:
     """Duplicate or reserved names in the named lists, and repeated values in the value lists
-    (``NAMED_LISTS``, ``VALUE_LISTS``)."""
+    (``NAMED_LISTS``, ``value_lists``)."""
     problems = []
     for path, reserved in NAMED_LISTS:
         names = [entry["name"] for entry in _at(config, path) or []]
@@ -147,7 +153,7 @@ def name_problems(config: dict) -> list[str]:
             for i, name in enumerate(names)
             if name in reserved
         ]
-    for path in VALUE_LISTS:
+    for path in value_lists():
         values = _at(config, path)
         if isinstance(values, list):
             problems += _duplicates(values, path, "value")
@@ -272,6 +278,15 @@ def dataset_option_problems(config: dict, entry_keys: Iterable[str]) -> list[str
     return problems
 
 
+def analysis_problems(config: dict) -> list[str]:
+    """Keys of ``analyses`` that no analysis family answers to (``varprobe.analysis.family``)."""
+    from varprobe.analysis.family import families
+
+    known = families()
+    return [_unknown(("analyses",), key, known, "an analysis family")
+            for key in config.get("analyses") or {} if key not in known]
+
+
 def model_problems(config: dict) -> list[str]:
     """The models the local file system already shows to be unreachable (``ModelSpec.
     local_problem``: a package not installed, a gguf_file absent, a missing or empty local
@@ -290,7 +305,7 @@ def check_config(config: dict) -> None:
     """Raise ``ConfigError`` listing every name, reference and local model problem of a
     schema-valid config."""
     problems = [*name_problems(config), *reference_problems(config), *dataset_problems(config),
-                *model_problems(config)]
+                *analysis_problems(config), *model_problems(config)]
     if problems:
         raise ConfigError(_report(problems))
 

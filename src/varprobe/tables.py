@@ -1,4 +1,5 @@
-"""Column contracts of every Parquet table the workflow writes, declared once and checked on write.
+"""Column contracts of every Parquet table the workflow writes, declared once and checked on write
+(``SCHEMAS``; an analysis family declares its own tables in its ``FAMILY``).
 
 A table is written atomically (to a temporary file, then renamed): a failed job never leaves a
 partial table that looks complete.
@@ -106,122 +107,19 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "input_id": "string", "excess": "float64", "values": "string", "source": "string",
         "references": "object", "samples": "object",
     },
-    # The subsampling experiment (App. C.1): one row per context x size x repeat of a system.
-    "sample_size_contexts": {
-        "model": "string", "decoding": "string", "text_id": "int32", "word_number": "int32",
-        "n_draws": "int64", "size": "int64", "repeat": "int32", "n_words": "Int64",
-        "tvd_full": "float64", "tvd_subsample": "float64", "squared_error": "float64", "note": "string",
-    },
-    "sample_size_summary": {
-        "model": "string", "decoding": "string", "size": "int64", "n_estimates": "int64",
-        "n_too_large": "int64", "n_without_words": "int64", "mse": "float64", "note": "string",
-    },
     # Any histogram figure's numbers: one row per bin of a group (seed_index NA when pooled).
     "histogram": {
         "model": "string", "decoding": "string", "group": "string", "seed_index": "Int64",
         "bin_left": "float64", "bin_right": "float64", "count": "int64", "density": "float64",
     },
-    # The k%-oracle replacement (Sec. 5, App. E): M_k per system x oracle size x seed x k.
-    "oracle_replacement": {
-        "model": "string", "decoding": "string", "oracle_size": "int64", "seed_index": "int64",
-        "k": "float64", "n_contexts": "int64", "n_replaced": "int64", "n_too_few_humans": "int64",
-        "n_without_words": "int64", "mean_tvd": "float64", "model_mean_tvd": "float64",
-        "oracle_mean_tvd": "float64",
-    },
-    "oracle_replacement_summary": {
-        "model": "string", "decoding": "string", "oracle_size": "int64", "k": "float64",
-        "n_seeds": "int64", "n_contexts": "int64", "mean_tvd": "float64", "sd_tvd": "float64",
-        "min_tvd": "float64", "max_tvd": "float64", "oracle_mean_tvd": "float64",
-        "oracle_sd_tvd": "float64", "model_mean_tvd": "float64", "matches_oracle": "bool",
-        "k_match": "float64",
-    },
-    # TVD(model, humans) - mean_r TVD(o2_r, humans) per context (App. C.4).
-    "tvd_differences": {
-        "model": "string", "decoding": "string", "text_id": "int32", "word_number": "int32",
-        "tvd_model": "float64", "tvd_oracle": "float64", "difference": "float64",
-    },
-    # Token-level calibration (Liu et al. 2024): one row per metric x number of bins of a model.
-    "token_calibration": {
-        "model": "string", "corpus": "string", "metric": "string", "bins": "int32",
-        "value": "float64", "bin_weight_sum": "float64", "n_positions": "int64",
-        "vocabulary_size": "int64",
-    },
-    # The relative standard deviation of each metric over the numbers of bins (paper Table 1).
-    "token_calibration_rsd": {
-        "model": "string", "corpus": "string", "metric": "string", "bins": "string",
-        "n_bins_values": "int32", "mean": "float64", "std": "float64", "rsd": "float64",
-        "ddof": "int32",
-    },
-    "token_calibration_summary": {
-        "model": "string", "corpus": "string", "metric": "string", "bins": "int32",
-        "value": "float64", "rsd": "float64", "n_positions": "int64", "vocabulary_size": "int64",
-        "accumulator_peak_bytes": "int64",
-    },
     "provo_bars": {
         "text_id": "int32", "word_number": "int32", "context": "string", "source": "string",
         "word": "string", "probability": "float64", "rank": "int32",
-    },
-    # Syntactic / semantic TVD (varprobe.analysis.word_classes): per context of one system.
-    # k and n_oov: clusters and out-of-vocabulary words (semantic only, else NA).
-    "word_class_tvd": {
-        "text_id": "int32", "word_number": "int32", "context_length": "int32", "n_humans": "int64",
-        "n_words": "Int64", "n_types": "int64", "n_classes": "int64", "k": "Int64", "n_oov": "Int64",
-        "tvd": "float64", "tvd_model_oracle1": "float64", "tvd_oracle2_oracle1": "float64",
-        "human_class": "string", "model_class": "string",
-    },
-    "word_class_system": {
-        "level": "string", "model": "string", "decoding": "string", "n_contexts": "int64",
-        "n_contexts_without_words": "int64", "expected_tvd": "float64", "ci_low": "float64",
-        "ci_high": "float64", "expected_tvd_oracle1": "float64", "expected_tvd_oracles": "float64",
-        "oracle_ci_low": "float64", "oracle_ci_high": "float64", "mean_classes": "float64",
-    },
-    # The counts drawn in the histograms of TVD_syn / TVD_sem (paper Fig. 4).
-    "word_class_histogram": {
-        "level": "string", "model": "string", "decoding": "string", "series": "string",
-        "bin_low": "float64", "bin_high": "float64", "count": "int64",
-    },
-    # The biased model estimate (Ilia & Aziz 2024, App. A): one row per word of a context's
-    # support, its sources, log P(w|c) with the beginning-of-word correction and the
-    # probability renormalised over the support.
-    "biased_support": {
-        "text_id": "int32", "word_number": "int32", "word": "string", "sources": "string",
-        "log_probability": "float64", "probability": "float64", "n_draws": "int32",
-        "n_words": "int32",
-    },
-    # The token-level study (App. D): per context, the model's exact next-token distribution
-    # against the humans' first tokens.
-    "token_level_tvd": {
-        "text_id": "int32", "word_number": "int32", "context_length": "int32", "n_humans": "int64",
-        "n_first_tokens": "int64", "tvd": "float64", "tvd_model_oracle1": "float64",
-        "tvd_oracle2_oracle1": "float64", "tvd_oracle1_human": "float64",
-        "tvd_oracle2_human": "float64", "entropy_model": "float64", "entropy_human": "float64",
-        "entropy_oracle1": "float64", "entropy_oracle2": "float64", "model_mode_id": "int64",
-        "model_mode": "string", "confidence": "float64", "human_majority_id": "int64",
-        "human_majority": "string", "model_probability_majority": "float64",
-    },
-    "token_level_summary": {
-        "model": "string", "system": "string", "n_contexts": "int64", "expected_tvd": "float64",
-        "ci_low": "float64", "ci_high": "float64", "expected_tvd_oracle1": "float64",
-        "ece_human_majority": "float64", "mean_entropy": "float64",
     },
     # A histogram figure's numbers: per series, bin edges, counts and density.
     "tvd_histogram": {
         "series": "string", "bin_lower": "float64", "bin_upper": "float64", "count": "int64",
         "density": "float64",
-    },
-    # ARD regression of TVD(model, oracle1) on context predictors (Ilia & Aziz 2024, Table 3):
-    # one row per coefficient, then intercept and sigma; center/scale standardised the predictor.
-    "regression_coefficients": {
-        "model": "string", "decoding": "string", "predictor": "string", "label": "string",
-        "kind": "string", "mean": "float64", "sd": "float64", "hdi_2.5%": "float64",
-        "hdi_97.5%": "float64", "r_hat": "float64", "ess_bulk": "float64", "ess_tail": "float64",
-        "precision_mean": "float64", "center": "float64", "scale": "float64", "flagged": "bool",
-        "reference_tag": "string",
-    },
-    "regression_figure": {
-        "model": "string", "decoding": "string", "position": "int32", "predictor": "string",
-        "label": "string", "mean": "float64", "hdi_2.5%": "float64", "hdi_97.5%": "float64",
-        "reference_tag": "string",
     },
     # Fine-tuning (App. F, Fig. 18): the mean cross-entropy per target token (nats) of a split
     # per epoch; epoch 0 is the validation loss before training; fold NA outside cross-validation.
@@ -232,12 +130,25 @@ SCHEMAS: dict[str, dict[str, str]] = {
 }
 
 
+def declared_columns(schema: str) -> dict[str, str]:
+    """The declared columns of ``schema`` (name -> dtype): one of ``SCHEMAS`` or of an analysis
+    family's tables (``varprobe.analysis.family``). KeyError naming it otherwise."""
+    if schema in SCHEMAS:
+        return SCHEMAS[schema]
+    from varprobe.analysis.family import family_tables
+
+    declared = family_tables()
+    if schema not in declared:
+        raise KeyError(f"no table schema {schema!r} is declared")
+    return dict(declared[schema])
+
+
 def conform(frame: pd.DataFrame, schema: str) -> pd.DataFrame:
     """``frame`` with exactly the columns of ``schema``, in order, cast to their types.
 
     Raises ValueError naming the schema and the missing columns.
     """
-    columns = SCHEMAS[schema]
+    columns = declared_columns(schema)
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise ValueError(f"table {schema!r} lacks columns {missing}")

@@ -9,6 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from varprobe.analysis.family import families
 from varprobe.config_checks import validate_config
 
 validate_config(
@@ -136,6 +137,7 @@ def mirror_origin(wildcards):
 
 
 ANALYSES = config.get("analyses", {})
+ANALYSIS_FAMILIES = families()
+"""Every analysis family by config key (varprobe.analysis.family)."""
 ANALYSIS_TARGETS = []
-"""The outputs of the analysis families (workflow/rules/<key of `analyses`>.smk): each family's
-file extends it."""
+"""The outputs of the configured analysis families: each family's rule file extends it."""

@@ -2,33 +2,18 @@
 
 Every subcommand reads tables, calls the package and writes tables atomically; errors end the
 process with a one-line message that names the culprit (``varprobe: error: ...``). Each study's
-subcommands live in a module of this package with a ``register(sub)`` function.
+subcommands live in a module of this package with a ``register(sub)`` function; each analysis
+family's, in its own module (``varprobe.analysis.family``).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from varprobe.cli import (
-    api,
-    explorer,
-    finetune,
-    model_appendix,
-    oracle_replacement,
-    production,
-    provo,
-    regression,
-    report,
-    sample_size,
-    setup,
-    token_calibration,
-    word_classes,
-)
+from varprobe.analysis.family import families
+from varprobe.cli import api, explorer, finetune, production, provo, report, setup
 
-STUDIES = (
-    setup, provo, api, production, token_calibration, word_classes, regression, model_appendix,
-    sample_size, oracle_replacement, finetune, report, explorer,
-)
+STUDIES = (setup, provo, api, production, finetune, report, explorer)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,6 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
     for study in STUDIES:
         study.register(sub)
+    for family in dict.fromkeys(families().values()):
+        family.register(sub)
     return parser
 
 

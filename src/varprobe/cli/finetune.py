@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from varprobe import tables
-from varprobe.cli.shared import add_model_job, add_raw_checks, job_spec, verify_raw
+from varprobe.commands import add_model_job, add_raw_checks, job_spec, verify_raw
 
 
 def _settings(args: argparse.Namespace):

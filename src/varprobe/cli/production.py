@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from varprobe import tables
 from varprobe.cli.api import add_api_options
-from varprobe.cli.shared import (
+from varprobe.commands import (
     add_checkpoint,
     add_model_job,
     add_raw_checks,

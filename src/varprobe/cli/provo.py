@@ -11,7 +11,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from varprobe import tables
-from varprobe.cli.shared import (
+from varprobe.commands import (
     add_checkpoint,
     add_estimates,
     add_model_job,

@@ -37,6 +37,23 @@ def _stage_times(args: argparse.Namespace) -> None:
     print(table(stage_times(Path(args.benchmarks))))
 
 
+def _tvd_histogram(args: argparse.Namespace) -> None:
+    from varprobe.plots.appendix import tvd_histograms
+
+    series = {}
+    for label, schema, column, path in args.series:
+        try:
+            known = tables.declared_columns(schema)
+        except KeyError:
+            known = {}
+        if column not in known:
+            raise ValueError(f"--series {label!r}: schema {schema!r} has no column {column!r}")
+        series[label] = tables.read(path, schema)[column].to_numpy()
+    fig, table = tvd_histograms(series, args.xlabel)
+    fig.savefig(args.figure, dpi=150)
+    tables.write(table, args.table, "tvd_histogram")
+
+
 def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("report-table", help="a Parquet table as an HTML page for the report")
@@ -61,3 +78,11 @@ def register(sub) -> None:
     p = sub.add_parser("stage-times", help="a run's wall time, CPU time and peak memory per stage")
     p.add_argument("benchmarks", nargs="?", default="results/benchmarks")
     p.set_defaults(run=_stage_times)
+
+    p = sub.add_parser("tvd-histogram", help="histograms of per-context TVD columns (App. Figs. 5, 13)")
+    p.add_argument("--series", nargs=4, action="append", required=True,
+                   metavar=("LABEL", "SCHEMA", "COLUMN", "TABLE"), help="one histogram; repeatable")
+    p.add_argument("--xlabel", required=True)
+    p.add_argument("--figure", required=True)
+    p.add_argument("--table", required=True)
+    p.set_defaults(run=_tvd_histogram)

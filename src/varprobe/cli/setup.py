@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from varprobe.cli.shared import add_raw_checks
+from varprobe.commands import add_raw_checks
 
 
 def _fetch(args: argparse.Namespace) -> None:

@@ -1,4 +1,6 @@
-"""Helpers the subcommands share: model jobs (model, decoding, device) and model estimates."""
+"""What the subcommands share: the options of a model job (model, decoding, device, shards), loading
+its model, model estimates, and merging shard tables. The study and analysis-family commands
+import it; it imports no command."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import sys
 from pathlib import Path
 
 from varprobe import tables
+
 
 def job_spec(args: argparse.Namespace):
     """The model of ``args.model`` on the device its job may use (``--gpus``, ``--cpu-fallback``)."""
@@ -115,3 +118,20 @@ def verify_raw(args: argparse.Namespace, dataset: str, *paths: str | Path) -> No
     mirror = resolve_mirror(args.mirror)
     for path in paths:
         verify_copy(dataset, Path(path), mirror, not args.allow_unverified)
+
+
+def add_control(parser: argparse.ArgumentParser) -> None:
+    """The options of the oracle control a model analysis is scored with (``control_settings``)."""
+    parser.add_argument("--contexts", required=True)
+    parser.add_argument("--responses", required=True)
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--resplits", type=int, required=True)
+    parser.add_argument("--ece-bins", type=int, required=True)
+    parser.add_argument("--bootstrap", type=int, required=True)
+
+
+def control_settings(args: argparse.Namespace):
+    """The ``ControlSettings`` of ``add_control``'s options."""
+    from varprobe.analysis.next_word import ControlSettings
+
+    return ControlSettings(args.seed, args.resplits, args.ece_bins, args.bootstrap)

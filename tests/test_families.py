@@ -1,0 +1,50 @@
+"""The analysis-family registry (``varprobe.analysis.family``): each family's module declares it
+once, and the command line, the table contracts, the workflow and the config checks read it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from varprobe import tables
+from varprobe.analysis.family import families, family_tables
+from varprobe.cli import build_parser
+from varprobe.config_checks import ConfigError, check_config
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+
+
+def test_every_family_has_its_rule_file_schema_entry_and_subcommands():
+    registered = families()
+    analyses = SCHEMA["properties"]["analyses"]["properties"]
+    assert set(registered) == set(analyses)  # every schema entry runs a family, and back
+    parser_commands = set(build_parser()._subparsers._group_actions[0].choices)
+    for key, family in registered.items():
+        assert (REPO / f"workflow/rules/{family.rule_file}.smk").is_file(), key
+        assert key in family.keys
+    # The paper's analyses, each from its own module.
+    assert {"sample-size", "regression", "token-calibration", "syntactic-tvd", "semantic-tvd",
+            "biased-estimator", "token-level", "oracle-replacement"} <= parser_commands
+
+
+def test_family_tables_are_declared_contracts():
+    declared = family_tables()
+    assert "sample_size_summary" in declared and "regression_coefficients" in declared
+    assert not set(declared) & set(tables.SCHEMAS)
+    assert tables.declared_columns("sample_size_summary")["mse"] == "float64"
+    with pytest.raises(KeyError, match="no table schema 'sample_size_sumary'"):
+        tables.declared_columns("sample_size_sumary")
+
+
+def test_an_analysis_key_no_family_answers_to_is_named():
+    with pytest.raises(ConfigError, match=r"analyses: 'sample_sizes' is not an analysis family "
+                                          r"\(those are: biased_estimator, .*sample_size"):
+        check_config({"models": [], "analyses": {"sample_sizes": {}}})
+
+
+def test_a_familys_value_lists_are_checked():
+    with pytest.raises(ConfigError, match=r"analyses\.sample_size\.sizes.*10"):
+        check_config({"models": [], "analyses": {"sample_size": {"sizes": [10, 10]}}})
