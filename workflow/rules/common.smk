@@ -59,35 +59,33 @@ def job_resources(rule):
 
 
 REPORT_TABLES = {}
-"""Summary tables shown in the HTML report: name -> table, category, title (report.smk renders
-each as an HTML page captioned by workflow/report/<name>.rst)."""
+"""Summary tables shown in the HTML report: name -> table, category, title, caption, schema
+(report.smk renders each as an HTML page)."""
+
+CAPTION = "../report/caption.rst"
+"""The caption file of every output in the HTML report: it shows the ``caption`` param (reST)
+of the rule that wrote the output, so a caption is written once, in its rule."""
 
 
-def report_table(name, table, category, title, caption=None, schema=None):
-    """Show the Parquet ``table`` in the report as page ``name``, captioned by
-    report/<caption>.rst (default: report/<name>.rst); ``schema``, the table's declared schema
-    (varprobe.tables), where the results page has a view of it (varprobe.results_page.VIEWS).
-    """
+def report_table(name, table, category, title, caption, schema=None):
+    """Show the Parquet ``table`` in the report as page ``name``, captioned by ``caption`` (reST);
+    ``schema``, the table's declared schema (varprobe.tables), where the results page has a view
+    of it (varprobe.results_page.VIEWS)."""
     REPORT_TABLES[name] = dict(
-        table=table,
-        category=category,
-        title=title,
-        caption=caption or name,
-        schema=schema,
+        table=table, category=category, title=title, caption=caption, schema=schema
     )
 
 
-def report_tables(name, pattern, category, title, keys, schema=None):
+def report_tables(name, pattern, category, title, keys, caption, schema=None):
     """``report_table`` once per wildcard set in ``keys`` (dicts such as {"model": ...}): page
-    ``name_<values>`` shows ``pattern`` filled in, all captioned by report/<name>.rst.
-    """
+    ``name_<values>`` shows ``pattern`` filled in, all with one ``caption``."""
     for key in keys:
         report_table(
             "_".join([name, *key.values()]),
             pattern.format(**key),
             category,
             title.format(**key),
-            caption=name,
+            caption,
             schema=schema,
         )
 

@@ -44,10 +44,19 @@ rule explorer:
     output:
         folder=directory(EXPLORER),
         # The same explorer in one file: a pure HTML report cannot hold a folder.
-        single=report(
-            f"{EXPLORER}.html", caption="../report/explorer.rst", category="Explorer"
-        ),
+        single=report(f"{EXPLORER}.html", caption=CAPTION, category="Explorer"),
     params:
+        caption=(
+            "An explorer of every context and every input of this run, a static page (open ``index.html``; no\n"
+            "server, no network). The Provo view lists every context with each system's TVD to the humans (with\n"
+            "the interval an exact system's unresolved mass leaves open), the oracle control's TVD, the failure\n"
+            "rate and an exact system's certified mass, sortable and filterable; choosing a context shows the\n"
+            "human responses and each system's word distribution as bars (the corpus word starred, unresolved\n"
+            "mass hatched) and the failures by reason. The production view lists every input of a dataset x\n"
+            "model x decoding with its source and the per-probe means of H, M, C and the W1 statistics;\n"
+            "choosing an input shows its references, its samples and the H, M and C distance histograms of the\n"
+            "chosen probe."
+        ),
         options=EXPLORER_OPTIONS,
     localrule: True
     conda:

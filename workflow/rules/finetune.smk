@@ -114,11 +114,18 @@ rule finetune_figure:
     output:
         figure=report(
             f"{FT_DIR}/{{model}}/figures/losses.png",
-            caption="../report/finetune_losses.rst",
+            caption=CAPTION,
             category="Fine-tuning",
             subcategory="{model}",
         ),
         table=f"{FT_DIR}/{{model}}/figures/losses.parquet",
+    params:
+        caption=(
+            "Training and validation loss (mean cross-entropy per token, nats) of a fine-tuned model per\n"
+            "epoch; epoch 0 is the pretrained model before any update. For the Provo protocol (Ilia & Aziz\n"
+            "2024, App. F, Fig. 18) one panel per fold: trained on the other folds' passages, validated on the\n"
+            "validation passages."
+        ),
     threads: job_threads("finetune_figure")
     resources:
         **job_resources("finetune_figure"),
@@ -150,13 +157,18 @@ rule finetune_comparison:
         summary=f"{FT_DIR}/{{model}}/comparison/summary.parquet",
         figure=report(
             f"{FT_DIR}/{{model}}/figures/tvd.png",
-            caption="../report/finetune_tvd.rst",
+            caption=CAPTION,
             category="Fine-tuning",
             subcategory="{model}",
         ),
     wildcard_constraints:
         model=_alternatives(PROVO_FINETUNED),
     params:
+        caption=(
+            "TVD between the human next-word distribution and the model's, per held-out Provo context, for\n"
+            "the fine-tuned model (each context sampled by the fold model that did not train on its passage)\n"
+            "and for the pretrained model it was fine-tuned from (Ilia & Aziz 2024, Fig. 17)."
+        ),
         base=lambda w: FINETUNED[w.model]["base"],
         decodings=lambda w: " ".join(compared_decodings(w.model)),
         seed=config["seed"],
@@ -184,6 +196,12 @@ report_tables(
     "Fine-tuning",
     "Training and validation loss of {model}",
     [{"model": m} for m in FINETUNED],
+    caption=(
+        "Training and validation loss (mean cross-entropy per token, nats) of a fine-tuned model per\n"
+        "epoch; epoch 0 is the pretrained model before any update. For the Provo protocol (Ilia & Aziz\n"
+        "2024, App. F, Fig. 18) one panel per fold: trained on the other folds' passages, validated on the\n"
+        "validation passages."
+    ),
 )
 COMPARED = [m for m in PROVO_FINETUNED if compared_decodings(m)]
 FINETUNE_TARGETS.extend(f"{FT_DIR}/{m}/figures/tvd.png" for m in COMPARED)
@@ -193,4 +211,10 @@ report_tables(
     "Fine-tuning",
     "Fine-tuned against pretrained model: {model}",
     [{"model": m} for m in COMPARED],
+    caption=(
+        "Fine-tuned against pretrained model on the held-out Provo contexts, per decoding: the number of\n"
+        "contexts both models have words for, each one's mean TVD to the humans, the mean paired\n"
+        "difference (fine-tuned minus pretrained) with a bootstrap 95% interval, and the share of contexts\n"
+        "where the fine-tuned model is closer to the humans."
+    ),
 )

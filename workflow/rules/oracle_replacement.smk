@@ -43,6 +43,14 @@ report_table(
     f"{REPLACEMENT_DIR}/summary.parquet",
     "Appendix",
     "k%-oracle replacement: mean TVD against k",
+    caption=(
+        "The k%-oracle replacement (Sec. 5, App. E): per system, oracle size and k, the mean TVD to an\n"
+        "oracle after k% of the contexts' model TVDs are replaced by the TVD between two disjoint oracles,\n"
+        "averaged over seeds with its spread. ``k_match`` is the smallest k whose mean lies within one\n"
+        "seed standard deviation of the oracles' own mean TVD (0 if the model is already there): the\n"
+        "share of plausible distributions the model's TVD corresponds to. The slope\n"
+        "(model_mean_tvd - oracle_mean_tvd) / 100 is the TVD worth one percentage point of contexts."
+    ),
 )
 
 
@@ -57,16 +65,29 @@ rule oracle_replacement_summary:
         summary=f"{REPLACEMENT_DIR}/summary.parquet",
         curve=report(
             f"{REPLACEMENT_DIR}/curves.png",
-            caption="../report/oracle_replacement_curves.rst",
+            caption=CAPTION,
             category="Appendix",
         ),
         histogram=report(
             f"{REPLACEMENT_DIR}/histograms.png",
-            caption="../report/oracle_replacement_histograms.rst",
+            caption=CAPTION,
             category="Appendix",
         ),
         table=f"{REPLACEMENT_DIR}/histograms.parquet",
     params:
+        # Of both figures.
+        caption=(
+            "*curves.png*: mean TVD to oracle B against k, the percentage of contexts whose model-oracle\n"
+            "TVD is replaced by the oracle-oracle TVD, one panel per oracle size (paper Figs. 15-16). Lines\n"
+            "are means over seeds with the min-max band; the dashed line and band are the oracles' mean TVD\n"
+            "+- one seed standard deviation, the dotted line the matching k. k = 0 is the model, k = 100\n"
+            "human performance.\n"
+            "\n"
+            "*histograms.png*: histograms (density, pooled over seeds) of the per-context TVDs after\n"
+            "replacing k% of a model's TVDs to an oracle by oracle-oracle TVDs, for a few k (rows: oracle\n"
+            "sizes; paper Figs. 14-16). The k = 0 panel is the model, k = 100 the oracles. The numbers are in\n"
+            "``histograms.parquet``."
+        ),
         figure_k=" ".join(map(str, REPLACEMENT["figure_k"])),
     conda:
         CONDA_ENV
@@ -93,11 +114,17 @@ rule tvd_differences:
         differences=f"{RESULTS}/analyses/tvd_differences/differences.parquet",
         figure=report(
             f"{RESULTS}/analyses/tvd_differences/histograms.png",
-            caption="../report/tvd_differences.rst",
+            caption=CAPTION,
             category="Appendix",
         ),
         table=f"{RESULTS}/analyses/tvd_differences/histograms.parquet",
     params:
+        caption=(
+            "Histograms (density) of the per-context difference TVD(model, humans) - TVD(oracle 2, humans),\n"
+            "both against all human responses, the oracle's averaged over the resplits (paper Fig. 12). Mass\n"
+            "right of the dashed zero line marks contexts where the model is further from the humans than a\n"
+            "half-size human sample. The per-context values are in ``differences.parquet``."
+        ),
         bins=REPLACEMENT["difference_bins"],
     conda:
         CONDA_ENV

@@ -210,6 +210,13 @@ report_table(
     "Production",
     "Production variability: bootstrap means over inputs",
     schema="production_summary",
+    caption=(
+        "Production variability (Giulianelli et al. 2023): for every dataset, model, decoding and probe,\n"
+        "the mean over inputs of each per-input statistic (means of H, M, C; mean differences; W1(M, H),\n"
+        "W1(C, H); the human control W1 between two disjoint halves of the references), with 95%\n"
+        "percentile-bootstrap intervals over inputs. ``available`` is false for a probe that has no\n"
+        "resource for the output language (e.g. no German tagger)."
+    ),
 )
 
 
@@ -223,12 +230,17 @@ rule production_figures:
         [
             report(
                 f"{PROD}/figures/{name}.png",
-                caption="../report/production_figures.rst",
+                caption=CAPTION,
                 category="Production",
             )
             for name in PRODUCTION_FIGURES
         ],
     params:
+        caption=(
+            "Production variability figures (Giulianelli et al. 2023, Figs. 2-5): human variability per task\n"
+            "and probe; mean M - mean H per input; per-input W1(C, H) beside the human control; mean W1(C, H)\n"
+            "per decoding setting."
+        ),
         probes=" ".join(PRODUCTION["figures"]["probes"]),
         decoding=PRODUCTION["figures"]["decoding"],
     conda:

@@ -210,6 +210,16 @@ if API:
         f"{PROVO}/api_replies.parquet",
         "Provo",
         "Replies of the API models: requested, parsed and kept words",
+        caption=(
+            "What the API models answered, per system, summed over the Provo contexts. ``requested``: words\n"
+            "asked for (n per context); ``replies``: replies received; ``truncated``: replies cut by the token\n"
+            'budget; ``preamble``: list replies that opened with a sentence ("Here are ..."), dropped;\n'
+            "``items``: list items (single mode: one per reply); ``invalid``: items without a complete word;\n"
+            "``multiword``: items of several words (the first is kept); ``kept``: words that enter the model's\n"
+            "distribution; ``extra``: valid words beyond the n asked for (dropped); ``shortfall``: words\n"
+            "missing to n (list mode; the distribution is then over fewer words); ``failed``: failed rows of\n"
+            "the samples table (single mode)."
+        ),
     )
 
 
@@ -318,6 +328,14 @@ report_table(
     "Provo",
     "Expected TVD and ECE per system",
     schema="provo_system",
+    caption=(
+        "One row per model x decoding and one for the oracle control. ``expected_tvd`` is the mean over\n"
+        "contexts of the TVD between the model's complete-word distribution and the human one (95% CI by\n"
+        "bootstrap over contexts); for the oracle row it is the mean TVD between two disjoint halves of the\n"
+        "humans, the value a model would reach if it were as good as half the participants. Lower is\n"
+        "better. The ECE columns use the corpus word, the human majority and the oracle-1 majority as\n"
+        "targets: compare them with the oracle row to see why ECE misleads here."
+    ),
 )
 
 
@@ -329,10 +347,17 @@ rule provo_figure_tvd:
     output:
         figure=report(
             f"{PROVO}/figures/tvd_density.png",
-            caption="../report/provo_tvd_density.rst",
+            caption=CAPTION,
             category="Provo",
         ),
         table=f"{PROVO}/figures/tvd_density.parquet",
+    params:
+        caption=(
+            "Density of per-context TVD between each model's next-word distribution and the human one, with\n"
+            "the TVD between two disjoint halves of the humans (dashed) as the reference. Mass further right\n"
+            "than the dashed curve means the model reproduces human variability less well than a human\n"
+            "sample of half the size. The numbers are in ``figures/tvd_density.parquet``."
+        ),
     conda:
         CONDA_ENV
     threads: job_threads("provo_figure_tvd")
@@ -356,12 +381,17 @@ rule provo_figure_bars:
     output:
         figure=report(
             f"{PROVO_SYSTEM}/bars.png",
-            caption="../report/provo_bars.rst",
+            caption=CAPTION,
             category="Provo",
             subcategory="{model} / {decoding}",
         ),
         table=f"{PROVO_SYSTEM}/bars.parquet",
     params:
+        caption=(
+            "The 15 most probable next words of the human responses (left) and of the model's complete-word\n"
+            "samples (right) for the contexts chosen in ``provo.figure_contexts``. The numbers are in\n"
+            "``bars.parquet`` beside the figure."
+        ),
         select=" ".join(PC["figure_contexts"]),
         kind=estimate_kind,
     conda:

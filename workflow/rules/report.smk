@@ -10,12 +10,13 @@ for name, entry in REPORT_TABLES.items():
         output:
             report(
                 f"{RESULTS}/report/{name}.html",
-                caption=f"../report/{entry['caption']}.rst",
+                caption=CAPTION,
                 category=entry["category"],
                 subcategory="Tables",
             ),
         params:
             title=entry["title"],
+            caption=entry["caption"],
         localrule: True
         conda:
             CONDA_ENV

@@ -42,6 +42,13 @@ report_table(
     f"{SAMPLE_SIZE_DIR}/summary.parquet",
     "Appendix",
     "Sample-size ablation: MSE of subsample TVDs",
+    caption=(
+        "Mean squared error, per sampled system and subsample size n, between the TVD to the oracles of a\n"
+        "subsample of n of a context's draws and that of all N draws (Ilia & Aziz 2024, App. C.1). A small\n"
+        "MSE at n means n draws per context estimate the per-context TVD about as well as N do. Sizes with\n"
+        "n >= N cannot be subsampled: their MSE is NaN and ``note`` says so; ``n_without_words`` counts\n"
+        "subsamples whose draws all failed (left out of the MSE)."
+    ),
 )
 
 
@@ -60,11 +67,18 @@ rule sample_size_figure:
         summary=f"{SAMPLE_SIZE_DIR}/summary.parquet",
         figure=report(
             f"{SAMPLE_SIZE_DIR}/squared_errors.png",
-            caption="../report/sample_size_figure.rst",
+            caption=CAPTION,
             category="Appendix",
         ),
         table=f"{SAMPLE_SIZE_DIR}/squared_errors.parquet",
     params:
+        caption=(
+            "Histograms (density) of the per-context squared errors (TVD_n - TVD_N)^2 for each subsample size\n"
+            "n, one line per sampled system, the MSE in the legend (paper Fig. 11). Mass concentrated near 0\n"
+            "means subsamples of that size reproduce the full sample's TVD. A panel that says \"not\n"
+            'subsampled" is a size at or above the number of draws per context. The numbers are in\n'
+            "``squared_errors.parquet``."
+        ),
         bins=SAMPLE_SIZE["bins"],
     conda:
         CONDA_ENV

@@ -5,6 +5,42 @@ varprobe.analysis.word_classes)."""
 
 WORD_CLASS_LEVELS = {"syntactic_tvd": "syntactic", "semantic_tvd": "semantic"}
 
+WORD_CLASS_CAPTIONS = {
+    "syntactic_tvd": {
+        "summary": (
+            "Syntactic TVD per system: each context's human, model and oracle next-word distributions are\n"
+            "mapped to distributions over universal POS tags (NLTK perceptron tagger on the context followed\n"
+            "by the word) and compared by TVD. ``expected_tvd`` is the mean over contexts of TVD_syn(model,\n"
+            "humans) with a bootstrap 95% CI; ``expected_tvd_oracles`` is the mean TVD_syn between two\n"
+            "disjoint halves of the humans on the same contexts, the yardstick a model should reach."
+        ),
+        "histogram": (
+            "Histograms of per-context TVD_syn (distance between POS-tag distributions) for each system\n"
+            "(solid) and between two disjoint halves of the humans (dashed), on the contexts where the model\n"
+            "produced a word (paper Fig. 4, left). Mass further right than the dashed histogram means the\n"
+            "model's word classes vary less like the humans' than a human sample of half the size does. The\n"
+            "counts are in ``figures/histogram.parquet``."
+        ),
+    },
+    "semantic_tvd": {
+        "summary": (
+            "Semantic TVD per system: per context, the distinct human and model words are clustered by\n"
+            "k-means on their (standardised) word embeddings, k by the elbow of the SSE curve, words without\n"
+            "an embedding pooled in one class; distributions over clusters are compared by TVD.\n"
+            "``expected_tvd`` is the mean TVD_sem(model, humans) with a bootstrap 95% CI;\n"
+            "``expected_tvd_oracles`` the mean TVD_sem between two halves of the humans on the same clusters."
+        ),
+        "histogram": (
+            "Histograms of per-context TVD_sem (distance between distributions over word clusters) for each\n"
+            "system (solid) and between two disjoint halves of the humans (dashed), both measured on the\n"
+            "clusters of that system's and the humans' words (paper Fig. 4, right). Mass further right than\n"
+            "the dashed histogram means the model's meanings vary less like the humans' than a human sample\n"
+            "of half the size does. The counts are in ``figures/histogram.parquet``."
+        ),
+    },
+}
+"""The report captions of each level's summary table and histograms."""
+
 
 def word_class_options(key):
     """The level's own CLI options, from its config entry (a param: changing it reruns its jobs)."""
@@ -93,12 +129,13 @@ for KEY, LEVEL in WORD_CLASS_LEVELS.items():
         output:
             figure=report(
                 f"{WORD_CLASS}/figures/histogram.png",
-                caption=f"../report/{KEY}_histogram.rst",
+                caption=CAPTION,
                 category="Provo beyond words",
             ),
             table=f"{WORD_CLASS}/figures/histogram.parquet",
         params:
             level=LEVEL,
+            caption=WORD_CLASS_CAPTIONS[KEY]["histogram"],
         conda:
             CONDA_ENV
         threads: job_threads(f"{KEY}_figure")
@@ -117,6 +154,7 @@ for KEY, LEVEL in WORD_CLASS_LEVELS.items():
         f"{WORD_CLASS}/summary.parquet",
         "Provo beyond words",
         f"{LEVEL.capitalize()} TVD per system and the oracle control",
+        caption=WORD_CLASS_CAPTIONS[KEY]["summary"],
     )
     ANALYSIS_TARGETS.extend(
         [f"{WORD_CLASS}/summary.parquet", f"{WORD_CLASS}/figures/histogram.png"]
