@@ -73,10 +73,11 @@ def add_checkpoint(parser: argparse.ArgumentParser) -> None:
 
 
 def add_estimates(parser: argparse.ArgumentParser) -> None:
+    """The options of a job that reads a model's estimates (``read_estimates``): a samples or a
+    distribution table."""
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--samples", help="a samples table (sampled decodings)")
     group.add_argument("--distribution", help="a distribution table (exact decodings)")
-
 
 
 def add_shard_options(parser: argparse.ArgumentParser, what: str) -> None:

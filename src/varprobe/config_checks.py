@@ -20,8 +20,8 @@ value. They read the config only (and, for models, the local file system): no ne
 * ``model_problems``: models the local file system shows to be unreachable.
 
 ``check_config`` raises one ``ConfigError`` naming all of them; ``validate_config`` runs the
-schema (filling in its defaults), ``dataset_option_problems`` and then ``check_config``, after ``duplicate_keys`` has found no
-key given twice in a config file.
+schema (filling in its defaults), ``dataset_option_problems`` and then ``check_config``, after
+``duplicate_keys`` has found no key given twice in a config file.
 """
 
 from __future__ import annotations
