@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from varprobe import tables
+from varprobe import resume, tables
 from varprobe.cli.api import add_api_options
 from varprobe.commands import (
     add_checkpoint,
@@ -74,17 +74,28 @@ def _production_sample(args: argparse.Namespace) -> None:
     spec = job_spec(args)
     loaded = load_generator(spec)
     work = [(i, render_prompt(args.prompt, s)) for i, s in zip(instances["input_id"], instances["source"], strict=True)]
-    rows = []
-    productions = generate(loaded, work, decoding, settings, args.batch_size or DEFAULT_BATCH_SIZE)
-    progress = tqdm(productions, total=len(work), file=sys.stderr,
-                    desc=f"{spec.name}/{decoding.name}", mininterval=5)
-    for (input_id, _), samples in zip(work, progress, strict=True):
-        rows.extend({"input_id": input_id, "sample_index": j, "text": t} for j, t in enumerate(samples))
     metadata = {"model": json.loads(args.model), "decoding": decoding.name,
                 "generation": generation_parameters(decoding, settings), "seed": args.seed,
                 "prompt": args.prompt, "chat_template": settings.chat and not loaded.is_seq2seq,
                 "device": spec.device, "shard": [args.shard, args.shards]}
-    tables.write(pd.DataFrame(rows), args.out, "production_samples", metadata)
+    done = resume.finished(args.out, "production_samples", metadata)
+    rows = [] if done is None else done.to_dict("records")
+    skip = {row["input_id"] for row in rows}
+    if skip:
+        print(f"resuming: {len(skip)} of {len(work)} inputs were finished by a run that was cut off "
+              f"({resume.partial_path(args.out)})", file=sys.stderr)
+    todo = [item for item in work if item[0] not in skip]
+    productions = generate(loaded, work, decoding, settings, args.batch_size or DEFAULT_BATCH_SIZE, skip=skip)
+    progress = tqdm(productions, total=len(todo), file=sys.stderr,
+                    desc=f"{spec.name}/{decoding.name}", mininterval=5)
+    for (input_id, _), samples in zip(todo, progress, strict=True):
+        rows.extend({"input_id": input_id, "sample_index": j, "text": t} for j, t in enumerate(samples))
+        resume.keep(pd.DataFrame(rows), args.out, "production_samples", metadata)
+    order = {input_id: k for k, (input_id, _) in enumerate(work)}
+    table = pd.DataFrame(rows, columns=list(tables.SCHEMAS["production_samples"]))
+    table = table.sort_values("input_id", key=lambda ids: ids.map(order), kind="stable")
+    tables.write(table, args.out, "production_samples", metadata)
+    resume.clear(args.out)
 
 
 def _production_merge(args: argparse.Namespace) -> None:

@@ -27,7 +27,8 @@
   by shape). So a sample is the same to the bit whatever ``batch_size`` is, whichever inputs
   share its pass and in whatever order the inputs come. Jobs whose longest prompts round to
   the same capacity (all of them, for prompts under ``CAPACITY_STEP`` tokens) give the same
-  bits too.
+  bits too, and so does a job that resumes the inputs it had not finished, given the capacity
+  of all its inputs (``run``'s ``capacity``).
 
 Memory is bounded by ``batch_size`` rows of the capacity, not by the number of inputs.
 """
@@ -36,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -192,14 +193,20 @@ class Engine:
         self.lanes = math.ceil(rows / self.lane_rows)
         self.seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
 
-    def run(self, work: Sequence[tuple[str, list[int]]]) -> Iterator[list[list[int]]]:
+    def run(self, work: Sequence[tuple[str, list[int]]],
+            capacity: int | None = None) -> Iterator[list[list[int]]]:
         """For each ``(input_id, token ids)`` in order: its ``n_samples`` generated token lists
-        (end of sequence excluded)."""
+        (end of sequence excluded). ``capacity``: the prompt (source) columns of the cache,
+        ``prompt_capacity`` of ``work`` by default; a job that resumes some of its inputs passes
+        the capacity of all of them, so that their samples keep their bits."""
         inputs = [_Input(i, ids, sample_uniforms(self.seed, key, self.n_samples, self.max_new_tokens))
                   for i, (key, ids) in enumerate(work)]
         if not inputs:
             return
-        capacity = _round_up(max(len(x.ids) for x in inputs), CAPACITY_STEP)
+        least = prompt_capacity(x.ids for x in inputs)
+        capacity = least if capacity is None else capacity
+        if capacity < least:
+            raise ValueError(f"capacity {capacity} is below the longest prompt's {least}")
         finished = self._seq2seq(inputs, capacity) if self.seq2seq else self._causal(inputs, capacity)
         done, next_index = {}, 0
         for source in finished:
@@ -236,8 +243,8 @@ class Engine:
     # Causal LMs: continuous batching over cache rows of their own lengths.
 
     @torch.inference_mode()
-    def _causal(self, inputs: list[_Input], prompt_capacity: int) -> Iterator[_Input]:
-        capacity = prompt_capacity + self.max_new_tokens
+    def _causal(self, inputs: list[_Input], prompt_columns: int) -> Iterator[_Input]:
+        capacity = prompt_columns + self.max_new_tokens
         lanes = [_Lane(self.model, self.lane_rows, self.pass_rows, capacity, self.device)
                  for _ in range(self.lanes)]
         waiting = self._queue(inputs)
@@ -330,6 +337,12 @@ class Engine:
                     ids[index, 0] = row.tokens[-1]
                     still.append((index, row))
             open_rows = still
+
+
+def prompt_capacity(prompts: Iterable[Sequence[int]]) -> int:
+    """The cache columns a job's prompts (sources) take: the longest rounded up to a multiple
+    of ``CAPACITY_STEP``."""
+    return _round_up(max(len(ids) for ids in prompts), CAPACITY_STEP)
 
 
 def _round_up(n: int, step: int) -> int:

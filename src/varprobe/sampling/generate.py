@@ -12,13 +12,13 @@ beside the samples.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 import torch
 
 from varprobe.sampling.decoding import Decoding
-from varprobe.sampling.engine import Engine
+from varprobe.sampling.engine import Engine, prompt_capacity
 
 DEFAULT_BATCH_SIZE = 64
 """Rows (samples) in flight; speed and memory only, never the productions."""
@@ -82,16 +82,21 @@ def end_and_pad(model, tokenizer) -> tuple[list[int], int]:
     return eos, tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]
 
 
-def generate(loaded, work: Iterable[tuple[str, str]], decoding: Decoding, settings: GenerationSettings,
-             batch_size: int = DEFAULT_BATCH_SIZE) -> Iterator[list[str]]:
-    """For each ``(input_id, prompt)``: ``n_samples`` decoded productions (special tokens and
-    outer whitespace removed), drawn by the generation engine (``varprobe.sampling.engine``) with
-    ``batch_size`` rows in flight. For a causal LM the production is the continuation only."""
+def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settings: GenerationSettings,
+             batch_size: int = DEFAULT_BATCH_SIZE, skip: Collection[str] = ()) -> Iterator[list[str]]:
+    """For each ``(input_id, prompt)`` whose id is not in ``skip``, in order: ``n_samples``
+    decoded productions (special tokens and outer whitespace removed), drawn by the generation
+    engine (``varprobe.sampling.engine``) with ``batch_size`` rows in flight. For a causal LM the
+    production is the continuation only. The skipped inputs (those a resumed job finished
+    before) still size the cache, so every production is the one a whole run of ``work`` gives."""
     tokenizer, model = loaded.tokenizer, loaded.model
     eos, pad = end_and_pad(model, tokenizer)
     chat = settings.chat and not loaded.is_seq2seq
     encoded = [(input_id, encode_prompt(tokenizer, prompt, chat)[0].tolist()) for input_id, prompt in work]
     engine = Engine(model, decoding, eos, pad, settings.n_samples, settings.max_new_tokens, settings.seed,
                     batch_size)
-    for samples in engine.run(encoded):
+    todo = [(input_id, ids) for input_id, ids in encoded if input_id not in skip]
+    if not todo:
+        return
+    for samples in engine.run(todo, capacity=prompt_capacity(ids for _, ids in encoded)):
         yield [t.strip() for t in tokenizer.batch_decode(samples, skip_special_tokens=True)]
