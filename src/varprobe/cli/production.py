@@ -78,12 +78,8 @@ def _production_sample(args: argparse.Namespace) -> None:
                 "generation": generation_parameters(decoding, settings), "seed": args.seed,
                 "prompt": args.prompt, "chat_template": settings.chat and not loaded.is_seq2seq,
                 "device": spec.device, "shard": [args.shard, args.shards]}
-    done = resume.finished(args.out, "production_samples", metadata)
-    rows = [] if done is None else done.to_dict("records")
+    rows = _finished_rows(args.out, metadata, len(work))
     skip = {row["input_id"] for row in rows}
-    if skip:
-        print(f"resuming: {len(skip)} of {len(work)} inputs were finished by a run that was cut off "
-              f"({resume.partial_path(args.out)})", file=sys.stderr)
     todo = [item for item in work if item[0] not in skip]
     productions = generate(loaded, work, decoding, settings, args.batch_size or DEFAULT_BATCH_SIZE, skip=skip)
     progress = tqdm(productions, total=len(todo), file=sys.stderr,
@@ -96,6 +92,17 @@ def _production_sample(args: argparse.Namespace) -> None:
     table = table.sort_values("input_id", key=lambda ids: ids.map(order), kind="stable")
     tables.write(table, args.out, "production_samples", metadata)
     resume.clear(args.out)
+
+
+def _finished_rows(out: str, metadata: dict, n_inputs: int) -> list[dict]:
+    """The sample rows that a cut-off run of this job left beside ``out`` (``varprobe.resume``);
+    said on stderr when there are any."""
+    done = resume.finished(out, "production_samples", metadata)
+    if done is None:
+        return []
+    print(f"resuming: {done['input_id'].nunique()} of {n_inputs} inputs were finished by a run that was "
+          f"cut off ({resume.partial_path(out)})", file=sys.stderr)
+    return done.to_dict("records")
 
 
 def _production_merge(args: argparse.Namespace) -> None:
