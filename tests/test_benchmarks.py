@@ -32,6 +32,17 @@ def test_sampler_speed_runs(tiny_model_dir, data_mirror, tmp_path):
     assert len(pd.read_csv(tmp_path / "speed.csv")) == 2
 
 
+def test_scoring_speed_runs(tiny_model_dir, data_mirror, tmp_path):
+    out = run("scoring_speed.py", "--pretrained", str(tiny_model_dir), "--norms", str(data_mirror / NORMS),
+              "--max-contexts", "4", "--threads", "1", "--out", str(tmp_path / "scoring"))
+    assert out.splitlines()[-1].startswith("speedup (support words, chains vs per context):")
+    frame = pd.read_csv(tmp_path / "scoring.csv").set_index(["stage", "method"])
+    # A passage's contexts share one encoding: fewer positions run, the same numbers.
+    for stage in ("next-token", "words"):
+        assert frame.loc[(stage, "chains"), "forward_tokens"] < frame.loc[(stage, "per context"), "forward_tokens"]
+        assert frame.loc[(stage, "chains"), "max_abs_difference"] < 1e-4
+
+
 def test_exact_vs_sampling_runs(tiny_model_dir, data_mirror, tmp_path):
     out = run("exact_vs_sampling.py", "--pretrained", str(tiny_model_dir), "--norms",
               str(data_mirror / NORMS), "--contexts", "2", "--n-samples", "20",

@@ -19,7 +19,8 @@ from varprobe import tables
 from varprobe.analysis.biased_estimator import biased_estimates, sources, support, support_estimates
 from varprobe.cli import main
 from varprobe.metrics.dense import renormalise
-from varprobe.sampling.scoring import WordScorer
+from varprobe.sampling.chains import prefix_chains
+from varprobe.sampling.scoring import CHAIN_CONTEXTS, WordScorer
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +75,30 @@ def test_scores_do_not_depend_on_the_batch(tiny_model):
     assert math.exp(one[0]) < float(first[tiny_model.tokenizer.encode(" mat")[0]])
 
 
+def test_contexts_of_a_passage_share_an_encoding_and_score_as_each_alone(scorer, tiny_model):
+    """Contexts that extend one another form a chain encoded once; each reads only its own
+    prefix of it, so its word scores and next-token distribution are those of it alone."""
+    contexts = ["The cat", "The cat sat", "The cat sat on", "The cat sat on the", "A dog"]
+    chains = prefix_chains(contexts, lambda c: tiny_model.tokenizer(c)["input_ids"], CHAIN_CONTEXTS)
+    assert [len(chain) for chain in chains] == [4, 1]
+    words = ["mat", "windowsill", "dog", "a"]
+    together = list(scorer.word_log_probs_many((c, words) for c in contexts))
+    alone = [scorer.word_log_probs(c, words) for c in contexts]
+    np.testing.assert_allclose(together, alone, rtol=1e-6)
+    for context, log_probs in zip(contexts, scorer.next_token_log_probs(contexts), strict=True):
+        expected = _softmax(tiny_model.model, tiny_model.tokenizer(context)["input_ids"])
+        np.testing.assert_allclose(log_probs.exp().numpy(), expected.numpy(), atol=1e-7)
+
+
+def test_prefix_chains_break_where_ids_stop_extending_and_at_the_limit():
+    ids = {"a": [1], "ab": [1, 2], "abc": [1, 2, 3], "b": [2], "ba": [2, 1]}
+    chains = list(prefix_chains(["a", "ab", "abc", "b", "ba", "a"], ids.__getitem__, 2))
+    assert [[item for item, _ in chain] for chain in chains] == [["a", "ab"], ["abc"], ["b", "ba"], ["a"]]
+    assert chains[0] == [("a", [1]), ("ab", [1, 2])]
+    with pytest.raises(ValueError, match="at least one"):
+        list(prefix_chains(["a"], ids.__getitem__, 0))
+
+
 def test_renormalise_is_eq_1():
     np.testing.assert_allclose(renormalise(np.log([0.1, 0.3])), [0.25, 0.75])
     np.testing.assert_allclose(renormalise([-1000.0, -1000.0 + math.log(3)]), [0.25, 0.75])
@@ -103,11 +128,12 @@ def test_estimates_renormalise_the_scores_over_the_support():
     given = {"sun": math.log(0.2), "dog": math.log(0.1), "moon": math.log(0.05), "cat": math.log(0.05)}
     seen = []
 
-    def score(context, words):
-        seen.append((context, list(words)))
-        return np.array([given[w] for w in words])
+    def score_many(pairs):
+        for context, words in pairs:
+            seen.append((context, list(words)))
+            yield np.array([given[w] for w in words])
 
-    table = biased_estimates(contexts, samples, responses, draws, score, sources([0.9]))
+    table = biased_estimates(contexts, samples, responses, draws, score_many, sources([0.9]))
     estimates, failure_rate = support_estimates(table)
     assert seen == [("The", ["dog", "sun", "moon", "cat"])]
     assert estimates[(1, 2)].distribution == pytest.approx({"sun": 0.5, "dog": 0.25, "moon": 0.125, "cat": 0.125})

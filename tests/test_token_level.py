@@ -56,7 +56,7 @@ def test_token_table_on_a_hand_built_distribution():
     ids = {"cat": 0, "cats": 0, "dog": 1}  # "cats" starts with the token of "cat"
     p = np.array([0.6, 0.1, 0.3])
     settings = ControlSettings(seed=0, resplits=4, ece_bins=10, bootstrap_resamples=50)
-    table, confidences, hits = token_table(contexts, responses, lambda c: p, ids.__getitem__,
+    table, confidences, hits = token_table(contexts, responses, [p], ids.__getitem__,
                                            lambda t: f"<{t}>", settings)
     row = table.iloc[0]
     assert row["tvd"] == pytest.approx(0.5 * (0.15 + 0.15 + 0.3))  # humans: {0: .75, 1: .25}

@@ -116,28 +116,31 @@ def biased_estimates(
     samples: pd.DataFrame,
     responses: pd.DataFrame,
     draws: dict,
-    score,
+    score_many,
     order: Sequence[str],
 ) -> pd.DataFrame:
     """The support table (schema ``biased_support``) of ``contexts``: per context, each support
     word with its sources, log P(w | c) and renormalised probability q(w | c), and on every row
     the context's model draws (samples, greedy, nucleus) and how many of them gave a word.
 
-    ``draws``: ``model_draws``' result; ``score(context, words)``: log P(w | c) per word
-    (``WordScorer.word_log_probs``).
+    ``draws``: ``model_draws``' result; ``score_many(pairs)``: for each ``(context, words)``
+    in order, log P(w | c) per word (``WordScorer.word_log_probs_many``).
     """
     humans = human_counts(responses)
     sampled = model_counts(samples)
     drawn = samples.groupby(["text_id", "word_number"])["count"].sum()
-    rows = []
+    supports = []
     for ctx in contexts.itertuples(index=False):
         key = (int(ctx.text_id), int(ctx.word_number))
-        own = draws.get(key, {})
-        named = {"samples": sorted(sampled.get(key, {})), **own, "human": sorted(humans[key]),
+        named = {"samples": sorted(sampled.get(key, {})), **draws.get(key, {}), "human": sorted(humans[key]),
                  "corpus": [ctx.corpus_word]}
-        found = support(named, order)
+        supports.append(support(named, order))
+    scores = score_many((ctx.context, list(found)) for ctx, found in zip(contexts.itertuples(index=False), supports))
+    rows = []
+    for ctx, found, log_probs in zip(contexts.itertuples(index=False), supports, scores, strict=True):
+        key = (int(ctx.text_id), int(ctx.word_number))
+        own = draws.get(key, {})
         words = list(found)
-        log_probs = score(ctx.context, words)
         q = renormalise(log_probs)
         n_draws = int(drawn.get(key, 0)) + sum(len(v) for v in own.values())
         n_words = sum(sampled.get(key, {}).values()) + sum(bool(w) for v in own.values() for w in v)
@@ -181,16 +184,14 @@ def _biased_estimator(args: argparse.Namespace) -> None:
     print(f"{name}: greedy and nucleus draws for {len(contexts)} contexts", file=sys.stderr)
     draws = model_draws(loaded.model, loaded.tokenizer, contexts, settings)
     scorer = WordScorer(loaded.model, loaded.tokenizer, args.score_batch)
-    progress = tqdm(total=len(contexts), file=sys.stderr, mininterval=5, desc=f"{name}/biased scores")
 
-    def score(context, words):
-        progress.update()
-        return scorer.word_log_probs(context, words)
+    def score_many(pairs):
+        return tqdm(scorer.word_log_probs_many(pairs), total=len(contexts), file=sys.stderr, mininterval=5,
+                    desc=f"{name}/biased scores")
 
     support = biased_estimates(contexts, tables.read(args.samples, "provo_samples"),
-                               tables.read(args.responses, "provo_responses"), draws, score,
+                               tables.read(args.responses, "provo_responses"), draws, score_many,
                                sources(settings.nucleus))
-    progress.close()
     metadata = {"model": name, "decoding": "biased", "model_entry": json.loads(args.model),
                 "device": device, "samples": args.samples, "biased": vars(settings),
                 "shard": [args.shard, args.shards]}

@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -57,7 +57,7 @@ def first_tokens(distribution: Mapping[str, float], first_token: Callable[[str],
 def token_table(
     contexts: pd.DataFrame,
     responses: pd.DataFrame,
-    next_token: Callable[[str], np.ndarray],
+    next_tokens: Iterable[np.ndarray],
     first_token: Callable[[str], int],
     token_text: Callable[[int], str],
     settings: ControlSettings,
@@ -66,19 +66,19 @@ def token_table(
     oracles' ECE their confidences and human-majority hits, each shape (contexts, R, 2)
     (oracle 1, oracle 2).
 
-    ``next_token(context)``: the model's next-token distribution, shape ``(V,)``;
-    ``first_token(word)``: the first token id of ``" " + word``; ``token_text(id)``: its text.
-    Only one context's distribution is held at a time.
+    ``next_tokens``: the model's next-token distribution of each context in order, shape
+    ``(V,)``, read one at a time; ``first_token(word)``: the first token id of ``" " + word``;
+    ``token_text(id)``: its text.
     """
     humans = human_counts(responses)
     rows, confidences, hits = [], [], []
-    for ctx in contexts.itertuples(index=False):
+    for ctx, next_token in zip(contexts.itertuples(index=False), next_tokens, strict=True):
         key = (int(ctx.text_id), int(ctx.word_number))
         ids = {word: first_token(word) for word in humans[key]}
         human = mle(first_tokens(humans[key], ids.__getitem__))
         splits = [(first_tokens(o1, ids.__getitem__), first_tokens(o2, ids.__getitem__))
                   for o1, o2 in oracle_splits(key, humans[key], settings)]
-        p = np.asarray(next_token(ctx.context), dtype=np.float64)
+        p = np.asarray(next_token, dtype=np.float64)
         top = int(np.argmax(p))
         majority = int(mode(human)[0])
         modes = [(mode(o1), mode(o2)) for o1, o2 in splits]
@@ -149,17 +149,12 @@ def _token_level(args: argparse.Namespace) -> None:
     responses = tables.read(args.responses, "provo_responses")
     loaded, device = load_model(args)
     scorer = WordScorer(loaded.model, loaded.tokenizer)
-    progress = tqdm(total=len(contexts), file=sys.stderr, mininterval=5, desc=f"{loaded.spec.name}/tokens")
-
-    def next_token(context):
-        progress.update()
-        return scorer.next_token_log_probs(context).exp().cpu().numpy()
-
+    next_tokens = (p.exp().cpu().numpy() for p in scorer.next_token_log_probs(contexts["context"]))
     table, confidences, hits = token_table(
-        contexts, responses, next_token, scorer.first_token,
-        lambda token: loaded.tokenizer.decode([token]), control,
+        contexts, responses,
+        tqdm(next_tokens, total=len(contexts), file=sys.stderr, mininterval=5, desc=f"{loaded.spec.name}/tokens"),
+        scorer.first_token, lambda token: loaded.tokenizer.decode([token]), control,
     )
-    progress.close()
     summary = token_summary(table, confidences, hits, control).assign(model=loaded.spec.name)
     metadata = {"model": loaded.spec.name, "model_entry": json.loads(args.model), "device": device}
     tables.write(table, args.tvd_out, "token_level_tvd", metadata)

@@ -33,6 +33,7 @@ import torch
 from transformers import AttentionInterface
 from transformers.cache_utils import Cache, CacheLayerMixin
 
+from varprobe.sampling.chains import prefix_chains
 from varprobe.sampling.decoding import Decoding, inverse_cdf
 from varprobe.words import INCOMPLETE, Extraction, first_word
 
@@ -168,15 +169,8 @@ class CompleteWordSampler:
         chain whatever the batch size, so the draws are the same to the bit.
         """
         limit = max(1, CHAIN_DRAWS // self.settings.n_samples)
-        chain: list[tuple[Sequence[int], list[int]]] = []
-        for key, context in contexts:
-            ids = self.encode(context)
-            if chain and (len(chain) == limit or ids[: len(chain[-1][1])] != chain[-1][1]):
-                yield from self._sample_chain(chain)
-                chain = []
-            chain.append((key, ids))
-        if chain:
-            yield from self._sample_chain(chain)
+        for chain in prefix_chains(contexts, lambda item: self.encode(item[1]), limit):
+            yield from self._sample_chain([(key, ids) for (key, _), ids in chain])
 
     @torch.inference_mode()
     def _sample_chain(self, chain: list[tuple[Sequence[int], list[int]]]) -> list[list[Draw]]:

@@ -69,6 +69,7 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
+from varprobe.sampling.chains import prefix_chains
 from varprobe.sampling.complete_word import Vocabulary
 from varprobe.sampling.decoding import Decoding
 from varprobe.words import COMPLETE, FAILURES, Extraction, first_word, is_delimiter
@@ -276,15 +277,8 @@ class Enumerator:
     def enumerate_many(self, contexts: Iterable[str]) -> Iterator[Enumeration]:
         """Yield the enumeration of each context in order, consecutive contexts whose tokens
         extend one another enumerated together (module docstring)."""
-        chain: list[list[int]] = []
-        for context in contexts:
-            ids = self.encode(context)
-            if chain and (len(chain) == CHAIN_CONTEXTS or ids[: len(chain[-1])] != chain[-1]):
-                yield from self._enumerate_chain(chain)
-                chain = []
-            chain.append(ids)
-        if chain:
-            yield from self._enumerate_chain(chain)
+        for chain in prefix_chains(contexts, self.encode, CHAIN_CONTEXTS):
+            yield from self._enumerate_chain([ids for _, ids in chain])
 
     @torch.inference_mode()
     def _enumerate_chain(self, chain: list[list[int]]) -> list[Enumeration]:

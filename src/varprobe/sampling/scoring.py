@@ -21,14 +21,23 @@ only when whitespace or the end of text follows; that later closure is not in B.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TypeVar
 
 import numpy as np
 import torch
 from transformers import DynamicCache
 
+from varprobe.sampling.chains import prefix_chains
 from varprobe.sampling.complete_word import Vocabulary
 from varprobe.sampling.enumeration import delimiter_tokens
+
+
+CHAIN_CONTEXTS = 64
+"""At most this many contexts share one encoding; their next-token logits are held together
+(64 x 262,144 float32 logits, 67 MB, for Gemma-3's vocabulary)."""
+
+Item = TypeVar("Item")
 
 
 class WordScorer:
@@ -65,25 +74,52 @@ class WordScorer:
             raise ValueError(f"word {word!r} encodes to no token")
         return ids[0]
 
-    @torch.inference_mode()
-    def next_token_log_probs(self, context: str) -> torch.Tensor:
-        """log pi(. | c): the float64 log-softmax over the full vocabulary, shape ``(V,)``."""
-        ids = self.encode(context)
-        out = self.model(input_ids=torch.tensor([ids], device=self.device))
-        return torch.log_softmax(out.logits[0, -1].double(), -1)
+    def next_token_log_probs(self, contexts: Iterable[str]) -> Iterator[torch.Tensor]:
+        """log pi(. | c) of each context in order: the float64 log-softmax over the full
+        vocabulary, shape ``(V,)`` (one held at a time; ``_encodings``)."""
+        for _, _, _, first in self._encodings((context, None) for context in contexts):
+            yield first
 
-    @torch.inference_mode()
     def word_log_probs(self, context: str, words: Sequence[str]) -> np.ndarray:
-        """log P(w | c) with the beginning-of-word correction (module docstring) for each word.
+        """log P(w | c) of each of ``words`` after one context (``word_log_probs_many``)."""
+        return next(self.word_log_probs_many([(context, words)]))
 
-        The context is encoded once; words of one token length share a batch, which runs on
-        the context's key/value cache without padding: every position a pass computes, with its
+    def word_log_probs_many(self, items: Iterable[tuple[str, Sequence[str]]]) -> Iterator[np.ndarray]:
+        """Per ``(context, words)`` in order: log P(w | c) with the beginning-of-word correction
+        (module docstring) for each word.
+
+        Words of one token length share a batch, which runs on the context's key/value cache
+        (``_encodings``) without padding: every position a pass computes, with its
         full-vocabulary output layer, is one a word needs.
         """
-        ids = self.encode(context)
-        out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True)
-        shared = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
-        first = torch.log_softmax(out.logits[0, -1].double(), -1)
+        for words, length, cache, first in self._encodings(items):
+            yield self._score_words(cache, length, first, words)
+
+    @torch.inference_mode()
+    def _encodings(self, items: Iterable[tuple[str, Item]]) -> Iterator[tuple[Item, int, list, torch.Tensor]]:
+        """Per ``(context, payload)`` in order: the payload, the context's length in tokens, its
+        key/value cache (one ``(keys, values)`` per layer) and log pi(. | c).
+
+        Consecutive contexts whose ids extend one another (``prefix_chains``, at most
+        ``CHAIN_CONTEXTS``) share one encoding of the longest: a context reads the keys/values
+        of its own first positions and the output layer runs at the contexts' last positions
+        only, so a passage of n contexts costs one pass over its tokens, not n passes over
+        its prefixes. The chains depend on the contexts alone, not on how they are batched or
+        sharded by passage.
+        """
+        for chain in prefix_chains(items, lambda item: self.encode(item[0]), CHAIN_CONTEXTS):
+            ends = torch.tensor([len(ids) - 1 for _, ids in chain], device=self.device)
+            out = self.model(input_ids=torch.tensor([chain[-1][1]], device=self.device), use_cache=True,
+                             logits_to_keep=ends)
+            layers = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+            for index, ((_, payload), ids) in enumerate(chain):
+                n = len(ids)
+                cache = [(keys[:, :, :n], values[:, :, :n]) for keys, values in layers]
+                yield payload, n, cache, torch.log_softmax(out.logits[0, index].double(), -1)
+
+    def _score_words(self, shared: list, passage: int, first: torch.Tensor, words: Sequence[str]) -> np.ndarray:
+        """log P(w | c) of ``words`` on one context's cache, ``batch_size`` words of one token
+        length per pass."""
         by_length: dict[int, list[int]] = {}
         encoded = [self.word_ids(w) for w in words]
         for i, (word, word_ids) in enumerate(zip(words, encoded, strict=True)):
@@ -94,9 +130,10 @@ class WordScorer:
         for group in by_length.values():
             for start in range(0, len(group), self.batch_size):
                 rows = group[start : start + self.batch_size]
-                scores[rows] = self._score_chunk(shared, len(ids), first, [encoded[i] for i in rows])
+                scores[rows] = self._score_chunk(shared, passage, first, [encoded[i] for i in rows])
         return scores
 
+    @torch.inference_mode()
     def _score_chunk(self, shared: list, passage: int, first: torch.Tensor,
                      chunk: list[list[int]]) -> np.ndarray:
         """log P(w | c) of words of one token length n, in one pass on the context's cache."""

@@ -1,0 +1,119 @@
+"""Contexts/s of WordScorer over a passage's contexts vs scoring each context on its own.
+
+The two exact scoring stages of the Provo study read the model at every context: the
+token-level study its next-token distribution (``WordScorer.next_token_log_probs``), the
+biased estimator the probability of each word of a support (``word_log_probs_many``). Both
+methods run on the same model and the same Provo contexts in one process:
+
+* per context (the path before chains): each context is run through the network on its own,
+  with the output layer at every position, and its words are scored on that cache;
+* chains: the scorer's path, where the contexts of a passage share one encoding of the
+  longest and the output layer runs at each context's last position only.
+
+The support of a context here is its human responses and its corpus word (the biased
+estimator adds the model's draws). Both are warmed up on one context first, then timed in ABBA
+order (per context, chains, chains, per context). Also printed: the token positions each
+method ran, and the largest difference between the two methods' log-probabilities.
+
+    .venv/bin/python benchmarks/scoring_speed.py [--texts 1] [--max-contexts 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+from sampler_speed import NORMS, OUT, ForwardCounter, add_model_arguments, load_model
+
+from varprobe.data.provo import contexts_table, read_norms, responses_table
+from varprobe.sampling.scoring import WordScorer
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--texts", type=int, nargs="+", default=[1], help="Provo Text_IDs (default: 1)")
+    p.add_argument("--max-contexts", type=int, default=60)
+    p.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
+    add_model_arguments(p)
+    p.add_argument("--norms", type=Path, default=NORMS)
+    p.add_argument("--out", type=Path, default=OUT / "scoring_speed")
+    return p.parse_args()
+
+
+@torch.inference_mode()
+def alone(scorer: WordScorer, context: str, words: list[str] | None):
+    """One context on its own: its log pi(. | c) when ``words`` is None, else its words' log P."""
+    ids = scorer.encode(context)
+    out = scorer.model(input_ids=torch.tensor([ids], device=scorer.device), use_cache=True)
+    first = torch.log_softmax(out.logits[0, -1].double(), -1)
+    if words is None:
+        return first
+    cache = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+    return scorer._score_words(cache, len(ids), first, words)
+
+
+def run(method: str, stage: str, scorer: WordScorer, items: list[tuple[str, list[str]]]) -> list:
+    """The results of ``stage`` (``next-token`` or ``words``) over ``items`` by ``method``."""
+    if method == "per context":
+        return [alone(scorer, c, None if stage == "next-token" else words) for c, words in items]
+    if stage == "next-token":
+        return list(scorer.next_token_log_probs(c for c, _ in items))
+    return list(scorer.word_log_probs_many(items))
+
+
+def largest_difference(a: list, b: list) -> float:
+    """The largest absolute difference between two methods' log-probabilities (finite ones)."""
+    diffs = []
+    for x, y in zip(a, b, strict=True):
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        finite = np.isfinite(x) & np.isfinite(y)
+        diffs.append(np.abs(x[finite] - y[finite]).max(initial=0.0))
+    return float(max(diffs))
+
+
+def main() -> None:
+    args = parse_args()
+    load = os.getloadavg()
+    lm = load_model(args)
+    scorer = WordScorer(lm.model, lm.tokenizer)
+    norms = read_norms(args.norms)
+    table = contexts_table(norms, args.texts).head(args.max_contexts)
+    responses = responses_table(norms, args.texts).groupby(["text_id", "word_number"])["response"].apply(list)
+    items = [(r.context, sorted(set(responses.get((r.text_id, r.word_number), [])) | {r.corpus_word}))
+             for r in table.itertuples()]
+    counter = ForwardCounter(lm.model)
+    print(f"{len(items)} contexts of texts {args.texts}, {sum(len(w) for _, w in items)} support words")
+
+    records = []
+    for stage in ("next-token", "words"):
+        run("per context", stage, scorer, items[:1])
+        run("chains", stage, scorer, items[:1])
+        times: dict[str, list] = {"per context": [], "chains": []}
+        for method in ("per context", "chains", "chains", "per context"):
+            counter.reset()
+            start = time.perf_counter()
+            result = run(method, stage, scorer, items)
+            times[method].append((time.perf_counter() - start, counter.counts()["forward_tokens"], result))
+        difference = largest_difference(times["per context"][0][2], times["chains"][0][2])
+        for method, done in times.items():
+            seconds = sum(t for t, _, _ in done)
+            records.append({"stage": stage, "method": method, "contexts": len(items) * len(done),
+                            "seconds": seconds, "contexts_per_s": len(items) * len(done) / seconds,
+                            "forward_tokens": sum(n for _, n, _ in done), "max_abs_difference": difference})
+    frame = pd.DataFrame(records)
+    print(frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.out.with_suffix(".csv"), index=False)
+    print(f"load average (1 min) before loading {load[0]:.2f}, at end {os.getloadavg()[0]:.2f}")
+    rate = frame.set_index(["stage", "method"])["contexts_per_s"]
+    for stage, label in (("next-token", "next-token distributions"), ("words", "support words")):
+        print(f"speedup ({label}, chains vs per context): {rate[stage, 'chains'] / rate[stage, 'per context']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
