@@ -90,6 +90,25 @@ def test_contexts_of_a_passage_share_an_encoding_and_score_as_each_alone(scorer,
         np.testing.assert_allclose(log_probs.exp().numpy(), expected.numpy(), atol=1e-7)
 
 
+def test_a_chain_longer_than_a_sliding_window_scores_as_each_context_alone(tiny_model):
+    """A sliding-window layer keeps only its window's last positions of the chain's encoding,
+    so the chain cannot be cut per context: its contexts are encoded one by one instead."""
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    torch.manual_seed(0)
+    config = Gemma3TextConfig(vocab_size=len(tiny_model.tokenizer), hidden_size=16, intermediate_size=32,
+                              num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1, head_dim=8,
+                              sliding_window=4, layer_types=["sliding_attention", "full_attention"])
+    scorer = WordScorer(Gemma3ForCausalLM(config).eval(), tiny_model.tokenizer)
+    contexts = ["The cat sat", "The cat sat on the", "The cat sat on the big red"]
+    words = ["mat", "windowsill"]
+    together = list(scorer.word_log_probs_many((c, words) for c in contexts))
+    np.testing.assert_allclose(together, [scorer.word_log_probs(c, words) for c in contexts], rtol=1e-6)
+    for context, log_probs in zip(contexts, scorer.next_token_log_probs(contexts), strict=True):
+        alone = next(scorer.next_token_log_probs([context]))
+        np.testing.assert_allclose(log_probs.numpy(), alone.numpy(), atol=1e-6)
+
+
 def test_prefix_chains_break_where_ids_stop_extending_and_at_the_limit():
     ids = {"a": [1], "ab": [1, 2], "abc": [1, 2, 3], "b": [2], "ba": [2, 1]}
     chains = list(prefix_chains(["a", "ab", "abc", "b", "ba", "a"], ids.__getitem__, 2))

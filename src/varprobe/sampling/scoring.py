@@ -22,13 +22,12 @@ only when whitespace or the end of text follows; that later closure is not in B.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TypeVar
 
 import numpy as np
 import torch
 from transformers import DynamicCache
 
-from varprobe.sampling.chains import prefix_chains
+from varprobe.sampling.chains import Item, prefix_chains
 from varprobe.sampling.complete_word import Vocabulary
 from varprobe.sampling.enumeration import delimiter_tokens
 
@@ -36,8 +35,6 @@ from varprobe.sampling.enumeration import delimiter_tokens
 CHAIN_CONTEXTS = 64
 """At most this many contexts share one encoding; their next-token logits are held together
 (64 x 262,144 float32 logits, 67 MB, for Gemma-3's vocabulary)."""
-
-Item = TypeVar("Item")
 
 
 class WordScorer:
@@ -95,7 +92,6 @@ class WordScorer:
         for words, length, cache, first in self._encodings(items):
             yield self._score_words(cache, length, first, words)
 
-    @torch.inference_mode()
     def _encodings(self, items: Iterable[tuple[str, Item]]) -> Iterator[tuple[Item, int, list, torch.Tensor]]:
         """Per ``(context, payload)`` in order: the payload, the context's length in tokens, its
         key/value cache (one ``(keys, values)`` per layer) and log pi(. | c).
@@ -108,14 +104,25 @@ class WordScorer:
         sharded by passage.
         """
         for chain in prefix_chains(items, lambda item: self.encode(item[0]), CHAIN_CONTEXTS):
-            ends = torch.tensor([len(ids) - 1 for _, ids in chain], device=self.device)
-            out = self.model(input_ids=torch.tensor([chain[-1][1]], device=self.device), use_cache=True,
-                             logits_to_keep=ends)
-            layers = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
-            for index, ((_, payload), ids) in enumerate(chain):
-                n = len(ids)
-                cache = [(keys[:, :, :n], values[:, :, :n]) for keys, values in layers]
-                yield payload, n, cache, torch.log_softmax(out.logits[0, index].double(), -1)
+            yield from self._chain_encodings(chain)
+
+    @torch.inference_mode()
+    def _chain_encodings(self, chain: list) -> Iterator[tuple]:
+        """``_encodings`` of one chain of ``((context, payload), ids)``. A sliding-window layer
+        keeps only the last positions of an encoding longer than its window, which no shorter
+        context can be cut from: such a chain's contexts are encoded one by one instead."""
+        ends = torch.tensor([len(ids) - 1 for _, ids in chain], device=self.device)
+        out = self.model(input_ids=torch.tensor([chain[-1][1]], device=self.device), use_cache=True,
+                         logits_to_keep=ends)
+        layers = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+        if len(chain) > 1 and any(keys.shape[2] < len(chain[-1][1]) for keys, _ in layers):
+            for member in chain:
+                yield from self._chain_encodings([member])
+            return
+        for index, ((_, payload), ids) in enumerate(chain):
+            n = len(ids)
+            cache = [(keys[:, :, :n], values[:, :, :n]) for keys, values in layers]
+            yield payload, n, cache, torch.log_softmax(out.logits[0, index].double(), -1)
 
     def _score_words(self, shared: list, passage: int, first: torch.Tensor, words: Sequence[str]) -> np.ndarray:
         """log P(w | c) of ``words`` on one context's cache, ``batch_size`` words of one token
