@@ -132,14 +132,13 @@ def biased_estimates(
     supports = []
     for ctx in contexts.itertuples(index=False):
         key = (int(ctx.text_id), int(ctx.word_number))
-        named = {"samples": sorted(sampled.get(key, {})), **draws.get(key, {}), "human": sorted(humans[key]),
-                 "corpus": [ctx.corpus_word]}
-        supports.append(support(named, order))
-    scores = score_many((ctx.context, list(found)) for ctx, found in zip(contexts.itertuples(index=False), supports))
-    rows = []
-    for ctx, found, log_probs in zip(contexts.itertuples(index=False), supports, scores, strict=True):
-        key = (int(ctx.text_id), int(ctx.word_number))
         own = draws.get(key, {})
+        named = {"samples": sorted(sampled.get(key, {})), **own, "human": sorted(humans[key]),
+                 "corpus": [ctx.corpus_word]}
+        supports.append((ctx.context, key, own, support(named, order)))
+    scores = score_many((context, list(found)) for context, _, _, found in supports)
+    rows = []
+    for (_, key, own, found), log_probs in zip(supports, scores, strict=True):
         words = list(found)
         q = renormalise(log_probs)
         n_draws = int(drawn.get(key, 0)) + sum(len(v) for v in own.values())
