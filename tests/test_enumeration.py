@@ -298,3 +298,28 @@ def test_a_decodings_texts_enumerates_those_passages_only(tmp_path, provo_norms,
     assert tables.read_metadata(only)["texts"] == [2]
     with pytest.raises(SystemExit):
         enumerate_({**exact, "texts": [3]}, "three.parquet")
+
+
+def test_a_sliding_window_is_honoured_or_the_context_refused(tiny_model):
+    """A tiny Gemma 3 whose layers alternate sliding (window W) and full attention: within the
+    window the enumeration is the one of the same weights with a window no context reaches;
+    a context whose tokens plus max_tokens exceed W is refused, naming the window."""
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    settings = EnumerationSettings(target_mass=0.5, max_forward_tokens=60, max_tokens=3, batch_size=16)
+    contexts = ["The cat", "The cat sat on", "The cat sat on the"]
+    longest = len(tiny_model.tokenizer(contexts[-1])["input_ids"]) + settings.max_tokens
+
+    def enumerator(window: int) -> Enumerator:
+        torch.manual_seed(0)
+        config = Gemma3TextConfig(vocab_size=len(tiny_model.tokenizer), hidden_size=16, intermediate_size=32,
+                                  num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1, head_dim=8,
+                                  sliding_window=window, layer_types=["sliding_attention", "full_attention"])
+        return Enumerator(Gemma3ForCausalLM(config).eval(), tiny_model.tokenizer, ANCESTRAL, settings)
+
+    windowed = list(enumerator(longest).enumerate_many(contexts))
+    assert windowed == list(enumerator(10**6).enumerate_many(contexts))
+    assert all(result.forward_tokens > 1 for result in windowed)
+    with pytest.raises(NotImplementedError, match=f"needs {longest} positions, beyond Gemma3ForCausalLM's "
+                                                  f"sliding attention window of {longest - 1}"):
+        list(enumerator(longest - 1).enumerate_many(contexts))

@@ -42,7 +42,10 @@ filled with further prefixes or a repeated row) and every row attends over the s
 is the same to the bit in any pass; children are read ``chunk`` at a time but consumed one by
 one. ``batch_size`` and ``chunk`` change speed and memory only. Consecutive contexts whose
 tokens extend one another (the prefixes of one passage, up to ``CHAIN_CONTEXTS``) are
-enumerated together: the longest is encoded once and their open prefixes share the passes. A
+enumerated together: the longest is encoded once and their open prefixes share the passes.
+A sliding-window layer (Gemma 3 has them) sees only its last ``W`` positions: a context whose
+tokens plus ``max_tokens`` exceed ``W`` is refused, since no row could then see its whole
+context, as the sequential definition requires. A
 context's reported ``forward_tokens`` is what its sequential search used (its encoding plus its
 expansions); expansions computed ahead and never consumed, and the encoding a chain shares,
 are not in it.
@@ -251,6 +254,14 @@ class _Search:
         return Enumeration(dict(self.words), self.failures, unresolved, self.forward_tokens)
 
 
+def sliding_window(config) -> int | None:
+    """The attention window of a model's sliding-window layers; None when every layer attends
+    to the whole sequence (``sliding_window`` unset, or no ``"sliding_attention"`` among the
+    declared ``layer_types``)."""
+    window, types = getattr(config, "sliding_window", None), getattr(config, "layer_types", None)
+    return None if window is None or (types is not None and "sliding_attention" not in types) else window
+
+
 class Enumerator:
     """Exact complete-next-word distributions of a causal LM under a decoding algorithm."""
 
@@ -265,6 +276,7 @@ class Enumerator:
         size = self.model.get_output_embeddings().weight.shape[0]
         self.closes_open_word = delimiter_tokens(self.vocabulary, size)
         self._closing = torch.as_tensor(self.closes_open_word, device=self.device)
+        self.window = sliding_window(model.config)
 
     def encode(self, context: str) -> list[int]:
         """Token ids of a context, with the tokenizer's default special tokens (as the sampler)."""
@@ -284,6 +296,11 @@ class Enumerator:
     def _enumerate_chain(self, chain: list[list[int]]) -> list[Enumeration]:
         """Enumerate contexts whose ids are prefixes of the last one's, on its one encoding."""
         lengths = [len(ids) for ids in chain]
+        if self.window is not None and lengths[-1] + self.settings.max_tokens > self.window:
+            raise NotImplementedError(
+                f"exact enumeration of a context of {lengths[-1]} tokens with max_tokens "
+                f"{self.settings.max_tokens} needs {lengths[-1] + self.settings.max_tokens} positions, beyond "
+                f"{type(self.model).__name__}'s sliding attention window of {self.window}")
         out = self.model(input_ids=torch.tensor([chain[-1]], device=self.device), use_cache=True)
         shared = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
         first = self.decoding.probabilities(out.logits[0, [n - 1 for n in lengths]])
