@@ -111,8 +111,8 @@ rule provo_enumerate:
     resources:
         **job_resources("provo_enumerate"),
         gpu=uses_gpu,
-        # Open prefixes per forward pass: speed and memory only, as for provo_sample.
-        batch_size=PC["batch_size"],
+        # Open prefixes per round: speed and memory only, as for provo_sample.
+        batch_size=PC["enumeration_batch_size"],
     conda:
         CONDA_ENV
     log:
