@@ -73,3 +73,14 @@ def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
     assert list(frame["method"]) == ["generate per input", "engine", "engine bfloat16"]
     # The engine encodes each prompt once; generate encodes it once per sample.
     assert frame.loc[1, "forward_positions"] < frame.loc[0, "forward_positions"]
+
+
+def test_enumeration_rounds_runs(tiny_model_dir, data_mirror, tmp_path):
+    out = run("enumeration_rounds.py", "--pretrained", str(tiny_model_dir), "--norms", str(data_mirror / NORMS),
+              "--max-contexts", "4", "--max-forward-tokens", "40", "--wide", "128", "--narrow", "32",
+              "--out", str(tmp_path / "rounds"))
+    assert out.splitlines()[-1].startswith("speedup (narrow vs wide rounds):")
+    frame = pd.read_csv(tmp_path / "rounds.csv").set_index("rows_per_round")
+    # The round size changes what is computed ahead, never an enumeration.
+    assert frame["same_enumerations"].all() and frame.loc[32, "search_tokens"] == frame.loc[128, "search_tokens"]
+    assert frame.loc[32, "positions_run"] <= frame.loc[128, "positions_run"]
