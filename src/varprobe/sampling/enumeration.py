@@ -42,13 +42,12 @@ filled with further prefixes or a repeated row) and every row attends over the s
 is the same to the bit in any pass; children are read ``chunk`` at a time but consumed one by
 one. ``batch_size`` and ``chunk`` change speed and memory only. Consecutive contexts whose
 tokens extend one another (the prefixes of one passage, up to ``CHAIN_CONTEXTS``) are
-enumerated together: the longest is encoded once and their open prefixes share the passes.
-A sliding-window layer (Gemma 3 has them) sees only its last ``W`` positions: a context whose
-tokens plus ``max_tokens`` exceed ``W`` is refused, since no row could then see its whole
-context, as the sequential definition requires. A
+enumerated together: the longest is encoded once and their open prefixes share the passes. A
 context's reported ``forward_tokens`` is what its sequential search used (its encoding plus its
 expansions); expansions computed ahead and never consumed, and the encoding a chain shares,
-are not in it.
+are not in it. A sliding-window layer (Gemma 3 has them) sees only its last ``W`` positions:
+a context whose tokens plus ``max_tokens`` exceed ``W`` is refused, since no row could then see
+its whole context, as the sequential definition requires.
 
 *Shortcut.* When y's text ends in an open word run after the glue, every child whose decoded
 text starts with a delimiter (whitespace) closes that same word; such
