@@ -38,8 +38,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--target-mass", type=float, default=0.8)
     p.add_argument("--max-forward-tokens", type=int, default=300)
     p.add_argument("--max-tokens", type=int, default=20)
-    p.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (a workflow job: 1)")
-    add_model_arguments(p)
+    add_model_arguments(p, threads=1)  # one thread, as a workflow job
     p.add_argument("--norms", type=Path, default=NORMS)
     p.add_argument("--out", type=Path, default=OUT / "enumeration_rounds")
     return p.parse_args()

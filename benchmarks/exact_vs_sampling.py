@@ -39,11 +39,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-from sampler_speed import NORMS, OUT, ForwardCounter, add_model_arguments, model_spec
+from sampler_speed import NORMS, OUT, ForwardCounter, add_model_arguments, load_model
 
 from varprobe.data.provo import contexts_table, read_norms
 from varprobe.metrics.distributions import mle, tvd
-from varprobe.models.loading import load_causal_lm
 from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
@@ -61,7 +60,6 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--max-tokens", type=int, default=SamplerSettings.max_tokens)
     p.add_argument("--batch-size", type=int, default=SamplerSettings.batch_size, help="sampler")
     p.add_argument("--enumeration-batch-size", type=int, default=EnumerationSettings.batch_size)
-    p.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
     p.add_argument("--seed", type=int, default=0)
     add_model_arguments(p)
     p.add_argument("--norms", type=Path, default=NORMS)
@@ -114,8 +112,7 @@ def certification_floor(enumerator: Enumerator, context: str, target: float) -> 
 
 def main() -> None:
     args = parse_args()
-    torch.set_num_threads(args.threads)
-    lm = load_causal_lm(model_spec(args))
+    lm = load_model(args)
     model, tokenizer = lm.model, lm.tokenizer
     counter = ForwardCounter(model)
     table = contexts_table(read_norms(args.norms), args.texts)

@@ -66,7 +66,6 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--samples", type=int, default=10, help="productions per input")
     p.add_argument("--max-new-tokens", type=int, default=100)
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="engine rows in flight")
-    p.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bfloat16", action="store_true", help="also time the engine with bfloat16 weights")
     p.add_argument("--config", type=Path, default=ROOT / "config.yaml", help="prompts and chat template")

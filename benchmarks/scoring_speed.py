@@ -38,7 +38,6 @@ def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--texts", type=int, nargs="+", default=[1], help="Provo Text_IDs (default: 1)")
     p.add_argument("--max-contexts", type=int, default=60)
-    p.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
     add_model_arguments(p)
     p.add_argument("--norms", type=Path, default=NORMS)
     p.add_argument("--out", type=Path, default=OUT / "scoring_speed")
