@@ -295,10 +295,11 @@ class Enumerator:
     def _enumerate_chain(self, chain: list[list[int]]) -> list[Enumeration]:
         """Enumerate contexts whose ids are prefixes of the last one's, on its one encoding."""
         lengths = [len(ids) for ids in chain]
-        if self.window is not None and lengths[-1] + self.settings.max_tokens > self.window:
+        positions = lengths[-1] + self.settings.max_tokens
+        if self.window is not None and positions > self.window:
             raise NotImplementedError(
                 f"exact enumeration of a context of {lengths[-1]} tokens with max_tokens "
-                f"{self.settings.max_tokens} needs {lengths[-1] + self.settings.max_tokens} positions, beyond "
+                f"{self.settings.max_tokens} needs {positions} positions, beyond "
                 f"{type(self.model).__name__}'s sliding attention window of {self.window}")
         out = self.model(input_ids=torch.tensor([chain[-1]], device=self.device), use_cache=True)
         shared = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
