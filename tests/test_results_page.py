@@ -99,3 +99,25 @@ def test_the_page_holds_the_header_stage_times_tables_and_figures(tmp_path):
     assert "## Provo: Expected TVD" not in page  # Table 1 shows the Provo summary
     assert "## Regression: ARD" in page and "| paper (GPT-2)   |" in page
     assert "![provo/figures/tvd_density](figures/provo__figures__tvd_density.png)" in page
+
+
+def test_the_production_summary_is_read_against_the_papers_stated_levels(tmp_path):
+    rows = [{"dataset": "dailydialog", "model": "m", "decoding": "ancestral", "probe": "lexical-1",
+             "available": True, "statistic": statistic, "n_inputs": 5, "mean": 0.1, "ci_low": 0.05,
+             "ci_high": 0.15} for statistic in ("w1_C_H", "w1_control")]
+    pd.DataFrame(rows).to_parquet(tmp_path / "production.parquet")
+    production = {"name": "production_summary", "table": str(tmp_path / "production.parquet"),
+                  "title": "W1", "category": "Production", "schema": "production_summary"}
+    ard = {"name": "ard", "table": str(tmp_path / "ard.parquet"), "title": "ARD",
+           "category": "Regression", "schema": "regression_coefficients"}
+    pd.DataFrame({"label": ["noun"], "mean": [0.1], "hdi_2.5%": [0.0], "hdi_97.5%": [0.2]}).to_parquet(ard["table"])
+    config = tmp_path / "config.yaml"
+    config.write_text("seed: 0\n")
+    page = render(configfiles=[str(config)], commit="abc", entries=[production, ard], figures=[],
+                  benchmarks=str(tmp_path / "none"))
+    table, notes, regression = page.index("| dailydialog"), page.index("Giulianelli et al. 2023, Sec. 6.2"), \
+        page.index("## Regression: ARD")
+    assert table < notes < regression and '"always lower than 0.1"' in page and "2 + 3" in page
+    alone = render(configfiles=[str(config)], commit="abc", entries=[ard], figures=[],
+                   benchmarks=str(tmp_path / "none"))
+    assert "Giulianelli et al. 2023, Sec. 6.2" not in alone

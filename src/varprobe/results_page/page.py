@@ -68,14 +68,15 @@ as it is."""
 def section(entry: dict) -> dict:
     """One registered summary table (``{name, table, title, category, schema}``) as a page
     section: through its schema's view (``VIEWS``), else as it is, or its path and size when it
-    is too long to print."""
+    is too long to print; the schema names the template's reading notes for it."""
     frame = tables.read_frame(entry["table"])
     view = VIEWS.get(entry.get("schema"))
     if view is not None:
         frame = view(frame)
     body = (markdown(frame) if len(frame) <= MAX_ROWS else
             f"{len(frame)} rows: `{entry['table']}` (and the run's explorer).")
-    return {"title": entry["title"], "category": entry["category"], "body": body}
+    return {"title": entry["title"], "category": entry["category"], "body": body,
+            "schema": entry.get("schema")}
 
 
 def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
