@@ -10,6 +10,7 @@ import yaml
 
 from varprobe.config_checks import (
     ConfigError,
+    base_config_problem,
     check_config,
     dataset_option_problems,
     dataset_problems,
@@ -291,3 +292,12 @@ def test_a_decodings_texts_must_be_enumerated_passages_of_provo_texts():
     config["provo"]["decodings"][1]["texts"] = [1, 1]
     assert schema_errors(config, SCHEMA) == [
         "provo.decodings[1].texts: value [1, 1]: it has non-unique elements"]
+
+
+def test_the_base_config_must_be_among_the_files_read(tmp_path):
+    overlay = tmp_path / "configs/paper-scale.yaml"
+    assert base_config_problem(["config.yaml", overlay], tmp_path) is None
+    assert base_config_problem([tmp_path / "elsewhere/config.yaml", overlay], tmp_path) is None
+    problem = base_config_problem([overlay], tmp_path / "run")
+    assert problem.startswith(f"config.yaml was not read: it is not in the working directory {tmp_path / 'run'}")
+    assert problem.endswith(f"or give it first: --configfile /path/to/config.yaml {overlay}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import html
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -125,6 +125,21 @@ def test_a_key_given_twice_in_the_config_file_fails_the_dry_run(tmp_path, data_m
     assert run.returncode != 0
     assert "config.yaml, lines " in output(run)
     assert "key 'seed' is given twice in one mapping (only the last would count)" in output(run)
+
+
+def test_an_overlay_without_the_base_config_fails_the_dry_run(tmp_path, data_mirror):
+    """Run from a directory without config.yaml (as with ``--directory`` elsewhere), an overlay
+    given by --configfile is named instead of running on the schema's defaults (a valid config
+    by itself, as configs/paper-scale.yaml is); with the base named first, the same overlay runs."""
+    write_config(tmp_path / "base", data_mirror, [SMOLLM2])
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text((tmp_path / "base/config.yaml").read_text().replace("seed: 0", "seed: 3"))
+    (tmp_path / "run").mkdir()
+    run = snakemake(tmp_path / "run", "-n", "--configfile", str(overlay))
+    assert run.returncode != 0
+    assert (f"config.yaml was not read: it is not in the working directory {tmp_path / 'run'}, and "
+            f"--configfile named only overlays on it ({overlay})") in output(run)
+    assert scheduled(tmp_path / "run", "--configfile", str(tmp_path / "base/config.yaml"), str(overlay))
 
 
 def test_reserved_model_name_fails_the_dry_run(tmp_path, data_mirror):

@@ -21,7 +21,8 @@ value. They read the config only (and, for models, the local file system): no ne
 
 ``check_config`` raises one ``ConfigError`` naming all of them; ``validate_config`` runs the
 schema (filling in its defaults), ``dataset_option_problems`` and then ``check_config``, after
-``duplicate_keys`` has found no key given twice in a config file.
+``base_config_problem`` has found the base config among the files read and ``duplicate_keys`` no
+key given twice in a config file.
 """
 
 from __future__ import annotations
@@ -338,15 +339,41 @@ def duplicate_keys(path: str) -> list[str]:
     return found
 
 
+BASE_CONFIG = "config.yaml"
+"""The Snakefile's ``configfile:``, read from the working directory; every file under
+``configs/`` is an overlay on it."""
+
+
+def base_config_problem(files: Iterable[str], workdir: Path) -> str | None:
+    """Why the config files read (``workflow.configfiles``) lack the base config, or None.
+
+    Snakemake drops a ``configfile:`` that is absent from the working directory without a word
+    when ``--configfile`` names other files (a run with ``--directory`` elsewhere): the run would
+    take the schema's defaults wherever ``config.yaml`` sets a key. A file of that name given on
+    the command line counts as the base."""
+    files = [str(f) for f in files]
+    if any(Path(f).name == BASE_CONFIG for f in files):
+        return None
+    return (f"{BASE_CONFIG} was not read: it is not in the working directory {workdir}, and "
+            f"--configfile named only overlays on it ({', '.join(files) or 'none'}). Run from the "
+            f"checkout, copy {BASE_CONFIG} into the working directory, or give it first: "
+            f"--configfile /path/to/{BASE_CONFIG} {' '.join(files)}")
+
+
 def validate_config(config: dict, schema_path: str, files: Iterable[str] = ()) -> None:
     """Validate ``config`` (read from the YAML ``files``) against the schema at ``schema_path``,
     filling in the schema's defaults (``snakemake.utils.validate``), then ``check_config``. A
-    key given twice in a file, or a schema error, raises ``ConfigError`` with one line each
-    (instead of a silent last-wins, or Snakemake's dump of the schema)."""
+    base config not read, a key given twice in a file, or a schema error, raises ``ConfigError``
+    with one line each (instead of silent defaults, a silent last-wins, or Snakemake's dump of
+    the schema)."""
     import yaml
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
 
+    files = list(files)
+    missing = base_config_problem(files, Path.cwd())
+    if missing:
+        raise ConfigError(_report([missing]))
     twice = [line for path in files for line in duplicate_keys(path)]
     if twice:
         raise ConfigError(_report(twice))
