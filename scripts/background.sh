@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Run the main job in the background, detached from this shell, with its log: for long runs
+# (configs/paper-scale.yaml) that must outlive a terminal. Run it from the working directory (the
+# repository root, or a directory holding its own config.yaml); arguments go to snakemake.
+#   scripts/background.sh --configfile configs/paper-scale.yaml --keep-going
+#   scripts/background.sh --status    # whether a run is going, and the end of its log
+#   scripts/background.sh --stop      # stop it (its running jobs are redone by the next start)
+# The log is logs/background.log (appended: one "=== start" line per run, "=== end rc=N" when it
+# ends). Start it again after a cut-off (a killed run, a machine that went away): the working
+# directory that the dead run left locked is unlocked, and only the unfinished jobs run.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+log=logs/background.log
+group=.snakemake/background.pid   # the run's process group
+now() { date -u +%FT%TZ; }
+alive() { [ -f "$group" ] && kill -0 -- "-$(cat "$group")" 2> /dev/null; }
+case "${1:-}" in
+  --status)
+    if alive; then echo "running: process group $(cat "$group"), log $log"; else echo "not running"; fi
+    [ -f "$log" ] && tail -n 5 "$log"
+    exit 0 ;;
+  --stop)
+    if ! alive; then echo "background.sh: no run is going here" >&2; exit 1; fi
+    echo "=== stopped by scripts/background.sh --stop $(now)" >> "$log"
+    kill -TERM -- "-$(cat "$group")"
+    exit 0 ;;
+esac
+if alive; then
+  echo "background.sh: a run is going here (process group $(cat "$group"), log $log); stop it first: scripts/background.sh --stop" >&2
+  exit 1
+fi
+bash "$repo/scripts/bootstrap.sh"
+export PATH="$repo/.venv/bin:$PATH"
+snakemake=(snakemake -s "$repo/Snakefile" --profile "$repo/profiles/default" "$@")
+mkdir -p logs .snakemake
+if [ -f "$group" ]; then
+  echo "=== cut off: run $(cat "$group") is gone; unlocking $(now)" >> "$log"
+  "${snakemake[@]}" --unlock >> "$log" 2>&1
+fi
+# setsid: the run leads its own process group (its pid), which --stop and a later start find.
+setsid bash -c 'echo $$ > "$0"; echo "=== start $(date -u +%FT%TZ): ${*:2}" >> "$1"
+  "${@:2}" >> "$1" 2>&1 && rc=0 || rc=$?
+  echo "=== end rc=$rc $(date -u +%FT%TZ)" >> "$1"; rm -f "$0"' \
+  "$group" "$log" "${snakemake[@]}" < /dev/null > /dev/null 2>&1 &
+for _ in $(seq 50); do [ -f "$group" ] && break; sleep 0.1; done
+echo "started: process group $(cat "$group"), log $log"
