@@ -3,6 +3,7 @@
 # (configs/paper-scale.yaml) that must outlive a terminal. Run it from the working directory (the
 # repository root, or a directory holding its own config.yaml); arguments go to snakemake.
 #   scripts/background.sh --configfile configs/paper-scale.yaml --keep-going
+#   scripts/background.sh --profile profiles/slurm --configfile configs/paper-scale.yaml   # a cluster
 #   scripts/background.sh --status    # whether a run is going, and the end of its log
 #   scripts/background.sh --stop      # stop it (its running jobs are redone by the next start)
 # The log is logs/background.log (appended: one "=== start" line per run, "=== end rc=N" when it
@@ -31,7 +32,10 @@ if alive; then
 fi
 bash "$repo/scripts/bootstrap.sh"
 export PATH="$repo/.venv/bin:$PATH"
-snakemake=(snakemake -s "$repo/Snakefile" --profile "$repo/profiles/default" "$@")
+# The local profile, unless the arguments name one (--profile profiles/slurm on a login node).
+profile=(--profile "$repo/profiles/default")
+for arg in "$@"; do case "$arg" in --profile | --profile=*) profile=() ;; esac; done
+snakemake=(snakemake -s "$repo/Snakefile" "${profile[@]}" "$@")
 mkdir -p logs .snakemake
 if [ -f "$group" ]; then
   echo "=== cut off: run $(cat "$group") is gone; unlocking $(now)" >> "$log"
