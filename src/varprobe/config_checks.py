@@ -360,7 +360,7 @@ def base_config_problem(files: Iterable[str], workdir: Path) -> str | None:
             f"--configfile /path/to/{BASE_CONFIG} {' '.join(files)}")
 
 
-def validate_config(config: dict, schema_path: str, files: Iterable[str] = ()) -> None:
+def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> None:
     """Validate ``config`` (read from the YAML ``files``) against the schema at ``schema_path``,
     filling in the schema's defaults (``snakemake.utils.validate``), then ``check_config``. A
     base config not read, a key given twice in a file, or a schema error, raises ``ConfigError``
