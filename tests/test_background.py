@@ -35,8 +35,8 @@ def wait_for(condition, what: str, timeout: float = 600) -> None:
 
 def done_shards(log: str) -> set[str]:
     """The sampling shards that a Snakemake log records as finished."""
-    shard_of = dict(re.findall(r"output: \S+/shards/(\d+)\.parquet\n(?:.*\n)*?\s+jobid: (\d+)", log))
-    shard_of = {jobid: shard for shard, jobid in shard_of.items()}
+    shard_of = {jobid: shard for shard, jobid in
+                re.findall(r"output: \S+/shards/(\d+)\.parquet\n(?:.*\n)*?\s+jobid: (\d+)", log)}
     return {shard_of[j] for j in re.findall(r"Finished jobid: (\d+) \(Rule: provo_sample\)", log)}
 
 
