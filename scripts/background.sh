@@ -10,7 +10,6 @@
 # ends). Start it again after a cut-off (a killed run, a machine that went away): the working
 # directory that the dead run left locked is unlocked, and only the unfinished jobs run.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
 log=logs/background.log
 group=.snakemake/background.pid   # the run's process group
 now() { date -u +%FT%TZ; }
@@ -30,12 +29,7 @@ if alive; then
   echo "background.sh: a run is going here (process group $(cat "$group"), log $log); stop it first: scripts/background.sh --stop" >&2
   exit 1
 fi
-bash "$repo/scripts/bootstrap.sh"
-export PATH="$repo/.venv/bin:$PATH"
-# The local profile, unless the arguments name one (--profile profiles/slurm on a login node).
-profile=(--profile "$repo/profiles/default")
-for arg in "$@"; do case "$arg" in --profile | --profile=*) profile=() ;; esac; done
-snakemake=(snakemake -s "$repo/Snakefile" "${profile[@]}" "$@")
+source "$(dirname "$0")/launch.sh" "$@"   # the environment and the command line: snakemake
 mkdir -p logs .snakemake
 if [ -f "$group" ]; then
   echo "=== cut off: run $(cat "$group") is gone; unlocking $(now)" >> "$log"
