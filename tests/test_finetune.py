@@ -22,7 +22,7 @@ from varprobe.finetune.examples import (
     pair_examples,
     text_examples,
 )
-from varprobe.finetune.folds import contiguous_folds, held_out_fold, training_ids
+from varprobe.finetune.folds import contiguous_folds, training_ids
 from varprobe.finetune.settings import FinetuneSettings
 from varprobe.finetune.training import learning_rate_factor, train
 from varprobe.models.loading import load_causal_lm, load_generator
@@ -40,7 +40,6 @@ def test_folds_of_the_paper_protocol():
     passages = list(range(1, 41))
     folds = contiguous_folds(passages, 4)
     assert folds == [list(range(1, 11)), list(range(11, 21)), list(range(21, 31)), list(range(31, 41))]
-    assert held_out_fold(passages, 4, 1) == 1 and held_out_fold(passages, 4, 25) == 3
     assert training_ids(passages, 4, 2) == list(range(1, 11)) + list(range(21, 41))
 
 
@@ -48,7 +47,7 @@ def test_uneven_folds_put_the_larger_ones_first_and_keep_the_given_order():
     ids = [7, 3, 9, 1, 5, 2, 8, 4, 6, 10]
     folds = contiguous_folds(ids, 3)
     assert folds == [[7, 3, 9, 1], [5, 2, 8], [4, 6, 10]]
-    assert [held_out_fold(ids, 3, i) for i in (7, 5, 10)] == [1, 2, 3]
+    assert training_ids(ids, 3, 2) == [7, 3, 9, 1, 4, 6, 10]
     assert contiguous_folds(ids, 10) == [[i] for i in ids]
     assert contiguous_folds(ids, 1) == [ids]
 
@@ -61,9 +60,7 @@ def test_impossible_folds_are_errors(ids, k, message):
         contiguous_folds(ids, k)
 
 
-def test_a_passage_outside_the_folds_and_a_fold_out_of_range_are_errors():
-    with pytest.raises(ValueError, match="passage 41"):
-        held_out_fold(range(1, 41), 4, 41)
+def test_a_fold_out_of_range_is_an_error():
     with pytest.raises(ValueError, match="fold 5"):
         training_ids(range(1, 41), 4, 5)
 

@@ -48,10 +48,13 @@ def training_settings(wildcards):
 
 def fold_passages(wildcards):
     """The training passages of one fold (every fold but it) and the validation passages."""
-    folds = provo_folds(wildcards.model)
-    held = int(wildcards.fold)
-    train = [t for k, fold in enumerate(folds, start=1) if k != held for t in fold]
-    validation = passage_span(FINETUNED[wildcards.model]["validation_passages"])
+    from varprobe.finetune.folds import training_ids
+
+    tune = FINETUNED[wildcards.model]
+    train = training_ids(
+        passage_span(tune["train_passages"]), tune["folds"], int(wildcards.fold)
+    )
+    validation = passage_span(tune["validation_passages"])
     return dict(
         train=" ".join(map(str, train)), validation=" ".join(map(str, validation))
     )

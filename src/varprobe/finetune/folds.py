@@ -31,14 +31,6 @@ def contiguous_folds(ids: Sequence[int], k: int) -> list[list[int]]:
     return folds
 
 
-def held_out_fold(ids: Sequence[int], k: int, passage: int) -> int:
-    """The fold (1..k) of ``contiguous_folds(ids, k)`` that holds ``passage`` out."""
-    for j, fold in enumerate(contiguous_folds(ids, k), start=1):
-        if passage in fold:
-            return j
-    raise ValueError(f"passage {passage} is in none of the folds of {list(ids)}")
-
-
 def training_ids(ids: Sequence[int], k: int, fold: int) -> list[int]:
     """The ids of every fold but ``fold`` (1..k), in the given order: fold ``fold``'s training set."""
     folds = contiguous_folds(ids, k)
