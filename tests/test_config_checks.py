@@ -15,6 +15,7 @@ from varprobe.config_checks import (
     dataset_option_problems,
     dataset_problems,
     duplicate_keys,
+    finetune_problems,
     key_path,
     name_problems,
     reference_problems,
@@ -133,6 +134,34 @@ def test_dataset_names_are_checked_against_the_registry_listing_the_known_ones()
         f"models[1].finetune.dataset: 'squad' is not provo or a production dataset (those are: provo, {known})",
     ]
     assert list(DATASETS) == known.split(", ")
+
+
+def test_fine_tunings_name_a_missing_study_dataset_split_or_too_few_passages():
+    ft = {"base": "smollm2-135m"}
+    models = [SMOLLM2,
+              {"name": "p", "finetune": {**ft, "dataset": "provo", "train_passages": {"first": 1, "last": 3},
+                                         "folds": 4}},
+              {"name": "a", "finetune": {**ft, "dataset": "asset"}},
+              {"name": "w", "finetune": {**ft, "dataset": "wmt14", "split": "train"}},
+              {"name": "x", "finetune": {**ft, "dataset": "xsum"}}]
+    production = {"datasets": [{"name": "asset", "prompt": "p"}]}
+    assert finetune_problems({"models": models, "production": production}) == [
+        "models[1].finetune.dataset: model 'p' is fine-tuned on 'provo' but the config has no `provo:` "
+        "section to evaluate it in",
+        "models[1].finetune.train_passages: passages 1-3 cannot be cut into 4 folds (finetune.folds): "
+        "a fold holds at least one passage",
+        "models[2].finetune.split: model 'a' is fine-tuned on 'asset', which needs the split it trains on "
+        "(e.g. the dataset's train split)",
+        "models[3].finetune.dataset: 'wmt14' is not among production.datasets, where the model is "
+        "evaluated (those are: asset)",
+    ]  # xsum is dataset_problems' to name
+    no_study = "but the config has no `production:` section to evaluate it in"
+    assert finetune_problems({"models": models[2:4]}) == [
+        f"models[0].finetune.dataset: model 'a' is fine-tuned on 'asset' {no_study}",
+        "models[0].finetune.split: model 'a' is fine-tuned on 'asset', which needs the split it trains "
+        "on (e.g. the dataset's train split)",
+        f"models[1].finetune.dataset: model 'w' is fine-tuned on 'wmt14' {no_study}",
+    ]
 
 
 def test_a_dataset_entry_takes_its_records_options_and_no_others():

@@ -279,6 +279,38 @@ def dataset_option_problems(config: dict, entry_keys: Iterable[str]) -> list[str
     return problems
 
 
+def finetune_problems(config: dict) -> list[str]:
+    """Fine-tuned models (``finetune:``) that cannot be trained or evaluated as configured. A
+    Provo fine-tuning needs the ``provo:`` section and at least ``folds`` training passages
+    (Ilia & Aziz 2024, App. F: passages 1-40 in 4 contiguous folds); a production one needs the
+    ``production:`` section with its dataset among ``production.datasets``, and a training
+    ``split``. A dataset that is not a known one at all is ``dataset_problems``' to name."""
+    from varprobe.data import DATASETS
+
+    configured = [d.get("name") for d in _at(config, ("production", "datasets")) or []]
+    problems = []
+    for i, model in enumerate(config.get("models", [])):
+        tune = model.get("finetune")
+        if not isinstance(tune, dict) or _kind(model) != "fine-tuned":
+            continue
+        dataset, at = tune.get("dataset"), f"{key_path(('models', i, 'finetune'))}"
+        study = "provo" if dataset == "provo" else "production"
+        if study not in config:
+            problems.append(f"{at}.dataset: model {model['name']!r} is fine-tuned on {dataset!r} but the "
+                            f"config has no `{study}:` section to evaluate it in")
+        elif dataset in DATASETS and dataset not in configured:
+            problems.append(_unknown(("models", i, "finetune", "dataset"), dataset, configured,
+                                     "among production.datasets, where the model is evaluated"))
+        span, folds = tune.get("train_passages"), tune.get("folds")
+        if dataset == "provo" and span and folds and span["last"] - span["first"] + 1 < folds:
+            problems.append(f"{at}.train_passages: passages {span['first']}-{span['last']} cannot be cut "
+                            f"into {folds} folds (finetune.folds): a fold holds at least one passage")
+        if dataset in DATASETS and not tune.get("split"):
+            problems.append(f"{at}.split: model {model['name']!r} is fine-tuned on {dataset!r}, which "
+                            "needs the split it trains on (e.g. the dataset's train split)")
+    return problems
+
+
 def analysis_problems(config: dict) -> list[str]:
     """Keys of ``analyses`` that no analysis family answers to (``varprobe.analysis.family``)."""
     from varprobe.analysis.family import families
@@ -306,7 +338,7 @@ def check_config(config: dict) -> None:
     """Raise ``ConfigError`` listing every name, reference and local model problem of a
     schema-valid config."""
     problems = [*name_problems(config), *reference_problems(config), *dataset_problems(config),
-                *analysis_problems(config), *model_problems(config)]
+                *finetune_problems(config), *analysis_problems(config), *model_problems(config)]
     if problems:
         raise ConfigError(_report(problems))
 

@@ -7,9 +7,6 @@ functions and settings: finetune_inputs.smk."""
 include: "finetune_inputs.smk"
 
 
-check_production_finetuned()
-
-
 rule finetune_provo:
     """Fine-tune on the Provo passages of every fold but one (Ilia & Aziz 2024, App. F)."""
     input:

@@ -7,23 +7,6 @@ FINETUNE_TARGETS = []
 PRODUCTION_FINETUNED = [n for n in FINETUNED if n not in PROVO_FINETUNED]
 
 
-def check_production_finetuned():
-    """Fail at parse time, naming the model, on a production fine-tuning without its dataset
-    or training split."""
-    for model in PRODUCTION_FINETUNED:
-        dataset = FINETUNED[model]["dataset"]
-        if dataset not in PROD_DATASETS:
-            raise ValueError(
-                f"model {model!r} is fine-tuned on {dataset!r}, which is not among "
-                "production.datasets"
-            )
-        if not FINETUNED[model].get("split"):
-            raise ValueError(
-                f"model {model!r}: finetune.split (the training split of {dataset!r}) is "
-                "required"
-            )
-
-
 PROTOCOL_KEYS = (
     "base",
     "dataset",

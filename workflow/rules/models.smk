@@ -23,20 +23,6 @@ API_DEFAULTS = ApiEndpoint.tuning_defaults()
 FT_DIR = f"{RESULTS}/finetune"
 
 
-def _check_finetune_studies():
-    """Fail at parse time, naming the entry, on a fine-tuned model whose study is not run."""
-    for name, tune in FINETUNED.items():
-        study = "provo" if tune["dataset"] == "provo" else "production"
-        if study not in config:
-            raise ValueError(
-                f"model {name!r} is fine-tuned on {tune['dataset']!r} but config has no "
-                f"`{study}:` section to evaluate it in"
-            )
-
-
-_check_finetune_studies()
-
-
 def job_entry(name):
     """A model's entry as its jobs read it: without the keys that change no result (its
     decodings list, an API block's tuning); a fine-tuned model is its base's weights under its
