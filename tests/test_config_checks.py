@@ -164,6 +164,22 @@ def test_fine_tunings_name_a_missing_study_dataset_split_or_too_few_passages():
     ]
 
 
+def corpus_problems(corpus, **sections) -> list[str]:
+    return reference_problems({"models": [], "analyses": {"token_calibration": {"corpus": corpus}}, **sections})
+
+
+def test_the_token_calibration_corpus_must_be_a_configured_study():
+    assert corpus_problems("provo") == [
+        "analyses.token_calibration.corpus: 'provo' needs the Provo study, and the config has no "
+        "`provo:` section"]
+    assert corpus_problems("provo", provo={}) == []
+    assert corpus_problems({"dataset": "asset"}, production={"datasets": [{"name": "wmt14"}]}) == [
+        "analyses.token_calibration.corpus.dataset: 'asset' is not among production.datasets, whose "
+        "references are the corpus (those are: wmt14)"]
+    assert corpus_problems({"dataset": "asset"}, production={"datasets": [{"name": "asset"}]}) == []
+    assert corpus_problems({"dataset": "xsum"}) == []  # dataset_problems' to name
+
+
 def test_a_dataset_entry_takes_its_records_options_and_no_others():
     entry_keys = SCHEMA["properties"]["production"]["properties"]["datasets"]["items"]["properties"]
     datasets = [

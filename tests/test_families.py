@@ -48,3 +48,15 @@ def test_an_analysis_key_no_family_answers_to_is_named():
 def test_a_familys_value_lists_are_checked():
     with pytest.raises(ConfigError, match=r"analyses\.sample_size\.sizes.*10"):
         check_config({"models": [], "analyses": {"sample_size": {"sizes": [10, 10]}}})
+
+
+def test_a_family_on_the_provo_tables_needs_the_provo_study():
+    on_provo = [key for key, family in families().items() if family.provo]
+    assert "regression" in on_provo and "token_calibration" not in on_provo
+    with pytest.raises(ConfigError) as err:
+        check_config({"models": [], "analyses": {key: {} for key in on_provo}})
+    assert str(err.value).splitlines()[1:] == [
+        f"  analyses.{key}: it analyses the Provo study's tables, and the config has no `provo:` "
+        f"section; add one, or remove analyses.{key}" for key in on_provo
+    ]
+    check_config({"models": [], "provo": {"texts": [1]}, "analyses": {key: {} for key in on_provo}})

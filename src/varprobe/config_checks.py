@@ -187,7 +187,8 @@ def _runs_on(model: dict, dataset: str) -> bool:
 def reference_problems(config: dict) -> list[str]:
     """Names that a config entry refers to but that are not configured (or not of the right
     kind): a model's decodings, a dataset's models, a fine-tuning base, the production figures'
-    decoding, an oracle-replacement figure's k, a figure context's passage."""
+    decoding, the token-calibration corpus, an oracle-replacement figure's k, a figure context's
+    passage."""
     models = {m["name"]: m for m in config.get("models", [])}
     provo = {d["name"] for d in _at(config, ("provo", "decodings")) or []}
     production = [d["name"] for d in _at(config, ("production", "decodings")) or []]
@@ -219,6 +220,7 @@ def reference_problems(config: dict) -> list[str]:
         if "k_percent" in replacement and k not in replacement["k_percent"]:
             problems.append(_unknown(("analyses", "oracle_replacement", "figure_k", i), k,
                                      map(repr, replacement["k_percent"]), "in k_percent"))
+    problems += _corpus_problems(config)
     texts = _at(config, ("provo", "texts"))
     for i, decoding in enumerate(_at(config, ("provo", "decodings")) or []):
         chosen = decoding.get("texts") if isinstance(decoding, dict) else None
@@ -236,6 +238,24 @@ def reference_problems(config: dict) -> list[str]:
             problems.append(f"provo.figure_contexts[{i}]: {item!r} is in passage {text_id}, which "
                             f"is not among provo.texts {texts}")
     return problems
+
+
+def _corpus_problems(config: dict) -> list[str]:
+    """The token-calibration corpus where it is not configured: ``provo`` without a ``provo:``
+    section, or a known production dataset that is not among ``production.datasets`` (an unknown
+    one is ``dataset_problems``' to name)."""
+    from varprobe.data import DATASETS
+
+    corpus = _at(config, ("analyses", "token_calibration", "corpus"))
+    if corpus == "provo" and "provo" not in config:
+        return ["analyses.token_calibration.corpus: 'provo' needs the Provo study, and the config has no "
+                "`provo:` section"]
+    configured = [d.get("name") for d in _at(config, ("production", "datasets")) or []]
+    dataset = corpus.get("dataset") if isinstance(corpus, dict) else None
+    if dataset in DATASETS and dataset not in configured:
+        return [_unknown(("analyses", "token_calibration", "corpus", "dataset"), dataset, configured,
+                         "among production.datasets, whose references are the corpus")]
+    return []
 
 
 def dataset_problems(config: dict) -> list[str]:
@@ -312,12 +332,20 @@ def finetune_problems(config: dict) -> list[str]:
 
 
 def analysis_problems(config: dict) -> list[str]:
-    """Keys of ``analyses`` that no analysis family answers to (``varprobe.analysis.family``)."""
+    """Keys of ``analyses`` that no analysis family answers to (``varprobe.analysis.family``),
+    and families that read the Provo study's tables (``Family.provo``) in a config without a
+    ``provo:`` section."""
     from varprobe.analysis.family import families
 
     known = families()
-    return [_unknown(("analyses",), key, known, "an analysis family")
-            for key in config.get("analyses") or {} if key not in known]
+    problems = []
+    for key in config.get("analyses") or {}:
+        if key not in known:
+            problems.append(_unknown(("analyses",), key, known, "an analysis family"))
+        elif known[key].provo and "provo" not in config:
+            problems.append(f"analyses.{key}: it analyses the Provo study's tables, and the config has no "
+                            f"`provo:` section; add one, or remove analyses.{key}")
+    return problems
 
 
 def model_problems(config: dict) -> list[str]:

@@ -1,9 +1,5 @@
 """The biased model estimate of next-word distributions (Ilia & Aziz 2024, App. A, Table 2, Fig. 5)."""
 
-if "provo" not in config:
-    raise ValueError(
-        "analyses.biased_estimator needs the Provo study: add a `provo:` section"
-    )
 BIASED = {
     "samples_decoding": "ancestral",
     "nucleus": [0.7, 0.8, 0.9],

@@ -5,15 +5,6 @@ TC = config["analyses"]["token_calibration"]
 TC_DIR = f"{RESULTS}/analyses/token_calibration"
 TC_CORPUS = TC["corpus"]
 TC_BINS = sorted({*TC["rsd_bins"], TC["bins"]})
-if TC_CORPUS == "provo" and "provo" not in config:
-    raise ValueError(
-        "analyses.token_calibration.corpus is provo but config has no provo section"
-    )
-if TC_CORPUS != "provo" and TC_CORPUS["dataset"] not in PROD_DATASETS:
-    raise ValueError(
-        f"analyses.token_calibration.corpus names dataset {TC_CORPUS['dataset']!r}, "
-        "which is not among production.datasets"
-    )
 
 
 # The corpus: the configured Provo passages, or a production dataset's references.

@@ -1,9 +1,5 @@
 """The token-level calibration study (Ilia & Aziz 2024, App. D, Table 4, Fig. 13)."""
 
-if "provo" not in config:
-    raise ValueError(
-        "analyses.token_level needs the Provo study: add a `provo:` section"
-    )
 TOKEN_DIR = f"{RESULTS}/analyses/token_level/{{model}}"
 
 report_tables(

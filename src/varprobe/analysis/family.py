@@ -1,5 +1,6 @@
 """Analysis families: the studies of the config's ``analyses`` (Ilia & Aziz 2024, Sec. 5 and
-the appendices; Liu et al. 2024), each built on the Provo study's tables.
+the appendices; Liu et al. 2024), each built on the Provo study's tables but token calibration,
+whose corpus may be a production dataset's references.
 
 A family is one module of ``varprobe.analysis`` that declares itself once, as ``FAMILY``: its
 config keys, its rule file, the column contracts of the tables it writes, its subcommands and its
@@ -25,7 +26,8 @@ class Family:
     ``workflow/rules/<rule_file>.smk``; ``register(sub)``: adds its subcommands to the
     ``varprobe`` parser's subparsers ``sub``; ``tables``: the column contracts of the tables only
     it writes (``varprobe.tables``); ``value_lists``: its config lists of plain values (key paths
-    below ``analyses``) where a repeated value would repeat or merge results.
+    below ``analyses``) where a repeated value would repeat or merge results; ``provo``: whether
+    it reads the Provo study's tables, so that a config running it needs a ``provo:`` section.
     """
 
     keys: tuple[str, ...]
@@ -33,6 +35,7 @@ class Family:
     register: Callable[[object], None]
     tables: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     value_lists: tuple[tuple[str, ...], ...] = ()
+    provo: bool = True
 
 
 @cache

@@ -209,6 +209,7 @@ FAMILY = Family(
     keys=("token_calibration",),
     rule_file="token_calibration",
     register=register,
+    provo=False,  # its corpus decides (config_checks.reference_problems)
     tables={
         # Token-level calibration (Liu et al. 2024): one row per metric x number of bins of a model.
         "token_calibration": {
