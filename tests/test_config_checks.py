@@ -155,6 +155,13 @@ def test_fine_tunings_name_a_missing_study_dataset_split_or_too_few_passages():
         "models[3].finetune.dataset: 'wmt14' is not among production.datasets, where the model is "
         "evaluated (those are: asset)",
     ]  # xsum is dataset_problems' to name
+    provo = {"texts": [44, 45]}
+    assert finetune_problems({"models": models[:2], "provo": provo}) == [
+        "models[1].finetune.train_passages: passages 1-3 cannot be cut into 4 folds (finetune.folds): "
+        "a fold holds at least one passage",
+        "models[1].finetune.train_passages: no passage of provo.texts [44, 45] is among passages 1-3, so "
+        "no fold holds one out and model 'p' has no contexts to sample",
+    ]
     no_study = "but the config has no `production:` section to evaluate it in"
     assert finetune_problems({"models": models[2:4]}) == [
         f"models[0].finetune.dataset: model 'a' is fine-tuned on 'asset' {no_study}",

@@ -301,8 +301,9 @@ def dataset_option_problems(config: dict, entry_keys: Iterable[str]) -> list[str
 
 def finetune_problems(config: dict) -> list[str]:
     """Fine-tuned models (``finetune:``) that cannot be trained or evaluated as configured. A
-    Provo fine-tuning needs the ``provo:`` section and at least ``folds`` training passages
-    (Ilia & Aziz 2024, App. F: passages 1-40 in 4 contiguous folds); a production one needs the
+    Provo fine-tuning needs the ``provo:`` section, at least ``folds`` training passages (Ilia &
+    Aziz 2024, App. F: passages 1-40 in 4 contiguous folds) and one of them among ``provo.texts``
+    (each fold's model samples the contexts it holds out); a production one needs the
     ``production:`` section with its dataset among ``production.datasets``, and a training
     ``split``. A dataset that is not a known one at all is ``dataset_problems``' to name."""
     from varprobe.data import DATASETS
@@ -325,6 +326,12 @@ def finetune_problems(config: dict) -> list[str]:
         if dataset == "provo" and span and folds and span["last"] - span["first"] + 1 < folds:
             problems.append(f"{at}.train_passages: passages {span['first']}-{span['last']} cannot be cut "
                             f"into {folds} folds (finetune.folds): a fold holds at least one passage")
+        texts = _at(config, ("provo", "texts"))
+        if dataset == "provo" and span and isinstance(texts, list) and not (
+                set(texts) & set(range(span["first"], span["last"] + 1))):
+            problems.append(f"{at}.train_passages: no passage of provo.texts {texts} is among passages "
+                            f"{span['first']}-{span['last']}, so no fold holds one out and model "
+                            f"{model['name']!r} has no contexts to sample")
         if dataset in DATASETS and not tune.get("split"):
             problems.append(f"{at}.split: model {model['name']!r} is fine-tuned on {dataset!r}, which "
                             "needs the split it trains on (e.g. the dataset's train split)")

@@ -5,12 +5,6 @@ include: "provo_inputs.smk"
 
 
 PC = config["provo"]
-for _model in PROVO_FINETUNED:
-    if not sampled_folds(_model):
-        raise ValueError(
-            f"model {_model!r}: no passage of provo.texts is held out by its folds of "
-            f"finetune.train_passages, so it has no contexts to sample"
-        )
 CONTROL_ARGS = (
     "--seed {params.seed} --resplits {params.resplits} --ece-bins {params.ece_bins} "
     "--bootstrap {params.bootstrap} --contexts {input.contexts} --responses {input.responses} "
