@@ -1,12 +1,6 @@
 """The biased model estimate of next-word distributions (Ilia & Aziz 2024, App. A, Table 2, Fig. 5)."""
 
-BIASED = {
-    "samples_decoding": "ancestral",
-    "nucleus": [0.7, 0.8, 0.9],
-    "nucleus_samples": 100,
-    "score_batch": 64,
-    **(ANALYSES["biased_estimator"] or {}),
-}
+BIASED = ANALYSES["biased_estimator"]  # its defaults filled in by the schema
 if BIASED["samples_decoding"] not in SAMPLED:
     raise ValueError(
         f"analyses.biased_estimator.samples_decoding: {BIASED['samples_decoding']!r} is not "
