@@ -300,41 +300,57 @@ def dataset_option_problems(config: dict, entry_keys: Iterable[str]) -> list[str
 
 
 def finetune_problems(config: dict) -> list[str]:
-    """Fine-tuned models (``finetune:``) that cannot be trained or evaluated as configured. A
-    Provo fine-tuning needs the ``provo:`` section, at least ``folds`` training passages (Ilia &
-    Aziz 2024, App. F: passages 1-40 in 4 contiguous folds) and one of them among ``provo.texts``
-    (each fold's model samples the contexts it holds out); a production one needs the
-    ``production:`` section with its dataset among ``production.datasets``, and a training
-    ``split``. A dataset that is not a known one at all is ``dataset_problems``' to name."""
-    from varprobe.data import DATASETS
-
-    configured = [d.get("name") for d in _at(config, ("production", "datasets")) or []]
+    """Fine-tuned models (``finetune:``) that cannot be trained or evaluated as configured
+    (``_provo_finetune_problems``, ``_production_finetune_problems``)."""
     problems = []
     for i, model in enumerate(config.get("models", [])):
         tune = model.get("finetune")
-        if not isinstance(tune, dict) or _kind(model) != "fine-tuned":
-            continue
-        dataset, at = tune.get("dataset"), f"{key_path(('models', i, 'finetune'))}"
-        study = "provo" if dataset == "provo" else "production"
-        if study not in config:
-            problems.append(f"{at}.dataset: model {model['name']!r} is fine-tuned on {dataset!r} but the "
-                            f"config has no `{study}:` section to evaluate it in")
-        elif dataset in DATASETS and dataset not in configured:
-            problems.append(_unknown(("models", i, "finetune", "dataset"), dataset, configured,
-                                     "among production.datasets, where the model is evaluated"))
-        span, folds = tune.get("train_passages"), tune.get("folds")
-        if dataset == "provo" and span and folds and span["last"] - span["first"] + 1 < folds:
-            problems.append(f"{at}.train_passages: passages {span['first']}-{span['last']} cannot be cut "
-                            f"into {folds} folds (finetune.folds): a fold holds at least one passage")
-        texts = _at(config, ("provo", "texts"))
-        if dataset == "provo" and span and isinstance(texts, list) and not (
-                set(texts) & set(range(span["first"], span["last"] + 1))):
-            problems.append(f"{at}.train_passages: no passage of provo.texts {texts} is among passages "
-                            f"{span['first']}-{span['last']}, so no fold holds one out and model "
-                            f"{model['name']!r} has no contexts to sample")
-        if dataset in DATASETS and not tune.get("split"):
-            problems.append(f"{at}.split: model {model['name']!r} is fine-tuned on {dataset!r}, which "
-                            "needs the split it trains on (e.g. the dataset's train split)")
+        if isinstance(tune, dict) and _kind(model) == "fine-tuned":
+            check = _provo_finetune_problems if tune.get("dataset") == "provo" else _production_finetune_problems
+            problems += check(config, key_path(("models", i, "finetune")), model["name"], tune)
+    return problems
+
+
+def _no_study(at: str, name: str, dataset: str, study: str) -> str:
+    return (f"{at}.dataset: model {name!r} is fine-tuned on {dataset!r} but the config has no "
+            f"`{study}:` section to evaluate it in")
+
+
+def _provo_finetune_problems(config: dict, at: str, name: str, tune: dict) -> list[str]:
+    """A Provo fine-tuning needs the ``provo:`` section, at least ``folds`` training passages
+    (Ilia & Aziz 2024, App. F: passages 1-40 in 4 contiguous folds) and one of them among
+    ``provo.texts`` (each fold's model samples the contexts it holds out)."""
+    problems = [] if "provo" in config else [_no_study(at, name, "provo", "provo")]
+    span, folds, texts = tune.get("train_passages"), tune.get("folds"), _at(config, ("provo", "texts"))
+    if span and folds and span["last"] - span["first"] + 1 < folds:
+        problems.append(f"{at}.train_passages: passages {span['first']}-{span['last']} cannot be cut "
+                        f"into {folds} folds (finetune.folds): a fold holds at least one passage")
+    if span and isinstance(texts, list) and not set(texts) & set(range(span["first"], span["last"] + 1)):
+        problems.append(f"{at}.train_passages: no passage of provo.texts {texts} is among passages "
+                        f"{span['first']}-{span['last']}, so no fold holds one out and model {name!r} "
+                        "has no contexts to sample")
+    return problems
+
+
+def _production_finetune_problems(config: dict, at: str, name: str, tune: dict) -> list[str]:
+    """A production fine-tuning needs the ``production:`` section with its dataset among
+    ``production.datasets``, and a training ``split``. A dataset that is not a known one at all
+    is ``dataset_problems``' to name."""
+    from varprobe.data import DATASETS
+
+    dataset = tune.get("dataset")
+    if dataset not in DATASETS:
+        return []
+    configured = [d.get("name") for d in _at(config, ("production", "datasets")) or []]
+    problems = []
+    if "production" not in config:
+        problems.append(_no_study(at, name, dataset, "production"))
+    elif dataset not in configured:
+        problems.append(f"{at}.dataset: {dataset!r} is not among production.datasets, where the model is "
+                        f"evaluated (those are: {', '.join(configured) or 'none'})")
+    if not tune.get("split"):
+        problems.append(f"{at}.split: model {name!r} is fine-tuned on {dataset!r}, which needs the split "
+                        "it trains on (e.g. the dataset's train split)")
     return problems
 
 
