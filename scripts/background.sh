@@ -4,7 +4,7 @@
 # repository root, or a directory holding its own config.yaml); arguments go to snakemake.
 #   scripts/background.sh --configfile configs/paper-scale.yaml --keep-going
 #   scripts/background.sh --profile profiles/slurm --configfile configs/paper-scale.yaml   # a cluster
-#   scripts/background.sh --status    # whether a run is going, and the end of its log
+#   scripts/background.sh --status    # whether a run is going, its jobs done, the end of its log
 #   scripts/background.sh --stop      # stop it (its running jobs are redone by the next start)
 # The log is logs/background.log (appended: one "=== start" line per run, "=== end rc=N" when it
 # ends). Start it again after a cut-off (a killed run, a machine that went away): the working
@@ -17,7 +17,11 @@ alive() { [ -f "$group" ] && kill -0 -- "-$(cat "$group")" 2> /dev/null; }
 case "${1:-}" in
   --status)
     if alive; then echo "running: process group $(cat "$group"), log $log"; else echo "not running"; fi
-    [ -f "$log" ] && tail -n 5 "$log"
+    [ -f "$log" ] || exit 0
+    # Snakemake's last "N of M steps (P%) done" since the last start: M counts that start's jobs.
+    progress=$(awk '/^=== start/ {p = ""} /^[0-9]+ of [0-9]+ steps \([0-9]+%\) done$/ {p = $0} END {print p}' "$log")
+    echo "since the last start: ${progress:-no job done}"
+    tail -n 5 "$log"
     exit 0 ;;
   --stop)
     if ! alive; then echo "background.sh: no run is going here" >&2; exit 1; fi

@@ -70,7 +70,10 @@ def test_a_background_run_cut_off_goes_on_with_its_unfinished_jobs(tmp_path, dat
     assert len(done) < SHARDS, "the run ended before it could be cut off"
     finished = {shard: (shards / f"{shard}.parquet").stat().st_mtime_ns for shard in done}
     assert any((tmp_path / ".snakemake/locks").iterdir()), "the killed run left no lock"
-    assert "not running" in background(tmp_path, "--status").stdout
+    status = background(tmp_path, "--status").stdout
+    assert "not running" in status
+    done_jobs, planned = map(int, re.search(r"since the last start: (\d+) of (\d+) steps", status).groups())
+    assert 1 <= done_jobs < planned
 
     resumed = background(tmp_path, *run)
     assert resumed.returncode == 0, resumed.stderr
@@ -85,3 +88,5 @@ def test_a_background_run_cut_off_goes_on_with_its_unfinished_jobs(tmp_path, dat
     assert {shard: (shards / f"{shard}.parquet").stat().st_mtime_ns for shard in done} == finished
     assert (tmp_path / SYSTEM / "samples.parquet").exists()
     assert not (tmp_path / ".snakemake/background.pid").exists()
+    planned = int(re.search(r"^total\s+(\d+)$", second, re.M).group(1))
+    assert f"since the last start: {planned} of {planned} steps (100%) done" in background(tmp_path, "--status").stdout
