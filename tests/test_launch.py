@@ -5,12 +5,12 @@ and under ``--profile profiles/slurm`` it overrides that profile key by key."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
 import yaml
 from snakemake.cli import parse_args
+from snakemake.utils import available_cpu_count
 from test_workflow import REPO
 
 
@@ -33,7 +33,7 @@ def test_the_scripts_run_this_checkouts_snakefile_with_the_arguments_given():
 def test_the_local_profile_comes_with_a_run_from_any_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     local = settings()
-    assert local.cores == os.cpu_count()
+    assert local.cores == available_cpu_count()  # `cores: all`: the CPUs this process may use
     assert local.rerun_incomplete and local.printshellcmds and local.show_failed_logs
 
 
