@@ -240,22 +240,28 @@ def reference_problems(config: dict) -> list[str]:
     return problems
 
 
-def _corpus_problems(config: dict) -> list[str]:
-    """The token-calibration corpus where it is not configured: ``provo`` without a ``provo:``
-    section, or a known production dataset that is not among ``production.datasets`` (an unknown
-    one is ``dataset_problems``' to name)."""
+def _unconfigured_dataset(config: dict, path: tuple, dataset: str, role: str) -> list[str]:
+    """The dataset named at ``path`` where it is a known production dataset that is not among
+    ``production.datasets`` (``role``: what it is there for); an unknown one is
+    ``dataset_problems``' to name."""
     from varprobe.data import DATASETS
 
+    configured = [d.get("name") for d in _at(config, ("production", "datasets")) or []]
+    if dataset in DATASETS and dataset not in configured:
+        return [_unknown(path, dataset, configured, f"among production.datasets, {role}")]
+    return []
+
+
+def _corpus_problems(config: dict) -> list[str]:
+    """The token-calibration corpus where it is not configured: ``provo`` without a ``provo:``
+    section, or a production dataset that is not among ``production.datasets``."""
     corpus = _at(config, ("analyses", "token_calibration", "corpus"))
     if corpus == "provo" and "provo" not in config:
         return ["analyses.token_calibration.corpus: 'provo' needs the Provo study, and the config has no "
                 "`provo:` section"]
-    configured = [d.get("name") for d in _at(config, ("production", "datasets")) or []]
     dataset = corpus.get("dataset") if isinstance(corpus, dict) else None
-    if dataset in DATASETS and dataset not in configured:
-        return [_unknown(("analyses", "token_calibration", "corpus", "dataset"), dataset, configured,
-                         "among production.datasets, whose references are the corpus")]
-    return []
+    return _unconfigured_dataset(config, ("analyses", "token_calibration", "corpus", "dataset"), dataset,
+                                 "whose references are the corpus")
 
 
 def dataset_problems(config: dict) -> list[str]:
@@ -307,7 +313,7 @@ def finetune_problems(config: dict) -> list[str]:
         tune = model.get("finetune")
         if isinstance(tune, dict) and _kind(model) == "fine-tuned":
             check = _provo_finetune_problems if tune.get("dataset") == "provo" else _production_finetune_problems
-            problems += check(config, key_path(("models", i, "finetune")), model["name"], tune)
+            problems += check(config, ("models", i, "finetune"), model["name"], tune)
     return problems
 
 
@@ -316,10 +322,11 @@ def _no_study(at: str, name: str, dataset: str, study: str) -> str:
             f"`{study}:` section to evaluate it in")
 
 
-def _provo_finetune_problems(config: dict, at: str, name: str, tune: dict) -> list[str]:
+def _provo_finetune_problems(config: dict, path: tuple, name: str, tune: dict) -> list[str]:
     """A Provo fine-tuning needs the ``provo:`` section, at least ``folds`` training passages
     (Ilia & Aziz 2024, App. F: passages 1-40 in 4 contiguous folds) and one of them among
     ``provo.texts`` (each fold's model samples the contexts it holds out)."""
+    at = key_path(path)
     problems = [] if "provo" in config else [_no_study(at, name, "provo", "provo")]
     span, folds, texts = tune.get("train_passages"), tune.get("folds"), _at(config, ("provo", "texts"))
     if span and folds and span["last"] - span["first"] + 1 < folds:
@@ -332,22 +339,19 @@ def _provo_finetune_problems(config: dict, at: str, name: str, tune: dict) -> li
     return problems
 
 
-def _production_finetune_problems(config: dict, at: str, name: str, tune: dict) -> list[str]:
+def _production_finetune_problems(config: dict, path: tuple, name: str, tune: dict) -> list[str]:
     """A production fine-tuning needs the ``production:`` section with its dataset among
     ``production.datasets``, and a training ``split``. A dataset that is not a known one at all
     is ``dataset_problems``' to name."""
     from varprobe.data import DATASETS
 
-    dataset = tune.get("dataset")
+    dataset, at = tune.get("dataset"), key_path(path)
     if dataset not in DATASETS:
         return []
-    configured = [d.get("name") for d in _at(config, ("production", "datasets")) or []]
-    problems = []
     if "production" not in config:
-        problems.append(_no_study(at, name, dataset, "production"))
-    elif dataset not in configured:
-        problems.append(f"{at}.dataset: {dataset!r} is not among production.datasets, where the model is "
-                        f"evaluated (those are: {', '.join(configured) or 'none'})")
+        problems = [_no_study(at, name, dataset, "production")]
+    else:
+        problems = _unconfigured_dataset(config, (*path, "dataset"), dataset, "where the model is evaluated")
     if not tune.get("split"):
         problems.append(f"{at}.split: model {name!r} is fine-tuned on {dataset!r}, which needs the split "
                         "it trains on (e.g. the dataset's train split)")
