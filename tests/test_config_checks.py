@@ -162,6 +162,11 @@ def test_fine_tunings_name_a_missing_study_dataset_split_or_too_few_passages():
         "models[1].finetune.train_passages: no passage of provo.texts [44, 45] is among passages 1-3, so "
         "no fold holds one out and model 'p' has no contexts to sample",
     ]
+    beyond = {**models[1], "finetune": {**models[1]["finetune"], "train_passages": {"first": 56, "last": 60}}}
+    assert finetune_problems({"models": [beyond], "provo": {"texts": "all"}}) == [
+        "models[0].finetune.train_passages: no passage of provo.texts all is among passages 56-60, so "
+        "no fold holds one out and model 'p' has no contexts to sample",
+    ]
     no_study = "but the config has no `production:` section to evaluate it in"
     assert finetune_problems({"models": models[2:4]}) == [
         f"models[0].finetune.dataset: model 'a' is fine-tuned on 'asset' {no_study}",

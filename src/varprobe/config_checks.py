@@ -326,13 +326,16 @@ def _provo_finetune_problems(config: dict, path: tuple, name: str, tune: dict) -
     """A Provo fine-tuning needs the ``provo:`` section, at least ``folds`` training passages
     (Ilia & Aziz 2024, App. F: passages 1-40 in 4 contiguous folds) and one of them among
     ``provo.texts`` (each fold's model samples the contexts it holds out)."""
+    from varprobe.data.provo import N_PASSAGES
+
     at = key_path(path)
     problems = [] if "provo" in config else [_no_study(at, name, "provo", "provo")]
     span, folds, texts = tune.get("train_passages"), tune.get("folds"), _at(config, ("provo", "texts"))
     if span and folds and span["last"] - span["first"] + 1 < folds:
         problems.append(f"{at}.train_passages: passages {span['first']}-{span['last']} cannot be cut "
                         f"into {folds} folds (finetune.folds): a fold holds at least one passage")
-    if span and isinstance(texts, list) and not set(texts) & set(range(span["first"], span["last"] + 1)):
+    passages = range(1, N_PASSAGES + 1) if texts == "all" else texts
+    if span and passages and not set(passages) & set(range(span["first"], span["last"] + 1)):
         problems.append(f"{at}.train_passages: no passage of provo.texts {texts} is among passages "
                         f"{span['first']}-{span['last']}, so no fold holds one out and model {name!r} "
                         "has no contexts to sample")

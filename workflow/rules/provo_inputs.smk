@@ -2,11 +2,13 @@
 
 import json
 
+from varprobe.data.provo import N_PASSAGES
+
 SHARDS = list(range(1, config.get("provo", {}).get("shards", 1) + 1))
 SAMPLERS = [*NETWORKS, *PROVO_FINETUNED]
 """The models the Provo sampler runs (fine-tuned ones per fold)."""
 PROVO_TEXTS = (
-    range(1, 56)
+    range(1, N_PASSAGES + 1)
     if config.get("provo", {}).get("texts") == "all"
     else config.get("provo", {}).get("texts", [])
 )
