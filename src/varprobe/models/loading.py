@@ -9,7 +9,9 @@ A spec with a ``device_map`` is placed by transformers/accelerate over the devic
 (``"auto"``: the node's GPUs, then CPU) instead of being moved whole to ``spec.device``.
 A local GGUF file (a package's or a directory's) is converted once into the model cache
 (``varprobe.models.cache``) and loaded from there: the same weights, without parsing and
-dequantizing the GGUF file in every job.
+dequantizing the GGUF file in every job. A float32 model on the CPU gets its linear layers'
+weights packed for oneDNN (``varprobe.models.packing``): about twice the speed of its products
+in sampling and scoring passes.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM
 
 from varprobe.finetune.checkpoint import apply_checkpoint
 from varprobe.models import cache
+from varprobe.models.packing import pack_linears
 from varprobe.models.spec import ModelSpec, ModelUnavailable
 
 
@@ -159,6 +162,7 @@ def _load(spec: ModelSpec, seq2seq: bool,
         apply_checkpoint(model, spec.checkpoint)
     if spec.device_map is None:
         model = model.to(spec.device)
+        pack_linears(model)
     return LoadedModel(spec, model.eval(), tokenizer)
 
 

@@ -1,0 +1,86 @@
+"""Linear layers whose weights are held in oneDNN's packed layout, for inference on CPU.
+
+``torch.nn.functional.linear`` hands each product ``y = x W^T + b`` to a general matrix
+product that reorders ``W`` into the kernel's blocked layout on every call. With the few rows a
+decoding pass has (16-256), that reordering costs as much as the product: measured on these
+2-core machines (one thread, 64 rows, float32), SmolLM2's products ran at 63-100 GFLOP/s that
+way and at 125-235 GFLOP/s from weights reordered once (``mkldnn._reorder_linear_weight``)
+and multiplied by oneDNN (``mkldnn._linear_pointwise``), the path ``torch.compile`` takes for a
+frozen CPU model.
+
+A packed product is the same function of a row whatever the other rows of its pass: each
+output row's bits depend on that input row alone, for any pass of 2 rows or more and wherever
+the row sits in the pass (``tests/test_packing.py`` checks this on the machine that runs it),
+so the engine's and the samplers' batch invariance holds. Its bits differ from the unpacked
+product's in the last places (another summation order), so a packed model draws the same
+distribution as an unpacked one, not the same samples.
+
+Only float32 weights are packed: bfloat16 products already run through oneDNN and gained
+nothing packed. A product runs packed only without autograd (under ``torch.no_grad`` or
+``torch.inference_mode``, as every sampling and scoring pass does); with gradients enabled it
+is the ordinary product of the module's ``weight``, so training is unchanged. A weight changed
+in place (an optimiser step) is packed again before its next packed product, and one converted
+to another dtype or device gets the ordinary product.
+"""
+
+from __future__ import annotations
+
+import torch
+
+ROWS_HINT = 64
+"""The pass size oneDNN chooses its packed layout for (the engine's default batch size); the
+packed product accepts any number of rows."""
+
+
+class PackedLinear(torch.nn.Module):
+    """``y = x W^T + b`` (``torch.nn.Linear``) with ``W`` also kept packed for oneDNN.
+
+    ``weight`` and ``bias`` are the original module's parameters (tied embeddings stay tied,
+    and readers of ``weight.shape`` see the same shape). The packed copy is made at the first
+    packed product, not saved with the model, and dropped when the module is converted
+    (``.to``): a weight that is no longer float32 on the CPU gets the ordinary product.
+    """
+
+    def __init__(self, linear: torch.nn.Linear) -> None:
+        super().__init__()
+        self.in_features, self.out_features = linear.in_features, linear.out_features
+        self.weight, self.bias = linear.weight, linear.bias
+        self._packed: tuple[torch.Tensor, int] | None = None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() or not _packable(self.weight):
+            return torch.nn.functional.linear(x, self.weight, self.bias)
+        if self._packed is None or self._packed[1] != self.weight._version:
+            weight = torch.ops.mkldnn._reorder_linear_weight(self.weight.detach(), ROWS_HINT)
+            self._packed = (weight, self.weight._version)
+        bias = None if self.bias is None else self.bias.detach()
+        return torch.ops.mkldnn._linear_pointwise(x, self._packed[0], bias, "none", [], "")
+
+    def _apply(self, fn, recurse=True):
+        self._packed = None
+        return super()._apply(fn, recurse)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, packed for oneDNN"
+
+
+def _packable(weight: torch.Tensor) -> bool:
+    return weight.device.type == "cpu" and weight.dtype == torch.float32
+
+
+def can_pack(model: torch.nn.Module) -> bool:
+    """Whether ``pack_linears`` applies: oneDNN is available and every parameter is a float32
+    tensor on the CPU."""
+    return torch.backends.mkldnn.is_available() and all(_packable(p) for p in model.parameters())
+
+
+def pack_linears(model: torch.nn.Module) -> int:
+    """Replace every ``torch.nn.Linear`` of ``model`` by a ``PackedLinear`` of the same
+    parameters when ``can_pack(model)``; the number replaced."""
+    if not can_pack(model):
+        return 0
+    found = [(parent, name, child) for parent in model.modules()
+             for name, child in parent.named_children() if type(child) is torch.nn.Linear]
+    for parent, name, child in found:
+        setattr(parent, name, PackedLinear(child))
+    return len(found)
