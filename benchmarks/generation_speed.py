@@ -6,9 +6,11 @@ per input, at most ``--max-new-tokens`` each, ancestral sampling, on the same mo
 process:
 
 * generate per input: one ``model.generate`` per input with ``num_return_sequences`` (every
-  sampling parameter explicit), torch seeded per input: the production path before the engine;
+  sampling parameter explicit), torch seeded per input, unpacked linear layers (oneDNN switched
+  off, ``varprobe.models.packing``): the production path before the engine;
 * engine: ``varprobe.sampling.engine.Engine`` over each dataset's inputs (one job's work),
-  ``--batch-size`` rows in flight.
+  ``--batch-size`` rows in flight, with the loaded model's packed linear layers; and once more
+  with unpacked ones, to show what packing adds to the scheduling.
 
 Tokens are those each method returns, up to the end of sequence: work spent on finished rows
 and re-encoded prompts counts against a method. Both are warmed up on one input (not timed),
@@ -32,6 +34,7 @@ any scheduling of this model's forward could reach on this machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import os
 import time
@@ -42,7 +45,7 @@ import numpy as np
 import pandas as pd
 import torch
 import yaml
-from sampler_speed import ForwardCounter, add_model_arguments, load_model
+from sampler_speed import ForwardCounter, add_model_arguments, before_packing, load_model
 
 from varprobe.data import DATASETS
 from varprobe.data.instances import first_inputs
@@ -123,6 +126,23 @@ def engine_run(model, work, eos, pad, args, seed) -> dict[str, list[list[int]]]:
     return result
 
 
+def single_engine_run(name: str, model, work, first, eos, pad, counter: ForwardCounter, args) -> dict:
+    """One warmed-up, timed engine run over ``work`` as the model is now (its dtype, its
+    weights packed or not): the row of the table."""
+    engine_run(model, first, eos, pad, args, args.seed)
+    counter.reset()
+    start = time.perf_counter()
+    productions = engine_run(model, work, eos, pad, args, args.seed)
+    seconds = time.perf_counter() - start
+    tokens = sum(len(p) for samples in productions.values() for p in samples)
+    counts = counter.counts()
+    dtype = str(next(model.parameters()).dtype).removeprefix("torch.")
+    parameters = sum(p.numel() for p in model.parameters())
+    return {"method": name, "runs": 1, "seconds": seconds, "tokens": tokens, "tokens_per_s": tokens / seconds,
+            "forward_positions": counts["forward_tokens"], "forward_s": counts["forward_s"],
+            "gflop_per_s": 2 * parameters * counts["forward_tokens"] / seconds / 1e9, "dtype": dtype}
+
+
 def full_lane_rate(model, work, pad, counter: ForwardCounter, args) -> tuple[float, int]:
     """Decoding positions per second of passes of exactly ``--batch-size`` rows (no end of
     sequence, every row runs ``--max-new-tokens`` steps), and the positions timed."""
@@ -170,14 +190,16 @@ def main() -> None:
         "engine": lambda: engine_run(model, work, eos, pad, args, args.seed),
     }
     first = {dataset: items[:1] for dataset, items in itertools.islice(work.items(), 1)}
-    generate_per_input(model, flat[0][1], eos, pad, flat[0][0], args)
+    with before_packing():
+        generate_per_input(model, flat[0][1], eos, pad, flat[0][0], args)
     engine_run(model, first, eos, pad, args, args.seed)
 
     timed: dict[str, list] = {name: [] for name in methods}
     for name in ("generate per input", "engine", "engine", "generate per input"):
         counter.reset()
         start = time.perf_counter()
-        productions = methods[name]()
+        with before_packing() if name == "generate per input" else contextlib.nullcontext():
+            productions = methods[name]()
         timed[name].append((time.perf_counter() - start, counter.counts(), productions))
         print(f"timed {name}: {timed[name][-1][0]:.1f} s", flush=True)
     other_seed = engine_run(model, work, eos, pad, args, args.seed + 1)
@@ -192,19 +214,11 @@ def main() -> None:
                      "forward_s": sum(c["forward_s"] for _, c, _ in runs),
                      "gflop_per_s": 2 * parameters * positions / seconds / 1e9, "dtype": lm.spec.dtype})
     lane_rate, lane_positions = full_lane_rate(model, work, pad, counter, args)
+    with before_packing():
+        rows.append(single_engine_run("engine, unpacked weights", model, work, first, eos, pad, counter, args))
     if args.bfloat16:
         model.to(torch.bfloat16)
-        engine_run(model, first, eos, pad, args, args.seed)
-        counter.reset()
-        start = time.perf_counter()
-        productions = engine_run(model, work, eos, pad, args, args.seed)
-        seconds = time.perf_counter() - start
-        tokens = sum(len(p) for samples in productions.values() for p in samples)
-        positions = counter.counts()["forward_tokens"]
-        rows.append({"method": "engine bfloat16", "runs": 1, "seconds": seconds, "tokens": tokens,
-                     "tokens_per_s": tokens / seconds, "forward_positions": positions,
-                     "forward_s": counter.counts()["forward_s"],
-                     "gflop_per_s": 2 * parameters * positions / seconds / 1e9, "dtype": "bfloat16"})
+        rows.append(single_engine_run("engine bfloat16", model, work, first, eos, pad, counter, args))
     frame = pd.DataFrame(rows)
     frame["speedup"] = frame["tokens_per_s"] / frame.loc[0, "tokens_per_s"]
 

@@ -9,6 +9,10 @@ Both methods run on the same model and the same Provo contexts in one process:
 * sampler: ``CompleteWordSampler.sample_many`` over the same contexts with the same N (token
   budget ``--max-tokens``; consecutive prefixes of a passage share one encoding and batch).
 
+The reference runs as it did before ``varprobe.models.packing`` (oneDNN switched off: unpacked
+linear layers); the sampler with the loaded model's packed layers, and once more unpacked, to
+show what packing adds to the scheduling.
+
 A "word" is a draw that yields a non-empty complete first word; words/s = words / seconds.
 Both are warmed up on one context first (not timed). Also reported: the TVD between the two
 methods' word distributions per context, averaged, next to the TVD between two sampler runs
@@ -20,6 +24,7 @@ with different seeds (the sampling-noise floor at this N).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import time
 from collections import Counter
@@ -42,6 +47,7 @@ NORMS = MIRROR / source_of("provo").mirror_path
 OUT = Path(__file__).resolve().parent / "out"
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 REFERENCE_MAX_NEW_TOKENS = 5
+UNPACKED = "sampler, unpacked weights"
 
 
 class ForwardCounter:
@@ -147,6 +153,12 @@ def avg_tvd(a: list[Counter], b: list[Counter]) -> tuple[float, int]:
     return (sum(values) / len(values) if values else float("nan")), len(values)
 
 
+def before_packing():
+    """The context the reference paths run in: oneDNN switched off, so every linear layer is
+    the ordinary product, as before ``varprobe.models.packing`` (the same bits and speed)."""
+    return torch.backends.mkldnn.flags(enabled=False)
+
+
 def load_model(args: argparse.Namespace):
     """Set torch's threads, load the model of the command line and say what was loaded."""
     torch.set_num_threads(args.threads)
@@ -175,20 +187,23 @@ def main() -> None:
 
     # Warm-up on one context, not timed.
     torch.manual_seed(args.seed)
-    reference_words(model, tokenizer, vocabulary, contexts[0][1], n)
+    with before_packing():
+        reference_words(model, tokenizer, vocabulary, contexts[0][1], n)
     sampler.sample(contexts[0][0], contexts[0][1])
 
     # ABBA order (reference, sampler, sampler, reference): load from other processes that drifts
     # during the run weighs on both methods alike. Each method's time is the sum of its runs.
-    runs = {"reference": [], "sampler": []}
-    for method in ("reference", "sampler", "sampler", "reference"):
+    # Then the sampler once more with unpacked weights, the share of the speed-up that packing gives.
+    runs = {"reference": [], "sampler": [], UNPACKED: []}
+    for method in ("reference", "sampler", "sampler", "reference", UNPACKED):
         torch.manual_seed(args.seed)
         counter.reset()
         start = time.perf_counter()
-        if method == "reference":
-            result = [reference_words(model, tokenizer, vocabulary, c, n) for _, c in contexts]
-        else:
-            result = list(sampler.sample_many(contexts))
+        with before_packing() if method != "sampler" else contextlib.nullcontext():
+            if method == "reference":
+                result = [reference_words(model, tokenizer, vocabulary, c, n) for _, c in contexts]
+            else:
+                result = list(sampler.sample_many(contexts))
         runs[method].append((time.perf_counter() - start, counter.counts(), result))
 
     rows, pooled, failures = [], {}, {}
@@ -215,7 +230,8 @@ def main() -> None:
         draws_total = len(pooled[method]) * n
         words = sum(sum(c.values()) for c in pooled[method])
         records.append({
-            "method": method, "contexts": len(contexts), "runs": len(runs[method]), "draws": draws_total, "words": words,
+            "method": method, "contexts": len(contexts), "runs": len(runs[method]), "draws": draws_total,
+            "words": words,
             "failure_rate": 1 - words / draws_total, "seconds": seconds,
             "words_per_s": words / seconds, **counts,
             "other_s": seconds - counts["forward_s"],
@@ -245,6 +261,7 @@ def main() -> None:
     print()
     for method in ("reference", "sampler"):
         print(f"failures {method}: {dict(failures[method].most_common())}")
+    print(f"{UNPACKED} (as before varprobe.models.packing): {frame.loc[2, 'speedup_vs_reference']:.2f}x")
     sampler_row = frame.loc[1]
     print(f"ceiling (the sampler's forward passes alone, nothing outside them): "
           f"{sampler_row['words'] / sampler_row['forward_s'] / frame.loc[0, 'words_per_s']:.2f}x")

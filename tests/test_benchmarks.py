@@ -29,7 +29,9 @@ def test_sampler_speed_runs(tiny_model_dir, data_mirror, tmp_path):
               "--max-contexts", "2", "--n-samples", "5", "--out", str(tmp_path / "speed"))
     assert "speedup (words/s, sampler vs reference):" in out
     assert "ceiling (the sampler's forward passes alone, nothing outside them):" in out
-    assert len(pd.read_csv(tmp_path / "speed.csv")) == 2
+    assert "sampler, unpacked weights (as before varprobe.models.packing):" in out
+    frame = pd.read_csv(tmp_path / "speed.csv")
+    assert list(frame["method"]) == ["reference", "sampler", "sampler, unpacked weights"]
 
 
 def test_scoring_speed_runs(tiny_model_dir, data_mirror, tmp_path):
@@ -70,7 +72,7 @@ def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
     assert "ceiling at one position per returned token:" in out and "CPU vector capability:" in out
     assert "speedup (tokens/s, engine vs generate per input):" in out.splitlines()[-1]
     frame = pd.read_csv(tmp_path / "generation.csv")
-    assert list(frame["method"]) == ["generate per input", "engine", "engine bfloat16"]
+    assert list(frame["method"]) == ["generate per input", "engine", "engine, unpacked weights", "engine bfloat16"]
     # The engine encodes each prompt once; generate encodes it once per sample.
     assert frame.loc[1, "forward_positions"] < frame.loc[0, "forward_positions"]
 

@@ -93,3 +93,15 @@ def test_a_converted_layer_gets_the_ordinary_product():
     x = torch.randn(4, 200, dtype=torch.bfloat16)
     with torch.inference_mode():
         assert torch.equal(packed(x), dense.to(torch.bfloat16)(x))
+
+
+def test_with_onednn_switched_off_it_is_the_ordinary_product():
+    dense = _layer()
+    packed = PackedLinear(dense)
+    x = torch.randn(16, 200)
+    with torch.inference_mode(), torch.backends.mkldnn.flags(enabled=False):
+        assert torch.equal(packed(x), dense(x))
+    assert packed._packed is None                     # nothing was packed
+    with torch.inference_mode():
+        packed(x)
+    assert packed._packed is not None

@@ -20,7 +20,9 @@ nothing packed. A product runs packed only without autograd (under ``torch.no_gr
 ``torch.inference_mode``, as every sampling and scoring pass does); with gradients enabled it
 is the ordinary product of the module's ``weight``, so training is unchanged. A weight changed
 in place (an optimiser step) is packed again before its next packed product, and one converted
-to another dtype or device gets the ordinary product.
+to another dtype or device gets the ordinary product. So does every layer while oneDNN is
+switched off (``with torch.backends.mkldnn.flags(enabled=False):``), which gives the unpacked
+model's bits: the benchmarks time the paths before packing that way.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ class PackedLinear(torch.nn.Module):
         self._packed: tuple[torch.Tensor, int] | None = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() or not _packable(self.weight):
+        if torch.is_grad_enabled() or not torch.backends.mkldnn.enabled or not _packable(self.weight):
             return torch.nn.functional.linear(x, self.weight, self.bias)
         if self._packed is None or self._packed[1] != self.weight._version:
             weight = torch.ops.mkldnn._reorder_linear_weight(self.weight.detach(), ROWS_HINT)
