@@ -61,7 +61,9 @@ class Decoding:
 
     def probabilities(self, logits: torch.Tensor) -> torch.Tensor:
         """Map logits ``(n, V)`` to the float64 sampling distribution ``(n, V)`` of this decoding."""
-        scores = logits.double() / self.temperature
+        scores = logits.double()
+        if self.temperature != 1.0:  # x / 1 is x: skip a pass over (n, V) doubles
+            scores = scores / self.temperature
         if self.top_k > 0 and self.top_k < scores.shape[-1]:
             kth = torch.topk(scores, self.top_k, dim=-1).values[..., -1:]
             scores = scores.masked_fill(scores < kth, -torch.inf)
