@@ -156,7 +156,8 @@ def avg_tvd(a: list[Counter], b: list[Counter]) -> tuple[float, int]:
 def before_packing():
     """The context the reference paths run in: oneDNN switched off, so every linear layer is
     the ordinary product, as before ``varprobe.models.packing`` (the same bits and speed)."""
-    return torch.backends.mkldnn.flags(enabled=False)
+    # TF32 as it is: setting it on warns about Intel GPUs.
+    return torch.backends.mkldnn.flags(enabled=False, allow_tf32=torch.backends.mkldnn.allow_tf32)
 
 
 def load_model(args: argparse.Namespace):

@@ -99,7 +99,8 @@ def test_with_onednn_switched_off_it_is_the_ordinary_product():
     dense = _layer()
     packed = PackedLinear(dense)
     x = torch.randn(16, 200)
-    with torch.inference_mode(), torch.backends.mkldnn.flags(enabled=False):
+    with torch.inference_mode(), torch.backends.mkldnn.flags(enabled=False,
+                                                             allow_tf32=torch.backends.mkldnn.allow_tf32):
         assert torch.equal(packed(x), dense(x))
     assert packed._packed is None                     # nothing was packed
     with torch.inference_mode():
