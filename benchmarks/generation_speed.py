@@ -45,12 +45,13 @@ import numpy as np
 import pandas as pd
 import torch
 import yaml
-from sampler_speed import ForwardCounter, add_model_arguments, before_packing, load_model
+from sampler_speed import ForwardCounter, add_model_arguments, load_model
 
 from varprobe.data import DATASETS
 from varprobe.data.instances import first_inputs
 from varprobe.data.production import raw_files, read_instances
 from varprobe.data.sources import MIRROR_ENV, source_of
+from varprobe.models.packing import unpacked
 from varprobe.probes.lexical import ngram_counts, ngram_distance
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.engine import Engine
@@ -126,21 +127,25 @@ def engine_run(model, work, eos, pad, args, seed) -> dict[str, list[list[int]]]:
     return result
 
 
-def single_engine_run(name: str, model, work, first, eos, pad, counter: ForwardCounter, args) -> dict:
-    """One warmed-up, timed engine run over ``work`` as the model is now (its dtype, its
-    weights packed or not): the row of the table."""
-    engine_run(model, first, eos, pad, args, args.seed)
+def timed_run(run, counter: ForwardCounter) -> tuple[float, dict, dict]:
+    """``run()`` timed: its seconds, the forward passes it made and its productions."""
     counter.reset()
     start = time.perf_counter()
-    productions = engine_run(model, work, eos, pad, args, args.seed)
-    seconds = time.perf_counter() - start
-    tokens = sum(len(p) for samples in productions.values() for p in samples)
-    counts = counter.counts()
-    dtype = str(next(model.parameters()).dtype).removeprefix("torch.")
+    productions = run()
+    return time.perf_counter() - start, counter.counts(), productions
+
+
+def table_row(name: str, runs: list[tuple[float, dict, dict]], model) -> dict:
+    """The table's row of a method from its ``timed_run`` results, with the model as it is now
+    (its dtype; GFLOP/s count 2 x parameters per token position)."""
+    seconds = sum(t for t, _, _ in runs)
+    tokens = sum(len(p) for _, _, productions in runs for samples in productions.values() for p in samples)
+    positions = sum(c["forward_tokens"] for _, c, _ in runs)
     parameters = sum(p.numel() for p in model.parameters())
-    return {"method": name, "runs": 1, "seconds": seconds, "tokens": tokens, "tokens_per_s": tokens / seconds,
-            "forward_positions": counts["forward_tokens"], "forward_s": counts["forward_s"],
-            "gflop_per_s": 2 * parameters * counts["forward_tokens"] / seconds / 1e9, "dtype": dtype}
+    return {"method": name, "runs": len(runs), "seconds": seconds, "tokens": tokens, "tokens_per_s": tokens / seconds,
+            "forward_positions": positions, "forward_s": sum(c["forward_s"] for _, c, _ in runs),
+            "gflop_per_s": 2 * parameters * positions / seconds / 1e9,
+            "dtype": str(next(model.parameters()).dtype).removeprefix("torch.")}
 
 
 def full_lane_rate(model, work, pad, counter: ForwardCounter, args) -> tuple[float, int]:
@@ -190,35 +195,31 @@ def main() -> None:
         "engine": lambda: engine_run(model, work, eos, pad, args, args.seed),
     }
     first = {dataset: items[:1] for dataset, items in itertools.islice(work.items(), 1)}
-    with before_packing():
+
+    def warm_up_engine() -> None:
+        engine_run(model, first, eos, pad, args, args.seed)
+
+    with unpacked():
         generate_per_input(model, flat[0][1], eos, pad, flat[0][0], args)
-    engine_run(model, first, eos, pad, args, args.seed)
+    warm_up_engine()
 
     timed: dict[str, list] = {name: [] for name in methods}
     for name in ("generate per input", "engine", "engine", "generate per input"):
-        counter.reset()
-        start = time.perf_counter()
-        with before_packing() if name == "generate per input" else contextlib.nullcontext():
-            productions = methods[name]()
-        timed[name].append((time.perf_counter() - start, counter.counts(), productions))
+        with unpacked() if name == "generate per input" else contextlib.nullcontext():
+            timed[name].append(timed_run(methods[name], counter))
         print(f"timed {name}: {timed[name][-1][0]:.1f} s", flush=True)
     other_seed = engine_run(model, work, eos, pad, args, args.seed + 1)
 
-    rows = []
-    for name, runs in timed.items():
-        seconds = sum(t for t, _, _ in runs)
-        tokens = sum(len(p) for _, _, productions in runs for samples in productions.values() for p in samples)
-        positions = sum(c["forward_tokens"] for _, c, _ in runs)
-        rows.append({"method": name, "runs": len(runs), "seconds": seconds, "tokens": tokens,
-                     "tokens_per_s": tokens / seconds, "forward_positions": positions,
-                     "forward_s": sum(c["forward_s"] for _, c, _ in runs),
-                     "gflop_per_s": 2 * parameters * positions / seconds / 1e9, "dtype": lm.spec.dtype})
+    rows = [table_row(name, runs, model) for name, runs in timed.items()]
     lane_rate, lane_positions = full_lane_rate(model, work, pad, counter, args)
-    with before_packing():
-        rows.append(single_engine_run("engine, unpacked weights", model, work, first, eos, pad, counter, args))
+    # One more warmed-up engine run each: unpacked, and with bfloat16 weights if asked.
+    with unpacked():
+        warm_up_engine()
+        rows.append(table_row("engine, unpacked weights", [timed_run(methods["engine"], counter)], model))
     if args.bfloat16:
         model.to(torch.bfloat16)
-        rows.append(single_engine_run("engine bfloat16", model, work, first, eos, pad, counter, args))
+        warm_up_engine()
+        rows.append(table_row("engine bfloat16", [timed_run(methods["engine"], counter)], model))
     frame = pd.DataFrame(rows)
     frame["speedup"] = frame["tokens_per_s"] / frame.loc[0, "tokens_per_s"]
 

@@ -37,6 +37,7 @@ from varprobe.data.provo import contexts_table, read_norms
 from varprobe.data.sources import MIRROR_ENV, source_of
 from varprobe.metrics.distributions import mle, tvd
 from varprobe.models.loading import load_causal_lm
+from varprobe.models.packing import unpacked
 from varprobe.models.spec import ModelSpec
 from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings, Vocabulary
 from varprobe.sampling.decoding import Decoding
@@ -153,13 +154,6 @@ def avg_tvd(a: list[Counter], b: list[Counter]) -> tuple[float, int]:
     return (sum(values) / len(values) if values else float("nan")), len(values)
 
 
-def before_packing():
-    """The context the reference paths run in: oneDNN switched off, so every linear layer is
-    the ordinary product, as before ``varprobe.models.packing`` (the same bits and speed)."""
-    # TF32 as it is: setting it on warns about Intel GPUs.
-    return torch.backends.mkldnn.flags(enabled=False, allow_tf32=torch.backends.mkldnn.allow_tf32)
-
-
 def load_model(args: argparse.Namespace):
     """Set torch's threads, load the model of the command line and say what was loaded."""
     torch.set_num_threads(args.threads)
@@ -188,7 +182,7 @@ def main() -> None:
 
     # Warm-up on one context, not timed.
     torch.manual_seed(args.seed)
-    with before_packing():
+    with unpacked():
         reference_words(model, tokenizer, vocabulary, contexts[0][1], n)
     sampler.sample(contexts[0][0], contexts[0][1])
 
@@ -200,7 +194,7 @@ def main() -> None:
         torch.manual_seed(args.seed)
         counter.reset()
         start = time.perf_counter()
-        with before_packing() if method != "sampler" else contextlib.nullcontext():
+        with unpacked() if method != "sampler" else contextlib.nullcontext():
             if method == "reference":
                 result = [reference_words(model, tokenizer, vocabulary, c, n) for _, c in contexts]
             else:

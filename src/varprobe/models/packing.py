@@ -20,12 +20,14 @@ nothing packed. A product runs packed only without autograd (under ``torch.no_gr
 ``torch.inference_mode``, as every sampling and scoring pass does); with gradients enabled it
 is the ordinary product of the module's ``weight``, so training is unchanged. A weight changed
 in place (an optimiser step) is packed again before its next packed product, and one converted
-to another dtype or device gets the ordinary product. So does every layer while oneDNN is
-switched off (``with torch.backends.mkldnn.flags(enabled=False):``), which gives the unpacked
-model's bits: the benchmarks time the paths before packing that way.
+to another dtype or device gets the ordinary product. So does every layer within
+``unpacked()`` (oneDNN switched off), which gives the unpacked model's bits: the benchmarks time
+the paths before packing that way.
 """
 
 from __future__ import annotations
+
+from contextlib import AbstractContextManager
 
 import torch
 
@@ -64,6 +66,12 @@ class PackedLinear(torch.nn.Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, packed for oneDNN"
+
+
+def unpacked() -> AbstractContextManager:
+    """A context in which every ``PackedLinear`` computes the ordinary product: oneDNN switched
+    off (its TF32 setting left as it is: setting it warns about Intel GPUs)."""
+    return torch.backends.mkldnn.flags(enabled=False, allow_tf32=torch.backends.mkldnn.allow_tf32)
 
 
 def _packable(weight: torch.Tensor) -> bool:
