@@ -38,11 +38,12 @@ mkdir -p logs .snakemake
 if [ -f "$group" ]; then
   echo "=== cut off: run $(cat "$group") is gone; unlocking $(now)" >> "$log"
   "${snakemake[@]}" --unlock >> "$log" 2>&1
+  rm -f "$group"   # else the wait below reads the dead run's file, or the new one half-written
 fi
 # setsid: the run leads its own process group (its pid), which --stop and a later start find.
 setsid bash -c 'echo $$ > "$0"; echo "=== start $(date -u +%FT%TZ): ${*:2}" >> "$1"
   "${@:2}" >> "$1" 2>&1 && rc=0 || rc=$?
   echo "=== end rc=$rc $(date -u +%FT%TZ)" >> "$1"; rm -f "$0"' \
   "$group" "$log" "${snakemake[@]}" < /dev/null > /dev/null 2>&1 &
-for _ in $(seq 50); do [ -f "$group" ] && break; sleep 0.1; done
+for _ in $(seq 50); do [ -s "$group" ] && break; sleep 0.1; done
 echo "started: process group $(cat "$group"), log $log"

@@ -77,6 +77,8 @@ def test_a_background_run_cut_off_goes_on_with_its_unfinished_jobs(tmp_path, dat
 
     resumed = background(tmp_path, *run)
     assert resumed.returncode == 0, resumed.stderr
+    new_pgid = int(re.search(r"started: process group (\d+), log", resumed.stdout).group(1))
+    assert new_pgid != pgid
     wait_for(lambda: "=== end rc=" in log.read_text(), "the resumed run to end")
     text = log.read_text()
     assert f"=== cut off: run {pgid} is gone; unlocking" in text
