@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run the whole test suite (set up the environment first if needed). Arguments go to pytest.
-# pytest-xdist runs it in VARPROBE_TEST_WORKERS processes (default: 2; none on a one-core
-# machine, or 0: one process, no xdist). Tests that share an expensive fixture (a module's
+# pytest-xdist runs it in VARPROBE_TEST_WORKERS processes (default: one more than the cores, since
+# the tests also wait on subprocesses, servers and the cluster; none on a one-core machine, or 0:
+# one process, no xdist). Tests that share an expensive fixture (a module's
 # Snakemake run, the SLURM cluster, the llama.cpp server) stay in one worker, the longest first
 # (tests/conftest.py: pytest_collection_modifyitems); each worker's Snakemake runs get its share
 # of the cores. A later `-n N` among the arguments overrides the default.
@@ -20,6 +21,6 @@ if slurm_running; then slurm_before=1; else slurm_before=0; fi
 stop_slurm() { if [ "$slurm_before" = 0 ] && slurm_running; then bash scripts/slurm/stop.sh; fi; }
 trap stop_slurm EXIT
 cores=$(nproc)
-workers=${VARPROBE_TEST_WORKERS:-$((cores < 2 ? 0 : 2))}
+workers=${VARPROBE_TEST_WORKERS:-$((cores < 2 ? 0 : cores + 1))}
 timeout -k 30 "${VARPROBE_TEST_TIMEOUT:-2400}" python -m pytest -n "$workers" --dist loadgroup \
   --no-loadscope-reorder -ra --durations=25 "$@"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+
 def pytest_configure(config):
     """One torch thread in the test process: its models are tiny, and on a machine whose cores
     are busy, intra-op threads that wait for each other cost several times the work (measured:
@@ -18,9 +19,11 @@ def pytest_configure(config):
 
 
 def worker_cores() -> int:
-    """The cores one test process may keep busy: the machine's, split between the processes of
-    pytest-xdist (``scripts/test.sh`` runs two workers), so that a worker's Snakemake run or
-    server does not oversubscribe the cores the other worker uses."""
+    """The cores one test process may keep busy: the machine's split between the processes of
+    pytest-xdist, at least one, so that a worker's Snakemake run or server keeps only its share
+    busy. ``scripts/test.sh`` runs one more worker than there are cores (one core each on two):
+    the tests also wait on subprocesses, servers and the cluster, and the extra worker fills
+    those waits."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     return max(1, len(os.sched_getaffinity(0)) // workers)
 
@@ -319,7 +322,8 @@ def llama_server(tmp_path_factory) -> dict[str, str]:
     port, key = _free_port(), secrets.token_hex(16)
     log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-               "--port", str(port), "--api_key", key, "--n_ctx", "2048", "--n_threads", str(worker_cores()), "--verbose", "False"]
+               "--port", str(port), "--api_key", key, "--n_ctx", "2048", "--n_threads", str(worker_cores()),
+               "--verbose", "False"]
     with open(log_path, "wb") as log:
         server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"
