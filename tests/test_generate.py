@@ -9,7 +9,7 @@ import torch
 from varprobe.models.loading import load_generator
 from varprobe.models.spec import ModelSpec
 from varprobe.sampling.decoding import Decoding, inverse_cdf
-from varprobe.sampling.engine import PASS_ROWS, Engine, sample_uniforms
+from varprobe.sampling.engine import PASS_ROWS, SPAN_STEP, Engine, _Lane, sample_uniforms
 from varprobe.sampling.generate import GenerationSettings, generate, generation_parameters, render_prompt
 
 WORK = [("1", "the cat sat on the mat"), ("2", "a dog ran"), ("3", "the small green house is big"),
@@ -80,6 +80,45 @@ def test_productions_are_the_same_to_the_bit_whatever_the_batching(tiny_model_di
         others = _draw(loaded, WORK[3:0:-1], decoding, batch_size=40, n_samples=8, max_new_tokens=12, seed=3)
         assert others == runs[0][3:0:-1]                    # other inputs and their order do not matter
         assert len({s for samples in runs[0] for s in samples}) > 10
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_this_machines_attention_gives_a_row_the_same_bits_over_any_span(tiny_model_dir, dtype):
+    """The engine's CPU passes attend over the columns their longest row needs (``span``), so a
+    row meets other spans in other batchings: one decoding pass of 16 rows of their own lengths
+    (5-70 columns) has the same logits to the bit over every span from the least that holds
+    them to 8 times more, in steps of ``SPAN_STEP``."""
+    model = _load(tiny_model_dir, dtype).model
+    rows, step = PASS_ROWS["cpu"], SPAN_STEP["cpu"]
+    lengths = torch.randint(5, 70, (rows,), generator=torch.Generator().manual_seed(0))
+    least = -(-(int(lengths.max()) + 1) // step) * step
+
+    def logits(span: int) -> torch.Tensor:
+        lane = _Lane(model, rows, rows, span, torch.device("cpu"), span_step=step)
+        generator = torch.Generator().manual_seed(1)
+        for layer in lane.layers:
+            for cache in (layer.keys, layer.values):
+                cache[:, :, :least] = torch.randn(cache[:, :, :least].shape, generator=generator).to(cache)
+        lane.slots, lane.lengths[:] = [None] * rows, lengths
+        mask = (lane.columns <= lengths[:, None]).long()
+        with torch.inference_mode():
+            return model(input_ids=torch.arange(rows)[:, None] + 100, attention_mask=mask,
+                         position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True).logits
+
+    first = logits(least)
+    for span in range(least + step, 8 * least + 1, step):
+        assert torch.equal(logits(span), first), span
+
+
+def test_rows_of_short_and_long_prompts_keep_their_bits_in_any_company(tiny_model_dir):
+    """A long prompt (over 100 tokens) widens the passes it shares: the short prompts' samples
+    drawn beside it, or alone, are the same to the bit, at every batch size."""
+    loaded = _load(tiny_model_dir)
+    long = ("0", " ".join(["the small green house is big and the dog sat on the mat"] * 10))
+    alone = _draw(loaded, WORK, batch_size=16, n_samples=8, max_new_tokens=12, seed=3)
+    for batch_size in (16, 48, 100):
+        both = _draw(loaded, [long, *WORK], batch_size=batch_size, n_samples=8, max_new_tokens=12, seed=3)
+        assert both[1:] == alone, batch_size
 
 
 @pytest.mark.slow

@@ -17,18 +17,24 @@
   t-th token by inverse-CDF sampling with the uniform ``U[j, t]`` of its own stream (child j of
   ``SeedSequence([seed, key])``) from the decoding's distribution (``decoding.py``).
 * **The productions do not depend on the batching.** A row's arithmetic must not depend on the
-  other rows of its pass. Every row attends over the same columns (the job's capacity: its
-  longest prompt rounded up to ``CAPACITY_STEP`` tokens plus the token budget; for seq2seq the
-  longest source, likewise rounded, and the steps so far), and every pass has a row count the
+  other rows of its pass. The rows of a pass attend over the same columns: on CPU the first
+  ``span`` of the cache, the longest row in flight rounded up to ``SPAN_STEP`` (columns past a
+  row's own are masked, and a masked column adds an exact zero to its softmax and its sum of
+  values, so a row's bits do not depend on the span: ``tests/test_generate.py`` checks this on
+  the machine that runs it); on other devices, whose attention kernels may split the columns
+  by their count, every column of the job's capacity (its longest prompt rounded up to
+  ``CAPACITY_STEP`` tokens plus the token budget; for seq2seq the longest source, likewise
+  rounded, and the steps so far). Every pass has a row count the
   device's matrix products treat alike: on CPU any multiple of ``PASS_ROWS["cpu"]`` (the
   oneDNN/MKL kernels give a row the same bits at 16, 32, 48, ... rows, but not at every count
   below 12; ``tests/test_generate.py`` checks this on the machine that runs it), on CUDA
   exactly ``PASS_ROWS["cuda"]`` (a lane of its own per pass, since cuBLAS picks its kernels
   by shape). So a sample is the same to the bit whatever ``batch_size`` is, whichever inputs
-  share its pass and in whatever order the inputs come. Jobs whose longest prompts round to
-  the same capacity (all of them, for prompts under ``CAPACITY_STEP`` tokens) give the same
-  bits too, and so does a job that resumes the inputs it had not finished, given the capacity
-  of all its inputs (``run``'s ``capacity``).
+  share its pass and in whatever order the inputs come. On CPU the capacity enters no bits,
+  so every sharding of a dataset's inputs gives the same productions; on other devices jobs
+  whose longest prompts round to the same capacity (all of them, for prompts under
+  ``CAPACITY_STEP`` tokens) do, and so does a job that resumes the inputs it had not
+  finished, given the capacity of all its inputs (``run``'s ``capacity``).
 
 Memory is bounded by ``batch_size`` rows of the capacity, not by the number of inputs.
 """
@@ -53,6 +59,9 @@ CUDA count). On CPU one lane holds all ``batch_size`` rows (rounded up to a mult
 devices have lanes of exactly this many rows, one pass each."""
 CAPACITY_STEP = 64
 """Prompt (and source) lengths are rounded up to a multiple of this many tokens."""
+SPAN_STEP = {"cpu": 32}
+"""Per device type: the columns a causal pass attends over are its longest row rounded up to a
+multiple of this many (other devices: the lane's whole capacity in every pass)."""
 
 
 @dataclass
@@ -89,8 +98,8 @@ def sample_uniforms(seed: int, key: str, n_samples: int, max_new_tokens: int) ->
 
 class _RowLayer(CacheLayerMixin):
     """One layer's keys and values of a lane, ``(rows, heads, capacity, head_dim)``, of which a
-    pass runs the first ``lane.width`` rows; the new token of row r is written at column
-    ``lengths[r]`` (in place, no copy of the cache)."""
+    pass runs the first ``lane.width`` rows over the first ``lane.span`` columns; the new token
+    of row r is written at column ``lengths[r]`` (in place, no copy of the cache)."""
 
     is_sliding = False
 
@@ -107,15 +116,16 @@ class _RowLayer(CacheLayerMixin):
         rows, lengths = self.lane.rows[:width], self.lane.lengths[:width]
         self.keys[rows, :, lengths] = key_states[:, :, 0]
         self.values[rows, :, lengths] = value_states[:, :, 0]
-        return self.keys[:width], self.values[:width]
+        span = self.lane.span
+        return self.keys[:width, :, :span], self.values[:width, :, :span]
 
     def get_mask_sizes(self, query_length: int) -> tuple[int, int]:
-        return self.keys.shape[2], 0
+        return self.lane.span, 0
 
     def get_seq_length(self) -> int:
         # The query sits at the last column for the causal mask: every column is allowed, the
         # padding mask tells each row its own.
-        return self.keys.shape[2] - 1
+        return self.lane.span - 1
 
     def get_max_length(self) -> int:
         return self.keys.shape[2]
@@ -123,14 +133,18 @@ class _RowLayer(CacheLayerMixin):
 
 class _Lane:
     """``size`` cache rows of a causal LM. The rows in flight are ``slots[:n]``; a pass runs
-    the first ``width`` rows: ``n`` rounded up to a multiple of ``step``."""
+    the first ``width`` rows: ``n`` rounded up to a multiple of ``step``, over the first
+    ``span`` columns: the longest of them (its next token's column included) rounded up to a
+    multiple of ``span_step``, or every column when ``span_step`` is None."""
 
-    def __init__(self, model, size: int, step: int, capacity: int, device: torch.device) -> None:
+    def __init__(self, model, size: int, step: int, capacity: int, device: torch.device,
+                 span_step: int | None = None) -> None:
         config = model.config.get_text_config()
         heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
         head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
         dtype = next(model.parameters()).dtype
-        self.size, self.step = size, step
+        self.size, self.step, self.span_step = size, step, span_step
+        self.span = capacity
         self.lengths = torch.zeros(size, dtype=torch.long, device=device)
         self.rows = torch.arange(size, device=device)
         self.layers = [
@@ -148,6 +162,12 @@ class _Lane:
 
     def free(self) -> int:
         return self.size - len(self.slots)
+
+    def fit_span(self) -> None:
+        """Set ``span`` for the next pass of the rows in flight."""
+        if self.span_step is not None:
+            longest = int(self.lengths[: len(self.slots)].max()) + 1
+            self.span = min(len(self.columns), _round_up(longest, self.span_step))
 
     def place(self, row: _Row, prompt: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
         """Put ``row`` in the next free slot with its input's prompt keys/values
@@ -245,7 +265,8 @@ class Engine:
     @torch.inference_mode()
     def _causal(self, inputs: list[_Input], prompt_columns: int) -> Iterator[_Input]:
         capacity = prompt_columns + self.max_new_tokens
-        lanes = [_Lane(self.model, self.lane_rows, self.pass_rows, capacity, self.device)
+        span_step = SPAN_STEP.get(self.device.type)
+        lanes = [_Lane(self.model, self.lane_rows, self.pass_rows, capacity, self.device, span_step)
                  for _ in range(self.lanes)]
         waiting = self._queue(inputs)
         while True:
@@ -281,8 +302,9 @@ class Engine:
         """One pass of the lane's rows in flight: each one's newest token; rows that end leave."""
         width, rows = lane.width, list(enumerate(lane.slots))
         ids = [[row.tokens[-1]] for _, row in rows] + [[self.pad]] * (width - len(rows))
+        lane.fit_span()
         lengths = lane.lengths[:width]
-        mask = lane.columns <= lengths[:, None]
+        mask = lane.columns[: lane.span] <= lengths[:, None]
         out = self.model(input_ids=torch.tensor(ids, device=self.device), attention_mask=mask.long(),
                          position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True)
         lane.lengths[: len(rows)] += 1
