@@ -94,12 +94,13 @@ def test_this_machines_attention_gives_a_row_the_same_bits_over_any_span(tiny_mo
     least = -(-(int(lengths.max()) + 1) // step) * step
 
     def logits(span: int) -> torch.Tensor:
-        lane = _Lane(model, rows, rows, span, torch.device("cpu"), span_step=step)
+        lane = _Lane(model, rows, rows, span, torch.device("cpu"))   # a pass over every column
         generator = torch.Generator().manual_seed(1)
         for layer in lane.layers:
             for cache in (layer.keys, layer.values):
                 cache[:, :, :least] = torch.randn(cache[:, :, :least].shape, generator=generator).to(cache)
         lane.slots, lane.lengths[:] = [None] * rows, lengths
+        assert lane.prepare().span == span
         mask = (lane.columns <= lengths[:, None]).long()
         with torch.inference_mode():
             return model(input_ids=torch.arange(rows)[:, None] + 100, attention_mask=mask,
@@ -210,3 +211,28 @@ def test_a_row_that_ends_leaves_the_pass_at_once(tiny_model_dir):
     assert all(rows % PASS_ROWS["cpu"] == 0 and rows <= 48 for rows in passes)
     assert 0 <= sum(passes) - rows_needed < PASS_ROWS["cpu"] * len(passes)
     assert passes[0] == 48 and min(passes) < 48
+
+
+def test_a_finished_run_frees_its_cache_at_once(tiny_model_dir, monkeypatch):
+    """No reference cycle holds a lane: its cache goes with the run, not when the garbage
+    collector next runs (a process that runs jobs one after another would otherwise hold all
+    their caches)."""
+    import gc
+    import weakref
+
+    loaded = _load(tiny_model_dir)
+    engine = Engine(loaded.model, Decoding("ancestral"), [loaded.tokenizer.eos_token_id], 0, 4, 6, seed=0,
+                    batch_size=16)
+    lanes, original = [], _Lane.__init__
+
+    def tracked(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        lanes.append(weakref.ref(self))
+
+    monkeypatch.setattr(_Lane, "__init__", tracked)
+    gc.disable()
+    try:
+        assert len(list(engine.run([("a", [1, 2, 3]), ("b", [4, 5])]))) == 2
+        assert lanes and all(lane() is None for lane in lanes)
+    finally:
+        gc.enable()

@@ -96,36 +96,48 @@ def sample_uniforms(seed: int, key: str, n_samples: int, max_new_tokens: int) ->
     return np.stack([np.random.default_rng(c).random(max_new_tokens) for c in children])
 
 
+@dataclass
+class _Pass:
+    """What the next pass of a lane runs: its first ``width`` cache rows over their first
+    ``span`` columns; row r's new token goes to column ``lengths[r]``. The lane and each of its
+    layers hold it (the layers do not hold the lane: no reference cycle keeps a finished job's
+    cache alive until the garbage collector runs)."""
+
+    rows: torch.Tensor
+    lengths: torch.Tensor
+    width: int = 0
+    span: int = 0
+
+
 class _RowLayer(CacheLayerMixin):
     """One layer's keys and values of a lane, ``(rows, heads, capacity, head_dim)``, of which a
-    pass runs the first ``lane.width`` rows over the first ``lane.span`` columns; the new token
-    of row r is written at column ``lengths[r]`` (in place, no copy of the cache)."""
+    pass runs the rows and columns of ``step`` (a ``_Pass``), writing each row's new token in
+    place (no copy of the cache)."""
 
     is_sliding = False
 
-    def __init__(self, lane: _Lane, keys: torch.Tensor, values: torch.Tensor) -> None:
+    def __init__(self, step: _Pass, keys: torch.Tensor, values: torch.Tensor) -> None:
         super().__init__()
-        self.lane, self.keys, self.values = lane, keys, values
+        self.step, self.keys, self.values = step, keys, values
         self.is_initialized = True
 
     def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
         raise AssertionError("allocated at construction")
 
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
-        width = self.lane.width
-        rows, lengths = self.lane.rows[:width], self.lane.lengths[:width]
+        width, span = self.step.width, self.step.span
+        rows, lengths = self.step.rows[:width], self.step.lengths[:width]
         self.keys[rows, :, lengths] = key_states[:, :, 0]
         self.values[rows, :, lengths] = value_states[:, :, 0]
-        span = self.lane.span
         return self.keys[:width, :, :span], self.values[:width, :, :span]
 
     def get_mask_sizes(self, query_length: int) -> tuple[int, int]:
-        return self.lane.span, 0
+        return self.step.span, 0
 
     def get_seq_length(self) -> int:
         # The query sits at the last column for the causal mask: every column is allowed, the
         # padding mask tells each row its own.
-        return self.lane.span - 1
+        return self.step.span - 1
 
     def get_max_length(self) -> int:
         return self.keys.shape[2]
@@ -144,11 +156,10 @@ class _Lane:
         head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
         dtype = next(model.parameters()).dtype
         self.size, self.step, self.span_step = size, step, span_step
-        self.span = capacity
         self.lengths = torch.zeros(size, dtype=torch.long, device=device)
-        self.rows = torch.arange(size, device=device)
+        self.next = _Pass(torch.arange(size, device=device), self.lengths)
         self.layers = [
-            _RowLayer(self, torch.zeros(size, heads, capacity, head_dim, dtype=dtype, device=device),
+            _RowLayer(self.next, torch.zeros(size, heads, capacity, head_dim, dtype=dtype, device=device),
                       torch.zeros(size, heads, capacity, head_dim, dtype=dtype, device=device))
             for _ in range(config.num_hidden_layers)
         ]
@@ -163,11 +174,13 @@ class _Lane:
     def free(self) -> int:
         return self.size - len(self.slots)
 
-    def fit_span(self) -> None:
-        """Set ``span`` for the next pass of the rows in flight."""
+    def prepare(self) -> _Pass:
+        """Size the next pass of the rows in flight: ``width`` rows over ``span`` columns."""
+        self.next.width, self.next.span = self.width, len(self.columns)
         if self.span_step is not None:
             longest = int(self.lengths[: len(self.slots)].max()) + 1
-            self.span = min(len(self.columns), _round_up(longest, self.span_step))
+            self.next.span = min(self.next.span, _round_up(longest, self.span_step))
+        return self.next
 
     def place(self, row: _Row, prompt: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
         """Put ``row`` in the next free slot with its input's prompt keys/values
@@ -300,11 +313,10 @@ class Engine:
 
     def _step(self, lane: _Lane) -> Iterator[_Input]:
         """One pass of the lane's rows in flight: each one's newest token; rows that end leave."""
-        width, rows = lane.width, list(enumerate(lane.slots))
-        ids = [[row.tokens[-1]] for _, row in rows] + [[self.pad]] * (width - len(rows))
-        lane.fit_span()
-        lengths = lane.lengths[:width]
-        mask = lane.columns[: lane.span] <= lengths[:, None]
+        step, rows = lane.prepare(), list(enumerate(lane.slots))
+        ids = [[row.tokens[-1]] for _, row in rows] + [[self.pad]] * (step.width - len(rows))
+        lengths = lane.lengths[: step.width]
+        mask = lane.columns[: step.span] <= lengths[:, None]
         out = self.model(input_ids=torch.tensor(ids, device=self.device), attention_mask=mask.long(),
                          position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True)
         lane.lengths[: len(rows)] += 1
