@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from scipy.special import logsumexp
 
 
 def dense_tvd(p: np.ndarray, q: Mapping[int, float]) -> float:
@@ -114,6 +113,8 @@ def renormalise(log_probs: np.ndarray) -> np.ndarray:
     >>> renormalise(np.log([0.1, 0.3])).round(6).tolist()
     [0.25, 0.75]
     """
+    from scipy.special import logsumexp  # here: not every command that imports metrics needs scipy
+
     log_probs = np.asarray(log_probs, dtype=float)
     if log_probs.size == 0 or np.isnan(log_probs).any() or np.isposinf(log_probs).any():
         raise ValueError(f"log probabilities must be a non-empty array of finite values or -inf, got {log_probs}")

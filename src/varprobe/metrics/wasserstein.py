@@ -7,7 +7,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import wasserstein_distance
 
 
 def w1(u: Sequence[float], v: Sequence[float]) -> float:
@@ -39,6 +38,8 @@ def w1(u: Sequence[float], v: Sequence[float]) -> float:
     >>> w1([], [0.1])
     nan
     """
+    from scipy.stats import wasserstein_distance  # here: scipy.stats takes a second to import
+
     u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
     return float(wasserstein_distance(u, v)) if len(u) and len(v) else math.nan
 
