@@ -9,8 +9,10 @@ process:
   sampling parameter explicit), torch seeded per input, unpacked linear layers (oneDNN switched
   off, ``varprobe.models.packing``): the production path before the engine;
 * engine: ``varprobe.sampling.engine.Engine`` over each dataset's inputs (one job's work),
-  ``--batch-size`` rows in flight, with the loaded model's packed linear layers; and once more
-  with unpacked ones, to show what packing adds to the scheduling.
+  ``--batch-size`` rows in flight, with the loaded model's packed linear layers; once more
+  with unpacked ones, to show what packing adds to the scheduling; and once more with every
+  pass over every column of the job's capacity (``SPAN_STEP`` off: the engine before its CPU
+  passes attended over the columns their longest row needs), to show what that adds.
 
 Tokens are those each method returns, up to the end of sequence: work spent on finished rows
 and re-encoded prompts counts against a method. Both are warmed up on one input (not timed),
@@ -40,6 +42,7 @@ import os
 import time
 import zlib
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -54,6 +57,7 @@ from varprobe.data.sources import MIRROR_ENV, source_of
 from varprobe.models.packing import unpacked
 from varprobe.probes.lexical import ngram_counts, ngram_distance
 from varprobe.sampling.decoding import Decoding
+from varprobe.sampling import engine as engine_module
 from varprobe.sampling.engine import Engine
 from varprobe.sampling.generate import DEFAULT_BATCH_SIZE, encode_prompt, end_and_pad, render_prompt
 
@@ -212,10 +216,14 @@ def main() -> None:
 
     rows = [table_row(name, runs, model) for name, runs in timed.items()]
     lane_rate, lane_positions = full_lane_rate(model, work, pad, counter, args)
-    # One more warmed-up engine run each: unpacked, and with bfloat16 weights if asked.
+    # One more warmed-up engine run each: unpacked, over every column, and with bfloat16 weights if asked.
     with unpacked():
         warm_up_engine()
         rows.append(table_row("engine, unpacked weights", [timed_run(methods["engine"], counter)], model))
+    with mock.patch.dict(engine_module.SPAN_STEP, clear=True):
+        warm_up_engine()
+        every_column = timed_run(methods["engine"], counter)
+        rows.append(table_row("engine, every column", [every_column], model))
     if args.bfloat16:
         model.to(torch.bfloat16)
         warm_up_engine()
@@ -239,6 +247,8 @@ def main() -> None:
           f"{np.mean(list(m_engine.values())):.4f}, engine seed {args.seed + 1} {np.mean(list(m_other.values())):.4f}")
     print(f"mean |difference| per input of lexical M: engine vs generate {method_m:.4f}, engine seed "
           f"{args.seed} vs {args.seed + 1} {seed_m:.4f}")
+    print(f"engine over every column: {'the same' if every_column[2] == timed['engine'][0][2] else 'OTHER'} "
+          f"productions as over its spans")
     same = (abs(length_engine - length_generate) <= 2 * abs(length_engine - length_other) + 1.0
             and method_m <= 2 * seed_m)
     print(f"same distribution (method differences within twice the seed spread, lengths +- 1 token): "

@@ -72,7 +72,9 @@ def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
     assert "ceiling at one position per returned token:" in out and "CPU vector capability:" in out
     assert "speedup (tokens/s, engine vs generate per input):" in out.splitlines()[-1]
     frame = pd.read_csv(tmp_path / "generation.csv")
-    assert list(frame["method"]) == ["generate per input", "engine", "engine, unpacked weights", "engine bfloat16"]
+    assert list(frame["method"]) == ["generate per input", "engine", "engine, unpacked weights",
+                                     "engine, every column", "engine bfloat16"]
+    assert "engine over every column: the same productions as over its spans" in out
     # The engine encodes each prompt once; generate encodes it once per sample.
     assert frame.loc[1, "forward_positions"] < frame.loc[0, "forward_positions"]
 
