@@ -9,7 +9,7 @@ import torch
 from varprobe.models.loading import load_generator
 from varprobe.models.spec import ModelSpec
 from varprobe.sampling.decoding import Decoding, inverse_cdf
-from varprobe.sampling.engine import PASS_ROWS, SPAN_STEP, Engine, _Lane, sample_uniforms
+from varprobe.sampling.engine import PASS_ROWS, SPAN_STEP, Engine, _Lane, _round_up, sample_uniforms
 from varprobe.sampling.generate import GenerationSettings, generate, generation_parameters, render_prompt
 
 WORK = [("1", "the cat sat on the mat"), ("2", "a dog ran"), ("3", "the small green house is big"),
@@ -91,7 +91,7 @@ def test_this_machines_attention_gives_a_row_the_same_bits_over_any_span(tiny_mo
     model = _load(tiny_model_dir, dtype).model
     rows, step = PASS_ROWS["cpu"], SPAN_STEP["cpu"]
     lengths = torch.randint(5, 70, (rows,), generator=torch.Generator().manual_seed(0))
-    least = -(-(int(lengths.max()) + 1) // step) * step
+    least = _round_up(int(lengths.max()) + 1, step)
 
     def logits(span: int) -> torch.Tensor:
         lane = _Lane(model, rows, rows, span, torch.device("cpu"))   # a pass over every column
