@@ -36,7 +36,12 @@ fi
 source "$(dirname "$0")/launch.sh" "$@"   # the environment and the command line: snakemake
 mkdir -p logs .snakemake
 if [ -f "$group" ]; then
-  echo "=== cut off: run $(cat "$group") is gone; unlocking $(now)" >> "$log"
+  # --stop kills the run's wrapper too, so a stopped run leaves its file as a cut-off one does.
+  case "$(grep '^=== ' "$log" 2> /dev/null | tail -n 1)" in
+    "=== stopped by"*) how="stopped" ;;
+    *) how="cut off" ;;
+  esac
+  echo "=== $how: run $(cat "$group") is gone; unlocking $(now)" >> "$log"
   "${snakemake[@]}" --unlock >> "$log" 2>&1
   rm -f "$group"   # else the wait below reads the dead run's file, or the new one half-written
 fi

@@ -92,3 +92,25 @@ def test_a_background_run_cut_off_goes_on_with_its_unfinished_jobs(tmp_path, dat
     assert not (tmp_path / ".snakemake/background.pid").exists()
     planned = int(re.search(r"^total\s+(\d+)$", second, re.M).group(1))
     assert f"since the last start: {planned} of {planned} steps (100%) done" in background(tmp_path, "--status").stdout
+
+
+def test_a_run_stopped_by_stop_is_logged_as_stopped_when_started_again(tmp_path, data_mirror,
+                                                                        tiny_model_dir):
+    write_config(tmp_path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}], shards=SHARDS)
+    started = background(tmp_path, "--cores=1", f"{SYSTEM}/samples.parquet")
+    assert started.returncode == 0, started.stderr
+    pgid = int(re.search(r"started: process group (\d+)", started.stdout).group(1))
+    stopped = background(tmp_path, "--stop")
+    assert stopped.returncode == 0, stopped.stderr
+    wait_for(lambda: not group_alive(pgid), "the stopped run to die", timeout=60)
+    assert "not running" in background(tmp_path, "--status").stdout
+    assert background(tmp_path, "--stop").returncode == 1   # nothing left to stop
+
+    again = background(tmp_path, "--cores=1", "--dry-run", f"{SYSTEM}/samples.parquet")
+    assert again.returncode == 0, again.stderr
+    log = tmp_path / "logs/background.log"
+    wait_for(lambda: "=== end rc=" in log.read_text(), "the dry run to end", timeout=120)
+    text = log.read_text()
+    assert f"=== stopped: run {pgid} is gone; unlocking" in text
+    assert "=== cut off" not in text
+    assert "=== end rc=0" in text, text[-3000:]
