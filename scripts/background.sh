@@ -46,7 +46,8 @@ if [ -f "$group" ]; then
   rm -f "$group"   # else the wait below reads the dead run's file, or the new one half-written
 fi
 # setsid: the run leads its own process group (its pid), which --stop and a later start find.
-setsid bash -c 'echo $$ > "$0"; echo "=== start $(date -u +%FT%TZ): ${*:2}" >> "$1"
+# Its start line is logged before its file is written, so a --stop never logs ahead of it.
+setsid bash -c 'echo "=== start $(date -u +%FT%TZ): ${*:2}" >> "$1"; echo $$ > "$0"
   "${@:2}" >> "$1" 2>&1 && rc=0 || rc=$?
   echo "=== end rc=$rc $(date -u +%FT%TZ)" >> "$1"; rm -f "$0"' \
   "$group" "$log" "${snakemake[@]}" < /dev/null > /dev/null 2>&1 &
