@@ -54,7 +54,8 @@ class WordScorer:
         closing[[t for t in vocabulary.special if t < size]] = True
         self.closing = torch.tensor(closing, device=self.device)
         """Per token id: whether it is in B, the tokens that close an open word run at once."""
-        self.closing_ids = torch.tensor(np.flatnonzero(closing), device=self.device)
+        self.closing_weight = self.closing.double()
+        """B as a float64 0/1 vector: a row of unnormalised probabilities times it is their mass on B."""
 
     def encode(self, context: str) -> list[int]:
         """Token ids of a context, as the sampler encodes it."""
@@ -153,10 +154,15 @@ class WordScorer:
             attention_mask=torch.ones(size, passage + n, dtype=torch.long, device=self.device),
             position_ids=(passage + torch.arange(n, device=self.device)).expand(size, -1),
         )
-        # log pi(t | c, y_1..y_{i+1}) of word b is logits[b, i, t] - norm[b, i]: the normaliser
-        # once per position, never a log-softmax over the whole (rows, steps, V) block.
+        # log pi(t | c, y_1..y_{i+1}) of word b is logits[b, i, t] - norm[b, i]. One float64
+        # block of exp(logits - top) serves the normaliser and the mass on B (a product with
+        # B's 0/1 vector), so neither B's columns nor a second exponential is materialised:
+        # with Gemma-3's 262,144 tokens these block passes cost more than the output layer.
         logits = out.logits.double()
-        norm = torch.logsumexp(logits, -1)
-        closing = torch.logsumexp(logits.index_select(-1, self.closing_ids), -1) - norm
-        inner = logits[:, :-1].gather(-1, tokens[:, 1:, None])[..., 0] - norm[:, :-1]
-        return (first[tokens[:, 0]] + inner.sum(-1) + closing[:, -1]).cpu().numpy()
+        picked = logits[:, :-1].gather(-1, tokens[:, 1:, None])[..., 0]
+        top = logits.amax(-1, keepdim=True)
+        mass = logits.sub_(top).exp_()
+        norm = mass.sum(-1).log_() + top[..., 0]
+        closing = (mass[:, -1] @ self.closing_weight).log_() + top[:, -1, 0] - norm[:, -1]
+        inner = picked - norm[:, :-1]
+        return (first[tokens[:, 0]] + inner.sum(-1) + closing).cpu().numpy()
