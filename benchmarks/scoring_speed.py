@@ -10,10 +10,16 @@ methods run on the same model and the same Provo contexts in one process:
 * chains: the scorer's path, where the contexts of a passage share one encoding of the
   longest and the output layer runs at each context's last position only.
 
+The support words are also scored a third way, ``chains, two logsumexp``: the chains with the
+scorer's word normaliser as it was before (``TwoLogsumexpScorer``: a float64 log-sum-exp over
+the vocabulary for the normaliser and a second over the copied columns of the closing tokens B),
+against the one block exp(logits - top) that serves both now.
+
 The support of a context here is its human responses and its corpus word (the biased
-estimator adds the model's draws). Both are warmed up on one context first, then timed in ABBA
-order (per context, chains, chains, per context). Also printed: the token positions each
-method ran, and the largest difference between the two methods' log-probabilities.
+estimator adds the model's draws). Every method is warmed up on one context first, then timed in
+mirrored order (per context, chains[, chains two logsumexp, chains two logsumexp], chains, per
+context). Also printed: the token positions each method ran, and the largest difference between
+a method's log-probabilities and the chains'.
 
     .venv/bin/python benchmarks/scoring_speed.py [--texts 1] [--max-contexts 60]
 """
@@ -56,8 +62,25 @@ def alone(scorer: WordScorer, context: str, words: list[str] | None):
     return scorer._score_words(cache, len(ids), first, words)
 
 
-def run(method: str, stage: str, scorer: WordScorer, items: list[tuple[str, list[str]]]) -> list:
+class TwoLogsumexpScorer(WordScorer):
+    """The scorer with its word normaliser as it was before the one exp block (kept here to be
+    timed against): two float64 log-sum-exps per position, the second over B's copied columns."""
+
+    def __init__(self, model, tokenizer) -> None:
+        super().__init__(model, tokenizer)
+        self.closing_ids = torch.nonzero(self.closing)[:, 0]
+
+    def _word_scores(self, logits: torch.Tensor, tokens: torch.Tensor, first: torch.Tensor) -> np.ndarray:
+        logits = logits.double()
+        norm = torch.logsumexp(logits, -1)
+        closing = torch.logsumexp(logits.index_select(-1, self.closing_ids), -1) - norm
+        inner = logits[:, :-1].gather(-1, tokens[:, 1:, None])[..., 0] - norm[:, :-1]
+        return (first[tokens[:, 0]] + inner.sum(-1) + closing[:, -1]).cpu().numpy()
+
+
+def run(method: str, stage: str, scorers: dict[str, WordScorer], items: list[tuple[str, list[str]]]) -> list:
     """The results of ``stage`` (``next-token`` or ``words``) over ``items`` by ``method``."""
+    scorer = scorers[method]
     if method == "per context":
         return [alone(scorer, c, None if stage == "next-token" else words) for c, words in items]
     if stage == "next-token":
@@ -80,6 +103,8 @@ def main() -> None:
     load = os.getloadavg()
     lm = load_model(args)
     scorer = WordScorer(lm.model, lm.tokenizer)
+    scorers = {"per context": scorer, "chains": scorer,
+               "chains, two logsumexp": TwoLogsumexpScorer(lm.model, lm.tokenizer)}
     norms = read_norms(args.norms)
     table = contexts_table(norms, args.texts).head(args.max_contexts)
     responses = responses_table(norms, args.texts).groupby(["text_id", "word_number"])["response"].apply(list)
@@ -90,26 +115,29 @@ def main() -> None:
 
     records = []
     for stage in ("next-token", "words"):
-        run("per context", stage, scorer, items[:1])
-        run("chains", stage, scorer, items[:1])
-        times: dict[str, list] = {"per context": [], "chains": []}
-        for method in ("per context", "chains", "chains", "per context"):
+        methods = ["per context", "chains"] + (["chains, two logsumexp"] if stage == "words" else [])
+        for method in methods:
+            run(method, stage, scorers, items[:1])
+        times: dict[str, list] = {method: [] for method in methods}
+        for method in methods + methods[::-1]:
             counter.reset()
             start = time.perf_counter()
-            result = run(method, stage, scorer, items)
+            result = run(method, stage, scorers, items)
             times[method].append((time.perf_counter() - start, counter.counts()["forward_tokens"], result))
-        difference = largest_difference(times["per context"][0][2], times["chains"][0][2])
         for method, done in times.items():
             seconds = sum(t for t, _, _ in done)
             records.append({"stage": stage, "method": method, "contexts": len(items) * len(done),
                             "seconds": seconds, "contexts_per_s": len(items) * len(done) / seconds,
-                            "forward_tokens": sum(n for _, n, _ in done), "max_abs_difference": difference})
+                            "forward_tokens": sum(n for _, n, _ in done),
+                            "max_abs_difference": largest_difference(done[0][2], times["chains"][0][2])})
     frame = pd.DataFrame(records)
     print(frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out.with_suffix(".csv"), index=False)
     print(f"load average (1 min) before loading {load[0]:.2f}, at end {os.getloadavg()[0]:.2f}")
     rate = frame.set_index(["stage", "method"])["contexts_per_s"]
+    print("speedup (support words, one exp block vs two logsumexp): "
+          f"{rate['words', 'chains'] / rate['words', 'chains, two logsumexp']:.2f}x")
     for stage, label in (("next-token", "next-token distributions"), ("words", "support words")):
         print(f"speedup ({label}, chains vs per context): {rate[stage, 'chains'] / rate[stage, 'per context']:.2f}x")
 

@@ -154,11 +154,18 @@ class WordScorer:
             attention_mask=torch.ones(size, passage + n, dtype=torch.long, device=self.device),
             position_ids=(passage + torch.arange(n, device=self.device)).expand(size, -1),
         )
-        # log pi(t | c, y_1..y_{i+1}) of word b is logits[b, i, t] - norm[b, i]. One float64
-        # block of exp(logits - top) serves the normaliser and the mass on B (a product with
-        # B's 0/1 vector), so neither B's columns nor a second exponential is materialised:
-        # with Gemma-3's 262,144 tokens these block passes cost more than the output layer.
-        logits = out.logits.double()
+        return self._word_scores(out.logits, tokens, first)
+
+    def _word_scores(self, logits: torch.Tensor, tokens: torch.Tensor, first: torch.Tensor) -> np.ndarray:
+        """log P(w | c) of each row's word from its pass's logits ``(rows, n, V)`` after its
+        tokens ``(rows, n)`` and log pi(. | c) ``first``.
+
+        log pi(t | c, y_1..y_{i+1}) of word b is logits[b, i, t] - norm[b, i]. One float64 block
+        of exp(logits - top) serves the normaliser and the mass on B (a product with B's 0/1
+        vector), so neither B's columns nor a second exponential is materialised: with
+        Gemma-3's 262,144 tokens such passes over the block cost as much as the output layer.
+        """
+        logits = logits.double()
         picked = logits[:, :-1].gather(-1, tokens[:, 1:, None])[..., 0]
         top = logits.amax(-1, keepdim=True)
         mass = logits.sub_(top).exp_()
