@@ -8,7 +8,10 @@ PY=${PYTHON:-python3.11}
 stamp=.venv/.bootstrap-$(cat envs/*.txt pyproject.toml scripts/bootstrap.sh | sha256sum | cut -c1-16)
 if [ -f "$stamp" ]; then exit 0; fi
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
+# pip compiles every installed module to bytecode on one core; compileall does it on all of them
+# at the end (half of a fresh set-up's time on two cores; a Python that does not write bytecode,
+# PYTHONDONTWRITEBYTECODE, would otherwise compile torch's modules in every process).
+pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile)
 # This machine's pip config names local index folders that may be absent: drop that noise.
 quiet() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
 quiet "${pip[@]}" torch==2.13.0
@@ -28,4 +31,7 @@ if ! compgen -G "$wheels/llama_cpp_python-0.3.36-*.whl" > /dev/null; then
 fi
 quiet "${pip[@]}" --no-deps "$wheels"/llama_cpp_python-0.3.36-*.whl
 quiet "${pip[@]}" -c .venv/constraints.txt --no-deps -e .
+# Files written for later Pythons (torch's py312_intrinsics.py) fail to compile, as under pip's
+# own compile step, and are skipped the same way; -qq keeps them off the console.
+.venv/bin/python -m compileall -qq -j 0 .venv/lib/python3.11/site-packages || true
 rm -f .venv/.bootstrap-* && touch "$stamp"
