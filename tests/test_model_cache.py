@@ -139,6 +139,29 @@ def test_the_cached_model_is_the_gguf_model_bit_for_bit(gguf_dir, cache_dir, mon
     _assert_same_model(cached, direct, ["the cat in the hat", " then", "Größe!"])
 
 
+def test_a_load_parses_its_gguf_file_once_and_gets_what_transformers_alone_gets(gguf_dir, monkeypatch):
+    import gguf
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    monkeypatch.setenv(cache.CACHE_ENV, "off")
+    original, parses = gguf.GGUFReader, []
+
+    def counted(path, mode="r"):
+        parses.append(Path(path).name)
+        return original(path, mode)
+
+    monkeypatch.setattr(gguf, "GGUFReader", counted)
+    loaded = load_causal_lm(_spec(gguf_dir))
+    assert parses == [GGUF]
+    # transformers on its own reads the file for the tokenizer, the config and the weights
+    plain = AutoModelForCausalLM.from_pretrained(str(gguf_dir), gguf_file=GGUF, dtype=torch.float32)
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf_dir), gguf_file=GGUF)
+    assert len(parses) > 2 and gguf.GGUFReader is counted
+    a, b = loaded.model.state_dict(), plain.state_dict()
+    assert sorted(a) == sorted(b) and all(torch.equal(a[k], b[k]) for k in a)
+    assert loaded.tokenizer("the cat in the hat").input_ids == tokenizer("the cat in the hat").input_ids
+
+
 def test_an_entry_is_built_once_per_file_and_dtype(gguf_dir, cache_dir, monkeypatch):
     built = _count_builds(monkeypatch)
     first = cache.converted(gguf_dir / GGUF, "float32")

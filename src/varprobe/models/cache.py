@@ -34,6 +34,7 @@ import tempfile
 from pathlib import Path
 
 from varprobe.data.sources import Digest
+from varprobe.models.gguf_reads import parsed_once
 
 CACHE_ENV = "VARPROBE_CACHE"
 FORMAT = "varprobe-gguf-cache/1"
@@ -176,9 +177,10 @@ def _build(gguf_path: Path, dtype: str, entry: Path, expected: dict) -> None:
                                     dir=entry.parent))
     try:
         folder, name = str(gguf_path.parent), gguf_path.name
-        tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
-        model = AutoModelForCausalLM.from_pretrained(
-            folder, gguf_file=name, dtype=getattr(torch, dtype))
+        with parsed_once():
+            tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
+            model = AutoModelForCausalLM.from_pretrained(
+                folder, gguf_file=name, dtype=getattr(torch, dtype))
         # save_pretrained refuses a model loaded from GGUF (it counts as quantized): write its
         # tensors (tied ones once, as transformers does), config and generation config instead
         save_model(model, str(partial / "model.safetensors"), metadata={"format": "pt"})

@@ -25,6 +25,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM
 
 from varprobe.finetune.checkpoint import apply_checkpoint
 from varprobe.models import cache
+from varprobe.models.gguf_reads import parsed_once
 from varprobe.models.packing import pack_linears
 from varprobe.models.spec import ModelSpec, ModelUnavailable
 
@@ -152,10 +153,11 @@ def _load(spec: ModelSpec, seq2seq: bool,
     auto = AutoModelForSeq2SeqLM if seq2seq else AutoModelForCausalLM
     placement = {} if spec.device_map is None else {"device_map": spec.device_map}
     try:
-        tokenizer = AutoTokenizer.from_pretrained(location, gguf_file=gguf_file)
-        model = auto.from_pretrained(
-            location, gguf_file=gguf_file, dtype=getattr(torch, spec.dtype), **placement
-        )
+        with parsed_once():
+            tokenizer = AutoTokenizer.from_pretrained(location, gguf_file=gguf_file)
+            model = auto.from_pretrained(
+                location, gguf_file=gguf_file, dtype=getattr(torch, spec.dtype), **placement
+            )
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
     if spec.checkpoint:
