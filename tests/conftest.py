@@ -32,14 +32,14 @@ def worker_cores() -> int:
 # one work unit, run by one worker, so that the fixture is built once: every fixture wider than a
 # test but narrower than the session (a module's Snakemake run, the SLURM cluster, which must
 # not be started twice) and these session fixtures. Other tests are units of one test each.
-SHARED_SESSION_FIXTURES = ("llama_server",)
+SHARED_SESSION_FIXTURES = ("llama_server", "cluster")
 
 # The longest units first (a unit is named here by one of its fixtures), then every other slow
 # test, then the rest in collection order: then neither worker is left with a long unit at the
 # end. Ranked by ``--durations`` (README); a stale entry only costs balance, never a test.
 LONGEST_FIRST = (
     "test_workflow.py::real_run",
-    "test_slurm.py::cluster",
+    "cluster",
     "test_production_workflow.py::production_run",
     "llama_server",
     "test_invalidation.py::study",
