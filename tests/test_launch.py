@@ -11,8 +11,6 @@ import sys
 
 import pytest
 import yaml
-from snakemake.cli import parse_args
-from snakemake.utils import available_cpu_count
 from test_workflow import REPO
 
 
@@ -23,7 +21,11 @@ def command_line(*args: str) -> list[str]:
 
 
 def settings(*args: str):
-    """The arguments Snakemake runs this Snakefile with, its profiles applied."""
+    """The arguments Snakemake runs this Snakefile with, its profiles applied. (Imported here, not
+    at collection: importing ``snakemake.cli`` imports the SLURM executor plugin, which runs
+    ``scontrol show config``: 9 s in every test process where SLURM is installed but down.)"""
+    from snakemake.cli import parse_args
+
     return parse_args(["-s", str(REPO / "Snakefile"), *args])[1]
 
 
@@ -33,6 +35,8 @@ def test_the_scripts_run_this_checkouts_snakefile_with_the_arguments_given():
 
 
 def test_the_local_profile_comes_with_a_run_from_any_directory(tmp_path, monkeypatch):
+    from snakemake.utils import available_cpu_count
+
     monkeypatch.chdir(tmp_path)
     local = settings()
     assert local.cores == available_cpu_count()  # `cores: all`: the CPUs this process may use
