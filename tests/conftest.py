@@ -30,8 +30,9 @@ def worker_cores() -> int:
 
 # Under ``--dist loadgroup`` (scripts/test.sh) the tests that share an expensive fixture form
 # one work unit, run by one worker, so that the fixture is built once: every fixture wider than a
-# test but narrower than the session (a module's Snakemake run, the SLURM cluster, which must
-# not be started twice) and these session fixtures. Other tests are units of one test each.
+# test but narrower than the session (a module's Snakemake run) and these session fixtures (the
+# llama.cpp server; the SLURM cluster, which must not be started twice). Other tests are units of
+# one test each.
 SHARED_SESSION_FIXTURES = ("llama_server", "cluster")
 
 # The longest units first (a unit is named here by one of its fixtures), then every other slow
