@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 from sampler_speed import NORMS, OUT, ForwardCounter, add_model_arguments, load_model
+from record import record
 
 from varprobe.data.provo import contexts_table, read_norms
 from varprobe.sampling.decoding import Decoding
@@ -76,6 +77,7 @@ def main() -> None:
     print(f"load average (1 min) before loading {load[0]:.2f}, at end {os.getloadavg()[0]:.2f}")
     seconds = frame.set_index("rows_per_round")["seconds"]
     print(f"speedup (narrow vs wide rounds): {seconds[args.wide] / seconds[args.narrow]:.2f}x")
+    record("enumeration_rounds", args, speedup=round(seconds[args.wide] / seconds[args.narrow], 2), same=bool(same))
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from record import record
 
 from varprobe import tables
 from varprobe.explorer.browser import headless_chromium, open_explorer
@@ -247,6 +248,8 @@ def main() -> None:
     print(f"explorer {folder}: {total / 1e6:.2f} MB in {len(files)} files; first view loads "
           f"{initial / 1e6:.2f} MB; largest chunk {largest.name} {largest.stat().st_size / 1e6:.2f} MB; "
           f"one-file copy {single.stat().st_size / 1e6:.2f} MB; both built in {built:.1f} s")
+    record("explorer_size", args, megabytes=round(total / 1e6, 2), first_view_megabytes=round(initial / 1e6, 2),
+           built_s=round(built, 1))
     views = ["provo"] if "--provo-contexts" in options else []
     views += ["production"] if "--production-instances" in options else []
     for view in views:

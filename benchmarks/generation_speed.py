@@ -49,6 +49,7 @@ import pandas as pd
 import torch
 import yaml
 from sampler_speed import ForwardCounter, add_model_arguments, load_model
+from record import record
 
 from varprobe.data import DATASETS
 from varprobe.data.instances import first_inputs
@@ -266,6 +267,8 @@ def main() -> None:
     frame.to_csv(args.out.with_suffix(".csv"), index=False)
     print(f"wrote {args.out.with_suffix('.csv')}")
     print(f"speedup (tokens/s, engine vs generate per input): {frame.loc[1, 'speedup']:.2f}x")
+    record("generation_speed", args, speedup=round(frame.loc[1, "speedup"], 2),
+           tokens_per_s=round(frame.loc[1, "tokens_per_s"], 2), reference_tokens_per_s=round(baseline, 2))
 
 
 if __name__ == "__main__":

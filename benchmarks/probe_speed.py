@@ -17,6 +17,7 @@ import argparse
 import os
 import time
 from pathlib import Path
+from record import record
 
 from varprobe.analysis.production import (
     Probes, distinct_texts, featurise, input_divergences, pairwise_distances,
@@ -71,6 +72,7 @@ def main() -> None:
         previous = mark
     print(f"total wall {total:.1f} s ({'within' if total < 600 else 'OVER'} the 10-minute target), "
           f"process CPU {cpu:.1f} s, load average at the end {os.getloadavg()[0]:.1f}")
+    record("probe_speed", args, inputs=len(items), wall_s=round(total, 1), cpu_s=round(cpu, 1))
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 import torch
+from record import record
 
 from varprobe.data.provo import contexts_table, read_norms
 from varprobe.data.sources import MIRROR_ENV, source_of
@@ -274,6 +275,8 @@ def main() -> None:
         pass
     print(f"wrote {args.out.with_suffix('.csv')}")
     print(f"speedup (words/s, sampler vs reference): {speedup:.2f}x")
+    record("sampler_speed", args, speedup=round(speedup, 2), words_per_s=round(frame.loc[1, "words_per_s"], 2),
+           reference_words_per_s=round(frame.loc[0, "words_per_s"], 2))
 
 
 if __name__ == "__main__":

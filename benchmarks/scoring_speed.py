@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 import torch
 from sampler_speed import NORMS, OUT, ForwardCounter, add_model_arguments, load_model
+from record import record
 
 from varprobe.data.provo import contexts_table, read_norms, responses_table
 from varprobe.sampling.scoring import WordScorer
@@ -140,6 +141,8 @@ def main() -> None:
           f"{rate['words', 'chains'] / rate['words', 'chains, two logsumexp']:.2f}x")
     for stage, label in (("next-token", "next-token distributions"), ("words", "support words")):
         print(f"speedup ({label}, chains vs per context): {rate[stage, 'chains'] / rate[stage, 'per context']:.2f}x")
+    record("scoring_speed", args, **{f"speedup_{stage}": round(rate[stage, "chains"] / rate[stage, "per context"], 2)
+                                     for stage in ("next-token", "words")})
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@ PY=${PYTHON:-python3.11}
 stamp=.venv/.bootstrap-$(cat envs/*.txt pyproject.toml scripts/bootstrap.sh | sha256sum | cut -c1-16)
 if [ -f "$stamp" ]; then exit 0; fi
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-# pip compiles every installed module to bytecode on one core (about half of a fresh set-up's
-# time on two cores); compileall does it on all of them at the end (a Python that does not write bytecode,
+# pip compiles every installed module to bytecode on one core (a large share of a fresh set-up's
+# time); compileall does it on all of them at the end (a Python that does not write bytecode,
 # PYTHONDONTWRITEBYTECODE, would otherwise compile torch's modules in every process).
 pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile)
 # This machine's pip config names local index folders that may be absent: drop that noise.

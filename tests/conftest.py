@@ -11,8 +11,8 @@ import pytest
 
 def pytest_configure(config):
     """One torch thread in the test process: its models are tiny, and on a machine whose cores
-    are busy, intra-op threads that wait for each other cost several times the work (measured:
-    a 60 s enumeration test took 12 s with one thread). Workflow jobs set their own threads."""
+    are busy, intra-op threads that wait for each other cost several times the work (the
+    performance page, test_threads). Workflow jobs set their own threads."""
     import torch
 
     torch.set_num_threads(1)

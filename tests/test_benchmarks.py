@@ -3,6 +3,7 @@ summary line (their timings are read by people, never asserted)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,14 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 NORMS = "provo_cloze/Provo_Corpus-Predictability_Norms.csv"
 
 
+@pytest.fixture(autouse=True)
+def record_file(tmp_path, monkeypatch):
+    """Each run's record line goes to a temporary file, never into the committed record."""
+    path = tmp_path / "records.jsonl"
+    monkeypatch.setenv("VARPROBE_BENCHMARK_RECORD", str(path))
+    return path
+
+
 def run(script: str, *args: str) -> str:
     """stdout of ``benchmarks/script`` run with ``args``; fails the test on a non-zero exit.
     One torch thread, as in the test process (tests/conftest.py): tiny inputs, busy cores."""
@@ -24,7 +33,7 @@ def run(script: str, *args: str) -> str:
     return done.stdout
 
 
-def test_sampler_speed_runs(tiny_model_dir, data_mirror, tmp_path):
+def test_sampler_speed_runs(tiny_model_dir, data_mirror, tmp_path, record_file):
     out = run("sampler_speed.py", "--pretrained", str(tiny_model_dir), "--norms", str(data_mirror / NORMS),
               "--max-contexts", "2", "--n-samples", "5", "--out", str(tmp_path / "speed"))
     assert "speedup (words/s, sampler vs reference):" in out
@@ -32,6 +41,11 @@ def test_sampler_speed_runs(tiny_model_dir, data_mirror, tmp_path):
     assert "sampler, unpacked weights (as before varprobe.models.packing):" in out
     frame = pd.read_csv(tmp_path / "speed.csv")
     assert list(frame["method"]) == ["reference", "sampler", "sampler, unpacked weights"]
+    # The run appended its line to the record: this machine, the options and the printed speedup.
+    [line] = [json.loads(text) for text in record_file.read_text().splitlines()]
+    assert line["benchmark"] == "sampler_speed" and line["machine"]["cores"] == os.cpu_count()
+    assert line["options"]["max_contexts"] == "2"
+    assert f"speedup (words/s, sampler vs reference): {line['figures']['speedup']:.2f}x" in out
 
 
 def test_scoring_speed_runs(tiny_model_dir, data_mirror, tmp_path):

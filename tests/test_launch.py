@@ -23,7 +23,7 @@ def command_line(*args: str) -> list[str]:
 def settings(*args: str):
     """The arguments Snakemake runs this Snakefile with, its profiles applied. (Imported here, not
     at collection: importing ``snakemake.cli`` imports the SLURM executor plugin, which runs
-    ``scontrol show config``: 9 s in every test process where SLURM is installed but down.)"""
+    ``scontrol show config``, which waits in every test process where SLURM is installed but down.)"""
     from snakemake.cli import parse_args
 
     return parse_args(["-s", str(REPO / "Snakefile"), *args])[1]

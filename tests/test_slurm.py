@@ -76,7 +76,7 @@ def cluster():
     """A running one-node cluster with one fake GPU, stopped when the test process ends (if it
     was not running before). Not at the end of this module: once SLURM is installed, every
     Snakemake start runs ``scontrol show config`` (the SLURM executor plugin's import), which
-    waits 9 s for a controller that is down, so other tests' runs are quicker with it up."""
+    waits for a controller that is down, so other tests' runs are quicker with it up."""
     reason = _cannot_run()
     if reason:
         if IN_CI:

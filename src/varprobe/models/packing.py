@@ -2,11 +2,10 @@
 
 ``torch.nn.functional.linear`` hands each product ``y = x W^T + b`` to a general matrix
 product that reorders ``W`` into the kernel's blocked layout on every call. With the few rows a
-decoding pass has (16-256), that reordering costs as much as the product: measured on these
-2-core machines (one thread, 64 rows, float32), SmolLM2's products ran at 63-100 GFLOP/s that
-way and at 125-235 GFLOP/s from weights reordered once (``mkldnn._reorder_linear_weight``)
-and multiplied by oneDNN (``mkldnn._linear_pointwise``), the path ``torch.compile`` takes for a
-frozen CPU model.
+decoding pass has (16-256), that reordering can cost as much as the product itself. Here the
+weights are reordered once (``mkldnn._reorder_linear_weight``) and multiplied by oneDNN
+(``mkldnn._linear_pointwise``), the path ``torch.compile`` takes for a frozen CPU model (the
+rates of both paths on each machine: the documentation's performance page).
 
 A packed product is the same function of a row whatever the other rows of its pass: each
 output row's bits depend on that input row alone, for any pass of 2 rows or more and wherever

@@ -47,7 +47,7 @@ devices: the CUDA count). A step's open nodes, in tree order, are cut into passe
 DISTRIBUTION_ROWS = 8
 """At most this many next-token distributions (float64 over the vocabulary) are computed at
 once: small blocks reuse the allocator's memory, where a pass's worth of rows (100 MB for 256
-rows of a 49k vocabulary) is fresh pages every time, which doubled the time spent on them."""
+rows of a 49k vocabulary) is fresh pages every time, which are slow to fill."""
 ATTENTION = "varprobe_shared_prefix"
 """The name ``_prefix_attention`` is registered under in transformers' ``AttentionInterface``."""
 
