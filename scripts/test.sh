@@ -15,6 +15,9 @@ export PATH="$PWD/.venv/bin:$PATH"
 export VARPROBE_DATA_MIRROR="${VARPROBE_DATA_MIRROR:-$(cd .. && pwd)/shared/data}"
 snakemake --lint
 snakefmt --check Snakefile workflow/rules
+# The documentation site, strictly: warnings are errors, every internal reference and link must
+# resolve (nitpicky); offline (no intersphinx, no external link check). Into git-ignored docs/_build.
+sphinx-build -W --keep-going -n -q -b html docs docs/_build/html
 
 slurm_running() { [ -f /run/slurmctld.pid ] && kill -0 "$(cat /run/slurmctld.pid)" 2>/dev/null; }
 if slurm_running; then slurm_before=1; else slurm_before=0; fi

@@ -1,4 +1,4 @@
-"""Subcommands that prepare a run: raw data in place, models reachable."""
+"""Subcommands that prepare a run: raw data in place, models reachable, profiles installed."""
 
 from __future__ import annotations
 
@@ -24,6 +24,14 @@ def _check_models(args: argparse.Namespace) -> None:
         check_available(ModelSpec.from_config(entry))
 
 
+def _install_profile(args: argparse.Namespace) -> None:
+    from varprobe.profiles import install
+
+    target, copied = install(args.name)
+    state = "installed" if copied else "already installed, the same files,"
+    print(f"profiles/{args.name} {state} as {target}: `snakemake --profile {args.name}` finds it")
+
+
 def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("fetch", help="place a dataset's raw file (download or data mirror)")
@@ -36,3 +44,8 @@ def register(sub) -> None:
     p = sub.add_parser("check-models", help="fail fast when a configured model is unreachable")
     p.add_argument("--models", required=True, help="the models list of the config as JSON")
     p.set_defaults(run=_check_models)
+
+    p = sub.add_parser("install-profile", help="install a Snakemake profile of profiles/ where "
+                       "`snakemake --profile NAME` finds it (never over a different one)")
+    p.add_argument("name", nargs="?", default="slurm", help="a folder of profiles/ (default: slurm)")
+    p.set_defaults(run=_install_profile)

@@ -1,0 +1,28 @@
+"""Sphinx configuration of the varprobe documentation (built by scripts/test.sh, strictly:
+``sphinx-build -W --keep-going -n -b html docs docs/_build/html``). Offline: no intersphinx, no
+external link check."""
+
+from pathlib import Path
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+project = "varprobe"
+author = "the varprobe authors"
+extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.mathjax", "numpydoc"]
+source_suffix = {".md": "markdown"}
+exclude_patterns = ["_build", "generate.py"]
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+html_theme = "pydata_sphinx_theme"
+html_title = "varprobe"
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+# MathJax is loaded by the reader's browser; the build itself fetches nothing.
+nitpicky = True
+# Types from other projects are named in the API's signatures; without intersphinx (offline
+# build) they cannot link, so only references to this project's own objects are checked.
+nitpick_ignore_regex = [(r"py:.*", r"(?!varprobe\.).*")]
+numpydoc_show_class_members = False
+numpydoc_validation_checks = set()
+autodoc_typehints = "none"
+suppress_warnings = ["myst.header"]
