@@ -63,8 +63,8 @@ HEAVY = ("torch", "transformers", "scipy", "sklearn", "matplotlib", "pymc", "spa
 
 def test_the_command_line_loads_no_heavy_package_before_its_stage():
     """Every workflow job starts ``varprobe``: its parser (every study's and family's
-    subcommands) imports none of ``HEAVY`` (scipy.stats alone took 1.2 of its 1.9 CPU seconds
-    here), so a job that does not need them does not pay for them."""
+    subcommands) imports none of ``HEAVY`` (scipy.stats alone was most of its start-up), so a job
+    that does not need them does not pay for them."""
     code = "import sys; from varprobe.cli import build_parser; build_parser(); print(*sorted(sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                             check=True).stdout.split()

@@ -1,10 +1,10 @@
 """A GGUF model converted once: its dequantized weights, config and tokenizer, saved for reuse.
 
 transformers reads a GGUF file by parsing it and dequantizing every tensor, for the config, the
-tokenizer and the weights separately: about 20 s for SmolLM2-135M on one CPU core, paid by every
-job that loads the model. ``converted`` does that once per GGUF file and dtype and keeps the
+tokenizer and the weights separately, paid by every job that loads the model (the times: the
+documentation's performance page, model_cache). ``converted`` does that once per GGUF file and dtype and keeps the
 result as an ordinary ``save_pretrained`` folder (``model.safetensors``, ``config.json``, the
-tokenizer files), which every later load reads in about a second through the same ``Auto*``
+tokenizer files), which every later load reads far more quickly through the same ``Auto*``
 classes. The weights are the very tensors the GGUF load produced, so a model loaded from the
 cache gives bit-identical logits.
 

@@ -3,7 +3,7 @@
 transformers reads a GGUF file's metadata anew for the tokenizer, for the config (once on its
 own, once more inside the model's loading) and for the weights: four parses per load, each a
 pure-Python walk over every field. For Gemma-3's 262,144-token vocabulary (three arrays of that
-length) one parse takes about 10 s of CPU, most of a load. Inside ``parsed_once()`` each file is
+length) one parse is most of a load's CPU time (the performance page, model_cache). Inside ``parsed_once()`` each file is
 parsed once and its reader, which only reads the memory-mapped file, serves every later read.
 """
 

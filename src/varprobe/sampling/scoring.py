@@ -162,9 +162,9 @@ class WordScorer:
 
         log pi(t | c, y_1..y_{i+1}) of word b is logits[b, i, t] - norm[b, i]. One float64 block
         of exp(logits - top) serves the normaliser and the mass on B (a product with B's 0/1
-        vector), so neither B's columns nor a second exponential is materialised: with
-        Gemma-3's 262,144 tokens the two log-sum-exps this replaces took 38% of the scoring's
-        time, against 60% in the linear layers (``benchmarks/README.md``, ``scoring_speed.py``).
+        vector), so neither B's columns nor a second exponential is materialised: with Gemma-3's
+        262,144 tokens two log-sum-exps over the vocabulary were a large share of the scoring's
+        time (the documentation's performance page, ``scoring_speed``).
         """
         logits = logits.double()
         picked = logits[:, :-1].gather(-1, tokens[:, 1:, None])[..., 0]
