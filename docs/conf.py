@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 project = "varprobe"
 author = "the varprobe authors"
 extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.mathjax", "numpydoc"]
-source_suffix = {".md": "markdown"}
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 exclude_patterns = ["_build", "generate.py"]
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
@@ -26,3 +26,23 @@ numpydoc_show_class_members = False
 numpydoc_validation_checks = set()
 autodoc_typehints = "none"
 suppress_warnings = ["myst.header"]
+
+
+def escape_bars(app, what, name, obj, options, lines):
+    """Docstrings write absolute values and set sizes as ``|x|``, which reST would read as
+    substitutions: escape each ``|`` outside literal text (``::`` blocks, doctests, ````x````)."""
+    literal_indent = None
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if literal_indent is not None and stripped and indent <= literal_indent:
+            literal_indent = None
+        if literal_indent is None and not stripped.startswith(">>>") and not stripped.startswith("..."):
+            parts = line.split("``")
+            lines[i] = "``".join(part if k % 2 else part.replace("|", "\\|") for k, part in enumerate(parts))
+        if literal_indent is None and stripped.endswith("::"):
+            literal_indent = indent
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", escape_bars, priority=100)

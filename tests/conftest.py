@@ -37,7 +37,7 @@ SHARED_SESSION_FIXTURES = ("llama_server", "cluster")
 
 # The longest units first (a unit is named here by one of its fixtures), then every other slow
 # test, then the rest in collection order: then neither worker is left with a long unit at the
-# end. Ranked by ``--durations`` (README); a stale entry only costs balance, never a test.
+# end. Ranked by ``--durations`` (docs/performance.md); a stale entry only costs balance, never a test.
 LONGEST_FIRST = (
     "test_workflow.py::real_run",
     "cluster",

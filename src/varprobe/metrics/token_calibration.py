@@ -336,9 +336,11 @@ class CalibrationAccumulator:
 
         B_m,k: positions whose probability of class k is in bin m; |B*_m| = sum_k |B_m,k| counts
         (position, class) pairs, A*_m = sum_k sum_{i in B_m,k} 1(y_i = k) / |B*_m| and
-        C*_m = sum_k sum_{i in B_m,k} p_ik / |B*_m|, and
-        Full-ECE = sum_m (|B*_m| / N) |A*_m - C*_m|
-                 = sum_m |sum_{(i,k) in B*_m} 1(y_i = k) - sum_{(i,k) in B*_m} p_ik| / N.
+        C*_m = sum_k sum_{i in B_m,k} p_ik / |B*_m|, and::
+
+            Full-ECE = sum_m (|B*_m| / N) |A*_m - C*_m|
+                     = sum_m |sum_{(i,k) in B*_m} 1(y_i = k) - sum_{(i,k) in B*_m} p_ik| / N.
+
         Note: the bin weights |B*_m| / N sum to K, the vocabulary size, not to 1 (every position
         puts all K of its classes in some bin), so this is not an expectation over p* as eq. (9)
         reads; ``full_ece_weighted`` is. Each bin's term is still at most its |B*_m| / N.
@@ -362,9 +364,12 @@ class CalibrationAccumulator:
     def classwise_ece(self, n_bins: int) -> float:
         """Classwise ECE (Liu et al. 2024, eq. 7; Kull et al. 2019) over all K classes.
 
-        cw-ECE = sum_k sum_m |B_m,k| / (N K) |A_m,k - C_m,k|
-               = sum_k sum_m |sum_{i in B_m,k} 1(y_i = k) - sum_{i in B_m,k} p_ik| / (N K):
-        the mean over the K classes of class-k-ECE, classes that never occur included (their
+        ::
+
+            cw-ECE = sum_k sum_m |B_m,k| / (N K) |A_m,k - C_m,k|
+                   = sum_k sum_m |sum_{i in B_m,k} 1(y_i = k) - sum_{i in B_m,k} p_ik| / (N K)
+
+        is the mean over the K classes of class-k-ECE, classes that never occur included (their
         class-k-ECE is their mean probability).
         """
         self._coarse(self._top, n_bins)  # validates n_bins
