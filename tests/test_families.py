@@ -3,17 +3,15 @@ once, and the command line, the table contracts, the workflow and the config che
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
+from helpers import REPO
 
 from varprobe import tables
 from varprobe.analysis.family import families, family_tables
 from varprobe.cli import build_parser
 from varprobe.config_checks import ConfigError, check_config
 
-REPO = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
 
 
