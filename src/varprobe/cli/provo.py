@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -45,7 +44,7 @@ def _provo_sample(args: argparse.Namespace) -> None:
     from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.shards import shard_rows
 
-    decoding = Decoding.from_config(json.loads(args.decoding))
+    decoding = Decoding.from_config(args.decoding)
     settings = SamplerSettings(args.n_samples, args.max_tokens, args.batch_size, args.seed)
     contexts = tables.read(args.contexts, "provo_contexts")
     if args.texts:
@@ -67,7 +66,7 @@ def _provo_sample(args: argparse.Namespace) -> None:
              "count": 1}
             for d in draws
         )
-    metadata = {"model": json.loads(args.model), "decoding": decoding.name,
+    metadata = {"model": args.model, "decoding": decoding.name,
                 "generation": decoding.parameters(), "sampler": vars(settings),
                 "device": device, "shard": [args.shard, args.shards],
                 "checkpoint": args.checkpoint, "texts": args.texts}
@@ -79,7 +78,7 @@ def _provo_enumerate(args: argparse.Namespace) -> None:
     from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
 
-    entry = json.loads(args.decoding)
+    entry = args.decoding
     decoding = Decoding.from_config(entry)
     defaults = EnumerationSettings()
     settings = EnumerationSettings(
@@ -108,7 +107,7 @@ def _provo_enumerate(args: argparse.Namespace) -> None:
                   "failure_mass": found.failure_mass, "forward_tokens": found.forward_tokens}
         rows.extend({**shared, "word": word, "failure": "", "probability": p} for word, p in found.words.items())
         rows.extend({**shared, "word": "", "failure": f, "probability": p} for f, p in found.failures.items())
-    metadata = {"model": json.loads(args.model), "decoding": decoding.name,
+    metadata = {"model": args.model, "decoding": decoding.name,
                 "generation": decoding.parameters(), "enumeration": vars(settings), "device": device,
                 "texts": texts}
     frame = pd.DataFrame(rows, columns=list(tables.SCHEMAS["provo_distribution"]))
