@@ -38,3 +38,22 @@ def test_bad_json_is_an_error_of_its_option(option, capsys):
         build_parser().parse_args(["production-sample", option, "{name: tiny}"])
     assert stop.value.code == 2
     assert f"argument {option}: not valid JSON (Expecting property name" in capsys.readouterr().err
+
+
+def test_the_provo_control_options_are_those_of_every_controlled_job(passage_one, tmp_path):
+    """provo-oracle takes the control's options from ``commands.add_control`` and scores with
+    ``commands.control_settings``, as the analysis families' controlled jobs do."""
+    from varprobe import tables
+    from varprobe.cli import main
+
+    control = {"--contexts", "--responses", "--seed", "--resplits", "--ece-bins", "--bootstrap"}
+    for name in ("provo-divergence", "provo-oracle", "token-level"):
+        assert control <= set(subcommands()[name]._option_string_actions), name
+    out = {k: tmp_path / f"{k}.parquet" for k in ("tvd", "system", "human")}
+    main(["provo-oracle", "--contexts", str(passage_one["contexts"]), "--responses",
+          str(passage_one["responses"]), "--seed", "0", "--resplits", "2", "--ece-bins", "5",
+          "--bootstrap", "20", "--model", "oracle", "--decoding", "oracle2", "--tvd-out", str(out["tvd"]),
+          "--system-out", str(out["system"]), "--human-out", str(out["human"])])
+    system = tables.read(out["system"], "provo_system")
+    assert system[["model", "decoding"]].values.tolist() == [["oracle", "oracle2"]]
+    assert len(tables.read(out["tvd"], "provo_tvd")) == 4
