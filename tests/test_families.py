@@ -37,6 +37,17 @@ def test_family_tables_are_declared_contracts():
         tables.declared_columns("sample_size_sumary")
 
 
+def test_a_family_table_that_redeclares_a_study_table_is_named(monkeypatch):
+    import varprobe.analysis.family as family_module
+
+    clash = family_module.Family(keys=("clash",), rule_file="clash", register=print,
+                                 tables={"provo_tvd": {"tvd": "float64"}})
+    monkeypatch.setattr(family_module, "families", lambda: {"clash": clash})
+    with pytest.raises(ValueError, match="table 'provo_tvd' of analysis family 'clash' is already "
+                                         "declared by varprobe.tables.SCHEMAS"):
+        tables.declared_columns("sample_size_summary")
+
+
 def test_an_analysis_key_no_family_answers_to_is_named():
     with pytest.raises(ConfigError, match=r"analyses: 'sample_sizes' is not an analysis family "
                                           r"\(those are: biased_estimator, .*sample_size"):

@@ -1,5 +1,6 @@
-"""The package's imports run one way: no module imports one that imports it back. Every ``import`` counts, those inside functions too (read with ``ast``, nothing is
-imported); ``importlib.import_module`` calls (the analysis-family registry) are not followed."""
+"""The package's imports run one way: no module imports one that imports it back. Every
+``import`` counts, those inside functions too (read with ``ast``, nothing is imported);
+``importlib.import_module`` calls (the analysis-family registry) are not followed."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""What the subcommands share: the options of a model job (model, decoding, device, shards), loading
-its model, model estimates, and merging shard tables. The study and analysis-family commands
-import it; it imports no command."""
+"""What the subcommands share: JSON options parsed once (``json_value``), the options of a model
+job (model, decoding, device, shards), loading its model, model estimates, the oracle control,
+and merging shard tables. The study and analysis-family commands import it; it imports no
+command."""
 
 from __future__ import annotations
 

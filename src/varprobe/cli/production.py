@@ -306,7 +306,8 @@ def register(sub) -> None:
     p.add_argument("--samples", required=True)
     p.add_argument("--language", required=True)
     p.add_argument("--spacy-pipeline", type=json_value, required=True, help="JSON: a pipeline name or null")
-    p.add_argument("--encoder", type=json_value, required=True, help="JSON: hub id, path, {package: ...} or null")
+    p.add_argument("--encoder", type=json_value, required=True,
+                   help="JSON: hub id, path, {package: ...} or null")
     p.add_argument("--orders", type=int, nargs="+", required=True)
     p.add_argument("--batch-size", type=int, required=True)
     p.add_argument("--max-response-tokens", type=int, default=None,
