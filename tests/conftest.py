@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import REPO, worker_cores, write_provo_inputs
 
 
 def pytest_configure(config):
@@ -16,16 +17,6 @@ def pytest_configure(config):
     import torch
 
     torch.set_num_threads(1)
-
-
-def worker_cores() -> int:
-    """The cores one test process may keep busy: the machine's split between the processes of
-    pytest-xdist, at least one, so that a worker's Snakemake run or server keeps only its share
-    busy. ``scripts/test.sh`` runs one more worker than there are cores (one core each on two):
-    the tests also wait on subprocesses, servers and the cluster, and the extra worker fills
-    those waits."""
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    return max(1, len(os.sched_getaffinity(0)) // workers)
 
 
 # Under ``--dist loadgroup`` (scripts/test.sh) the tests that share an expensive fixture form
@@ -173,9 +164,6 @@ def tiny_model(tiny_model_dir):
     return load_causal_lm(ModelSpec(name="tiny", pretrained=str(tiny_model_dir)))
 
 
-REPO = Path(__file__).resolve().parents[1]
-
-
 @pytest.fixture(scope="session")
 def data_mirror() -> Path:
     """The local dataset mirror: ``$VARPROBE_DATA_MIRROR``, else ``../shared/data``."""
@@ -212,6 +200,14 @@ def _word_tokenizer():
     core.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
     return PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", eos_token="</s>",
                                    unk_token="<unk>")
+
+
+@pytest.fixture(scope="module")
+def tagger():
+    """The universal POS tagger (NLTK perceptron, offline data)."""
+    from varprobe.probes.pos_tags import UniversalTagger
+
+    return UniversalTagger()
 
 
 @pytest.fixture(scope="session")
@@ -272,22 +268,6 @@ def passage_one(tmp_path_factory, provo_norms) -> dict[str, Path]:
     """Contexts and responses tables of Provo passage 1's first 4 contexts:
     ``{"contexts": PATH, "responses": PATH}``."""
     return write_provo_inputs(tmp_path_factory.mktemp("passage-one"), provo_norms, [1], 4)
-
-
-def write_provo_inputs(directory: Path, provo_norms: Path, texts: list[int], per_passage: int) -> dict[str, Path]:
-    """The contexts table of the first ``per_passage`` contexts of each passage in ``texts`` and
-    their responses, written in ``directory``: ``{"contexts": PATH, "responses": PATH}``."""
-    from varprobe import tables
-    from varprobe.data.provo import contexts_table, responses_table
-
-    contexts = contexts_table(provo_norms, texts).groupby("text_id").head(per_passage)
-    responses = responses_table(provo_norms, texts)
-    keys = set(zip(contexts["text_id"], contexts["word_number"]))
-    responses = responses[[k in keys for k in zip(responses["text_id"], responses["word_number"])]]
-    paths = {"contexts": directory / "contexts.parquet", "responses": directory / "responses.parquet"}
-    tables.write(contexts, paths["contexts"], "provo_contexts")
-    tables.write(responses, paths["responses"], "provo_responses")
-    return paths
 
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -9,7 +9,7 @@ import os
 
 import pytest
 import yaml
-from test_workflow import output, scheduled, snakemake, write_config
+from helpers import output, scheduled, snakemake, write_config
 
 from varprobe import tables
 

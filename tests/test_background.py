@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_workflow import REPO, write_config
+from helpers import REPO, write_config
 
 pytestmark = pytest.mark.slow  # Snakemake runs of the tiny model
 

@@ -12,8 +12,7 @@ import pandas as pd
 import pytest
 import torch
 import yaml
-from conftest import write_provo_inputs
-from test_workflow import output, scheduled, snakemake, write_config
+from helpers import output, scheduled, snakemake, write_config, write_provo_inputs
 
 from varprobe import tables
 from varprobe.analysis.biased_estimator import biased_estimates, sources, support, support_estimates

@@ -18,18 +18,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
-from test_production_workflow import write_production_config
-from test_workflow import TINY_EXACT, _logs, snakemake, write_config
+from helpers import REPO, TINY_EXACT, job_logs, snakemake, write_config, write_production_config
 
 from varprobe import tables
 
 pytestmark = pytest.mark.slow  # a Snakemake run and a browser
 
-REPO = Path(__file__).resolve().parents[1]
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
@@ -72,7 +69,7 @@ def explored_run(tmp_path_factory, data_mirror, tiny_model_dir):
     config["production"] = production
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     run = snakemake(workdir)
-    assert run.returncode == 0, run.stderr + _logs(workdir)
+    assert run.returncode == 0, run.stderr + job_logs(workdir)
     return workdir
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from test_workflow import REPO, SNAKEMAKE, _logs, output
+from helpers import REPO, SNAKEMAKE, job_logs, output
 from varprobe import tables
 
 pytestmark = pytest.mark.slow  # a Snakemake run
@@ -134,7 +134,7 @@ def toy_run(tmp_path_factory, tiny_model_dir):
     }
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     run = snakemake_with(root, workdir)
-    assert run.returncode == 0, output(run) + _logs(workdir)
+    assert run.returncode == 0, output(run) + job_logs(workdir)
     return workdir / "results" / "production" / "toy"
 
 

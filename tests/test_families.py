@@ -3,17 +3,15 @@ once, and the command line, the table contracts, the workflow and the config che
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
+from helpers import REPO
 
 from varprobe import tables
 from varprobe.analysis.family import families, family_tables
 from varprobe.cli import build_parser
 from varprobe.config_checks import ConfigError, check_config
 
-REPO = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
 
 
@@ -37,6 +35,17 @@ def test_family_tables_are_declared_contracts():
     assert tables.declared_columns("sample_size_summary")["mse"] == "float64"
     with pytest.raises(KeyError, match="no table schema 'sample_size_sumary'"):
         tables.declared_columns("sample_size_sumary")
+
+
+def test_a_family_table_that_redeclares_a_study_table_is_named(monkeypatch):
+    import varprobe.analysis.family as family_module
+
+    clash = family_module.Family(keys=("clash",), rule_file="clash", register=print,
+                                 tables={"provo_tvd": {"tvd": "float64"}})
+    monkeypatch.setattr(family_module, "families", lambda: {"clash": clash})
+    with pytest.raises(ValueError, match="table 'provo_tvd' of analysis family 'clash' is already "
+                                         "declared by varprobe.tables.SCHEMAS"):
+        tables.declared_columns("sample_size_summary")
 
 
 def test_an_analysis_key_no_family_answers_to_is_named():

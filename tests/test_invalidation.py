@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 import yaml
-from test_workflow import scheduled, snakemake, write_config
+from helpers import scheduled, snakemake, write_config
 
 from varprobe import tables
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 import yaml
-from test_workflow import REPO
+from helpers import REPO
 
 
 def command_line(*args: str) -> list[str]:

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from helpers import SNAKEMAKE, responses_table
 
 from varprobe import tables
 from varprobe.analysis.next_word import ModelEstimate
@@ -25,13 +26,6 @@ from varprobe.analysis.oracle_replacement import (
 )
 from varprobe.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def responses_table(counts: dict[tuple[int, int], dict[str, int]]) -> pd.DataFrame:
-    rows = [{"text_id": t, "word_number": w, "response": r, "count": n}
-            for (t, w), c in counts.items() for r, n in c.items()]
-    return tables.conform(pd.DataFrame(rows), "provo_responses")
 
 
 HUMANS = {
@@ -184,7 +178,7 @@ def test_rules_are_scheduled_from_config(tmp_path, data_mirror, tiny_model_dir):
     }
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    run = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "1",
+    run = subprocess.run([*SNAKEMAKE, "--cores", "1",
                           "-n", "--quiet", "rules"], cwd=tmp_path, capture_output=True, text=True, env=env,
                          timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr

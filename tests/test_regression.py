@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from helpers import SNAKEMAKE
 
 from varprobe import tables
 from varprobe.analysis.regression import (
@@ -26,7 +27,6 @@ from varprobe.analysis.regression import (
 )
 from varprobe.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 def _frame(**columns) -> pd.DataFrame:
@@ -209,7 +209,7 @@ def test_regression_rules_are_scheduled_from_config(tmp_path, data_mirror):
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     run = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-n", "-p", "-c1"],
+        [*SNAKEMAKE, "-n", "-p", "-c1"],
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300,
     )
     assert run.returncode == 0, run.stdout + run.stderr

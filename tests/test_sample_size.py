@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import responses_table
 
 from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings
@@ -30,12 +31,6 @@ def samples_table(draws: dict[tuple[int, int], list[str]]) -> pd.DataFrame:
         for (t, w), ds in draws.items() for i, d in enumerate(ds)
     ]
     return tables.conform(pd.DataFrame(rows), "provo_samples")
-
-
-def responses_table(counts: dict[tuple[int, int], dict[str, int]]) -> pd.DataFrame:
-    rows = [{"text_id": t, "word_number": w, "response": r, "count": n}
-            for (t, w), c in counts.items() for r, n in c.items()]
-    return tables.conform(pd.DataFrame(rows), "provo_responses")
 
 
 HUMANS = {(1, 1): {"the": 5, "a": 3, "one": 2}, (1, 2): {"cat": 4, "dog": 4}}

@@ -24,21 +24,19 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_workflow import write_config
+from helpers import REPO, SNAKEMAKE, write_config
 
 from varprobe import tables
 
 pytestmark = pytest.mark.slow  # Snakemake runs on a SLURM cluster
 
-REPO = Path(__file__).resolve().parents[1]
 START, STOP = REPO / "scripts/slurm/start.sh", REPO / "scripts/slurm/stop.sh"
 JOBCOMP = Path("/var/log/slurm/jobcomp.log")
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 # CI's cluster runs no accounting database: status from squeue (the controller keeps finished
 # jobs for MinJobAge, far above the first check's delay), and a short first delay.
 SLURM_RUN = [
-    sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"),
-    "--profile", str(REPO / "profiles/slurm"), "--slurm-status-command", "squeue",
+    *SNAKEMAKE, "--profile", str(REPO / "profiles/slurm"), "--slurm-status-command", "squeue",
     "--slurm-init-seconds-before-status-checks", "5",
 ]
 # fetch, provo_data, 2 sampling shards, divergence, oracle, bars, summary, tvd figure

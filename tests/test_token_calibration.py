@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from helpers import scheduled
 
 from varprobe import tables
 from varprobe.metrics.token_calibration import (
@@ -231,8 +232,6 @@ def test_cli_on_the_tiny_model(tmp_path, tiny_model_dir, provo_norms):
 
 @pytest.mark.slow
 def test_rules_are_scheduled_from_config(tmp_path, data_mirror, tiny_model_dir):
-    from test_workflow import scheduled
-
     config = {
         "seed": 0, "data_mirror": str(data_mirror),
         "models": [{"name": "tiny", "pretrained": str(tiny_model_dir)},

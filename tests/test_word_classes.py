@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from helpers import output, scheduled, snakemake, write_config
 
 from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings, ModelEstimate, human_counts, oracle_splits
@@ -16,13 +17,6 @@ from varprobe.metrics.word_classes import coarsen, elbow
 from varprobe.probes.word_vectors import OOV, candidate_ks, cluster_words, load_word_vectors
 
 SETTINGS = ControlSettings(seed=0, resplits=4, bootstrap_resamples=100)
-
-
-@pytest.fixture(scope="module")
-def tagger():
-    from varprobe.probes.pos_tags import UniversalTagger
-
-    return UniversalTagger()
 
 
 def _one_context(humans: dict[str, int], context: str = "Yesterday I saw") -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -225,7 +219,6 @@ def test_cli_writes_tables_summary_and_histograms(tmp_path, provo_norms):
 
 @pytest.mark.slow
 def test_rules_are_scheduled_from_config_and_run(tmp_path, data_mirror):
-    from test_workflow import output, scheduled, snakemake, write_config
 
     csv = tmp_path / "given.csv"
     csv.write_text("text_id,word_number,sample,count\n1,2,are,3\n1,2,is,1\n1,3,now,2\n")

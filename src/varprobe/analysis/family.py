@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -52,12 +52,11 @@ def families() -> dict[str, Family]:
     return dict(sorted(found.items()))
 
 
-def family_tables() -> dict[str, Mapping[str, str]]:
+def family_tables(taken: Iterable[str] = ()) -> dict[str, Mapping[str, str]]:
     """The column contracts of every family's tables, by table name; ValueError naming a table
-    that two families, or a family and ``varprobe.tables.SCHEMAS``, both declare."""
-    from varprobe.tables import SCHEMAS
-
-    declared = {name: "varprobe.tables.SCHEMAS" for name in SCHEMAS}
+    that two families, or a family and the tables ``taken`` (``varprobe.tables.SCHEMAS``, which
+    passes its names: this module imports no table module), both declare."""
+    declared = dict.fromkeys(taken, "varprobe.tables.SCHEMAS")
     found = {}
     for key, family in families().items():
         for name, columns in family.tables.items():

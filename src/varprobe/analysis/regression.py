@@ -68,6 +68,9 @@ LABELS = {
     "CONJ": "conjunction", "DET": "determiner", "NOUN": "noun", "NUM": "numeral",
     "PRON": "pronoun", "PRT": "particle", "VERB": "verb", "X": "other (X)",
 }
+PREDICTOR_ORDER = (*CONTINUOUS, *TAG_ORDER)
+"""The paper's order of the coefficient plot: human entropy, model entropy, TVD between oracles,
+context length, punctuation, then the tags."""
 R_HAT_MAX = 1.01
 ESS_MIN = 400
 """Convergence thresholds (Vehtari et al. 2021): a row beyond them is flagged."""
@@ -316,7 +319,7 @@ def _regression_figure(args: argparse.Namespace) -> None:
     coefficients = pd.concat(
         [tables.read(p, "regression_coefficients") for p in args.coefficients], ignore_index=True
     )
-    fig, table = coefficient_plot(coefficients)
+    fig, table = coefficient_plot(coefficients, PREDICTOR_ORDER, LABELS)
     fig.savefig(args.figure, dpi=150)
     tables.write(table, args.table, "regression_figure")
 

@@ -5,7 +5,6 @@ and the teacher-forced pass that streams every position's next-token distributio
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable, Iterator
 
@@ -14,7 +13,7 @@ import pandas as pd
 
 from varprobe import tables
 from varprobe.analysis.family import Family
-from varprobe.commands import load_model
+from varprobe.commands import json_value, load_model
 from varprobe.metrics.token_calibration import CalibrationAccumulator
 
 
@@ -149,7 +148,7 @@ def _token_calibration(args: argparse.Namespace) -> None:
     names = {"model": loaded.spec.name, "corpus": args.corpus}
     metrics = metric_table(accumulator).assign(**names)
     rsd = rsd_table(metrics, args.ddof).assign(**names)
-    metadata = {**names, "model_entry": json.loads(args.model), "device": device, "n_texts": n_texts,
+    metadata = {**names, "model_entry": args.model, "device": device, "n_texts": n_texts,
                 "resolution": accumulator.resolution, "sparse_pairs": accumulator.n_sparse_pairs,
                 "accumulator_peak_bytes": accumulator.peak_nbytes}
     print(f"{loaded.spec.name}: {n_texts} texts, {accumulator.n_positions} positions, "
@@ -177,7 +176,7 @@ def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("token-calibration",
                        help="a model's ECE, cw-ECE and Full-ECE over a corpus, for every number of bins")
-    p.add_argument("--model", required=True, help="the model's config entry as JSON")
+    p.add_argument("--model", type=json_value, required=True, help="the model's config entry as JSON")
     p.add_argument("--gpus", type=int, default=1, help="GPUs given to this job; 0 runs CUDA models on CPU")
     p.add_argument("--cpu-fallback", action="store_true",
                    help="run CUDA models on CPU where no CUDA device is usable")

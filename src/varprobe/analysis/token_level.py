@@ -24,7 +24,6 @@ The family's subcommands and its tables: ``FAMILY``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Iterable, Mapping
 
@@ -156,7 +155,7 @@ def _token_level(args: argparse.Namespace) -> None:
         scorer.first_token, lambda token: loaded.tokenizer.decode([token]), control,
     )
     summary = token_summary(table, confidences, hits, control).assign(model=loaded.spec.name)
-    metadata = {"model": loaded.spec.name, "model_entry": json.loads(args.model), "device": device}
+    metadata = {"model": loaded.spec.name, "model_entry": args.model, "device": device}
     tables.write(table, args.tvd_out, "token_level_tvd", metadata)
     tables.write(summary, args.summary_out, "token_level_summary", metadata)
 

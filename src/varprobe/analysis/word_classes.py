@@ -26,7 +26,6 @@ The family's subcommands and its tables: ``FAMILY``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -38,7 +37,7 @@ import pandas as pd
 from varprobe import tables
 from varprobe.analysis.family import Family
 from varprobe.analysis.next_word import ControlSettings, ModelEstimate, human_counts, oracle_splits
-from varprobe.commands import add_estimates, read_estimates
+from varprobe.commands import add_estimates, json_value, read_estimates
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.distributions import mle, mode, tvd
 from varprobe.metrics.word_classes import coarsen
@@ -184,7 +183,7 @@ def _syntactic_tvd(args: argparse.Namespace) -> None:
 def _semantic_tvd(args: argparse.Namespace) -> None:
     from varprobe.probes.word_vectors import load_word_vectors
 
-    embeddings = json.loads(args.embeddings)
+    embeddings = args.embeddings
     args.level = "semantic"
     args.settings = {"embeddings": embeddings, "n_init": args.n_init, "max_iter": args.max_iter}
     vectors = load_word_vectors(embeddings)
@@ -240,7 +239,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("semantic-tvd", help="per-context TVD between word-cluster distributions")
     _add_common(p)
-    p.add_argument("--embeddings", required=True,
+    p.add_argument("--embeddings", type=json_value, required=True,
                    help='embeddings as JSON: {"gensim": NAME}, {"package": NAME} or {"path": FILE}')
     p.add_argument("--n-init", type=int, default=20, help="k-means initialisations per k")
     p.add_argument("--max-iter", type=int, default=400, help="k-means iterations per run")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from varprobe import tables
+from varprobe.commands import json_value
 
 
 def add_api_options(parser: argparse.ArgumentParser) -> None:
@@ -20,16 +20,16 @@ def add_api_options(parser: argparse.ArgumentParser) -> None:
 
 
 def api_endpoint(args: argparse.Namespace):
-    """The endpoint of ``args.model`` (JSON) that must be an API model, with the ``TUNING`` options
-    of ``args`` over its entry's, checking that ``args.decoding`` (JSON) is one an endpoint can
-    sample (not an enumeration) and that a reply cache is given."""
+    """The endpoint of ``args.model`` (a config entry) that must be an API model, with the
+    ``TUNING`` options of ``args`` over its entry's, checking that ``args.decoding`` is one an
+    endpoint can sample (not an enumeration) and that a reply cache is given."""
     from varprobe.api.endpoint import TUNING, ApiEndpoint
     from varprobe.models.spec import ModelSpec
 
-    spec = ModelSpec.from_config(json.loads(args.model))
+    spec = ModelSpec.from_config(args.model)
     if not spec.is_api:
         raise ValueError(f"model {spec.name!r} has no api block; this subcommand is for API models")
-    decoding = json.loads(args.decoding)
+    decoding = args.decoding
     if decoding.get("method", "sample") != "sample":
         raise ValueError(f"model {spec.name!r}: decoding {decoding.get('name')!r} needs the model's "
                          f"distribution (method {decoding['method']!r}); an API model only samples")
@@ -54,13 +54,13 @@ def _provo_api_sample(args: argparse.Namespace) -> None:
     from varprobe.sampling.decoding import Decoding
 
     endpoint = api_endpoint(args)
-    decoding = Decoding.from_config(json.loads(args.decoding))
+    decoding = Decoding.from_config(args.decoding)
     contexts = tables.read(args.contexts, "provo_contexts")
     with ApiClient(endpoint, ReplyCache(args.api_cache)) as client:
         samples, stats = provo_samples(client, contexts, decoding, args.n_samples, args.seed)
         print(client.report(), file=sys.stderr)
     prompting = endpoint.provo
-    metadata = {"model": json.loads(args.model), "decoding": decoding.name, "seed": args.seed,
+    metadata = {"model": args.model, "decoding": decoding.name, "seed": args.seed,
                 **api_metadata(endpoint, decoding, prompting.token_budget(args.n_samples)),
                 "provo": {"mode": prompting.mode, "prompt": prompting.template, "n": args.n_samples}}
     tables.write(samples, args.out, "provo_samples", metadata)
@@ -84,8 +84,9 @@ def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("provo-api-sample",
                        help="next words from an API model (Ilia & Aziz 2024, App. C.2: single or list mode)")
-    p.add_argument("--model", required=True, help="the model's config entry as JSON (with api)")
-    p.add_argument("--decoding", required=True, help="the decoding's config entry as JSON")
+    p.add_argument("--model", type=json_value, required=True,
+                   help="the model's config entry as JSON (with api)")
+    p.add_argument("--decoding", type=json_value, required=True, help="the decoding's config entry as JSON")
     p.add_argument("--contexts", required=True)
     p.add_argument("--n-samples", type=int, required=True, help="words per context")
     p.add_argument("--seed", type=int, required=True)

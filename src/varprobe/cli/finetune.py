@@ -4,20 +4,19 @@ passages or on a production dataset's references, and plot the losses (Fig. 18).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import pandas as pd
 
 from varprobe import tables
-from varprobe.commands import add_model_job, add_raw_checks, job_spec, verify_raw
+from varprobe.commands import add_model_job, add_raw_checks, job_spec, json_value, verify_raw
 
 
 def _settings(args: argparse.Namespace):
     from varprobe.finetune.settings import FinetuneSettings
 
-    return FinetuneSettings.from_config(json.loads(args.settings))
+    return FinetuneSettings.from_config(args.settings)
 
 
 def _base_spec(args: argparse.Namespace):
@@ -51,7 +50,7 @@ def _train_and_write(args: argparse.Namespace, loaded, train_examples, validatio
               f"({loss.tokens} tokens)", file=sys.stderr)
 
     training = train(model, train_examples, validation_examples, settings, pad, progress)
-    manifest = {"base": json.loads(args.model), "name": name, "settings": settings.to_dict(),
+    manifest = {"base": args.model, "name": name, "settings": settings.to_dict(),
                 "data": data, "device": loaded.spec.device}
     save_checkpoint(model, training.trainable, args.checkpoint_out, manifest)
     rows = [{"model": name, "fold": fold, "epoch": loss.epoch, "split": loss.split,
@@ -156,7 +155,7 @@ def _finetune_comparison(args: argparse.Namespace) -> None:
 
 def _add_training(parser: argparse.ArgumentParser) -> None:
     add_model_job(parser, decoding=False)
-    parser.add_argument("--settings", required=True,
+    parser.add_argument("--settings", type=json_value, required=True,
                         help="JSON of fine-tuning settings (FinetuneSettings; omitted keys default)")
     parser.add_argument("--name", default=None,
                         help="the fine-tuned model's name in the losses table (default: the base's)")

@@ -18,6 +18,7 @@ from varprobe.commands import (
     add_raw_checks,
     add_shard_options,
     job_spec,
+    json_value,
     merge_shards,
     verify_raw,
 )
@@ -65,16 +66,16 @@ def _production_sample(args: argparse.Namespace) -> None:
         render_prompt,
     )
 
-    if ModelSpec.from_config(json.loads(args.model)).is_api:
+    if ModelSpec.from_config(args.model).is_api:
         _production_api_sample(args)
         return
-    decoding = Decoding.from_config(json.loads(args.decoding))
+    decoding = Decoding.from_config(args.decoding)
     settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat)
     instances = _shard_instances(args)
     spec = job_spec(args)
     loaded = load_generator(spec)
     work = [(i, render_prompt(args.prompt, s)) for i, s in zip(instances["input_id"], instances["source"], strict=True)]
-    metadata = {"model": json.loads(args.model), "decoding": decoding.name,
+    metadata = {"model": args.model, "decoding": decoding.name,
                 "generation": generation_parameters(decoding, settings), "seed": args.seed,
                 "prompt": args.prompt, "chat_template": settings.chat and not loaded.is_seq2seq,
                 "device": spec.device, "shard": [args.shard, args.shards]}
@@ -120,7 +121,7 @@ def _production_api_sample(args: argparse.Namespace) -> None:
     from varprobe.sampling.generate import render_prompt
 
     endpoint = api_endpoint(args)
-    decoding = Decoding.from_config(json.loads(args.decoding))
+    decoding = Decoding.from_config(args.decoding)
     instances = _shard_instances(args)
     work = [(i, render_prompt(args.prompt, s))
             for i, s in zip(instances["input_id"], instances["source"], strict=True)]
@@ -129,7 +130,7 @@ def _production_api_sample(args: argparse.Namespace) -> None:
         print(client.report(), file=sys.stderr)
     rows = [{"input_id": input_id, "sample_index": j, "text": t}
             for (input_id, _), samples in zip(work, productions, strict=True) for j, t in enumerate(samples)]
-    metadata = {"model": json.loads(args.model), "decoding": decoding.name,
+    metadata = {"model": args.model, "decoding": decoding.name,
                 **api_metadata(endpoint, decoding, args.max_new_tokens), "n_samples": args.n_samples,
                 "seed": args.seed, "prompt": args.prompt, "chat_template": endpoint.endpoint == "chat",
                 "device": "api", "shard": [args.shard, args.shards]}
@@ -144,7 +145,7 @@ def _production_distances(args: argparse.Namespace) -> None:
 
     instances = tables.read(args.instances, "production_instances")
     samples = tables.read(args.samples, "production_samples")
-    spacy_name, encoder = json.loads(args.spacy_pipeline), json.loads(args.encoder)
+    spacy_name, encoder = args.spacy_pipeline, args.encoder
     probes = Probes(tuple(args.orders), load_pipeline(args.language, spacy_name),
                     load_encoder(encoder) if encoder is not None else None, args.batch_size)
     by_input = samples.sort_values(["input_id", "sample_index"]).groupby("input_id")["text"].apply(list)
@@ -169,7 +170,7 @@ def _truncated(items: list, args: argparse.Namespace) -> tuple[list, dict]:
     if args.truncation_tokenizer is None:
         raise ValueError("--max-response-tokens needs --truncation-tokenizer (the tokenizer that "
                          "counts the tokens)")
-    spec = json.loads(args.truncation_tokenizer)
+    spec = args.truncation_tokenizer
     texts = distinct_texts(items)
     cut = dict(zip(texts, truncate(texts, load_tokenizer(spec), args.max_response_tokens), strict=True))
     changed = {text for text, short in cut.items() if short != text}
@@ -220,7 +221,7 @@ def _production_miscalibrated(args: argparse.Namespace) -> None:
     from varprobe.analysis.production import miscalibrated
 
     divergences = tables.read(args.divergences, "production_divergences")
-    thresholds = json.loads(args.thresholds)
+    thresholds = args.thresholds
     unavailable = tables.read_metadata(args.divergences).get("unavailable", {})
     thresholds = {p: t for p, t in thresholds.items() if p not in unavailable}
     flagged = miscalibrated(divergences, args.statistic, thresholds, args.limit)
@@ -304,13 +305,14 @@ def register(sub) -> None:
     p.add_argument("--instances", required=True)
     p.add_argument("--samples", required=True)
     p.add_argument("--language", required=True)
-    p.add_argument("--spacy-pipeline", required=True, help="JSON: a pipeline name or null")
-    p.add_argument("--encoder", required=True, help="JSON: hub id, path, {package: ...} or null")
+    p.add_argument("--spacy-pipeline", type=json_value, required=True, help="JSON: a pipeline name or null")
+    p.add_argument("--encoder", type=json_value, required=True,
+                   help="JSON: hub id, path, {package: ...} or null")
     p.add_argument("--orders", type=int, nargs="+", required=True)
     p.add_argument("--batch-size", type=int, required=True)
     p.add_argument("--max-response-tokens", type=int, default=None,
                    help="cut every reference and sample to this many tokens before probing")
-    p.add_argument("--truncation-tokenizer", default=None,
+    p.add_argument("--truncation-tokenizer", type=json_value, default=None,
                    help="JSON: hub id, path or {package: ...} of the tokenizer that counts them")
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_distances)
@@ -335,7 +337,7 @@ def register(sub) -> None:
     p.add_argument("--samples", required=True)
     p.add_argument("--divergences", required=True)
     p.add_argument("--statistic", required=True)
-    p.add_argument("--thresholds", required=True, help="JSON {probe: threshold}")
+    p.add_argument("--thresholds", type=json_value, required=True, help="JSON {probe: threshold}")
     p.add_argument("--limit", type=int, required=True)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_miscalibrated)

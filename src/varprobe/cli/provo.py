@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -13,10 +12,12 @@ from tqdm import tqdm
 from varprobe import tables
 from varprobe.commands import (
     add_checkpoint,
+    add_control,
     add_estimates,
     add_model_job,
     add_raw_checks,
     add_shard_options,
+    control_settings,
     load_model,
     merge_shards,
     read_estimates,
@@ -45,7 +46,7 @@ def _provo_sample(args: argparse.Namespace) -> None:
     from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.shards import shard_rows
 
-    decoding = Decoding.from_config(json.loads(args.decoding))
+    decoding = Decoding.from_config(args.decoding)
     settings = SamplerSettings(args.n_samples, args.max_tokens, args.batch_size, args.seed)
     contexts = tables.read(args.contexts, "provo_contexts")
     if args.texts:
@@ -67,7 +68,7 @@ def _provo_sample(args: argparse.Namespace) -> None:
              "count": 1}
             for d in draws
         )
-    metadata = {"model": json.loads(args.model), "decoding": decoding.name,
+    metadata = {"model": args.model, "decoding": decoding.name,
                 "generation": decoding.parameters(), "sampler": vars(settings),
                 "device": device, "shard": [args.shard, args.shards],
                 "checkpoint": args.checkpoint, "texts": args.texts}
@@ -79,7 +80,7 @@ def _provo_enumerate(args: argparse.Namespace) -> None:
     from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
 
-    entry = json.loads(args.decoding)
+    entry = args.decoding
     decoding = Decoding.from_config(entry)
     defaults = EnumerationSettings()
     settings = EnumerationSettings(
@@ -108,7 +109,7 @@ def _provo_enumerate(args: argparse.Namespace) -> None:
                   "failure_mass": found.failure_mass, "forward_tokens": found.forward_tokens}
         rows.extend({**shared, "word": word, "failure": "", "probability": p} for word, p in found.words.items())
         rows.extend({**shared, "word": "", "failure": f, "probability": p} for f, p in found.failures.items())
-    metadata = {"model": json.loads(args.model), "decoding": decoding.name,
+    metadata = {"model": args.model, "decoding": decoding.name,
                 "generation": decoding.parameters(), "enumeration": vars(settings), "device": device,
                 "texts": texts}
     frame = pd.DataFrame(rows, columns=list(tables.SCHEMAS["provo_distribution"]))
@@ -134,16 +135,10 @@ def _provo_ingest(args: argparse.Namespace) -> None:
                                                       "coverage": coverage.as_metadata()})
 
 
-def _control_settings(args: argparse.Namespace):
-    from varprobe.analysis.next_word import ControlSettings
-
-    return ControlSettings(args.seed, args.resplits, args.ece_bins, args.bootstrap)
-
-
 def _provo_divergence(args: argparse.Namespace) -> None:
     from varprobe.analysis.next_word import context_table, model_summary
 
-    settings = _control_settings(args)
+    settings = control_settings(args)
     contexts = tables.read(args.contexts, "provo_contexts")
     estimates, failure_rate = read_estimates(args)
     table, oracle_hits = context_table(
@@ -155,7 +150,7 @@ def _provo_divergence(args: argparse.Namespace) -> None:
 def _provo_oracle(args: argparse.Namespace) -> None:
     from varprobe.analysis.next_word import human_summary, oracle_summary, oracle_table
 
-    settings = _control_settings(args)
+    settings = control_settings(args)
     contexts = tables.read(args.contexts, "provo_contexts")
     responses = tables.read(args.responses, "provo_responses")
     table, confidences, hits = oracle_table(contexts, responses, settings)
@@ -208,15 +203,12 @@ def _provo_figure_bars(args: argparse.Namespace) -> None:
     tables.write(table, args.table, "provo_bars")
 
 
-def _add_control(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--resplits", type=int, required=True)
-    parser.add_argument("--ece-bins", type=int, required=True)
-    parser.add_argument("--bootstrap", type=int, required=True)
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--decoding", required=True)
-    parser.add_argument("--contexts", required=True)
-    parser.add_argument("--responses", required=True)
+def _add_system(parser: argparse.ArgumentParser) -> None:
+    """The options of a job that scores one system with the oracle control: the control's
+    (``add_control``), the system's names and its two tables (``_write_system``)."""
+    add_control(parser)
+    parser.add_argument("--model", required=True, help="the system's model name")
+    parser.add_argument("--decoding", required=True, help="the system's decoding name")
     parser.add_argument("--tvd-out", required=True)
     parser.add_argument("--system-out", required=True)
 
@@ -267,12 +259,12 @@ def register(sub) -> None:
     p.set_defaults(run=_provo_ingest)
 
     p = sub.add_parser("provo-divergence", help="per-context TVD, oracle control, ECE of a model")
-    _add_control(p)
+    _add_system(p)
     add_estimates(p)
     p.set_defaults(run=_provo_divergence)
 
     p = sub.add_parser("provo-oracle", help="the oracle control (and the human MLE) summarised as systems")
-    _add_control(p)
+    _add_system(p)
     p.add_argument("--human-out", required=True, help="the summary row of the full human MLE")
     p.set_defaults(run=_provo_oracle)
 

@@ -4,10 +4,10 @@ per-stage times."""
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from varprobe import tables
+from varprobe.commands import json_value
 
 
 def _report_table(args: argparse.Namespace) -> None:
@@ -25,7 +25,7 @@ def _results_page(args: argparse.Namespace) -> None:
     out = Path(args.out)
     figures = copy_figures(args.figures, args.results, Path(args.figures_dir))
     page = render(configfiles=args.configfiles, commit=commit(args.workflow_dir),
-                  entries=json.loads(args.tables), figures=figures,
+                  entries=args.tables, figures=figures,
                   benchmarks=args.benchmarks)
     with tables.atomic(out) as partial:
         partial.write_text(page, encoding="utf-8")
@@ -66,7 +66,7 @@ def register(sub) -> None:
     p.add_argument("--configfiles", nargs="+", required=True,
                    help="the run's config files, in the order Snakemake layered them")
     p.add_argument("--workflow-dir", required=True, help="the workflow's checkout (its commit)")
-    p.add_argument("--tables", required=True,
+    p.add_argument("--tables", type=json_value, required=True,
                    help="JSON list of the registered summary tables: {name, table, title, category}")
     p.add_argument("--figures", nargs="*", default=[], help="every figure of the run")
     p.add_argument("--results", required=True, help="the results folder the figures lie in")

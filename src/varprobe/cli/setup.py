@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from varprobe.commands import add_raw_checks
+from varprobe.commands import add_raw_checks, json_value
 
 
 def _fetch(args: argparse.Namespace) -> None:
@@ -20,7 +19,7 @@ def _check_models(args: argparse.Namespace) -> None:
     from varprobe.models.loading import check_available
     from varprobe.models.spec import ModelSpec
 
-    for entry in json.loads(args.models):
+    for entry in args.models:
         check_available(ModelSpec.from_config(entry))
 
 
@@ -42,7 +41,7 @@ def register(sub) -> None:
     p.set_defaults(run=_fetch)
 
     p = sub.add_parser("check-models", help="fail fast when a configured model is unreachable")
-    p.add_argument("--models", required=True, help="the models list of the config as JSON")
+    p.add_argument("--models", type=json_value, required=True, help="the models list of the config as JSON")
     p.set_defaults(run=_check_models)
 
     p = sub.add_parser("install-profile", help="install a Snakemake profile of profiles/ where "

@@ -6,29 +6,27 @@ the numbers drawn.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from varprobe.analysis.regression import CONTINUOUS, LABELS, TAG_ORDER  # noqa: E402
 
-PREDICTOR_ORDER = (*CONTINUOUS, *TAG_ORDER)
-"""The paper's order: human entropy, model entropy, TVD between oracles, context length,
-punctuation, then the tags."""
-
-
-def coefficient_plot(coefficients: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
-    """Posterior mean and 95% HDI of every coefficient, one row per predictor (paper order, top
-    to bottom), one colour per (model, decoding), and a vertical line at 0.
+def coefficient_plot(coefficients: pd.DataFrame, order: Sequence[str],
+                     labels: Mapping[str, str]) -> tuple[plt.Figure, pd.DataFrame]:
+    """Posterior mean and 95% HDI of every coefficient, one row per predictor in ``order`` (top
+    to bottom; the analysis passes the paper's), named by ``labels`` (predictor or tag -> label),
+    one colour per (model, decoding), and a vertical line at 0.
 
     A predictor absent from a system (its reference tag, or a tag its contexts never end on) has
     no point for that system; the legend names each system's reference tag. Intercept and sigma
     are not drawn.
     """
-    rows = coefficients[coefficients["predictor"].isin(PREDICTOR_ORDER)]
-    present = [p for p in PREDICTOR_ORDER if p in set(rows["predictor"])]
+    rows = coefficients[coefficients["predictor"].isin(order)]
+    present = [p for p in order if p in set(rows["predictor"])]
     position = {p: i for i, p in enumerate(present)}
     systems = list(dict.fromkeys(zip(rows["model"], rows["decoding"], strict=True)))
     fig, ax = plt.subplots(figsize=(6.4, 1.2 + 0.35 * len(present) * max(1, len(systems) / 2)))
@@ -43,11 +41,11 @@ def coefficient_plot(coefficients: pd.DataFrame) -> tuple[plt.Figure, pd.DataFra
             own["mean"], y,
             xerr=[own["mean"] - own["hdi_2.5%"], own["hdi_97.5%"] - own["mean"]],
             fmt="o", capsize=2, markersize=4,
-            label=f"{model} / {decoding} (reference: {LABELS[own['reference_tag'].iloc[0]]})",
+            label=f"{model} / {decoding} (reference: {labels[own['reference_tag'].iloc[0]]})",
         )
         drawn.append(own)
     ax.axvline(0.0, color="black", linewidth=0.8)
-    ax.set_yticks(range(len(present)), [LABELS[p] for p in present])
+    ax.set_yticks(range(len(present)), [labels[p] for p in present])
     ax.invert_yaxis()
     ax.set_xlabel("coefficient on TVD(model, oracle) (posterior mean, 95% HDI)")
     ax.legend(fontsize=8)
