@@ -1,6 +1,9 @@
 """Next-word calibration on Provo (Ilia & Aziz 2024): data -> samples -> divergences -> figures."""
 
 
+import pandas as pd
+
+
 include: "provo_inputs.smk"
 
 
@@ -314,6 +317,16 @@ rule provo_summary:
         benchmark_path("provo_summary", "summary")
     shell:
         "varprobe provo-summary --systems {input} --out {output} > {log} 2>&1"
+
+
+onsuccess:
+    # A system that covers fewer contexts than the configured ones (a partial samples file) is
+    # said on the console, not only in its jobs' logs.
+    from varprobe.analysis.next_word import coverage_notes
+
+    if Path(f"{PROVO}/summary.parquet").is_file():
+        for note in coverage_notes(pd.read_parquet(f"{PROVO}/summary.parquet")):
+            print(f"varprobe: note: {note}", file=sys.stderr)
 
 
 report_table(
