@@ -165,6 +165,40 @@ def test_local_model_problems_fail_the_dry_run_without_a_hub_link(tmp_path, data
     assert "(an empty directory)" in output(run) and "huggingface.co" not in output(run)
 
 
+def test_issue_38_bad_inputs_fail_the_dry_run_naming_the_culprit(tmp_path, data_mirror):
+    """A misspelled samples column, passages outside Provo, a folder with a tokenizer and a
+    config.json but no weights: each fails ``--dry-run`` with a line naming its config key (on
+    main the first ran with exit 0, the others failed late or said "'all' was expected")."""
+    csv = tmp_path / "published.csv"
+    csv.write_text("text_id,word_number,sample,counts\n1,2,are,1\n")
+    (tmp_path / "tokenizer-only").mkdir()
+    for name in ("tokenizer.json", "config.json"):
+        (tmp_path / "tokenizer-only" / name).write_text("{}")
+    write_config(tmp_path, data_mirror, [{"name": "published", "samples": str(csv)},
+                                         {"name": "no-weights", "pretrained": str(tmp_path / "tokenizer-only")}])
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert f"models[0]: model 'published': samples file {csv}: unknown column(s) ['counts']" in output(run)
+    assert f"models[1]: model 'no-weights': no weight files in {str(tmp_path / 'tokenizer-only')!r}" in output(run)
+    write_config(tmp_path, data_mirror, [SMOLLM2], texts=[0])
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert "provo.texts: value [0]: allowed: passages are integers from 1 to 55" in output(run)
+
+
+def test_shards_beyond_the_passages_are_capped_and_said_on_the_console(tmp_path, data_mirror):
+    csv = _write_samples(tmp_path / "published.csv", ["1,2,are,1"])
+    csv.write_text(csv.read_text().replace(",count", ", Count"))
+    write_config(tmp_path, data_mirror, [SMOLLM2, {"name": "published", "samples": str(csv)}], shards=3)
+    run = snakemake(tmp_path, "-n", "--quiet", "rules")
+    assert run.returncode == 0, output(run)
+    assert ("varprobe: note: provo.shards: 3 is more than the configured passages (a shard holds whole "
+            "passages): 1 sampling jobs per model x decoding will run") in run.stderr
+    assert (f"varprobe: note: models[1]: samples file {csv}: column ' Count' read as 'count' (whitespace "
+            "or case differs)") in run.stderr
+    assert scheduled(tmp_path)["provo_sample"] == 1
+
+
 def test_without_figure_contexts_no_word_bars_are_scheduled(tmp_path, data_mirror):
     csv = _write_samples(tmp_path / "published.csv", ["1,2,are,1"])
     write_config(tmp_path, data_mirror, [{"name": "published", "samples": str(csv)}],
