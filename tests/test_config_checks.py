@@ -411,9 +411,9 @@ def test_default_thresholds_of_probes_that_are_off_are_dropped_and_said(tmp_path
     ['syntactic-2'] that were not computed'); now the default is resolved at parse time."""
     config = _production(ngram_orders=[1], spacy_pipelines={"en": None})
     notes = _validated(tmp_path, config)
-    assert notes == ["production.miscalibration.thresholds: default thresholds for syntactic-2 dropped for "
-                     "dataset 'asset': the config does not compute those probes (production.probes); its "
-                     "miscalibrated inputs exceed {'lexical-1': 0.3, 'semantic': 0.2}",
+    assert notes == ["production.miscalibration.thresholds: syntactic-2 dropped for dataset 'asset', which "
+                     "does not compute those probes (production.probes); its miscalibrated inputs exceed "
+                     "{'lexical-1': 0.3, 'semantic': 0.2}",
                      "production.figures.probes: default figure probes syntactic-2 dropped: not computed "
                      "for production.probes.ngram_orders"]
     assert figure_probes(config) == ["lexical-1", "semantic"]
@@ -429,9 +429,26 @@ def test_a_given_threshold_of_a_probe_that_is_off_fails_naming_the_key(tmp_path)
     with pytest.raises(ConfigError) as err:
         _validated(tmp_path, config)
     assert str(err.value).splitlines()[1:] == [
-        f"  production.miscalibration.thresholds.{probe}: probe {probe!r} is not computed for dataset "
-        "'asset' (its probes: lexical-1); remove the threshold, or turn the probe on (production.probes)"
+        f"  production.miscalibration.thresholds.{probe}: probe {probe!r} is not computed for any dataset "
+        "(computed: lexical-1); remove the threshold, or turn the probe on (production.probes)"
         for probe in ("syntactic-2", "semantic")]
+
+
+def test_a_dataset_drops_the_thresholds_of_probes_its_language_lacks(tmp_path):
+    """Given thresholds of probes that one dataset computes and another (no German tagger or
+    encoder) does not: each applies those it computes, and the drop is said (on main the German
+    dataset's table was empty: its NaN distances never exceed a threshold)."""
+    config = _production(spacy_pipelines={"en": "en_core_web_sm", "de": None},
+                         sentence_encoders={"en": "encoder", "de": None})
+    config["production"]["datasets"].append({"name": "wmt14", "prompt": "{source}"})
+    config["production"]["miscalibration"] = {"thresholds": {"lexical-1": 0.3, "syntactic-2": 0.2,
+                                                             "semantic": 0.2}}
+    assert _validated(tmp_path, config) == [
+        "production.miscalibration.thresholds: syntactic-2, semantic dropped for dataset 'wmt14', which "
+        "does not compute those probes (production.probes); its miscalibrated inputs exceed {'lexical-1': 0.3}"]
+    asset, wmt14 = config["production"]["datasets"]
+    assert miscalibration_thresholds(config, asset) == {"lexical-1": 0.3, "syntactic-2": 0.2, "semantic": 0.2}
+    assert miscalibration_thresholds(config, wmt14) == {"lexical-1": 0.3}
 
 
 def test_a_given_figure_probe_that_is_not_computed_fails_naming_the_key(tmp_path):

@@ -20,8 +20,8 @@ value. They read the config only (and, for models, the local file system): no ne
 * ``model_problems``: models the local file system shows to be unreachable, and samples files
   whose header names a column the reader does not know.
 * ``threshold_problems``, ``figure_probe_problems``: miscalibration thresholds and figure probes
-  the user gave for probes the config does not compute, or none left; the notes say which
-  defaults are dropped (``DEPENDENT_DEFAULTS``).
+  the user gave for probes the config does not compute, or none left; the notes say what is
+  dropped (defaults, ``DEPENDENT_DEFAULTS``, and a dataset's thresholds of probes it lacks).
 * ``config_notes``: what the run does otherwise than the config reads (default thresholds
   dropped, shards capped at the units of work, a samples file's column read under its known
   name); ``validate_config`` returns them for the workflow to print.
@@ -441,7 +441,7 @@ def computed_probes(config: dict, dataset: dict) -> list[str]:
 def miscalibration_thresholds(config: dict, dataset: dict) -> dict[str, float]:
     """The thresholds the miscalibration table of a dataset entry applies: those of
     ``production.miscalibration.thresholds`` whose probe the dataset computes
-    (``computed_probes``; ``threshold_problems`` refuses a given one that it does not)."""
+    (``computed_probes``; ``threshold_problems`` refuses a given one that no dataset computes)."""
     computed = computed_probes(config, dataset)
     thresholds = config["production"]["miscalibration"]["thresholds"]
     return {probe: value for probe, value in thresholds.items() if probe in computed}
@@ -451,43 +451,43 @@ THRESHOLDS = ("production", "miscalibration", "thresholds")
 
 
 def threshold_problems(config: dict, given: bool) -> list[str]:
-    """Thresholds that name a probe a dataset does not compute, where the user ``given`` them
-    (the schema's defaults are dropped instead: ``threshold_notes``), and datasets left with no
-    threshold at all (every input would count as miscalibrated)."""
+    """Thresholds that name a probe no dataset computes, where the user ``given`` them (the
+    schema's defaults are dropped instead, as a dataset drops those of probes it alone lacks:
+    ``threshold_notes``), and datasets left with no threshold at all (every input would count
+    as miscalibrated)."""
     from varprobe.data import DATASETS
 
     thresholds = _at(config, THRESHOLDS)
     if thresholds is None:
         return []
-    problems = []
-    for dataset in _at(config, ("production", "datasets")) or []:
-        if dataset.get("name") not in DATASETS:
-            continue  # named by dataset_problems
-        computed = computed_probes(config, dataset)
-        off = [p for p in thresholds if p not in computed]
-        if given and off:
-            problems += [f"{key_path((*THRESHOLDS, p))}: probe {p!r} is not computed for dataset "
-                         f"{dataset['name']!r} (its probes: {', '.join(computed)}); remove the "
-                         "threshold, or turn the probe on (production.probes)" for p in off]
-        elif not miscalibration_thresholds(config, dataset):
-            problems.append(f"{key_path(THRESHOLDS)}: no threshold ({', '.join(thresholds) or 'none'}) "
-                            f"is for a probe computed for dataset {dataset['name']!r}; give "
-                            f"thresholds for some of its probes: {', '.join(computed)}")
+    datasets = [d for d in _at(config, ("production", "datasets")) or [] if d.get("name") in DATASETS]
+    computed = {d["name"]: computed_probes(config, d) for d in datasets}  # unknown names: dataset_problems
+    anywhere = list(dict.fromkeys(p for probes in computed.values() for p in probes))
+    problems = [
+        f"{key_path((*THRESHOLDS, p))}: probe {p!r} is not computed for any dataset (computed: "
+        f"{', '.join(anywhere)}); remove the threshold, or turn the probe on (production.probes)"
+        for p in thresholds if given and datasets and p not in anywhere
+    ]
+    problems += [
+        f"{key_path(THRESHOLDS)}: no threshold ({', '.join(thresholds) or 'none'}) is for a probe "
+        f"computed for dataset {name!r}; give thresholds for some of its probes: {', '.join(probes)}"
+        for name, probes in computed.items() if not set(thresholds) & set(probes)
+    ]
     return problems
 
 
 def threshold_notes(config: dict) -> list[str]:
-    """A line per dataset whose probes leave out some of the (default) thresholds, which it
-    drops."""
+    """A line per dataset that drops thresholds because it does not compute their probes (no
+    tagger or encoder for its language, or an n-gram order not configured)."""
     thresholds = _at(config, THRESHOLDS) or {}
     notes = []
     for dataset in _at(config, ("production", "datasets")) or []:
         kept = miscalibration_thresholds(config, dataset)
         off = [p for p in thresholds if p not in kept]
         if off:
-            notes.append(f"{key_path(THRESHOLDS)}: default thresholds for {', '.join(off)} dropped "
-                         f"for dataset {dataset['name']!r}: the config does not compute those probes "
-                         f"(production.probes); its miscalibrated inputs exceed {kept}")
+            notes.append(f"{key_path(THRESHOLDS)}: {', '.join(off)} dropped for dataset "
+                         f"{dataset['name']!r}, which does not compute those probes (production.probes); "
+                         f"its miscalibrated inputs exceed {kept}")
     return notes
 
 

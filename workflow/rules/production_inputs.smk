@@ -42,7 +42,9 @@ def sample_shards(wildcards):
 
 def dataset_thresholds(wildcards):
     """The miscalibration thresholds of a dataset's probes, as JSON."""
-    return json.dumps(miscalibration_thresholds(config, PROD_DATASETS[wildcards.dataset]))
+    return json.dumps(
+        miscalibration_thresholds(config, PROD_DATASETS[wildcards.dataset])
+    )
 
 
 def production_path(pattern):

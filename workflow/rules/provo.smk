@@ -1,9 +1,6 @@
 """Next-word calibration on Provo (Ilia & Aziz 2024): data -> samples -> divergences -> figures."""
 
 
-import pandas as pd
-
-
 include: "provo_inputs.smk"
 
 
@@ -322,6 +319,8 @@ rule provo_summary:
 onsuccess:
     # A system that covers fewer contexts than the configured ones (a partial samples file) is
     # said on the console, not only in its jobs' logs.
+    import pandas as pd
+
     from varprobe.analysis.next_word import coverage_notes
 
     if Path(f"{PROVO}/summary.parquet").is_file():
