@@ -340,7 +340,9 @@ report_table(
         "bootstrap over contexts); for the oracle row it is the mean TVD between two disjoint halves of the\n"
         "humans, the value a model would reach if it were as good as half the participants. Lower is\n"
         "better. The ECE columns use the corpus word, the human majority and the oracle-1 majority as\n"
-        "targets: compare them with the oracle row to see why ECE misleads here."
+        "targets: compare them with the oracle row to see why ECE misleads here. A system with words in\n"
+        "fewer contexts (``n_contexts``) than the oracle row is compared with ``oracle_expected_tvd``, the\n"
+        "oracle's expected TVD over the same contexts."
     ),
 )
 

@@ -67,6 +67,9 @@ def header_warnings(path: str | Path) -> list[str]:
     samples file): its warnings, or ValueError."""
     with Path(path).open("rb") as stream:
         head = decode(stream.readline(), "utf-8", str(path))
+    if not head.strip():
+        raise ValueError(f"samples file {path} has no header on its first line (an empty file?); "
+                         f"need {', '.join(REQUIRED)}[, count]")
     try:
         columns = list(pd.read_csv(io.StringIO(head), dtype=str, nrows=0).columns)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
