@@ -376,14 +376,11 @@ MALFORMED = {
 
 @pytest.fixture(scope="module")
 def malformed_run(tmp_path_factory, data_mirror):
-    """One run over every file of ``MALFORMED`` and a CSV without the sample column (model
-    ``no-sample``), each a model of its own: every ingest job runs (``--keep-going``) and
-    fails. Returns the work directory and the run's console output."""
+    """One run over every file of ``MALFORMED``, each a model of its own: every ingest job runs
+    (``--keep-going``) and fails. Returns the work directory and the run's console output."""
     workdir = tmp_path_factory.mktemp("malformed")
     models = [{"name": name, "samples": str(_write_samples(workdir / f"{name}.csv", rows))}
               for name, (rows, _) in MALFORMED.items()]
-    (workdir / "no-sample.csv").write_text("text_id,word_number,word\n1,2,are\n")
-    models.append({"name": "no-sample", "samples": str(workdir / "no-sample.csv")})
     write_config(workdir, data_mirror, models)
     targets = [f"results/provo/{m['name']}/given/samples.parquet" for m in models]
     run = snakemake(workdir, "--keep-going", *targets)
@@ -400,9 +397,17 @@ def test_malformed_samples_are_named_and_leave_no_output(malformed_run, name):
     assert not (workdir / f"results/provo/{name}/given/samples.parquet").exists()
 
 
-def test_samples_csv_without_the_sample_column_is_named(malformed_run):
-    workdir, printed = malformed_run
-    assert "missing column(s) ['sample']" in printed + _logs(workdir)
+def test_samples_csv_without_the_sample_column_fails_the_dry_run(tmp_path, data_mirror):
+    """A header without ``sample`` (or with a column the reader does not know) is named when the
+    config is checked, before any job."""
+    csv = tmp_path / "no-sample.csv"
+    for header, message in (("text_id,word_number", "missing column(s) ['sample']"),
+                            ("text_id,word_number,word", "unknown column(s) ['word']")):
+        csv.write_text(f"{header}\n1,2\n")
+        write_config(tmp_path, data_mirror, [{"name": "no-sample", "samples": str(csv)}])
+        run = snakemake(tmp_path, "-n")
+        assert run.returncode != 0
+        assert f"models[0]: model 'no-sample': samples file {csv}: {message}" in output(run)
 
 
 def test_a_mirror_file_fixed_in_place_replaces_the_stale_copy(tmp_path, data_mirror):
