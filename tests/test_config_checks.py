@@ -12,14 +12,20 @@ from varprobe.config_checks import (
     ConfigError,
     base_config_problem,
     check_config,
+    computed_probes,
     dataset_option_problems,
     dataset_problems,
     duplicate_keys,
+    figure_probes,
     finetune_problems,
     key_path,
+    miscalibration_thresholds,
     name_problems,
+    production_shards,
+    provo_shards,
     reference_problems,
     schema_errors,
+    validate_config,
 )
 from varprobe.data import DATASETS
 from varprobe.models.spec import KINDS, ModelSpec, ModelUnavailable
@@ -281,7 +287,30 @@ def test_an_empty_directory_is_a_local_problem_and_a_filled_one_is_not(tmp_path)
     spec = ModelSpec.from_config({"name": "m", "pretrained": str(tmp_path)})
     assert spec.local_problem().endswith("(an empty directory); fix the path in config.yaml")
     (tmp_path / "config.json").write_text("{}")
+    (tmp_path / "model.safetensors").write_bytes(b"")
     assert spec.local_problem() is None
+
+
+@pytest.mark.parametrize("weights", [None, "model.safetensors", "model-00001-of-00002.safetensors",
+                                     "pytorch_model.bin", "model.safetensors.index.json"])
+def test_a_folder_without_weight_files_is_a_parse_time_problem(tmp_path, weights):
+    """A tokenizer's files alone, or with a config.json, hold no model (issue 38, item 6: on main
+    the first passed --dry-run and the second failed inside the first sampling job)."""
+    for name in ("tokenizer.json", "tokenizer_config.json", "config.json"):
+        (tmp_path / name).write_text("{}")
+    if weights:
+        (tmp_path / weights).write_bytes(b"")
+    entry = {"name": "m", "pretrained": str(tmp_path)}
+    problem = ModelSpec.from_config(entry).local_problem()
+    if weights:
+        assert problem is None
+        return
+    assert problem == (
+        f"model 'm': no weight files in {str(tmp_path)!r} (looked for *.safetensors, *.bin, "
+        "*.safetensors.index.json, *.bin.index.json, or give gguf_file); it holds: config.json, "
+        "tokenizer.json, tokenizer_config.json")
+    with pytest.raises(ConfigError, match=r"models\[0\]: model 'm': no weight files in"):
+        check_config({"models": [entry]})
 
 
 def test_hub_ids_and_installed_packages_are_left_to_the_start_of_run_check():
@@ -358,3 +387,144 @@ def test_the_base_config_must_be_among_the_files_read(tmp_path):
     problem = base_config_problem([overlay], tmp_path / "run")
     assert problem.startswith(f"config.yaml was not read: it is not in the working directory {tmp_path / 'run'}")
     assert problem.endswith(f"or give it first: --configfile /path/to/config.yaml {overlay}")
+
+
+# ---- issue 38: errors that came late or pointed the wrong way --------------------------------
+
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml"
+
+
+def _validated(tmp_path: Path, config: dict) -> list[str]:
+    """``validate_config`` as the workflow runs it at parse time (and ``--dry-run``): the notes."""
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return validate_config(config, str(SCHEMA_PATH), [str(path)])
+
+
+def _production(**probes) -> dict:
+    return {"models": [SMOLLM2], "production": {"datasets": [{"name": "asset", "prompt": "{source}"}],
+                                                "probes": probes}}
+
+
+def test_default_thresholds_of_probes_that_are_off_are_dropped_and_said(tmp_path):
+    """Item 4: on main the run failed at production_miscalibrated ('thresholds name probes
+    ['syntactic-2'] that were not computed'); now the default is resolved at parse time."""
+    config = _production(ngram_orders=[1], spacy_pipelines={"en": None})
+    notes = _validated(tmp_path, config)
+    assert notes == ["production.miscalibration.thresholds: syntactic-2 dropped for dataset 'asset', which "
+                     "does not compute those probes (production.probes); its miscalibrated inputs exceed "
+                     "{'lexical-1': 0.3, 'semantic': 0.2}",
+                     "production.figures.probes: default figure probes syntactic-2 dropped: not computed "
+                     "for production.probes.ngram_orders"]
+    assert figure_probes(config) == ["lexical-1", "semantic"]
+    [dataset] = config["production"]["datasets"]
+    assert computed_probes(config, dataset) == ["lexical-1", "semantic"]
+    assert miscalibration_thresholds(config, dataset) == {"lexical-1": 0.3, "semantic": 0.2}
+
+
+def test_a_given_threshold_of_a_probe_that_is_off_fails_naming_the_key(tmp_path):
+    config = _production(ngram_orders=[1], spacy_pipelines={"en": None}, sentence_encoders={"en": None})
+    config["production"]["miscalibration"] = {"thresholds": {"lexical-1": 0.3, "syntactic-2": 0.2,
+                                                             "semantic": 0.2}}
+    with pytest.raises(ConfigError) as err:
+        _validated(tmp_path, config)
+    assert str(err.value).splitlines()[1:] == [
+        f"  production.miscalibration.thresholds.{probe}: probe {probe!r} is not computed for any dataset "
+        "(computed: lexical-1); remove the threshold, or turn the probe on (production.probes)"
+        for probe in ("syntactic-2", "semantic")]
+
+
+def test_a_dataset_drops_the_thresholds_of_probes_its_language_lacks(tmp_path):
+    """Given thresholds of probes that one dataset computes and another (no German tagger or
+    encoder) does not: each applies those it computes, and the drop is said (on main the German
+    dataset's table was empty: its NaN distances never exceed a threshold)."""
+    config = _production(spacy_pipelines={"en": "en_core_web_sm", "de": None},
+                         sentence_encoders={"en": "encoder", "de": None})
+    config["production"]["datasets"].append({"name": "wmt14", "prompt": "{source}"})
+    config["production"]["miscalibration"] = {"thresholds": {"lexical-1": 0.3, "syntactic-2": 0.2,
+                                                             "semantic": 0.2}}
+    assert _validated(tmp_path, config) == [
+        "production.miscalibration.thresholds: syntactic-2, semantic dropped for dataset 'wmt14', which "
+        "does not compute those probes (production.probes); its miscalibrated inputs exceed {'lexical-1': 0.3}"]
+    asset, wmt14 = config["production"]["datasets"]
+    assert miscalibration_thresholds(config, asset) == {"lexical-1": 0.3, "syntactic-2": 0.2, "semantic": 0.2}
+    assert miscalibration_thresholds(config, wmt14) == {"lexical-1": 0.3}
+
+
+def test_a_given_figure_probe_that_is_not_computed_fails_naming_the_key(tmp_path):
+    config = _production(ngram_orders=[1])
+    config["production"]["figures"] = {"probes": ["lexcal-1", "semantic"]}
+    with pytest.raises(ConfigError) as err:
+        _validated(tmp_path, config)
+    assert str(err.value).splitlines()[1:] == [
+        "  production.figures.probes[0]: 'lexcal-1' is not a probe of production.probes.ngram_orders "
+        "(those are: lexical-1, syntactic-1, semantic)"]
+
+
+def test_defaults_that_leave_no_threshold_fail_naming_the_key(tmp_path):
+    config = _production(ngram_orders=[2], spacy_pipelines={"en": None}, sentence_encoders={"en": None})
+    with pytest.raises(ConfigError, match=r"production\.miscalibration\.thresholds: no threshold "
+                       r"\(lexical-1, syntactic-2, semantic\) is for a probe computed for dataset "
+                       r"'asset'; give thresholds for some of its probes: lexical-2"):
+        _validated(tmp_path, config)
+
+
+@pytest.mark.parametrize("texts", [[0], ["1"], [56], "none"])
+def test_provo_texts_out_of_range_say_what_passages_are(texts):
+    """Item 5: on main [0] and ["1"] said "allowed: 'all' was expected" and [56] passed."""
+    assert schema_errors({"models": [SMOLLM2], "provo": {"texts": texts}}, SCHEMA) == [
+        f"provo.texts: value {texts!r}: allowed: passages are integers from 1 to 55 (a list such as "
+        "[1, 2]), or all"]
+
+
+def test_the_schemas_last_passage_is_provos():
+    from varprobe.data.provo import N_PASSAGES
+
+    provo = SCHEMA["properties"]["provo"]["properties"]
+    assert provo["texts"]["oneOf"][0]["items"]["maximum"] == N_PASSAGES
+    assert provo["decodings"]["items"]["properties"]["texts"]["items"]["maximum"] == N_PASSAGES
+    config = {"models": [SMOLLM2], "provo": {"decodings": [
+        {"name": "exact", "method": "enumerate", "target_mass": 0.9, "max_forward_tokens": 9, "texts": [56]}]}}
+    assert schema_errors(config, SCHEMA) == [
+        "provo.decodings[0].texts[0]: value 56: it is greater than the maximum of 55"]
+
+
+def test_shards_beyond_the_work_are_capped_and_said(tmp_path):
+    """Item 7: on main shards: 3 with one passage scheduled 2 empty jobs without a word."""
+    config = {"models": [SMOLLM2], "provo": {"texts": [1], "shards": 3}}
+    assert _validated(tmp_path, config) == [
+        "provo.shards: 3 is more than the configured passages (a shard holds whole passages): 1 "
+        "sampling jobs per model x decoding will run"]
+    assert provo_shards(config) == 1
+    config = {"models": [SMOLLM2], "provo": {"texts": "all", "shards": 3000}}
+    _validated(tmp_path, config)
+    assert provo_shards(config) == 55
+    config = {"models": [SMOLLM2], "provo": {"texts": [1, 2, 3], "shards": 2}}
+    assert _validated(tmp_path, config) == [] and provo_shards(config) == 2
+    config = _production()
+    config["production"].update(shards=5, max_inputs=2)
+    assert "production.shards: 5 is more than the 2 inputs of dataset 'asset' (max_inputs): 2 generation " \
+           "jobs per model x decoding will run" in _validated(tmp_path, config)
+    assert production_shards(config, config["production"]["datasets"][0]) == 2
+
+
+def test_top_k_zero_is_documented_in_the_schema():
+    """Item 8: top_k 0 means all tokens, said where the config is documented."""
+    for study in ("provo", "production"):
+        top_k = SCHEMA["properties"][study]["properties"]["decodings"]["items"]["properties"]["top_k"]
+        assert "0: all tokens" in top_k["description"]
+
+
+def test_a_samples_file_with_an_unknown_column_fails_at_parse_time(tmp_path):
+    """Item 1, at --dry-run: the samples file's header is read when the config is checked."""
+    csv = tmp_path / "given.csv"
+    csv.write_text("text_id,word_number,sample,counts\n1,2,are,3\n")
+    with pytest.raises(ConfigError) as err:
+        check_config({"models": [{"name": "given-model", "samples": str(csv)}]})
+    assert str(err.value).splitlines()[1] == (
+        f"  models[0]: model 'given-model': samples file {csv}: unknown column(s) ['counts']; expected "
+        "columns: text_id, word_number, sample and optionally count (a misspelled column would be read "
+        "as absent)")
+    csv.write_text("text_id,word_number,sample, count\n1,2,are,3\n")
+    assert _validated(tmp_path, {"models": [{"name": "given-model", "samples": str(csv)}]}) == [
+        f"models[0]: samples file {csv}: column ' count' read as 'count' (whitespace or case differs)"]

@@ -203,7 +203,7 @@ def test_samples_outside_the_configured_contexts_are_skipped_and_counted(tmp_pat
                                                                          corpus):
     path = tmp_path / "given.csv"
     path.write_text("text_id,word_number,sample,count\n1,2,are,3\n2,2,dog,1\n2,3,cat,2\n18,3,the,5\n1,3,now,1\n")
-    samples, coverage = read_external_samples(path, passage_one_contexts, corpus)
+    samples, coverage, _ = read_external_samples(path, passage_one_contexts, corpus)
     assert samples[["text_id", "word_number", "word", "count"]].values.tolist() == [
         [1, 2, "are", 3], [1, 3, "now", 1]]
     assert (coverage.skipped_rows, coverage.skipped_draws, coverage.skipped_contexts) == (3, 8, 3)
@@ -213,6 +213,52 @@ def test_samples_outside_the_configured_contexts_are_skipped_and_counted(tmp_pat
         read_external_samples(path, passage_one_contexts, corpus)
     path.write_text("text_id,word_number,sample\n2,2,dog\n")
     with pytest.raises(ValueError, match=r"none of its 1 rows is for a configured context \(configured passages: \[1\]\)"):
+        read_external_samples(path, passage_one_contexts, corpus)
+
+
+@pytest.mark.parametrize("header", [" count", "Count", "COUNT ", "\tcount"])
+def test_a_count_column_spelled_otherwise_is_read_with_a_warning(tmp_path, passage_one_contexts, corpus,
+                                                                header):
+    """A whitespace or case variant of ``count`` is the count column (on main its counts were
+    dropped: every row one draw), and the reader says so."""
+    path = tmp_path / "given.csv"
+    path.write_text(f"text_id,word_number,sample,{header}\n1,2,are,3\n1,3,now,2\n")
+    samples, _, warnings = read_external_samples(path, passage_one_contexts, corpus)
+    assert samples["count"].tolist() == [3, 2]
+    assert warnings == [f"samples file {path}: column {header!r} read as 'count' (whitespace or case differs)"]
+
+
+@pytest.mark.parametrize("header", ["counts", "n", "weight"])
+def test_an_unknown_column_in_a_samples_file_is_an_error_naming_it(tmp_path, passage_one_contexts, corpus,
+                                                                   header):
+    path = tmp_path / "given.csv"
+    path.write_text(f"text_id,word_number,sample,{header}\n1,2,are,3\n")
+    with pytest.raises(ValueError) as caught:
+        read_external_samples(path, passage_one_contexts, corpus)
+    assert str(caught.value) == (
+        f"samples file {path}: unknown column(s) [{header!r}]; expected columns: text_id, word_number, "
+        "sample and optionally count (a misspelled column would be read as absent)")
+
+
+def test_norms_columns_spelled_otherwise_are_read_with_a_warning(tmp_path):
+    """The norms' columns in other case or with spaces are read as theirs (on main: 'lacks
+    columns'), with a warning naming each; columns the reader does not use are ignored."""
+    path = tmp_path / "norms.csv"
+    path.write_text(" text_id,Text,WORD_NUMBER,Word,Response,Response_Count ,Extra\n1,a b,2,b,b,3,x\n",
+                    encoding="latin-1")
+    with pytest.warns(UserWarning) as caught:
+        norms = read_norms(path)
+    assert norms[["Text_ID", "Word_Number", "Response_Count"]].values.tolist() == [[1, 2, 3]]
+    assert sorted(str(w.message) for w in caught) == sorted(
+        f"Provo norms file {path}: column {cell!r} read as {column!r} (whitespace or case differs)"
+        for cell, column in ((" text_id", "Text_ID"), ("WORD_NUMBER", "Word_Number"),
+                             ("Response_Count ", "Response_Count")))
+
+
+def test_two_columns_that_read_as_one_are_an_error(tmp_path, passage_one_contexts, corpus):
+    path = tmp_path / "given.csv"
+    path.write_text("text_id,word_number,sample,count,Count\n1,2,are,3,1\n")
+    with pytest.raises(ValueError, match=r"columns 'count', 'Count' both read as column 'count'"):
         read_external_samples(path, passage_one_contexts, corpus)
 
 

@@ -10,6 +10,7 @@ from varprobe.metrics.distributions import mode
 from varprobe.analysis.next_word import (
     ControlSettings,
     context_table,
+    coverage_notes,
     enumerated_estimates,
     human_summary,
     model_summary,
@@ -81,6 +82,29 @@ def test_a_context_without_words_is_excluded_and_counted():
     assert summary["n_contexts"] == 1 and summary["n_contexts_without_words"] == 1
     assert summary["expected_tvd"] == pytest.approx(0.25)
     assert summary["failure_rate"] == pytest.approx(2 / 3)
+
+
+def test_a_partial_system_is_compared_with_the_oracle_over_its_own_contexts():
+    """Issue 38, item 2: a samples file covering some contexts gives the oracle's expected TVD
+    over the same contexts beside its own (paired), and a console note with the count."""
+    samples = _samples([(1, 2, "b", 1)])  # no row for (1, 3)
+    table, hits = context_table(_contexts(), _responses(), sampled_estimates(samples), SETTINGS)
+    summary = model_summary(table, hits, failure_rate=0.0, settings=SETTINGS)
+    oracle = oracle_summary(*oracle_table(_contexts(), _responses(), SETTINGS), SETTINGS)
+    assert summary["oracle_expected_tvd"] == pytest.approx(table.loc[0, "tvd_oracle2_oracle1"])
+    assert oracle["oracle_expected_tvd"] == oracle["expected_tvd"] == pytest.approx(
+        table["tvd_oracle2_oracle1"].mean())
+    rows = pd.DataFrame([{"model": "given-model", "decoding": "given", **summary},
+                         {"model": "oracle", "decoding": "control", **oracle},
+                         {"model": "human", "decoding": "mle", **human_summary(_contexts(), _responses(), SETTINGS)}])
+    assert coverage_notes(rows) == [
+        f"provo: given-model (given) has words in 1 of the 2 configured contexts (1 without); its "
+        f"expected TVD {summary['expected_tvd']:.3f} is over those 1, where the oracle's is "
+        f"{summary['oracle_expected_tvd']:.3f} (over all 2: {oracle['expected_tvd']:.3f})"]
+    full = model_summary(*context_table(_contexts(), _responses(), sampled_estimates(
+        _samples([(1, 2, "b", 1), (1, 3, "c", 1)])), SETTINGS), failure_rate=0.0, settings=SETTINGS)
+    assert full["oracle_expected_tvd"] == pytest.approx(oracle["expected_tvd"])
+    assert coverage_notes(rows.assign(n_contexts=2)) == []
 
 
 def test_model_ece_against_the_corpus_word():

@@ -121,14 +121,17 @@ def test_writingprompts_is_read_from_its_own_mirror(production_run):
 def test_a_language_without_a_truncation_tokenizer_fails_at_parse_time(tmp_path, data_mirror,
                                                                        tiny_model_dir):
     """German has no sentence encoder here, so nothing counts its tokens: the dry run stops,
-    naming the key that fixes it; probing whole texts (max_response_tokens: null) runs."""
+    naming the key that fixes it; probing whole texts (max_response_tokens: null) runs. (Its
+    only dataset computes no semantic probe, so a semantic threshold would be refused first.)"""
     models = [{"name": "tiny-gpt2", "pretrained": str(tiny_model_dir)}]
     datasets = [{"name": "wmt14", "prompt": "{source}"}]
     no_tokenizer = {**PROBES, "truncation_tokenizers": {}}
-    write_production_config(tmp_path, data_mirror, models, datasets, probes=no_tokenizer)
+    lexical = {"thresholds": {"lexical-1": 0.0}, "limit": 1}
+    write_production_config(tmp_path, data_mirror, models, datasets, probes=no_tokenizer,
+                            miscalibration=lexical)
     run = snakemake(tmp_path, "-n")
     assert run.returncode != 0 and "production.probes.truncation_tokenizers.de" in output(run)
-    write_production_config(tmp_path, data_mirror, models, datasets,
+    write_production_config(tmp_path, data_mirror, models, datasets, miscalibration=lexical,
                             probes={**no_tokenizer, "max_response_tokens": None})
     assert scheduled(tmp_path)["production_distances"] == 1
 

@@ -14,7 +14,7 @@ from varprobe.results_page.tables import production_w1, table_one, with_paper_co
 def _system(model, decoding, tvd, low=np.nan, high=np.nan, lower=np.nan, upper=np.nan):
     return {"model": model, "decoding": decoding, "n_contexts": 3, "n_contexts_without_words": 0,
             "expected_tvd": tvd, "ci_low": low, "ci_high": high, "expected_tvd_lower": lower,
-            "expected_tvd_upper": upper, "expected_tvd_oracle1": 0.5, "ece_corpus": 0.1,
+            "expected_tvd_upper": upper, "expected_tvd_oracle1": 0.5, "oracle_expected_tvd": 0.42, "ece_corpus": 0.1,
             "ece_human_majority": 0.2, "ece_oracle_majority": 0.3, "failure_rate": 0.05,
             "mean_entropy_model": 1.5, "mean_entropy_human": 2.0}
 

@@ -210,6 +210,36 @@ def test_a_model_writing_a_word_gets_what_a_human_typing_it_gets(text):
     assert model.word == normalise_word(text)
 
 
+NFD = "cafe\u0301"  # e + U+0301 COMBINING ACUTE ACCENT
+
+
+def test_one_word_in_two_unicode_forms_is_one_word():
+    """NFC before the word rule: a model word, a response and a corpus word spelled with a
+    combining accent (NFD) read as the precomposed word, not with the accent deleted."""
+    assert normalise_word(NFD) == normalise_word("café") == "café"
+    assert read_word(NFD) == read_word("Café") == "café"
+    assert first_word(f" {NFD} au lait", ended=False) == Extraction(COMPLETE, "café")
+    assert first_word(f" {NFD}", ended=True) == Extraction(COMPLETE, "café")
+    assert first_word(" cafe", ended=False).status == INCOMPLETE  # an accent may still follow
+
+
+def test_a_combining_accent_before_the_first_space_rewrites_the_context_word():
+    assert first_word("\u0301 au lait", ended=False) == Extraction(EXTENDS)
+    assert first_word(", au lait", ended=False) == Extraction(COMPLETE, "au")
+
+
+def test_provo_responses_in_two_unicode_forms_are_one_word():
+    """The human side: responses typed in NFC and in NFD are one response, their counts summed."""
+    import pandas as pd
+
+    from varprobe.data.provo import responses_table
+
+    norms = pd.DataFrame({"Text_ID": [1, 1, 1], "Word_Number": [2, 2, 2],
+                          "Response": ["café", NFD, "tea"], "Response_Count": [3, 2, 1]})
+    table = responses_table(norms)
+    assert dict(zip(table["response"], table["count"], strict=True)) == {"café": 5, "tea": 1}
+
+
 def test_only_whitespace_delimits():
     assert is_delimiter(" ") and is_delimiter("\n") and is_delimiter("\u00a0")
     assert not any(is_delimiter(c) for c in ".,;:!?-'/\")(")

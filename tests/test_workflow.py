@@ -130,6 +130,40 @@ def test_local_model_problems_fail_the_dry_run_without_a_hub_link(tmp_path, data
     assert "(an empty directory)" in output(run) and "huggingface.co" not in output(run)
 
 
+def test_issue_38_bad_inputs_fail_the_dry_run_naming_the_culprit(tmp_path, data_mirror):
+    """A misspelled samples column, passages outside Provo, a folder with a tokenizer and a
+    config.json but no weights: each fails ``--dry-run`` with a line naming its config key (on
+    main the first ran with exit 0, the others failed late or said "'all' was expected")."""
+    csv = tmp_path / "published.csv"
+    csv.write_text("text_id,word_number,sample,counts\n1,2,are,1\n")
+    (tmp_path / "tokenizer-only").mkdir()
+    for name in ("tokenizer.json", "config.json"):
+        (tmp_path / "tokenizer-only" / name).write_text("{}")
+    write_config(tmp_path, data_mirror, [{"name": "published", "samples": str(csv)},
+                                         {"name": "no-weights", "pretrained": str(tmp_path / "tokenizer-only")}])
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert f"models[0]: model 'published': samples file {csv}: unknown column(s) ['counts']" in output(run)
+    assert f"models[1]: model 'no-weights': no weight files in {str(tmp_path / 'tokenizer-only')!r}" in output(run)
+    write_config(tmp_path, data_mirror, [SMOLLM2], texts=[0])
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert "provo.texts: value [0]: allowed: passages are integers from 1 to 55" in output(run)
+
+
+def test_shards_beyond_the_passages_are_capped_and_said_on_the_console(tmp_path, data_mirror):
+    csv = _write_samples(tmp_path / "published.csv", ["1,2,are,1"])
+    csv.write_text(csv.read_text().replace(",count", ", Count"))
+    write_config(tmp_path, data_mirror, [SMOLLM2, {"name": "published", "samples": str(csv)}], shards=3)
+    run = snakemake(tmp_path, "-n", "--quiet", "rules")
+    assert run.returncode == 0, output(run)
+    assert ("varprobe: note: provo.shards: 3 is more than the configured passages (a shard holds whole "
+            "passages): 1 sampling jobs per model x decoding will run") in run.stderr
+    assert (f"varprobe: note: models[1]: samples file {csv}: column ' Count' read as 'count' (whitespace "
+            "or case differs)") in run.stderr
+    assert scheduled(tmp_path)["provo_sample"] == 1
+
+
 def test_without_figure_contexts_no_word_bars_are_scheduled(tmp_path, data_mirror):
     csv = _write_samples(tmp_path / "published.csv", ["1,2,are,1"])
     write_config(tmp_path, data_mirror, [{"name": "published", "samples": str(csv)}],
@@ -304,14 +338,11 @@ MALFORMED = {
 
 @pytest.fixture(scope="module")
 def malformed_run(tmp_path_factory, data_mirror):
-    """One run over every file of ``MALFORMED`` and a CSV without the sample column (model
-    ``no-sample``), each a model of its own: every ingest job runs (``--keep-going``) and
-    fails. Returns the work directory and the run's console output."""
+    """One run over every file of ``MALFORMED``, each a model of its own: every ingest job runs
+    (``--keep-going``) and fails. Returns the work directory and the run's console output."""
     workdir = tmp_path_factory.mktemp("malformed")
     models = [{"name": name, "samples": str(_write_samples(workdir / f"{name}.csv", rows))}
               for name, (rows, _) in MALFORMED.items()]
-    (workdir / "no-sample.csv").write_text("text_id,word_number,word\n1,2,are\n")
-    models.append({"name": "no-sample", "samples": str(workdir / "no-sample.csv")})
     write_config(workdir, data_mirror, models)
     targets = [f"results/provo/{m['name']}/given/samples.parquet" for m in models]
     run = snakemake(workdir, "--keep-going", *targets)
@@ -328,9 +359,17 @@ def test_malformed_samples_are_named_and_leave_no_output(malformed_run, name):
     assert not (workdir / f"results/provo/{name}/given/samples.parquet").exists()
 
 
-def test_samples_csv_without_the_sample_column_is_named(malformed_run):
-    workdir, printed = malformed_run
-    assert "missing column(s) ['sample']" in printed + job_logs(workdir)
+def test_samples_csv_without_the_sample_column_fails_the_dry_run(tmp_path, data_mirror):
+    """A header without ``sample`` (or with a column the reader does not know) is named when the
+    config is checked, before any job."""
+    csv = tmp_path / "no-sample.csv"
+    for header, message in (("text_id,word_number", "missing column(s) ['sample']"),
+                            ("text_id,word_number,word", "unknown column(s) ['word']")):
+        csv.write_text(f"{header}\n1,2\n")
+        write_config(tmp_path, data_mirror, [{"name": "no-sample", "samples": str(csv)}])
+        run = snakemake(tmp_path, "-n")
+        assert run.returncode != 0
+        assert f"models[0]: model 'no-sample': samples file {csv}: {message}" in output(run)
 
 
 def test_a_mirror_file_fixed_in_place_replaces_the_stale_copy(tmp_path, data_mirror):

@@ -17,7 +17,14 @@ value. They read the config only (and, for models, the local file system): no ne
   (``varprobe.analysis.family``).
 * ``dataset_option_problems``: a production dataset entry's keys beyond the schema's are options
   of the dataset's record, of their defaults' types (the schema lists no dataset's options).
-* ``model_problems``: models the local file system shows to be unreachable.
+* ``model_problems``: models the local file system shows to be unreachable, and samples files
+  whose header names a column the reader does not know.
+* ``threshold_problems``, ``figure_probe_problems``: miscalibration thresholds and figure probes
+  the user gave for probes the config does not compute, or none left; the notes say what is
+  dropped (defaults, ``DEPENDENT_DEFAULTS``, and a dataset's thresholds of probes it lacks).
+* ``config_notes``: what the run does otherwise than the config reads (default thresholds
+  dropped, shards capped at the units of work, a samples file's column read under its known
+  name); ``validate_config`` returns them for the workflow to print.
 
 ``check_config`` raises one ``ConfigError`` naming all of them; ``validate_config`` runs the
 schema (filling in its defaults), ``dataset_option_problems`` and then ``check_config``, after
@@ -84,11 +91,14 @@ def key_path(parts: Iterable) -> str:
 
 
 def _allowed(error) -> str:
-    """What the schema allows where ``error`` (a jsonschema ValidationError) failed."""
+    """What the schema allows where ``error`` (a jsonschema ValidationError) failed: for a
+    choice of forms, the schema's own ``allowed`` text where it has one."""
     keys = [option.get("required", [None])[0] for option in error.schema.get("oneOf", [])]
     if error.validator == "oneOf" and keys and all(keys):
         given = [k for k in keys if k in error.instance]
         return f"give exactly one of {', '.join(keys)} (got {', '.join(given) or 'none'})"
+    if error.validator in ("oneOf", "anyOf") and "allowed" in error.schema:
+        return f"allowed: {error.schema['allowed']}"
     if error.validator in ("oneOf", "anyOf"):
         if not error.context:
             return "it matches more than one of the allowed forms; keep one"
@@ -386,17 +396,200 @@ def model_problems(config: dict) -> list[str]:
     from varprobe.models.spec import ModelSpec
 
     found = [
-        (i, ModelSpec.from_config(entry).local_problem())
+        (i, ModelSpec.from_config(entry).local_problem() or _header_problem(entry))
         for i, entry in enumerate(config.get("models", []))
     ]
     return [f"models[{i}]: {problem}" for i, problem in found if problem]
 
 
-def check_config(config: dict) -> None:
-    """Raise ``ConfigError`` listing every name, reference and local model problem of a
-    schema-valid config."""
+def _header_problem(entry: dict) -> str | None:
+    """Why a samples file's header cannot be read (an unknown or missing column), or None."""
+    from varprobe.sampling.external import header_warnings
+
+    if "samples" not in entry:
+        return None
+    try:
+        header_warnings(entry["samples"])
+    except ValueError as err:
+        return f"model {entry['name']!r}: {err}"
+    return None
+
+
+PROBE_RESOURCE_KEYS = {"tagger": "spacy_pipelines", "encoder": "sentence_encoders"}
+"""The ``production.probes`` key that names, per language, what a probe needs
+(``varprobe.probes.NEEDS``; the tokenizer is always there)."""
+
+
+def computed_probes(config: dict, dataset: dict) -> list[str]:
+    """The probes the production study computes for a dataset entry: every probe of
+    ``production.probes.ngram_orders`` whose need is configured (not null) for the dataset's
+    output language."""
+    from varprobe.data import DATASETS
+    from varprobe.probes import PROBES
+
+    probes = config["production"]["probes"]
+    language = dataset.get("language") or DATASETS[dataset["name"]].output_language
+    return [
+        name
+        for probe in PROBES.values()
+        if probe.needs not in PROBE_RESOURCE_KEYS
+        or probes[PROBE_RESOURCE_KEYS[probe.needs]].get(language) is not None
+        for name, _ in probe.instances(probes["ngram_orders"])
+    ]
+
+
+def miscalibration_thresholds(config: dict, dataset: dict) -> dict[str, float]:
+    """The thresholds the miscalibration table of a dataset entry applies: those of
+    ``production.miscalibration.thresholds`` whose probe the dataset computes
+    (``computed_probes``; ``threshold_problems`` refuses a given one that no dataset computes)."""
+    computed = computed_probes(config, dataset)
+    thresholds = config["production"]["miscalibration"]["thresholds"]
+    return {probe: value for probe, value in thresholds.items() if probe in computed}
+
+
+THRESHOLDS = ("production", "miscalibration", "thresholds")
+
+
+def threshold_problems(config: dict, given: bool) -> list[str]:
+    """Thresholds that name a probe no dataset computes, where the user ``given`` them (the
+    schema's defaults are dropped instead, as a dataset drops those of probes it alone lacks:
+    ``threshold_notes``), and datasets left with no threshold at all (every input would count
+    as miscalibrated)."""
+    from varprobe.data import DATASETS
+
+    thresholds = _at(config, THRESHOLDS)
+    if thresholds is None:
+        return []
+    datasets = [d for d in _at(config, ("production", "datasets")) or [] if d.get("name") in DATASETS]
+    computed = {d["name"]: computed_probes(config, d) for d in datasets}  # unknown names: dataset_problems
+    anywhere = list(dict.fromkeys(p for probes in computed.values() for p in probes))
+    problems = [
+        f"{key_path((*THRESHOLDS, p))}: probe {p!r} is not computed for any dataset (computed: "
+        f"{', '.join(anywhere)}); remove the threshold, or turn the probe on (production.probes)"
+        for p in thresholds if given and datasets and p not in anywhere
+    ]
+    problems += [
+        f"{key_path(THRESHOLDS)}: no threshold ({', '.join(thresholds) or 'none'}) is for a probe "
+        f"computed for dataset {name!r}; give thresholds for some of its probes: {', '.join(probes)}"
+        for name, probes in computed.items() if not set(thresholds) & set(probes)
+    ]
+    return problems
+
+
+def threshold_notes(config: dict) -> list[str]:
+    """A line per dataset that drops thresholds because it does not compute their probes (no
+    tagger or encoder for its language, or an n-gram order not configured)."""
+    thresholds = _at(config, THRESHOLDS) or {}
+    notes = []
+    for dataset in _at(config, ("production", "datasets")) or []:
+        kept = miscalibration_thresholds(config, dataset)
+        off = [p for p in thresholds if p not in kept]
+        if off:
+            notes.append(f"{key_path(THRESHOLDS)}: {', '.join(off)} dropped for dataset "
+                         f"{dataset['name']!r}, which does not compute those probes (production.probes); "
+                         f"its miscalibrated inputs exceed {kept}")
+    return notes
+
+
+FIGURE_PROBES = ("production", "figures", "probes")
+
+
+def figure_probes(config: dict) -> list[str]:
+    """The probes of the production figures: those of ``production.figures.probes`` that the
+    study computes for some n-gram order (``production.probes.ngram_orders``; a probe whose
+    tagger or encoder a language lacks is drawn as unavailable)."""
+    from varprobe.probes import probe_names
+
+    study = probe_names(config["production"]["probes"]["ngram_orders"])
+    return [p for p in config["production"]["figures"]["probes"] if p in study]
+
+
+def figure_probe_problems(config: dict, given: bool) -> list[str]:
+    """Figure probes the user ``given`` that the study does not compute (defaults are dropped
+    instead: ``figure_probe_notes``), or none left to draw."""
+    from varprobe.probes import probe_names
+
+    probes = _at(config, FIGURE_PROBES)
+    if probes is None:
+        return []
+    study = probe_names(config["production"]["probes"]["ngram_orders"])
+    if given:
+        return [_unknown((*FIGURE_PROBES, i), p, study, "a probe of production.probes.ngram_orders")
+                for i, p in enumerate(probes) if p not in study]
+    if not figure_probes(config):
+        return [f"{key_path(FIGURE_PROBES)}: none of the default figure probes ({', '.join(probes)}) is "
+                f"computed; give some of {', '.join(study)}"]
+    return []
+
+
+def figure_probe_notes(config: dict) -> list[str]:
+    """A line naming the default figure probes dropped because the study does not compute them."""
+    probes = _at(config, FIGURE_PROBES) or []
+    off = [p for p in probes if p not in figure_probes(config)]
+    return [f"{key_path(FIGURE_PROBES)}: default figure probes {', '.join(off)} dropped: not computed "
+            "for production.probes.ngram_orders"] if off else []
+
+
+def provo_shards(config: dict) -> int:
+    """The Provo sampling jobs per model x decoding: ``provo.shards``, at most one per
+    configured passage (a shard holds whole passages; more would be empty jobs)."""
+    from varprobe.data.provo import N_PASSAGES
+
+    texts = config["provo"]["texts"]
+    return min(config["provo"]["shards"], N_PASSAGES if texts == "all" else len(texts))
+
+
+def production_shards(config: dict, dataset: dict) -> int:
+    """The generation jobs per model x decoding of a dataset entry: ``production.shards``, at
+    most one per input where the number of inputs is capped (``max_inputs``)."""
+    shards = config["production"]["shards"]
+    cap = dataset.get("max_inputs", config["production"].get("max_inputs"))
+    return shards if cap is None else min(shards, cap)
+
+
+def shard_notes(config: dict) -> list[str]:
+    """A line per shards setting capped at the units of work, with the number that will run."""
+    notes = []
+    if "provo" in config and provo_shards(config) < config["provo"]["shards"]:
+        notes.append(f"provo.shards: {config['provo']['shards']} is more than the configured "
+                     f"passages (a shard holds whole passages): {provo_shards(config)} sampling "
+                     "jobs per model x decoding will run")
+    for dataset in _at(config, ("production", "datasets")) or []:
+        capped = production_shards(config, dataset)
+        if capped < config["production"]["shards"]:
+            notes.append(f"production.shards: {config['production']['shards']} is more than the "
+                         f"{capped} inputs of dataset {dataset['name']!r} (max_inputs): {capped} "
+                         "generation jobs per model x decoding will run")
+    return notes
+
+
+def config_notes(config: dict) -> list[str]:
+    """What the run does otherwise than a schema-valid, checked config reads: default
+    thresholds and figure probes dropped, shards capped (``shard_notes``), a samples file's
+    columns read under their known names (``varprobe.sampling.external.header_warnings``)."""
+    from varprobe.sampling.external import header_warnings
+
+    headers = [f"models[{i}]: {line}" for i, entry in enumerate(config.get("models", []))
+               if "samples" in entry for line in header_warnings(entry["samples"])]
+    return [*threshold_notes(config), *figure_probe_notes(config), *shard_notes(config), *headers]
+
+
+DEPENDENT_DEFAULTS = (THRESHOLDS, FIGURE_PROBES)
+"""Config keys whose schema default names probes that other settings may turn off: a default is
+resolved against the configured probes (what is off dropped, and said), a value the user gave is
+checked against them."""
+
+
+def check_config(config: dict, given: Iterable[tuple] = ()) -> None:
+    """Raise ``ConfigError`` listing every name, reference, local model, threshold and figure
+    probe problem of a schema-valid config; ``given``: the keys of ``DEPENDENT_DEFAULTS`` that
+    the user set (the others hold the schema's defaults)."""
     problems = [*name_problems(config), *reference_problems(config), *dataset_problems(config),
                 *finetune_problems(config), *analysis_problems(config), *model_problems(config)]
+    given = set(given)
+    if "production" in config and not problems:
+        problems += [*threshold_problems(config, THRESHOLDS in given),
+                     *figure_probe_problems(config, FIGURE_PROBES in given)]
     if problems:
         raise ConfigError(_report(problems))
 
@@ -450,12 +643,12 @@ def base_config_problem(files: Iterable[str], workdir: Path) -> str | None:
             f"--configfile /path/to/{BASE_CONFIG} {' '.join(files)}")
 
 
-def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> None:
+def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> list[str]:
     """Validate ``config`` (read from the YAML ``files``) against the schema at ``schema_path``,
-    filling in the schema's defaults (``snakemake.utils.validate``), then ``check_config``. A
-    base config not read, a key given twice in a file, or a schema error, raises ``ConfigError``
-    with one line each (instead of silent defaults, a silent last-wins, or Snakemake's dump of
-    the schema)."""
+    filling in the schema's defaults (``snakemake.utils.validate``), then ``check_config``, and
+    return the ``config_notes`` for the console. A base config not read, a key given twice in a
+    file, or a schema error, raises ``ConfigError`` with one line each (instead of silent
+    defaults, a silent last-wins, or Snakemake's dump of the schema)."""
     import yaml
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
@@ -468,6 +661,7 @@ def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> Non
     if twice:
         raise ConfigError(_report(twice))
     schema = yaml.safe_load(Path(schema_path).read_text())
+    given = [path for path in DEPENDENT_DEFAULTS if _at(config, path) is not None]
     try:
         validate(config, schema_path)
     except WorkflowError:
@@ -476,4 +670,5 @@ def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> Non
     options = dataset_option_problems(config, entry)
     if options:
         raise ConfigError(_report(options))
-    check_config(config)
+    check_config(config, given)
+    return config_notes(config)

@@ -8,7 +8,9 @@ the text as follows (``first_word``):
 1. *Glue.* Text before the first whitespace attaches to the last context word. Punctuation there
    (``"The cat, and"``) leaves that word intact and is skipped; a letter or digit there
    (``"The cat" + "s are"``) rewrites the context's last word, so the sample is rejected as
-   ``extends_context_word``: it is no continuation of the context as given.
+   ``extends_context_word``: it is no continuation of the context as given. A combining mark
+   there (``"The cafe"`` + U+0301 + ``" is"``) accents the context's last letter and rewrites
+   it too.
 2. *Word.* After the glue, the first whitespace-delimited run that contains a letter or digit.
    Only whitespace delimits: punctuation inside or around a run belongs to it and is removed by
    normalisation, so ``3.5`` reads ``35``, ``1,000`` reads ``1000``, ``U.S.`` reads ``us``,
@@ -22,8 +24,11 @@ the text as follows (``first_word``):
    still open when the token budget is spent is no word: the sample fails as
    ``token_budget``, never as a truncated word.
 
-The word is normalised (``normalise_word``): lowercase, every character that is no letter or
-digit removed. This is the extraction of Ilia & Aziz's own code (``GPT2_sampling.py`` in
+The word is normalised (``normalise_word``): first to Unicode NFC, so that a letter spelled
+with a combining accent (``cafe`` + U+0301, NFD) is the precomposed letter (``café``) and one
+word in two Unicode forms is one word; then lowercase, every character that is no letter or
+digit removed (a combining mark that NFC cannot compose onto its letter among them). This is
+the extraction of Ilia & Aziz's own code (``GPT2_sampling.py`` in
 evgeniael/predict_next_word: delete non-word, non-space characters, split on whitespace), and
 it is how Provo's responses were recorded (lowercase, punctuation removed). Human responses and
 corpus words are read by the same rule (``read_word``: a finished text's first word), so a
@@ -34,6 +39,7 @@ token of punctuation only is no word.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 # U+02BC (ʼ, modifier letter apostrophe) is a letter to Unicode (category Lm, matched by \w) but
@@ -49,12 +55,13 @@ FAILURES = ("extends_context_word", "ended_before_word", "token_budget", "undeco
 
 
 def normalise_word(text: str) -> str:
-    """Lowercase and remove punctuation: ``"Don't" -> "dont"``, ``"space," -> "space"``.
+    """NFC, then lowercase and remove punctuation: ``"Don't" -> "dont"``, ``"space," -> "space"``,
+    ``"cafe"`` + U+0301 -> ``"café"``.
 
     Provo's MacRoman apostrophe (``Õ`` read as Latin-1) is an apostrophe. Text with no letter
     or digit normalises to ``""``.
     """
-    return _NON_WORD.sub("", text.translate(_MOJIBAKE)).lower()
+    return _NON_WORD.sub("", unicodedata.normalize("NFC", text.translate(_MOJIBAKE))).lower()
 
 
 def has_word_char(text: str) -> bool:
@@ -76,6 +83,13 @@ class Extraction:
         return self.status != INCOMPLETE
 
 
+def rewrites_word(glue: str) -> bool:
+    """Whether ``glue`` (text before a continuation's first whitespace) changes the context's
+    last word: it holds a letter or digit, or a combining mark (Unicode category M), which
+    accents that word's last letter."""
+    return has_word_char(glue) or any(unicodedata.category(c).startswith("M") for c in glue)
+
+
 def is_delimiter(char: str) -> bool:
     """Whether ``char`` ends a word run: whitespace."""
     return char.isspace()
@@ -88,7 +102,7 @@ def first_word(continuation: str, ended: bool) -> Extraction:
     """
     split = re.search(r"\s", continuation)
     glue = continuation if split is None else continuation[: split.start()]
-    if has_word_char(glue):
+    if rewrites_word(glue):
         return Extraction("extends_context_word")
     if split is None:
         return Extraction("ended_before_word") if ended else Extraction(INCOMPLETE)

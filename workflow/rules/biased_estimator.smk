@@ -24,7 +24,7 @@ rule biased_estimator:
     params:
         model=model_entry,
         seed=config["seed"],
-        shards=PC["shards"],
+        shards=len(SHARDS),
         nucleus=" ".join(map(str, BIASED["nucleus"])),
         nucleus_samples=BIASED["nucleus_samples"],
         max_tokens=PC["max_tokens"],

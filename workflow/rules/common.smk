@@ -12,9 +12,10 @@ from pathlib import Path
 from varprobe.analysis.family import families
 from varprobe.config_checks import validate_config
 
-validate_config(
+for note in validate_config(
     config, workflow.source_path("../schemas/config.schema.yaml"), workflow.configfiles
-)
+):
+    print(f"varprobe: note: {note}", file=sys.stderr)
 
 VARPROBE = f"{shlex.quote(sys.executable)} -m varprobe"
 """The package's CLI in the interpreter running Snakemake."""

@@ -49,7 +49,7 @@ rule production_sample:
         n_samples=PRODUCTION["n_samples"],
         max_new_tokens=PRODUCTION["max_new_tokens"],
         seed=config["seed"],
-        shards=PRODUCTION["shards"],
+        shards=dataset_shards,
         checkpoint=lambda w, input: (
             f"--checkpoint {input.checkpoint}" if input.checkpoint else ""
         ),
@@ -82,11 +82,7 @@ rule production_sample:
 rule production_merge:
     """Concatenate a system's sample shards, in order, into its samples table."""
     input:
-        expand(
-            f"{PROD_SYSTEM}/shards/{{shard}}.parquet",
-            shard=range(1, PRODUCTION["shards"] + 1),
-            allow_missing=True,
-        ),
+        sample_shards,
     output:
         f"{PROD_SYSTEM}/samples.parquet",
     localrule: True
@@ -162,7 +158,7 @@ rule production_miscalibrated:
         f"{PROD_SYSTEM}/miscalibrated.parquet",
     params:
         statistic=PRODUCTION["miscalibration"]["statistic"],
-        thresholds=json.dumps(PRODUCTION["miscalibration"]["thresholds"]),
+        thresholds=dataset_thresholds,
         limit=PRODUCTION["miscalibration"]["limit"],
     conda:
         CONDA_ENV
@@ -241,7 +237,7 @@ rule production_figures:
             "and probe; mean M - mean H per input; per-input W1(C, H) beside the human control; mean W1(C, H)\n"
             "per decoding setting."
         ),
-        probes=" ".join(PRODUCTION["figures"]["probes"]),
+        probes=" ".join(figure_probes(config)),
         decoding=PRODUCTION["figures"]["decoding"],
     conda:
         CONDA_ENV

@@ -3,6 +3,12 @@
 import json
 import shlex
 
+from varprobe.config_checks import (
+    PROBE_RESOURCE_KEYS,
+    figure_probes,
+    miscalibration_thresholds,
+    production_shards,
+)
 from varprobe.probes import NEEDS, PROBES as PROBE_RECORDS
 
 PROD = f"{RESULTS}/production"
@@ -18,6 +24,26 @@ def production_checkpoint(wildcards):
     """A production model's checkpoint: its own for a model fine-tuned on a dataset, else none."""
     return (
         f"{FT_DIR}/{wildcards.model}/checkpoint" if wildcards.model in FINETUNED else []
+    )
+
+
+def dataset_shards(wildcards):
+    """A dataset's generation shards (production.shards, at most one per input)."""
+    return production_shards(config, PROD_DATASETS[wildcards.dataset])
+
+
+def sample_shards(wildcards):
+    """The sample shards of a production system, in order."""
+    return [
+        f"{PROD}/{wildcards.dataset}/{wildcards.model}/{wildcards.decoding}/shards/{i}.parquet"
+        for i in range(1, dataset_shards(wildcards) + 1)
+    ]
+
+
+def dataset_thresholds(wildcards):
+    """The miscalibration thresholds of a dataset's probes, as JSON."""
+    return json.dumps(
+        miscalibration_thresholds(config, PROD_DATASETS[wildcards.dataset])
     )
 
 
@@ -83,8 +109,8 @@ def data_options(wildcards):
 
 
 PROBE_RESOURCES = {
-    "tagger": ("spacy_pipelines", "--spacy-pipeline"),
-    "encoder": ("sentence_encoders", "--encoder"),
+    "tagger": (PROBE_RESOURCE_KEYS["tagger"], "--spacy-pipeline"),
+    "encoder": (PROBE_RESOURCE_KEYS["encoder"], "--encoder"),
 }
 """Each need of a probe record (varprobe.probes.NEEDS) but the tokenizer, which is always
 there: the `production.probes` key naming its resource per language, and the option of

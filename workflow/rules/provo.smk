@@ -316,6 +316,18 @@ rule provo_summary:
         "varprobe provo-summary --systems {input} --out {output} > {log} 2>&1"
 
 
+onsuccess:
+    # A system that covers fewer contexts than the configured ones (a partial samples file) is
+    # said on the console, not only in its jobs' logs.
+    import pandas as pd
+
+    from varprobe.analysis.next_word import coverage_notes
+
+    if Path(f"{PROVO}/summary.parquet").is_file():
+        for note in coverage_notes(pd.read_parquet(f"{PROVO}/summary.parquet")):
+            print(f"varprobe: note: {note}", file=sys.stderr)
+
+
 report_table(
     "provo_summary",
     f"{PROVO}/summary.parquet",
@@ -328,7 +340,9 @@ report_table(
         "bootstrap over contexts); for the oracle row it is the mean TVD between two disjoint halves of the\n"
         "humans, the value a model would reach if it were as good as half the participants. Lower is\n"
         "better. The ECE columns use the corpus word, the human majority and the oracle-1 majority as\n"
-        "targets: compare them with the oracle row to see why ECE misleads here."
+        "targets: compare them with the oracle row to see why ECE misleads here. A system with words in\n"
+        "fewer contexts (``n_contexts``) than the oracle row is compared with ``oracle_expected_tvd``, the\n"
+        "oracle's expected TVD over the same contexts."
     ),
 )
 

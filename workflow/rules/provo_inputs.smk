@@ -2,9 +2,12 @@
 
 import json
 
+from varprobe.config_checks import provo_shards
 from varprobe.data.provo import N_PASSAGES
 
-SHARDS = list(range(1, config.get("provo", {}).get("shards", 1) + 1))
+SHARDS = list(range(1, provo_shards(config) + 1))
+"""The sampling shards of a model x decoding (provo.shards, at most one per passage)."""
+
 SAMPLERS = [*NETWORKS, *PROVO_FINETUNED]
 """The models the Provo sampler runs (fine-tuned ones per fold)."""
 PROVO_TEXTS = (

@@ -17,7 +17,11 @@ for an exact decoding, the enumerated word masses renormalised over the resolved
 
 A system's summary has the expected TVD (mean over contexts) with a percentile-bootstrap 95% CI,
 and ECE with 10 equal-width bins and three targets: the corpus word, the human majority word and
-the oracle-1 majority word; the last is averaged over the R resplits (paper, Table 1). The oracle
+the oracle-1 majority word; the last is averaged over the R resplits (paper, Table 1). Contexts
+without a model word are left out of a system's row, so a system that covers only some contexts
+(a partial samples file) carries the oracle's expected TVD over the same contexts
+(``oracle_expected_tvd``, a paired comparison) beside its count, and ``coverage_notes`` names it
+on the console. The oracle
 control is itself summarised as a system (``model == "oracle"``): oracle 2 predicts, its expected
 TVD is mean TVD(o2, o1) and its ECE uses o2's mode and confidence. So is the paper's "Human"
 column (``model == "human"``, ``human_summary``): the MLE of all responses predicts, with its
@@ -229,6 +233,8 @@ def model_summary(
     ``failure_rate``: the share of failed draws (samples) or the mean resolved failure mass
     (enumeration). ``expected_tvd_lower``/``upper`` are the means of the per-context TVD
     interval ends (NaN for samples): they bound the expected TVD of the exact distributions.
+    ``oracle_expected_tvd`` is the oracle control's expected TVD over the same contexts (those
+    with a model word), the paired yardstick of a model that covers only some contexts.
     """
     has_words = table["tvd"].notna().to_numpy()
     used = table[has_words]
@@ -244,6 +250,7 @@ def model_summary(
     ))
     row.update(
         n_contexts_without_words=int((~has_words).sum()),
+        oracle_expected_tvd=float(used["tvd_oracle2_oracle1"].mean()),
         failure_rate=failure_rate,
         expected_tvd_lower=float(used["tvd_lower"].mean()),
         expected_tvd_upper=float(used["tvd_upper"].mean()),
@@ -261,8 +268,8 @@ def oracle_summary(
             ece(confidences[:, r], hits[:, r, index], settings.ece_bins)
             for r in range(settings.resplits)
         ]))
-    row.update(n_contexts_without_words=0, failure_rate=0.0, expected_tvd_lower=np.nan,
-               expected_tvd_upper=np.nan)
+    row.update(n_contexts_without_words=0, oracle_expected_tvd=row["expected_tvd"], failure_rate=0.0,
+               expected_tvd_lower=np.nan, expected_tvd_upper=np.nan)
     return row
 
 
@@ -286,6 +293,7 @@ def human_summary(contexts: pd.DataFrame, responses: pd.DataFrame, settings: Con
         "n_contexts": len(contexts), "n_contexts_without_words": 0,
         "expected_tvd": np.nan, "ci_low": np.nan, "ci_high": np.nan,
         "expected_tvd_lower": np.nan, "expected_tvd_upper": np.nan, "expected_tvd_oracle1": np.nan,
+        "oracle_expected_tvd": np.nan,
         "ece_corpus": ece(confidence, hit[:, 0], settings.ece_bins),
         "ece_human_majority": ece(confidence, hit[:, 1], settings.ece_bins),
         "ece_oracle_majority": float(np.mean([ece(confidence, hit[:, 2 + r], settings.ece_bins)
@@ -294,6 +302,24 @@ def human_summary(contexts: pd.DataFrame, responses: pd.DataFrame, settings: Con
         "mean_entropy_model": float(np.mean(entropies)),
         "mean_entropy_human": float(np.mean(entropies)),
     }
+
+
+def coverage_notes(summary: pd.DataFrame) -> list[str]:
+    """A line per system of a Provo ``summary`` (schema ``provo_system``) that covers fewer
+    contexts than the oracle row: its expected TVD and ECE are over those contexts only, beside
+    the oracle's expected TVD over the same ones (``oracle_expected_tvd``)."""
+    oracle = summary[summary["model"] == "oracle"]
+    if oracle.empty or "oracle_expected_tvd" not in summary:  # a table written before the column
+        return []
+    total = int(oracle["n_contexts"].iloc[0])
+    partial = summary[~summary["model"].isin(["oracle", "human"]) & (summary["n_contexts"] < total)]
+    return [
+        f"provo: {row.model} ({row.decoding}) has words in {row.n_contexts} of the {total} configured "
+        f"contexts ({row.n_contexts_without_words} without); its expected TVD {row.expected_tvd:.3f} "
+        f"is over those {row.n_contexts}, where the oracle's is {row.oracle_expected_tvd:.3f} "
+        f"(over all {total}: {float(oracle['expected_tvd'].iloc[0]):.3f})"
+        for row in partial.itertuples(index=False)
+    ]
 
 
 def _tvd_summary(used: pd.DataFrame, column: str, settings: ControlSettings) -> dict:

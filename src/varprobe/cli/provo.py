@@ -128,8 +128,9 @@ def _provo_ingest(args: argparse.Namespace) -> None:
     verify_raw(args, "provo", args.norms)
     norms = read_norms(Path(args.norms))
     corpus = set(zip(norms["Text_ID"], norms["Word_Number"], strict=True))
-    samples, coverage = read_external_samples(args.samples_csv, contexts, corpus)
-    print(coverage.describe(args.samples_csv), file=sys.stderr)
+    samples, coverage, warnings = read_external_samples(args.samples_csv, contexts, corpus)
+    for line in [*warnings, coverage.describe(args.samples_csv)]:
+        print(line, file=sys.stderr)
     tables.write(samples, args.out, "provo_samples", {"model": {"samples": args.samples_csv},
                                                       "decoding": "given",
                                                       "coverage": coverage.as_metadata()})
@@ -167,7 +168,11 @@ def _write_system(args: argparse.Namespace, table: pd.DataFrame, summary: dict) 
 
 
 def _provo_summary(args: argparse.Namespace) -> None:
+    from varprobe.analysis.next_word import coverage_notes
+
     rows = pd.concat([tables.read(p, "provo_system") for p in args.systems], ignore_index=True)
+    for note in coverage_notes(rows):
+        print(note, file=sys.stderr)
     tables.write(rows.sort_values(["model", "decoding"], ignore_index=True), args.out, "provo_system")
 
 

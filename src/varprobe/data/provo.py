@@ -33,10 +33,12 @@ corpus.
 from __future__ import annotations
 
 import io
+import warnings
 from pathlib import Path
 
 import pandas as pd
 
+from varprobe.data.headers import match_columns
 from varprobe.data.raw_text import read_text
 from varprobe.data.sources import OPT_OUT, Digest, Source
 from varprobe.words import read_word
@@ -60,7 +62,11 @@ N_POSITIONS = 2687
 
 
 def read_norms(path: Path) -> pd.DataFrame:
-    """Read the OSF norms file, keeping every response string as typed (no NA inference)."""
+    """Read the OSF norms file, keeping every response string as typed (no NA inference).
+
+    The published file has more columns than ``NORMS_COLUMNS``, which are ignored; a column that
+    differs from one of ``NORMS_COLUMNS`` only in case or surrounding whitespace is read as it,
+    with a warning (``varprobe.data.headers``)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"Provo norms file not found: {path}")
@@ -69,6 +75,11 @@ def read_norms(path: Path) -> pd.DataFrame:
         raw = pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[], dtype=str)
     except pd.errors.ParserError as err:
         raise ValueError(f"Provo norms file {path} is not a readable CSV: {err}") from err
+    renames, notes = match_columns(raw.columns, NORMS_COLUMNS, name=f"Provo norms file {path}",
+                                   others=True)
+    for note in notes:
+        warnings.warn(note, stacklevel=2)
+    raw = raw.rename(columns=renames)
     missing = [c for c in NORMS_COLUMNS if c not in raw.columns]
     if missing:
         raise ValueError(f"Provo norms file {path} lacks columns {missing}")

@@ -120,8 +120,8 @@ class ModelSpec:
     def local_problem(self) -> str | None:
         """Why this model cannot be reached, as far as the local file system can tell (no
         network), or None: a samples file that does not exist, a package that is not installed,
-        a local weights directory that is missing or empty, a ``gguf_file`` absent from the
-        package or directory. A hub id (not a local path) is never a local problem, nor is a
+        a local weights directory that is missing, empty or without weight files
+        (``WEIGHT_FILES``), a ``gguf_file`` absent from the package or directory. A hub id (not a local path) is never a local problem, nor is a
         ``finetune`` entry (its base is checked on its own)."""
         if self.is_api or self.finetune is not None:
             return None
@@ -143,6 +143,12 @@ class ModelSpec:
             held = sorted(p.name for p in folder.glob("*.gguf"))
             return (f"model {self.name!r}: gguf_file {self.gguf_file!r} is not in {str(folder)!r} "
                     f"(its GGUF files: {', '.join(held) or 'none'})")
+        if self.package is None and not self.gguf_file and not any(
+                next(folder.glob(pattern), None) for pattern in WEIGHT_FILES):
+            held = sorted(p.name for p in folder.iterdir())
+            return (f"model {self.name!r}: no weight files in {self.pretrained!r} (looked for "
+                    f"{', '.join(WEIGHT_FILES)}, or give gguf_file); it holds: "
+                    f"{', '.join(held[:8])}{', ...' if len(held) > 8 else ''}")
         return None
 
     def assembles(self) -> bool:
@@ -162,6 +168,12 @@ class ModelSpec:
         """The installed package's folder, or None when it is not installed."""
         found = importlib.util.find_spec(self.package)
         return None if found is None or found.origin is None else str(Path(found.origin).parent)
+
+
+WEIGHT_FILES = ("*.safetensors", "*.bin", "*.safetensors.index.json", "*.bin.index.json")
+"""The weight files ``from_pretrained`` reads from a local directory (``model.safetensors``,
+``pytorch_model.bin`` and their shards); a directory without any, and without a ``gguf_file``,
+holds no model (a tokenizer's files alone, or a ``config.json`` beside them)."""
 
 
 def _is_local_path(location: str) -> bool:

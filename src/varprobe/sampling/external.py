@@ -1,7 +1,10 @@
 """External samples: words drawn elsewhere (an API model, published samples) as a samples table.
 
 The file is a CSV with columns ``text_id, word_number, sample[, count]``: one row per sampled
-continuation, ``count`` (default 1) times. A sample is read as text that starts a new word after
+continuation, ``count`` (default 1) times. Any other column is an error naming it (a misspelled
+``count`` would otherwise leave every row one draw); a column spelled with other case or
+surrounding whitespace (`` count``, ``Count``) is read as its column, with a warning
+(``varprobe.data.headers``). A sample is read as text that starts a new word after
 the context, i.e. with an implied leading space, and goes through the same first-word extraction
 and normalisation as the model's own draws (``varprobe.words.first_word`` with ``ended=True``).
 
@@ -18,10 +21,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from varprobe.data.raw_text import read_text
+from varprobe.data.headers import match_columns
+from varprobe.data.raw_text import decode, read_text
 from varprobe.words import first_word
 
 REQUIRED = ("text_id", "word_number", "sample")
+OPTIONAL = ("count",)
 
 
 @dataclass(frozen=True)
@@ -46,20 +51,46 @@ class Coverage:
                 f"{self.configured_without_rows} configured contexts have no row")
 
 
-def read_external_samples(path: str | Path, contexts: pd.DataFrame,
-                          corpus: set[tuple[int, int]]) -> tuple[pd.DataFrame, Coverage]:
-    """Validate the CSV at ``path`` against the configured ``contexts`` and the ``corpus``'s
-    contexts (``(text_id, word_number)`` keys, those the loader drops included); build a samples
-    table of the configured contexts' rows and count what was skipped.
-
-    Errors name the file, the column or row, and the bad value: an empty or header-only file, a
-    file in another encoding than UTF-8, a missing column, a non-integer id or count, a count
-    below 1, or contexts that the corpus does not have.
-    """
-    raw = _read_csv(Path(path))
-    missing = [c for c in REQUIRED if c not in raw.columns]
+def check_header(path: str | Path, columns: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The renames of the samples file's header ``columns`` to the known ones and a warning per
+    rename (``varprobe.data.headers.match_columns``); ValueError naming the file and the column
+    for an unknown or missing column."""
+    renames, warnings = match_columns(columns, REQUIRED, OPTIONAL, f"samples file {path}")
+    missing = [c for c in REQUIRED if c not in {renames.get(c, c) for c in columns}]
     if missing:
         raise ValueError(f"samples file {path}: missing column(s) {missing}; need {list(REQUIRED)}[, count]")
+    return renames, warnings
+
+
+def header_warnings(path: str | Path) -> list[str]:
+    """``check_header`` of the file's first line alone (the parse-time check of a config's
+    samples file): its warnings, or ValueError."""
+    with Path(path).open("rb") as stream:
+        head = decode(stream.readline(), "utf-8", str(path))
+    if not head.strip():
+        raise ValueError(f"samples file {path} has no header on its first line (an empty file?); "
+                         f"need {', '.join(REQUIRED)}[, count]")
+    try:
+        columns = list(pd.read_csv(io.StringIO(head), dtype=str, nrows=0).columns)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        raise ValueError(f"samples file {path} is not a readable CSV: {err}") from err
+    return check_header(path, columns)[1]
+
+
+def read_external_samples(path: str | Path, contexts: pd.DataFrame,
+                          corpus: set[tuple[int, int]]) -> tuple[pd.DataFrame, Coverage, list[str]]:
+    """Validate the CSV at ``path`` against the configured ``contexts`` and the ``corpus``'s
+    contexts (``(text_id, word_number)`` keys, those the loader drops included); build a samples
+    table of the configured contexts' rows, count what was skipped, and return the header's
+    warnings (``check_header``).
+
+    Errors name the file, the column or row, and the bad value: an empty or header-only file, a
+    file in another encoding than UTF-8, a missing or unknown column, a non-integer id or count,
+    a count below 1, or contexts that the corpus does not have.
+    """
+    raw = _read_csv(Path(path))
+    renames, warnings = check_header(path, list(raw.columns))
+    raw = raw.rename(columns=renames)
     if "count" not in raw.columns:
         raw["count"] = "1"
     for column in ("text_id", "word_number", "count"):
@@ -91,7 +122,8 @@ def read_external_samples(path: str | Path, contexts: pd.DataFrame,
         }
     )
     samples["sample_index"] = samples.groupby(["text_id", "word_number"]).cumcount()
-    return samples.sort_values(["text_id", "word_number", "sample_index"], ignore_index=True), coverage
+    samples = samples.sort_values(["text_id", "word_number", "sample_index"], ignore_index=True)
+    return samples, coverage, warnings
 
 
 def _read_csv(path: Path) -> pd.DataFrame:

@@ -1,0 +1,48 @@
+"""The header of a table a user supplies, matched against the columns its reader knows.
+
+A misspelled column would otherwise be read as absent: an optional one (`` count``, ``Count``)
+silently takes its default, the values under it are lost, and the run ends with exit 0. So a
+column the reader does not know is an error naming it and the columns expected, and a column
+that differs from a known one only in surrounding whitespace or in case is read as that column,
+with a warning that says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def match_columns(header: Iterable[str], required: Iterable[str], optional: Iterable[str] = (),
+                  name: str = "table", others: bool = False) -> tuple[dict[str, str], list[str]]:
+    """The renames that make ``header`` spell the known columns (``required`` and ``optional``)
+    as the reader does, and one warning per rename.
+
+    A header cell equal to a known column after stripping whitespace and casefolding is that
+    column. ``others`` allows columns the reader does not know (a published file with more
+    columns than it reads); without it such a column is an error. Raises ValueError naming
+    ``name`` and the culprit for an unknown column or two cells that read as one column, listing
+    the columns expected (a missing required column is the reader's to name).
+    """
+    required, optional = list(required), list(optional)
+    known = {c.strip().casefold(): c for c in (*required, *optional)}
+    expected = ", ".join(required) + (f" and optionally {', '.join(optional)}" if optional else "")
+    renames, unknown, found = {}, [], {}
+    for cell in header:
+        column = cell if cell in known.values() else known.get(str(cell).strip().casefold())
+        if column is None:
+            unknown.append(cell)
+            continue
+        found.setdefault(column, []).append(cell)
+        if cell != column:
+            renames[cell] = column
+    twice = {c: cells for c, cells in found.items() if len(cells) > 1}
+    if twice:
+        column, cells = next(iter(twice.items()))
+        raise ValueError(f"{name}: columns {', '.join(map(repr, cells))} both read as column "
+                         f"{column!r}; keep one (expected columns: {expected})")
+    if unknown and not others:
+        raise ValueError(f"{name}: unknown column(s) {unknown}; expected "
+                         f"columns: {expected} (a misspelled column would be read as absent)")
+    warnings = [f"{name}: column {cell!r} read as {column!r} (whitespace or case differs)"
+                for cell, column in renames.items()]
+    return renames, warnings
