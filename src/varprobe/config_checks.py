@@ -12,11 +12,14 @@ value. They read the config only (and, for models, the local file system): no ne
   models, a fine-tuning base, the production figures' decoding, an oracle-replacement figure's k,
   a figure context's passage) exists.
 * ``dataset_problems``: every dataset a config entry names is one of ``varprobe.data.DATASETS``
-  (the schema accepts any name; the error lists the known ones).
+  (the schema accepts any name; the error lists the known ones), and a task that brings its own
+  file (``file:``/``datasets:``) is not named like one.
 * ``analysis_problems``: every key of ``analyses`` is an analysis family's
   (``varprobe.analysis.family``).
 * ``dataset_option_problems``: a production dataset entry's keys beyond the schema's are options
   of the dataset's record, of their defaults' types (the schema lists no dataset's options).
+* ``user_data_problems``: a file a production task brings is there, of a known type, the
+  pinned one (``sha256``) and has the columns its entry names.
 * ``model_problems``: models the local file system shows to be unreachable.
 
 ``check_config`` raises one ``ConfigError`` naming all of them; ``validate_config`` runs the
@@ -268,18 +271,35 @@ def dataset_problems(config: dict) -> list[str]:
     """Dataset names that are not in ``varprobe.data.DATASETS``: a production dataset's name, the
     token-calibration corpus's dataset, a fine-tuning's dataset (which may also be ``provo``)."""
     from varprobe.data import DATASETS
+    from varprobe.data.user_task import is_user_task
 
+    entries = list(enumerate(_at(config, ("production", "datasets")) or []))
     named = [(("production", "datasets", i, "name"), entry.get("name"), DATASETS)
-             for i, entry in enumerate(_at(config, ("production", "datasets")) or [])]
+             for i, entry in entries if not is_user_task(entry)]
+    problems = [f"{key_path(('production', 'datasets', i, 'name'))}: {entry['name']!r} is a registered "
+                "dataset; give your own task another name" for i, entry in entries
+                if is_user_task(entry) and entry.get("name") in DATASETS]
     corpus = _at(config, ("analyses", "token_calibration", "corpus"))
     if isinstance(corpus, dict):
         named.append((("analyses", "token_calibration", "corpus", "dataset"), corpus.get("dataset"),
                       DATASETS))
     named += [(("models", i, "finetune", "dataset"), model["finetune"].get("dataset"), ["provo", *DATASETS])
               for i, model in enumerate(config.get("models", [])) if _kind(model) == "fine-tuned"]
-    return [_unknown(path, name, known, "provo or a production dataset" if "provo" in known
-                     else "a production dataset")
-            for path, name, known in named if name not in known]
+    return problems + [_unknown(path, name, known, "provo or a production dataset" if "provo" in known
+                                else "a production dataset (or your own task: give it `file:` or `datasets:`)")
+                       for path, name, known in named if name not in known]
+
+
+def user_data_problems(config: dict) -> list[str]:
+    """The files that production tasks bring (``file:``) and that cannot be read as configured:
+    missing, of an unknown type, not the pinned one (``sha256``), or without a column the entry
+    names (``data/user_files.py: file_problem``; the rows are checked when a job reads them)."""
+    from varprobe.data.user_files import file_problem
+    from varprobe.data.user_task import wanted_columns
+
+    found = [(i, file_problem(entry, wanted_columns(entry)))
+             for i, entry in enumerate(_at(config, ("production", "datasets")) or []) if "file" in entry]
+    return [f"{key_path(('production', 'datasets', i, 'file'))}: {problem}" for i, problem in found if problem]
 
 
 def dataset_option_problems(config: dict, entry_keys: Iterable[str]) -> list[str]:
@@ -396,7 +416,7 @@ def check_config(config: dict) -> None:
     """Raise ``ConfigError`` listing every name, reference and local model problem of a
     schema-valid config."""
     problems = [*name_problems(config), *reference_problems(config), *dataset_problems(config),
-                *finetune_problems(config), *analysis_problems(config), *model_problems(config)]
+                *user_data_problems(config), *finetune_problems(config), *analysis_problems(config), *model_problems(config)]
     if problems:
         raise ConfigError(_report(problems))
 
