@@ -20,6 +20,8 @@ value. They read the config only (and, for models, the local file system): no ne
   of the dataset's record, of their defaults' types (the schema lists no dataset's options).
 * ``user_data_problems``: a file a production task brings is there, of a known type, the
   pinned one (``sha256``) and has the columns its entry names.
+* ``corpus_problems``: the cloze corpus (``provo.corpus``) names a form of its contexts, its file
+  is readable as configured, and no model needs Provo itself.
 * ``model_problems``: models the local file system shows to be unreachable.
 
 ``check_config`` raises one ``ConfigError`` naming all of them; ``validate_config`` runs the
@@ -302,6 +304,35 @@ def user_data_problems(config: dict) -> list[str]:
     return [f"{key_path(('production', 'datasets', i, 'file'))}: {problem}" for i, problem in found if problem]
 
 
+def corpus_problems(config: dict) -> list[str]:
+    """What stops the configured cloze corpus (``provo.corpus``, ``varprobe.data.cloze``): its
+    ``columns`` name no form of a context, its file cannot be read as configured
+    (``user_data_problems``' checks), or a model needs Provo itself (a samples file of Provo
+    contexts, a fine-tuning on Provo's passages)."""
+    from varprobe.data.cloze import corpus_form
+    from varprobe.data.user_files import file_problem
+
+    corpus = _at(config, ("provo", "corpus"))
+    if not isinstance(corpus, dict):
+        return []
+    at = key_path(("provo", "corpus"))
+    try:
+        corpus_form(corpus.get("columns", {}))
+    except ValueError as err:
+        return [f"{at}.{err}"]
+    problems = []
+    problem = file_problem(corpus, {f"columns.{role}": c for role, c in corpus["columns"].items()})
+    if problem:
+        problems.append(f"{at}.file: {problem}")
+    for i, model in enumerate(config.get("models", [])):
+        kind = _kind(model)
+        if kind == "samples" or (kind == "fine-tuned" and model["finetune"].get("dataset") == "provo"):
+            problems.append(f"{key_path(('models', i))}: model {model['name']!r} "
+                            f"({'a samples file of Provo contexts' if kind == 'samples' else 'fine-tuned on Provo passages'}) "
+                            f"needs the Provo corpus, and the next-word study reads corpus {corpus.get('name')!r}")
+    return problems
+
+
 def dataset_option_problems(config: dict, entry_keys: Iterable[str]) -> list[str]:
     """Keys of a production dataset entry that are neither ``entry_keys`` (the schema's) nor an
     option of the dataset's record (``Dataset.options``), and options whose value is not of
@@ -416,7 +447,7 @@ def check_config(config: dict) -> None:
     """Raise ``ConfigError`` listing every name, reference and local model problem of a
     schema-valid config."""
     problems = [*name_problems(config), *reference_problems(config), *dataset_problems(config),
-                *user_data_problems(config), *finetune_problems(config), *analysis_problems(config), *model_problems(config)]
+                *user_data_problems(config), *corpus_problems(config), *finetune_problems(config), *analysis_problems(config), *model_problems(config)]
     if problems:
         raise ConfigError(_report(problems))
 

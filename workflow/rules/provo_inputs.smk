@@ -1,6 +1,7 @@
 """The Provo study's targets, input functions and settings (its rules: provo.smk)."""
 
 import json
+import shlex
 
 from varprobe.data.provo import N_PASSAGES
 
@@ -12,6 +13,26 @@ PROVO_TEXTS = (
     if config.get("provo", {}).get("texts") == "all"
     else config.get("provo", {}).get("texts", [])
 )
+
+
+CORPUS = config.get("provo", {}).get("corpus")
+"""The configured cloze corpus (varprobe.data.cloze), or None: Provo."""
+PROVO_NORMS = f"{RESULTS}/raw/provo/Provo_Corpus-Predictability_Norms.csv"
+
+
+def corpus_input():
+    """The file the next-word study's contexts are read from: Provo's norms as fetched, or the
+    configured corpus's file (none for a `datasets:` source)."""
+    if CORPUS is None:
+        return [PROVO_NORMS]
+    return [CORPUS["file"]] if "file" in CORPUS else []
+
+
+def corpus_source(wildcards, input):
+    """The provo-data option naming what it reads: the norms, or the corpus entry as JSON."""
+    if CORPUS is None:
+        return f"--norms {input[0]}"
+    return f"--corpus {shlex.quote(json.dumps(CORPUS, sort_keys=True))}"
 
 
 def decoding_entry(wildcards):
