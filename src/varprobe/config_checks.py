@@ -287,8 +287,9 @@ def dataset_problems(config: dict) -> list[str]:
                       DATASETS))
     named += [(("models", i, "finetune", "dataset"), model["finetune"].get("dataset"), ["provo", *DATASETS])
               for i, model in enumerate(config.get("models", [])) if _kind(model) == "fine-tuned"]
+    own = "; or your own task: give its entry `file:` or `datasets:` (docs/own-data.md)"
     return problems + [_unknown(path, name, known, "provo or a production dataset" if "provo" in known
-                                else "a production dataset (or your own task: give it `file:` or `datasets:`)")
+                                else "a production dataset") + (own if path[0] == "production" else "")
                        for path, name, known in named if name not in known]
 
 
