@@ -143,6 +143,9 @@ def test_provo_data_writes_the_same_tables_from_the_norms_and_from_the_corpus(tm
     assert tables.read_metadata(tmp_path / "corpus" / "r.parquet")["dropped_responses"] == \
         tables.read_metadata(tmp_path / "norms" / "r.parquet")["dropped_responses"]
     assert tables.read_metadata(tmp_path / "corpus" / "c.parquet")["data"]["rows"] == 39759
+    norms = tables.read_metadata(tmp_path / "norms" / "c.parquet")["data"]
+    assert (norms["sha256"], norms["rows"], norms["contexts"]) == (
+        "d1f10dcad7395cbdc81651d65333819538b00920f3579d4d3275d5c049ef0368", 39788, 114)
 
 
 CLOZE = ("passage,position,text,response,count\n"
@@ -293,3 +296,27 @@ def test_the_sample_files_in_resources_read(tmp_path):
     corpus = read_corpus({"name": "cloze-nl", "file": str(REPO / "resources/own-data/cloze-nl.csv"),
                           "language": "nl", "columns": CLOZE_COLUMNS})
     assert len(corpus["contexts"]) == 8
+
+
+def test_a_datasets_source_is_read_through_load_dataset(monkeypatch):
+    """The `datasets:` path (it needs internet, so the package is stood in for here): the split
+    named in the entry is loaded and read like a file, its source recorded."""
+    calls = []
+
+    class Split:
+        def to_pandas(self):
+            return pd.DataFrame({"id": [1, 2], "source": ["x", "y"], "refs": [["a", "b"], ["c"]]})
+
+    def load_dataset(path, name, split):
+        calls.append((path, name, split))
+        return Split()
+
+    monkeypatch.setitem(__import__("sys").modules, "datasets", type("datasets", (), {"load_dataset": load_dataset}))
+    entry = {"name": "hub", "language": "en", "fields": {"references": "refs"},
+             "datasets": {"path": "org/simple", "name": None, "split": "validation"}}
+    record = record_of(entry)
+    table = record.read_instances(Path("."), record.default_split)
+    assert calls == [("org/simple", None, "validation")]
+    assert _triples(table) == [("1", "x", ["a", "b"]), ("2", "y", ["c"])]
+    assert list(table["split"].unique()) == ["validation"]
+    assert table.attrs["provenance"]["datasets"] == entry["datasets"]

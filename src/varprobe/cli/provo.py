@@ -26,6 +26,8 @@ from varprobe.commands import (
 
 def _provo_data(args: argparse.Namespace) -> None:
     from varprobe.data.provo import contexts_table, dropped_responses, read_norms, responses_table
+    from varprobe.data.sources import Digest
+    from varprobe.data.user_files import provenance
 
     if args.corpus:
         _corpus_data(args)
@@ -34,12 +36,14 @@ def _provo_data(args: argparse.Namespace) -> None:
     norms = read_norms(Path(args.norms))
     texts = None if args.texts == ["all"] else [int(t) for t in args.texts]
     contexts = contexts_table(norms, texts, verify=not args.allow_unverified)
-    tables.write(contexts, args.contexts_out, "provo_contexts")
+    data = {"data": {**provenance(Path(args.norms), Digest.of(Path(args.norms))), "corpus": "provo",
+                     "language": "en", "rows": len(norms), "contexts": len(contexts)}}
+    tables.write(contexts, args.contexts_out, "provo_contexts", data)
     dropped = dropped_responses(norms, texts)
     print(f"provo: {int(dropped['count'].sum())} responses hold no word (punctuation only) and are "
           f"dropped, in {len(dropped)} contexts", file=sys.stderr)
-    metadata = {"dropped_responses": {"total": int(dropped["count"].sum()),
-                                      "contexts": dropped.astype(int).values.tolist()}}
+    metadata = {**data, "dropped_responses": {"total": int(dropped["count"].sum()),
+                                              "contexts": dropped.astype(int).values.tolist()}}
     tables.write(responses_table(norms, texts), args.responses_out, "provo_responses", metadata)
 
 
