@@ -64,7 +64,9 @@ def _corpus_data(args: argparse.Namespace) -> None:
     print(f"{corpus['metadata']['corpus']}: {len(contexts)} contexts, {int(responses['count'].sum())} "
           f"responses; {int(dropped['count'].sum())} responses hold no word and are dropped, in "
           f"{len(dropped)} contexts", file=sys.stderr)
-    metadata = {"data": corpus["metadata"]}
+    metadata = {"data": {**corpus["metadata"], "contexts": len(contexts),
+                         "responses": int(responses["count"].sum()),
+                         "dropped_responses": int(dropped["count"].sum())}}
     tables.write(contexts, args.contexts_out, "provo_contexts", metadata)
     tables.write(responses, args.responses_out, "provo_responses",
                  {**metadata, "dropped_responses": {"total": int(dropped["count"].sum()),
