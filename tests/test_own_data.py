@@ -279,6 +279,12 @@ def test_parse_time_checks_name_the_config_key(tmp_path):
     ]
     assert dataset_problems(config) == [
         "production.datasets[2].name: 'asset' is a registered dataset; give your own task another name"]
+    wrong = [{"name": "asset", "prompt": "p", "min_references": 2},
+             {**missing, "datasets": {"path": "org/x", "split": "test"}}]
+    assert dataset_problems({"production": {"datasets": wrong}}) == [
+        "production.datasets[1]: give `file:` or `datasets:`, not both",
+        "production.datasets[0].min_references: only your own task (`file:` or `datasets:`) has "
+        "min_references; 'asset' is a registered dataset"]
     corpus = _task(tmp_path, "c.csv", CLOZE, columns={"passage": "passage", "response": "response"})
     assert corpus_problems({"provo": {"corpus": corpus}}) == [
         "provo.corpus.columns: give either `passage` and `position` (with `text` or `context`) or "

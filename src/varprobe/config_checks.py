@@ -281,6 +281,12 @@ def dataset_problems(config: dict) -> list[str]:
     problems = [f"{key_path(('production', 'datasets', i, 'name'))}: {entry['name']!r} is a registered "
                 "dataset; give your own task another name" for i, entry in entries
                 if is_user_task(entry) and entry.get("name") in DATASETS]
+    problems += [f"{key_path(('production', 'datasets', i))}: give `file:` or `datasets:`, not both"
+                 for i, entry in entries if "file" in entry and "datasets" in entry]
+    problems += [f"{key_path(('production', 'datasets', i, key))}: only your own task (`file:` or "
+                 f"`datasets:`) has {key}; {entry.get('name')!r} is a registered dataset"
+                 for i, entry in entries if not is_user_task(entry)
+                 for key in ("fields", "min_references", "sha256") if key in entry]
     corpus = _at(config, ("analyses", "token_calibration", "corpus"))
     if isinstance(corpus, dict):
         named.append((("analyses", "token_calibration", "corpus", "dataset"), corpus.get("dataset"),
