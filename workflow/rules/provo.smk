@@ -27,8 +27,8 @@ rule provo_data:
         contexts=f"{PROVO}/contexts.parquet",
         responses=f"{PROVO}/responses.parquet",
     params:
+        **CORPUS_PARAMS,
         texts=" ".join(map(str, PC["texts"])) if PC["texts"] != "all" else "all",
-        source=corpus_source,
         raw=raw_options("provo"),
     conda:
         CONDA_ENV
@@ -40,7 +40,7 @@ rule provo_data:
     benchmark:
         benchmark_path("provo_data", "provo")
     shell:
-        "varprobe provo-data {params.source} --texts {params.texts} "
+        f"varprobe provo-data {CORPUS_OPTION} --texts {{params.texts}} "
         "--contexts-out {output.contexts} --responses-out {output.responses} {params.raw} "
         "> {log} 2>&1"
 

@@ -1,7 +1,6 @@
 """The Provo study's targets, input functions and settings (its rules: provo.smk)."""
 
 import json
-import shlex
 
 from varprobe.data.provo import N_PASSAGES
 
@@ -28,11 +27,11 @@ def corpus_input():
     return [CORPUS["file"]] if "file" in CORPUS else []
 
 
-def corpus_source(wildcards, input):
-    """The provo-data option naming what it reads: the norms, or the corpus entry as JSON."""
-    if CORPUS is None:
-        return f"--norms {input[0]}"
-    return f"--corpus {shlex.quote(json.dumps(CORPUS, sort_keys=True))}"
+# The provo-data option naming what it reads: the norms file, or the corpus entry (JSON) as a
+# param. Provo's command and params stay as they were before corpora, so that a Provo run's
+# results are not redone for them.
+CORPUS_OPTION = "--norms {input}" if CORPUS is None else "--corpus {params.corpus:q}"
+CORPUS_PARAMS = {} if CORPUS is None else {"corpus": json.dumps(CORPUS, sort_keys=True)}
 
 
 def decoding_entry(wildcards):
