@@ -5,7 +5,6 @@ workflow on the tiny random GPT-2, like Provo and the built-in tasks."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 
 import pandas as pd
 
