@@ -192,6 +192,16 @@ def test_analyses_a_corpus_cannot_feed_are_named_with_the_reason():
     assert unavailable_analyses({"analyses": config["analyses"], "provo": {}}) == {}
 
 
+def test_oracle_replacement_needs_a_context_with_responses_for_two_oracles(tmp_path):
+    corpus = _task(tmp_path, "c.csv", CLOZE, language="nl", columns=CLOZE_COLUMNS)
+    config = {"provo": {"corpus": corpus}, "analyses": {"oracle_replacement": {"oracle_sizes": [3, 10]}}}
+    assert unavailable_analyses(config) == {"oracle_replacement": (
+        "two disjoint oracles of 3 responses (the smallest of oracle_sizes) need a context with at least 6 "
+        "responses, and corpus 'mine' has at most 4")}
+    config["analyses"]["oracle_replacement"]["oracle_sizes"] = [2]
+    assert unavailable_analyses(config) == {}
+
+
 # --- bad inputs: what the user sees ---------------------------------------------------------------
 
 TASK_ERRORS = {
