@@ -135,7 +135,8 @@ def test_dataset_names_are_checked_against_the_registry_listing_the_known_ones()
     }
     known = "wmt14, asset, dailydialog, writingprompts"
     assert dataset_problems(config) == [
-        f"production.datasets[1].name: 'xsum' is not a production dataset (those are: {known})",
+        f"production.datasets[1].name: 'xsum' is not a production dataset (those are: {known}); or your "
+        "own task: give its entry `file:` or `datasets:` (docs/own-data.md)",
         f"analyses.token_calibration.corpus.dataset: 'wmt15' is not a production dataset (those are: {known})",
         f"models[1].finetune.dataset: 'squad' is not provo or a production dataset (those are: provo, {known})",
     ]

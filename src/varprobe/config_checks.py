@@ -12,11 +12,16 @@ value. They read the config only (and, for models, the local file system): no ne
   models, a fine-tuning base, the production figures' decoding, an oracle-replacement figure's k,
   a figure context's passage) exists.
 * ``dataset_problems``: every dataset a config entry names is one of ``varprobe.data.DATASETS``
-  (the schema accepts any name; the error lists the known ones).
+  (the schema accepts any name; the error lists the known ones), and a task that brings its own
+  file (``file:``/``datasets:``) is not named like one.
 * ``analysis_problems``: every key of ``analyses`` is an analysis family's
   (``varprobe.analysis.family``).
 * ``dataset_option_problems``: a production dataset entry's keys beyond the schema's are options
   of the dataset's record, of their defaults' types (the schema lists no dataset's options).
+* ``user_data_problems``: a file a production task brings is there, of a known type, the
+  pinned one (``sha256``) and has the columns its entry names.
+* ``corpus_problems``: the cloze corpus (``provo.corpus``) names a form of its contexts, its file
+  is readable as configured, and no model needs Provo itself.
 * ``model_problems``: models the local file system shows to be unreachable, and samples files
   whose header names a column the reader does not know.
 * ``threshold_problems``, ``figure_probe_problems``: miscalibration thresholds and figure probes
@@ -278,18 +283,71 @@ def dataset_problems(config: dict) -> list[str]:
     """Dataset names that are not in ``varprobe.data.DATASETS``: a production dataset's name, the
     token-calibration corpus's dataset, a fine-tuning's dataset (which may also be ``provo``)."""
     from varprobe.data import DATASETS
+    from varprobe.data.user_task import is_user_task
 
+    entries = list(enumerate(_at(config, ("production", "datasets")) or []))
     named = [(("production", "datasets", i, "name"), entry.get("name"), DATASETS)
-             for i, entry in enumerate(_at(config, ("production", "datasets")) or [])]
+             for i, entry in entries if not is_user_task(entry)]
+    problems = [f"{key_path(('production', 'datasets', i, 'name'))}: {entry['name']!r} is a registered "
+                "dataset; give your own task another name" for i, entry in entries
+                if is_user_task(entry) and entry.get("name") in DATASETS]
+    problems += [f"{key_path(('production', 'datasets', i))}: give `file:` or `datasets:`, not both"
+                 for i, entry in entries if "file" in entry and "datasets" in entry]
+    problems += [f"{key_path(('production', 'datasets', i, key))}: only your own task (`file:` or "
+                 f"`datasets:`) has {key}; {entry.get('name')!r} is a registered dataset"
+                 for i, entry in entries if not is_user_task(entry)
+                 for key in ("fields", "min_references", "sha256") if key in entry]
     corpus = _at(config, ("analyses", "token_calibration", "corpus"))
     if isinstance(corpus, dict):
         named.append((("analyses", "token_calibration", "corpus", "dataset"), corpus.get("dataset"),
                       DATASETS))
     named += [(("models", i, "finetune", "dataset"), model["finetune"].get("dataset"), ["provo", *DATASETS])
               for i, model in enumerate(config.get("models", [])) if _kind(model) == "fine-tuned"]
-    return [_unknown(path, name, known, "provo or a production dataset" if "provo" in known
-                     else "a production dataset")
-            for path, name, known in named if name not in known]
+    own = "; or your own task: give its entry `file:` or `datasets:` (docs/own-data.md)"
+    return problems + [_unknown(path, name, known, "provo or a production dataset" if "provo" in known
+                                else "a production dataset") + (own if path[0] == "production" else "")
+                       for path, name, known in named if name not in known]
+
+
+def user_data_problems(config: dict) -> list[str]:
+    """The files that production tasks bring (``file:``) and that cannot be read as configured:
+    missing, of an unknown type, not the pinned one (``sha256``), or without a column the entry
+    names (``data/user_files.py: file_problem``; the rows are checked when a job reads them)."""
+    from varprobe.data.user_files import file_problem
+    from varprobe.data.user_task import wanted_columns
+
+    found = [(i, file_problem(entry, wanted_columns(entry)))
+             for i, entry in enumerate(_at(config, ("production", "datasets")) or []) if "file" in entry]
+    return [f"{key_path(('production', 'datasets', i, 'file'))}: {problem}" for i, problem in found if problem]
+
+
+def corpus_problems(config: dict) -> list[str]:
+    """What stops the configured cloze corpus (``provo.corpus``, ``varprobe.data.cloze``): its
+    ``columns`` name no form of a context, its file cannot be read as configured
+    (``user_data_problems``' checks), or a model needs Provo itself (a samples file of Provo
+    contexts, a fine-tuning on Provo's passages)."""
+    from varprobe.data.cloze import corpus_form
+    from varprobe.data.user_files import file_problem
+
+    corpus = _at(config, ("provo", "corpus"))
+    if not isinstance(corpus, dict):
+        return []
+    at = key_path(("provo", "corpus"))
+    try:
+        corpus_form(corpus.get("columns", {}))
+    except ValueError as err:
+        return [f"{at}.{err}"]
+    problems = []
+    problem = file_problem(corpus, {f"columns.{role}": c for role, c in corpus["columns"].items()})
+    if problem:
+        problems.append(f"{at}.file: {problem}")
+    for i, model in enumerate(config.get("models", [])):
+        kind = _kind(model)
+        if kind == "samples" or (kind == "fine-tuned" and model["finetune"].get("dataset") == "provo"):
+            problems.append(f"{key_path(('models', i))}: model {model['name']!r} "
+                            f"({'a samples file of Provo contexts' if kind == 'samples' else 'fine-tuned on Provo passages'}) "
+                            f"needs the Provo corpus, and the next-word study reads corpus {corpus.get('name')!r}")
+    return problems
 
 
 def dataset_option_problems(config: dict, entry_keys: Iterable[str]) -> list[str]:
@@ -585,6 +643,7 @@ def check_config(config: dict, given: Iterable[tuple] = ()) -> None:
     probe problem of a schema-valid config; ``given``: the keys of ``DEPENDENT_DEFAULTS`` that
     the user set (the others hold the schema's defaults)."""
     problems = [*name_problems(config), *reference_problems(config), *dataset_problems(config),
+                *user_data_problems(config), *corpus_problems(config),
                 *finetune_problems(config), *analysis_problems(config), *model_problems(config)]
     given = set(given)
     if "production" in config and not problems:

@@ -9,7 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from varprobe.analysis.family import families
+from varprobe.analysis.family import families, unavailable_analyses
 from varprobe.config_checks import validate_config
 
 for note in validate_config(
@@ -135,7 +135,12 @@ def mirror_origin(wildcards):
     return [ancient(str(origin)) if is_pinned_copy(copy, source) else str(origin)]
 
 
-ANALYSES = config.get("analyses", {})
+NOT_RUN = unavailable_analyses(config)
+"""The configured analyses that cannot run on the configured cloze corpus, with the reason (said
+here and on the results page)."""
+for key, reason in NOT_RUN.items():
+    print(f"varprobe: warning: analyses.{key} is not run: {reason}", file=sys.stderr)
+ANALYSES = {k: v for k, v in config.get("analyses", {}).items() if k not in NOT_RUN}
 ANALYSIS_FAMILIES = families()
 """Every analysis family by config key (varprobe.analysis.family)."""
 ANALYSIS_TARGETS = []

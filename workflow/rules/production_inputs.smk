@@ -9,6 +9,7 @@ from varprobe.config_checks import (
     miscalibration_thresholds,
     production_shards,
 )
+from varprobe.data.user_task import is_user_task, reader_entry
 from varprobe.probes import NEEDS, PROBES as PROBE_RECORDS
 
 PROD = f"{RESULTS}/production"
@@ -81,13 +82,15 @@ PRODUCTION_FIGURES = (
 
 
 def raw_inputs(wildcards):
-    """The raw files a dataset's configured split is read from."""
-    from varprobe.data.production import raw_files
-
+    """The raw files a dataset's configured split is read from: those fetched into
+    results/raw, or the file an entry brings (none for a `datasets:` source)."""
+    entry = PROD_DATASETS[wildcards.dataset]
+    if is_user_task(entry):
+        return [entry["file"]] if "file" in entry else []
     split = dataset_setting(wildcards.dataset, "split")
     return [
         f"{RESULTS}/raw/{wildcards.dataset}/{f}"
-        for f in raw_files(wildcards.dataset, split)
+        for f in DATASET_RECORDS[wildcards.dataset].raw_files(split)
     ]
 
 
@@ -95,8 +98,13 @@ def data_options(wildcards):
     """The command-line options of a dataset's instances table, its own options among them."""
     d = wildcards.dataset
     options = {
+        "entry": (
+            json.dumps(reader_entry(PROD_DATASETS[d]), sort_keys=True)
+            if is_user_task(PROD_DATASETS[d])
+            else None
+        ),
         "split": dataset_setting(d, "split"),
-        **{option: dataset_setting(d, option) for option in DATASETS[d].options},
+        **{option: dataset_setting(d, option) for option in DATASET_RECORDS[d].options},
         "seed": config["seed"],
         "max_inputs": dataset_setting(d, "max_inputs"),
         "max_references": dataset_setting(d, "max_references"),

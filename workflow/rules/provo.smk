@@ -19,13 +19,15 @@ CONTROL_PARAMS = dict(
 
 
 rule provo_data:
-    """Provo norms -> one row per context and the long table of human responses."""
+    """Provo norms, or the configured cloze corpus -> one row per context and the long table
+    of human responses."""
     input:
-        f"{RESULTS}/raw/provo/Provo_Corpus-Predictability_Norms.csv",
+        corpus_input(),
     output:
         contexts=f"{PROVO}/contexts.parquet",
         responses=f"{PROVO}/responses.parquet",
     params:
+        **CORPUS_PARAMS,
         texts=" ".join(map(str, PC["texts"])) if PC["texts"] != "all" else "all",
         raw=raw_options("provo"),
     conda:
@@ -38,7 +40,7 @@ rule provo_data:
     benchmark:
         benchmark_path("provo_data", "provo")
     shell:
-        "varprobe provo-data --norms {input} --texts {params.texts} "
+        f"varprobe provo-data {CORPUS_OPTION} --texts {{params.texts}} "
         "--contexts-out {output.contexts} --responses-out {output.responses} {params.raw} "
         "> {log} 2>&1"
 
@@ -221,7 +223,7 @@ rule provo_ingest:
     """Read an external samples CSV (API models, published samples) into a samples table."""
     input:
         contexts=rules.provo_data.output.contexts,
-        norms=rules.provo_data.input[0],
+        norms=PROVO_NORMS,
         csv=lambda w: MODELS[w.model]["samples"],
     output:
         f"{PROVO}/{{model}}/given/samples.parquet",

@@ -17,6 +17,26 @@ PROVO_TEXTS = (
 )
 
 
+CORPUS = config.get("provo", {}).get("corpus")
+"""The configured cloze corpus (varprobe.data.cloze), or None: Provo."""
+PROVO_NORMS = f"{RESULTS}/raw/provo/Provo_Corpus-Predictability_Norms.csv"
+
+
+def corpus_input():
+    """The file the next-word study's contexts are read from: Provo's norms as fetched, or the
+    configured corpus's file (none for a `datasets:` source)."""
+    if CORPUS is None:
+        return [PROVO_NORMS]
+    return [CORPUS["file"]] if "file" in CORPUS else []
+
+
+# The provo-data option naming what it reads: the norms file, or the corpus entry (JSON) as a
+# param. Provo's command and params stay as they were before corpora, so that a Provo run's
+# results are not redone for them.
+CORPUS_OPTION = "--norms {input}" if CORPUS is None else "--corpus {params.corpus:q}"
+CORPUS_PARAMS = {} if CORPUS is None else {"corpus": json.dumps(CORPUS, sort_keys=True)}
+
+
 def decoding_entry(wildcards):
     """The decoding's config entry as JSON."""
     return json.dumps(DECODINGS[wildcards.decoding], sort_keys=True)

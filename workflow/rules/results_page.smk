@@ -34,6 +34,7 @@ rule results_page:
             [dict(name=name, **entry) for name, entry in REPORT_TABLES.items()]
         ),
         figures=[t for t in STUDY_TARGETS if t.endswith(".png")],
+        not_run=json.dumps(NOT_RUN, sort_keys=True),
     localrule: True
     conda:
         CONDA_ENV
@@ -49,4 +50,5 @@ rule results_page:
         "--workflow-dir {params.workflow_dir:q} "
         "--tables {params.tables:q} --figures {params.figures} "
         f"--results {RESULTS} --benchmarks {RESULTS}/benchmarks "
-        "--figures-dir {output.figures} --out {output.page} > {log} 2>&1"
+        "--figures-dir {output.figures} --not-run {params.not_run:q} "
+        "--out {output.page} > {log} 2>&1"

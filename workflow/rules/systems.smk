@@ -3,7 +3,7 @@ model x decoding in production), which the studies, the analysis families and th
 API decodings read."""
 
 from varprobe.api.endpoint import ApiEndpoint
-from varprobe.data import DATASETS
+from varprobe.data import record_of
 
 DECODINGS = {d["name"]: d for d in config.get("provo", {}).get("decodings", [])}
 ENUMERATED = [n for n, d in DECODINGS.items() if d.get("method") == "enumerate"]
@@ -61,12 +61,15 @@ def estimate_table(wildcards):
 
 
 PROD_DATASETS = {d["name"]: d for d in PRODUCTION.get("datasets", [])}
+DATASET_RECORDS = {name: record_of(entry) for name, entry in PROD_DATASETS.items()}
+"""The record of each configured production dataset: the registered one
+(varprobe.data.DATASETS), or the one built from an entry that brings its own file."""
 
 
 def dataset_setting(dataset, key):
     """A dataset entry's setting, with the study-wide default or the dataset record's
-    (varprobe.data.DATASETS: its split, language, reference cap and own options)."""
-    entry, record = PROD_DATASETS[dataset], DATASETS[dataset]
+    (its split, language, reference cap and own options)."""
+    entry, record = PROD_DATASETS[dataset], DATASET_RECORDS[dataset]
     defaults = {
         **record.options,
         "split": record.default_split,

@@ -27,7 +27,10 @@ class Family:
     ``varprobe`` parser's subparsers ``sub``; ``tables``: the column contracts of the tables only
     it writes (``varprobe.tables``); ``value_lists``: its config lists of plain values (key paths
     below ``analyses``) where a repeated value would repeat or merge results; ``provo``: whether
-    it reads the Provo study's tables, so that a config running it needs a ``provo:`` section.
+    it reads the Provo study's tables, so that a config running it needs a ``provo:`` section;
+    ``unavailable(key, corpus, settings)``: why key ``key`` cannot run on the cloze corpus entry
+    ``corpus`` (``varprobe.data.cloze``) with its ``settings`` (the key's config entry), or None
+    where it can.
     """
 
     keys: tuple[str, ...]
@@ -36,6 +39,7 @@ class Family:
     tables: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     value_lists: tuple[tuple[str, ...], ...] = ()
     provo: bool = True
+    unavailable: Callable[[str, Mapping, Mapping], str | None] | None = None
 
 
 @cache
@@ -50,6 +54,19 @@ def families() -> dict[str, Family]:
         for key in family.keys if family else ():
             found[key] = family
     return dict(sorted(found.items()))
+
+
+def unavailable_analyses(config: Mapping) -> dict[str, str]:
+    """The configured analysis keys that cannot run on the configured cloze corpus
+    (``provo.corpus``; Provo itself runs every one), each with the reason (``Family.unavailable``)."""
+    corpus = (config.get("provo") or {}).get("corpus")
+    if corpus is None:
+        return {}
+    known = families()
+    reasons = {key: known[key].unavailable(key, corpus, settings or {})
+               for key, settings in (config.get("analyses") or {}).items()
+               if key in known and known[key].unavailable is not None}
+    return {key: reason for key, reason in reasons.items() if reason}
 
 
 def family_tables(taken: Iterable[str] = ()) -> dict[str, Mapping[str, str]]:

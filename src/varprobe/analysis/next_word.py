@@ -245,6 +245,8 @@ def model_summary(
     }
     row = _tvd_summary(used, "tvd", settings)
     row.update({name: ece(confidence, hit, settings.ece_bins) for name, hit in targets.items()})
+    if not has_corpus_words(table):
+        row["ece_corpus"] = np.nan
     row["ece_oracle_majority"] = float(np.mean(
         [ece(confidence, oracle_hits[has_words, r], settings.ece_bins) for r in range(settings.resplits)]
     ))
@@ -256,6 +258,12 @@ def model_summary(
         expected_tvd_upper=float(used["tvd_upper"].mean()),
     )
     return row
+
+
+def has_corpus_words(contexts: pd.DataFrame) -> bool:
+    """Whether some context has a corpus word: a cloze corpus may have none
+    (``varprobe.data.cloze``), and then every ECE against the corpus word is NaN."""
+    return bool(contexts["corpus_word"].astype(bool).any())
 
 
 def oracle_summary(
@@ -270,6 +278,8 @@ def oracle_summary(
         ]))
     row.update(n_contexts_without_words=0, oracle_expected_tvd=row["expected_tvd"], failure_rate=0.0,
                expected_tvd_lower=np.nan, expected_tvd_upper=np.nan)
+    if not has_corpus_words(table):
+        row["ece_corpus"] = np.nan
     return row
 
 
@@ -294,7 +304,7 @@ def human_summary(contexts: pd.DataFrame, responses: pd.DataFrame, settings: Con
         "expected_tvd": np.nan, "ci_low": np.nan, "ci_high": np.nan,
         "expected_tvd_lower": np.nan, "expected_tvd_upper": np.nan, "expected_tvd_oracle1": np.nan,
         "oracle_expected_tvd": np.nan,
-        "ece_corpus": ece(confidence, hit[:, 0], settings.ece_bins),
+        "ece_corpus": ece(confidence, hit[:, 0], settings.ece_bins) if has_corpus_words(contexts) else np.nan,
         "ece_human_majority": ece(confidence, hit[:, 1], settings.ece_bins),
         "ece_oracle_majority": float(np.mean([ece(confidence, hit[:, 2 + r], settings.ece_bins)
                                               for r in range(settings.resplits)])),

@@ -39,6 +39,7 @@ The family's subcommands and its tables: ``FAMILY``.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -285,10 +286,29 @@ def register(sub) -> None:
     p.set_defaults(run=_tvd_differences)
 
 
+def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
+    """Why the replacement cannot run on a cloze corpus: no context has responses enough for two
+    disjoint oracles of the smallest ``oracle_sizes`` (a corpus that cannot be read is left to
+    the job that reads it, which names the problem)."""
+    from varprobe.data.cloze import read_corpus
+
+    try:
+        responses = read_corpus(corpus)["responses"]
+    except (OSError, ValueError, ImportError):
+        return None
+    most = int(responses.groupby(["text_id", "word_number"])["count"].sum().max())
+    smallest = min(settings["oracle_sizes"])
+    if most >= 2 * smallest:
+        return None
+    return (f"two disjoint oracles of {smallest} responses (the smallest of oracle_sizes) need a context "
+            f"with at least {2 * smallest} responses, and corpus {corpus['name']!r} has at most {most}")
+
+
 FAMILY = Family(
     keys=("oracle_replacement",),
     rule_file="oracle_replacement",
     register=register,
+    unavailable=unavailable,
     tables={
         # The k%-oracle replacement (Sec. 5, App. E): M_k per system x oracle size x seed x k.
         "oracle_replacement": {

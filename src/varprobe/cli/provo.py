@@ -18,6 +18,7 @@ from varprobe.commands import (
     add_raw_checks,
     add_shard_options,
     control_settings,
+    json_value,
     load_model,
     merge_shards,
     read_estimates,
@@ -27,18 +28,51 @@ from varprobe.commands import (
 
 def _provo_data(args: argparse.Namespace) -> None:
     from varprobe.data.provo import contexts_table, dropped_responses, read_norms, responses_table
+    from varprobe.data.sources import Digest
+    from varprobe.data.user_files import provenance
 
+    if args.corpus:
+        _corpus_data(args)
+        return
     verify_raw(args, "provo", args.norms)
     norms = read_norms(Path(args.norms))
     texts = None if args.texts == ["all"] else [int(t) for t in args.texts]
     contexts = contexts_table(norms, texts, verify=not args.allow_unverified)
-    tables.write(contexts, args.contexts_out, "provo_contexts")
+    data = {"data": {**provenance(Path(args.norms), Digest.of(Path(args.norms))), "corpus": "provo",
+                     "language": "en", "rows": len(norms), "contexts": len(contexts)}}
+    tables.write(contexts, args.contexts_out, "provo_contexts", data)
     dropped = dropped_responses(norms, texts)
     print(f"provo: {int(dropped['count'].sum())} responses hold no word (punctuation only) and are "
           f"dropped, in {len(dropped)} contexts", file=sys.stderr)
-    metadata = {"dropped_responses": {"total": int(dropped["count"].sum()),
-                                      "contexts": dropped.astype(int).values.tolist()}}
+    metadata = {**data, "dropped_responses": {"total": int(dropped["count"].sum()),
+                                              "contexts": dropped.astype(int).values.tolist()}}
     tables.write(responses_table(norms, texts), args.responses_out, "provo_responses", metadata)
+
+
+def _corpus_data(args: argparse.Namespace) -> None:
+    """``provo-data`` on a cloze corpus of the config (``--corpus``, ``varprobe.data.cloze``)."""
+    from varprobe.data.cloze import read_corpus
+
+    corpus = read_corpus(args.corpus)
+    contexts, responses, dropped = corpus["contexts"], corpus["responses"], corpus["dropped"]
+    if args.texts != ["all"]:
+        texts = [int(t) for t in args.texts]
+        unknown = sorted(set(texts) - set(contexts["text_id"]))
+        if unknown:
+            raise ValueError(f"provo.texts names passages {unknown} that corpus "
+                             f"{corpus['metadata']['corpus']!r} does not hold")
+        contexts, responses, dropped = (t[t["text_id"].isin(texts)].reset_index(drop=True)
+                                        for t in (contexts, responses, dropped))
+    print(f"{corpus['metadata']['corpus']}: {len(contexts)} contexts, {int(responses['count'].sum())} "
+          f"responses; {int(dropped['count'].sum())} responses hold no word and are dropped, in "
+          f"{len(dropped)} contexts", file=sys.stderr)
+    metadata = {"data": {**corpus["metadata"], "contexts": len(contexts),
+                         "responses": int(responses["count"].sum()),
+                         "dropped_responses": int(dropped["count"].sum())}}
+    tables.write(contexts, args.contexts_out, "provo_contexts", metadata)
+    tables.write(responses, args.responses_out, "provo_responses",
+                 {**metadata, "dropped_responses": {"total": int(dropped["count"].sum()),
+                                                    "contexts": dropped.astype(int).values.tolist()}})
 
 
 def _provo_sample(args: argparse.Namespace) -> None:
@@ -220,8 +254,10 @@ def _add_system(parser: argparse.ArgumentParser) -> None:
 
 def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
-    p = sub.add_parser("provo-data", help="Provo norms -> contexts and responses tables")
-    p.add_argument("--norms", required=True)
+    p = sub.add_parser("provo-data", help="Provo norms, or a cloze corpus -> contexts and responses tables")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--norms", help="the Provo norms file")
+    source.add_argument("--corpus", type=json_value, help="a cloze corpus's config entry (JSON, varprobe.data.cloze)")
     p.add_argument("--texts", nargs="+", required=True, help="passage ids, or 'all'")
     p.add_argument("--contexts-out", required=True)
     p.add_argument("--responses-out", required=True)

@@ -3,13 +3,17 @@
 ``DATASETS`` is the one list of production datasets: each module defines its record
 (``dataset.Dataset``: sources and digests, default split, output language, options, reader), and
 the CLI, the workflow and the config checks read it. A new dataset is one module and one entry
-here. ``SOURCES`` adds Provo's raw file to theirs, for fetching (``data/sources.py``).
+here; a config entry that brings its own file is a record too (``record_of``). ``SOURCES``
+adds Provo's raw file to theirs, for fetching (``data/sources.py``).
 """
+
+from collections.abc import Mapping
 
 from varprobe.data import provo
 from varprobe.data.asset import DATASET as ASSET
 from varprobe.data.dailydialog import DATASET as DAILYDIALOG
 from varprobe.data.dataset import Dataset
+from varprobe.data.user_task import is_user_task, task_record
 from varprobe.data.wmt14 import DATASET as WMT14
 from varprobe.data.writingprompts import DATASET as WRITINGPROMPTS
 
@@ -20,6 +24,12 @@ SOURCES = {"provo": provo.SOURCES, **{name: d.sources for name, d in DATASETS.it
 """Every dataset's raw files by dataset name, Provo included."""
 
 
+def record_of(entry: Mapping) -> Dataset:
+    """The record of a ``production.datasets`` entry: built from the entry where it brings its
+    own data (``file:`` or ``datasets:``, ``data/user_task.py``), else the registered one."""
+    return task_record(entry) if is_user_task(entry) else dataset(entry["name"])
+
+
 def dataset(name: str) -> Dataset:
     """The production dataset ``name``; ValueError listing the known ones otherwise."""
     if name not in DATASETS:
@@ -27,4 +37,4 @@ def dataset(name: str) -> Dataset:
     return DATASETS[name]
 
 
-__all__ = ["DATASETS", "SOURCES", "Dataset", "dataset"]
+__all__ = ["DATASETS", "SOURCES", "Dataset", "dataset", "record_of"]

@@ -95,9 +95,10 @@ def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
 
 
 def render(*, configfiles: list[str], commit: str, entries: list[dict], figures: list[dict],
-           benchmarks: str) -> str:
+           benchmarks: str, not_run: dict[str, str] | None = None) -> str:
     """The page's Markdown; ``configfiles`` are shown as they are, in the order given (each
-    over the ones before it); the first entry of schema ``TABLE_ONE`` is Table 1."""
+    over the ones before it); the first entry of schema ``TABLE_ONE`` is Table 1; ``not_run``:
+    the configured analyses that could not run on the corpus, with the reason."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True)
@@ -114,4 +115,5 @@ def render(*, configfiles: list[str], commit: str, entries: list[dict], figures:
         table_one=markdown(table_one(tables.read(first[0]["table"], TABLE_ONE))) if first else None,
         sections=[section(e) for e in entries if e not in first],
         figures=figures,
+        not_run=not_run or {},
     )

@@ -1,0 +1,172 @@
+"""A cloze corpus from a config entry (``provo.corpus``): the next-word study's contexts and human
+responses read from a user's file, into the tables the Provo loader writes (``data/provo.py``).
+
+The entry names the file (``data/user_files.py``: CSV, TSV, Parquet, JSON lines, or a ``datasets``
+source), its ``language`` and its ``columns``: what each role is called in the file. A context
+is given in one of two ways:
+
+* ``passage`` and ``position``: the context of position n of a passage is its first n-1 words,
+  read off the passage ``text`` (whitespace tokens, as in Provo: Ilia & Aziz 2024, Sec. 4) or
+  given whole in ``context``;
+* ``context_id`` and ``context``: each context stands alone (its position is its length + 1).
+
+``response`` holds a participant's response; ``count`` how many gave it (absent: one row per
+response). The corpus word (the word the passage goes on with) is the ``word`` column, or, with
+``text``, the passage's word at the position; a corpus with neither has none (the analyses that
+need it say so and are not run). Responses and corpus words are read by the word rule of model
+words (``varprobe.words.read_word``); a response that holds no word is dropped and counted, and
+responses that read alike are one row, their counts summed.
+
+Passage ids that are all integers are kept; others (and context ids) are numbered 1, 2, ... in
+order of first appearance, the mapping kept in the tables' metadata. Checks name the file and
+the rows: a column the entry names but the file lacks (with the columns it has), an empty
+passage, position, context id or response, a position or count that is no positive integer, a
+context given two texts or two words, a ``word`` that is not the passage's word at its position.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import pandas as pd
+
+from varprobe.data.user_files import ROW, read_user_table, require_columns, rows_named, text_cell
+from varprobe.words import read_word
+
+FORMS = {
+    "passage": (("passage", "position"), ("text", "context")),
+    "context_id": (("context_id", "context"), ()),
+}
+"""How a context is given: the columns the form needs, and those of which it needs one."""
+ROLES = ("passage", "position", "text", "context", "context_id", "response", "count", "word")
+"""Every column a corpus entry may name."""
+_INTEGER = re.compile(r"^[0-9]+$")
+
+
+def corpus_form(columns: Mapping[str, str]) -> str:
+    """The form of a corpus entry's ``columns`` (a key of ``FORMS``); ValueError saying what is
+    missing or too much."""
+    unknown = sorted(set(columns) - set(ROLES))
+    if unknown:
+        raise ValueError(f"columns: {unknown} are not roles of a cloze corpus (those are: {', '.join(ROLES)})")
+    if "response" not in columns:
+        raise ValueError("columns: name the `response` column")
+    forms = [f for f, (needed, _) in FORMS.items() if all(c in columns for c in needed)]
+    if len(forms) != 1:
+        raise ValueError("columns: give either `passage` and `position` (with `text` or `context`) or "
+                         f"`context_id` and `context`; got {', '.join(sorted(columns))}")
+    needed, one_of = FORMS[forms[0]]
+    if one_of and sum(c in columns for c in one_of) != 1:
+        raise ValueError(f"columns: with `passage` and `position` give exactly one of {' or '.join(one_of)}")
+    return forms[0]
+
+
+def read_corpus(entry: Mapping) -> dict:
+    """The corpus of a ``provo.corpus`` entry: ``contexts`` and ``responses`` (the schemas
+    ``provo_contexts`` and ``provo_responses``), ``dropped`` (responses holding no word per
+    context: ``text_id, word_number, count``) and ``metadata`` (the file's provenance, its rows,
+    the contexts and responses kept, the passage ids' mapping)."""
+    columns = dict(entry["columns"])
+    form = corpus_form(columns)
+    frame, origin = read_user_table(entry)
+    name = origin.get("file", f"corpus {entry['name']!r}")
+    require_columns(frame.columns, {f"columns.{role}": column for role, column in columns.items()}, name)
+    cells = {role: frame[column].map(text_cell).str.strip() if role not in ("text", "context")
+             else frame[column].map(text_cell) for role, column in columns.items()}
+    rows = frame[ROW]
+    for role in ("passage", "position", "context_id", "response"):
+        if role in cells:
+            _no_empty(rows, cells[role], f"empty {role} (column {columns[role]!r})", name)
+    counts = _positive_integers(rows, cells["count"], columns["count"], name) if "count" in cells \
+        else pd.Series(1, index=frame.index)
+    if form == "passage":
+        text_ids, mapping = _numbered(cells["passage"])
+        positions = _positive_integers(rows, cells["position"], columns["position"], name)
+    else:
+        text_ids, mapping = _numbered(cells["context_id"])
+        positions = cells["context"].map(lambda c: len(c.split()) + 1)
+    keys = pd.DataFrame({"text_id": text_ids, "word_number": positions, ROW: rows})
+    contexts = _contexts(keys, cells, columns, name)
+    responses = pd.DataFrame({"text_id": text_ids, "word_number": positions,
+                              "response": cells["response"].map(read_word).astype(object), "count": counts})
+    kept = responses[responses["response"] != ""]
+    kept = kept.groupby(["text_id", "word_number", "response"], sort=True)["count"].sum().reset_index()
+    dropped = responses[responses["response"] == ""]
+    dropped = dropped.groupby(["text_id", "word_number"], sort=True)["count"].sum().reset_index()
+    metadata = {**origin, "corpus": entry["name"], "language": entry["language"], "form": form,
+                "rows": len(frame), "contexts": len(contexts), "responses": int(kept["count"].sum()),
+                "dropped_responses": int(dropped["count"].sum()),
+                **({"passage_ids": mapping} if mapping else {})}
+    return {"contexts": contexts,
+            "responses": kept.astype({"text_id": "int32", "word_number": "int32", "count": "int64"}),
+            "dropped": dropped.astype("int64"), "metadata": metadata}
+
+
+def _contexts(keys: pd.DataFrame, cells: dict[str, pd.Series], columns: Mapping[str, str],
+              name: str) -> pd.DataFrame:
+    """One row per context (schema ``provo_contexts``), sorted; ValueError naming the rows of a
+    context given two texts or two words, or a word that is not the passage's at its position."""
+    given = keys.assign(**{role: cells[role] for role in ("text", "context", "word") if role in cells})
+    for role in ("text", "context", "word"):
+        if role in given:
+            key = ["text_id"] if role == "text" else ["text_id", "word_number"]
+            variants = given.groupby(key)[role].nunique()
+            if (variants > 1).any():
+                clash = given.set_index(key).loc[variants[variants > 1].index[0], ROW]
+                raise ValueError(f"{name}: one {'passage' if role == 'text' else 'context'} has two different "
+                                 f"{role}s (column {columns[role]!r}) in {rows_named(list(clash))}")
+    first = given.drop_duplicates(["text_id", "word_number"]).copy()
+    if "text" in first:
+        tokens = first["text"].str.split(" ")
+        too_far = [r for t, k, r in zip(tokens, first["word_number"], first[ROW], strict=True) if k > len(t)]
+        if too_far:
+            raise ValueError(f"{name}: position beyond the end of its passage's text in {rows_named(too_far)}")
+        first["context"] = [" ".join(t[: k - 1]) for t, k in zip(tokens, first["word_number"], strict=True)]
+        at_position = pd.Series([t[k - 1] for t, k in zip(tokens, first["word_number"], strict=True)],
+                                index=first.index)
+        if "word" in first:
+            wrong = first.loc[first["word"] != at_position, ROW]
+            if len(wrong):
+                raise ValueError(f"{name}: the word (column {columns['word']!r}) is not the passage text's word "
+                                 f"at its position in {rows_named(wrong)}")
+        first["word"] = at_position
+        lengths = first["word_number"] - 1
+    else:
+        lengths = first["context"].map(lambda c: len(c.split()))
+    if "word" not in first:
+        first["word"] = ""
+    table = pd.DataFrame({
+        "text_id": first["text_id"].astype("int32"),
+        "word_number": first["word_number"].astype("int32"),
+        "context": first["context"],
+        "context_length": lengths.astype("int32"),
+        "word": first["word"],
+        "corpus_word": first["word"].map(read_word),
+    })
+    return table.sort_values(["text_id", "word_number"], ignore_index=True)
+
+
+def _no_empty(rows: pd.Series, values: pd.Series, what: str, name: str) -> None:
+    empty = rows[values == ""]
+    if len(empty):
+        raise ValueError(f"{name}: {what} in {rows_named(empty)}")
+
+
+def _positive_integers(rows: pd.Series, values: pd.Series, column: str, name: str) -> pd.Series:
+    """``values`` as integers; ValueError naming the rows of one that is no positive integer."""
+    bad = rows[~values.map(lambda v: bool(_INTEGER.match(v)) and int(v) > 0)]
+    if len(bad):
+        first = values[rows == bad.iloc[0]].iloc[0]
+        raise ValueError(f"{name}: column {column!r} holds {first!r}, not a positive whole number, in "
+                         f"{rows_named(bad)}")
+    return values.astype("int64")
+
+
+def _numbered(ids: pd.Series) -> tuple[pd.Series, dict[str, str]]:
+    """Integer ids: ``ids`` themselves where all are whole numbers, else 1, 2, ... in order of
+    first appearance, with the mapping (number -> id as given)."""
+    if ids.map(lambda v: bool(_INTEGER.match(v))).all():
+        return ids.astype("int64"), {}
+    order = {value: k for k, value in enumerate(dict.fromkeys(ids), start=1)}
+    return ids.map(order).astype("int64"), {str(k): value for value, k in order.items()}

