@@ -110,6 +110,18 @@ def _run(tmp_path):
                   for s, v in (("mean_H", 0.3), ("w1_C_H", 0.5), ("w1_control", 0.09),
                                ("mean_M_minus_H", 0.2 * sign))]
     add("production_summary", pd.DataFrame(production), "Production")
+    wmt = results / "production/wmt14"
+    wmt.mkdir(parents=True)
+    pd.DataFrame({"dataset": "wmt14", "split": "test", "input_id": ["w1", "w2"], "source": ["A cat.", "A dog."],
+                  "references": [["Eine Katze.", "Katze."], ["Ein Hund."]]}).to_parquet(wmt / "instances.parquet")
+    (wmt / "m/ancestral").mkdir(parents=True)
+    pd.DataFrame({"input_id": ["w1", "w1", "w2"], "sample_index": [0, 1, 0],
+                  "text": ["Die Katze | sitzt.", "I cannot translate.", "Hund."]}).to_parquet(
+        wmt / "m/ancestral/samples.parquet")
+    pd.DataFrame({"dataset": "wmt14", "model": "m", "decoding": "ancestral", "statistic": "w1_C_H",
+                  "input_id": ["w1"], "excess": [0.4], "values": ["lexical-1: 0.7"], "source": ["A cat."],
+                  "references": [["Eine Katze."]], "samples": [["I cannot translate."]]}).to_parquet(
+        wmt / "m/ancestral/miscalibrated.parquet")
     add("oracle_replacement_summary", pd.DataFrame({
         "model": "m", "decoding": "ancestral", "oracle_size": 10, "k": [0.0, 50.0, 100.0], "n_seeds": 3,
         "n_contexts": 6, "mean_tvd": [0.6, 0.5, 0.4], "sd_tvd": 0.01, "min_tvd": 0.3, "max_tvd": 0.7,
@@ -269,6 +281,14 @@ def test_disagreements_carry_their_measured_causes(page):
     assert re.search(r"\| m / ancestral \| extends_context_word\s+\| 2\s+\| 2\.50%\s+\| 0 ", part)
     assert "`m / ancestral`: 5.00% of draws fail; under the paper's reading at most 3.75% would" in part
     assert "paper's Table 3: a column for every tag, z-scores" in part
+
+
+def test_production_shows_one_input_per_task_and_the_most_miscalibrated(page):
+    part = page[page.index("### Production: the sign of mean M - H"):page.index("### The human row's")]
+    assert 'wmt14, input `w1`: source "A cat."' in part
+    assert "| Eine Katze. | Die Katze / sitzt. |" in part and "| Katze. | I cannot translate. |" in part
+    assert re.search(r"\| wmt14\s+\| ancestral\s+\| w1_C_H\s+\| w1\s+\| 0\.400 .*\| I cannot translate\.", page)
+    assert "the paper's thresholds: lexical-1 > 0.3, syntactic-2 > 0.2, semantic > 0.2" in page
 
 
 def test_production_signs_are_read_against_the_papers():

@@ -14,7 +14,7 @@ from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings, human_counts, oracle_splits
 from varprobe.metrics.distributions import mle, tvd
 from varprobe.results_page import measures, paper
-from varprobe.results_page.tables import markdown, number, production_signs
+from varprobe.results_page.tables import markdown, miscalibrated, number, production_signs
 
 PAPER_DRAWS = 1000
 """The paper's draws per context for GPT-2 (Table 1's ancestral row, App. C.1)."""
@@ -164,6 +164,25 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
             "settings on the first 200 inputs of each task; the production tables and the mean-W1 figure "
             "(Giulianelli et al. Fig. 5) then hold every family.")})
     return out
+
+
+def miscalibrated_block(entries: list[dict], root: Path) -> dict | None:
+    """Giulianelli et al. Sec. 7: the most miscalibrated inputs of every production system of the
+    run (``production/DATASET/MODEL/DECODING/miscalibrated.parquet``), as a page table block."""
+    summary = _frame(entries, "production_summary")
+    if summary is None:
+        return None
+    systems = summary[["dataset", "model", "decoding"]].drop_duplicates().itertuples(index=False)
+    paths = [root / "production" / d / m / dec / "miscalibrated.parquet" for d, m, dec in systems]
+    frames = [tables.read_frame(p) for p in paths if p.is_file()]
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return None
+    levels = ", ".join(f"{k.split('_', 1)[1]} > {v}" for k, v in paper.GIULIANELLI_LEVELS.items()
+                       if k.startswith("miscalibrated_"))
+    return {"title": f"The most miscalibrated inputs (the paper's thresholds: {levels})",
+            "prefix": "production_miscalibrated",
+            "body": markdown(miscalibrated(pd.concat(frames, ignore_index=True)))}
 
 
 def _failures(entries, root: Path) -> dict | None:

@@ -19,7 +19,7 @@ import pandas as pd
 import yaml
 
 from varprobe import tables
-from varprobe.results_page import measures, paper
+from varprobe.results_page import findings, measures, paper
 from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
 
@@ -136,7 +136,7 @@ SECTIONS = {
     "token_calibration": Section("Token-level calibration: ECE, cw-ECE and Full-ECE over bin counts",
                                  "Liu et al. 2024, Table 1", ("token_calibration_summary",), ("token_calibration",)),
     "production": Section("Production variability", "Giulianelli et al. 2023, Secs. 6-7, Figs. 2-5",
-                          ("production_summary", "production_miscalibrated"), ("production",)),
+                          ("production_summary",), ("production",)),
 }
 """The page's study sections, in order."""
 
@@ -231,8 +231,6 @@ def render(*, configfiles: list[str], commit: str, entries: list[dict], figures:
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True)
-    from varprobe.results_page import findings
-
     config = merged_config(configfiles)
     provo = config.get("provo", {})
     settings = {"seed": int(config.get("seed", 0)), "bins": int(provo.get("ece_bins", 10)),
@@ -247,9 +245,12 @@ def render(*, configfiles: list[str], commit: str, entries: list[dict], figures:
         one = _table_one(mine, root, settings) if key == "provo" else None
         if one is not None:
             mine = [e for e in mine if e.get("schema") != "provo_system"]
+        blocks = _blocks(mine)
+        if key == "production":
+            blocks += [b for b in [findings.miscalibrated_block(entries, root)] if b]
         if mine or shown or one:
             sections.append({"key": key, "heading": section.heading, "paper": section.paper,
-                             "table_one": one, "blocks": _blocks(mine), "figures": shown})
+                             "table_one": one, "blocks": blocks, "figures": shown})
     return environment.get_template(TEMPLATE).render(
         date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         commit=commit,
