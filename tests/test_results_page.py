@@ -326,3 +326,59 @@ def test_every_table_and_figure_of_the_papers_is_listed_with_where_it_is(page):
 def test_sections_the_run_did_not_make_say_so_with_their_command(page):
     assert "## The paper's draw count (1,000 draws per context)" in page
     assert "configs/paper-draws.yaml" in page
+
+
+def _columns(fig) -> int:
+    """The number of panel columns of ``fig`` (distinct left edges of its axes)."""
+    return len({round(ax.get_position().x0, 3) for ax in fig.axes})
+
+
+def test_panel_figures_have_at_most_three_columns_and_no_empty_panel():
+    from varprobe.plots.word_classes import class_tvd_histograms
+
+    series = {(f"m{i}", "ancestral"): {"model_humans": np.linspace(0, 1, 9), "oracle2_oracle1": np.full(9, 0.3)}
+              for i in range(6)}
+    fig, _ = class_tvd_histograms("syntactic", series)
+    fig.canvas.draw()
+    assert len(fig.axes) == 6 and _columns(fig) == 3
+    assert fig.get_size_inches()[0] <= 3 * 3.6 + 0.01
+    assert all(ax.get_legend() is None for ax in fig.axes) and len(fig.legends) == 1
+
+
+def test_the_sample_size_figure_draws_no_empty_panel_and_says_which_sizes_it_could_not_draw():
+    from varprobe.plots.sample_size import squared_error_histograms
+
+    summary = pd.DataFrame({"model": "m", "decoding": "ancestral", "size": [10, 20, 40, 100],
+                            "n_estimates": [5, 5, 0, 0], "mse": [0.007, 0.003, np.nan, np.nan]})
+    histograms = pd.DataFrame([{"model": "m", "decoding": "ancestral", "group": f"n={n}", "seed_index": pd.NA,
+                                "bin_left": 0.0, "bin_right": 0.1, "count": 5, "density": 10.0} for n in (10, 20)])
+    fig = squared_error_histograms(histograms, summary)
+    assert [ax.get_title() for ax in fig.axes] == ["subsample size n = 10", "subsample size n = 20"]
+    assert "n = 40, 100" in fig._suptitle.get_text()
+
+
+def test_the_regression_legend_stays_off_the_estimates():
+    from varprobe.plots.regression import coefficient_plot
+
+    coefficients = [pd.DataFrame({"model": "m", "decoding": d, "predictor": ["entropy_human", "VERB"],
+                                  "label": ["human entropy", "verb"], "mean": [0.1, -0.02],
+                                  "hdi_2.5%": [0.0, -0.05], "hdi_97.5%": [0.2, 0.01], "reference_tag": "NOUN"})
+                    for d in ("ancestral", "temperature-0.5")]
+    fig, _ = coefficient_plot(pd.concat(coefficients, ignore_index=True))
+    fig.canvas.draw()
+    (ax,), (legend,) = fig.axes, fig.legends
+    assert ax.get_legend() is None
+    box, panel = legend.get_window_extent(), ax.get_window_extent()
+    assert box.y1 <= panel.y0  # below the axes, not over the verb estimates
+
+
+def test_a_dataset_without_a_probe_is_named_on_its_panel():
+    from varprobe.plots.production import human_variability
+
+    probes = ["lexical-1", "lexical-2", "lexical-3", "syntactic-1", "syntactic-2", "syntactic-3", "semantic"]
+    human = pd.DataFrame([{"dataset": d, "probe": p, "distance": v} for d in ("asset", "wmt14") for p in probes
+                          for v in (0.2, 0.5) if d == "asset" or p.startswith("lexical")])
+    fig = human_variability(human, probes)
+    assert len(fig.axes) == 7 and _columns(fig) == 3
+    texts = {ax.get_title(): " ".join(t.get_text() for t in ax.texts) for ax in fig.axes}
+    assert "wmt14" in texts["semantic"] and "wmt14" not in texts["lexical-1"]
