@@ -150,8 +150,8 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
             f"Not run: this run draws {draws} per context, so its sample-size figure subsamples those "
             f"{draws} (sizes at or above {draws} cannot be drawn), not the paper's 1,000, and Table 1's model "
             "rows carry the upward bias of a small-sample TVD. `scripts/run.sh --configfile "
-            "configs/paper-scale.yaml --configfile configs/paper-draws.yaml` draws 1,000 per context with "
-            "SmolLM2 over the whole corpus; this page then shows Table 1 at 1,000 draws and the sample-size "
+            "configs/paper-draws.yaml`, in a checkout of its own, draws 1,000 per context with "
+            "SmolLM2 over the whole corpus; its page shows Table 1 at 1,000 draws and the sample-size "
             "figure as the paper draws it (subsamples of 10, 20, 40 and 100 of the 1,000).")})
     decodings = config.get("production", {}).get("decodings", [])
     families = {f for f, keys in DECODING_FAMILIES.items() for d in decodings
@@ -160,8 +160,8 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
         out.append({"heading": "Decoding families", "text": (
             f"Not run: this run's decodings cover {', '.join(sorted(families)) or 'none'} of the paper's five "
             "families (ancestral, temperature, top-k, top-p, typical). `scripts/run.sh --configfile "
-            "configs/paper-scale.yaml --configfile configs/decoding-families.yaml` runs the paper's nine "
-            "settings on the first 200 inputs of each task; the production tables and the mean-W1 figure "
+            "configs/decoding-families.yaml`, in a checkout of its own, runs the paper's nine "
+            "settings on the first 200 inputs of each task; its production tables and the mean-W1 figure "
             "(Giulianelli et al. Fig. 5) then hold every family.")})
     return out
 
