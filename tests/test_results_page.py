@@ -135,6 +135,11 @@ def _run(tmp_path):
         "model": "m", "decoding": "ancestral", "size": [10, 40], "n_estimates": [6, 0], "n_too_large": [0, 6],
         "n_without_words": 0, "mse": [0.007, np.nan], "note": ["", "size >= N draws: cannot subsample"]}),
         "Sample size")
+    squared = pd.DataFrame({"model": "m", "decoding": "ancestral", "text_id": 1, "word_number": range(2, 8),
+                            "n_draws": 40, "size": 10, "repeat": 0, "n_words": 10, "tvd_full": 0.5,
+                            "tvd_subsample": 0.6, "squared_error": [0.001, 0.004, 0.009, 0.01, 0.008, 0.01],
+                            "note": ""})
+    tables.write(squared, results / "analyses/sample_size/m/ancestral/contexts.parquet", "sample_size_contexts")
     config = tmp_path / "config.yaml"
     config.write_text("seed: 0\nmodels: [{name: m}]\nprovo: {texts: [1], n_samples: 40, resplits: 3, "
                       "ece_bins: 10, bootstrap_resamples: 50}\n")
@@ -260,6 +265,7 @@ def test_headline_numbers_carry_intervals_or_say_why_not(page):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert all(re.fullmatch(r"\S+ \[\S+, \S+\]", c) for c in cells[1:5]), cells
     assert "keep no resplit's oracle mode" in page
+    assert re.search(r"\| m\s+\| ancestral\s+\| 10\s+\| 6\s+\| 0\.007 \[0\.\d+, 0\.\d+\]", page)
     assert "no interval" in page[page.index("### Token calibration"):]
 
 

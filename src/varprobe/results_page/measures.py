@@ -51,6 +51,19 @@ def oracle_to_humans(oracle_tvd: pd.DataFrame, resamples: int, seed: int) -> tup
     return bootstrap_mean_ci(oracle_tvd["tvd"].to_numpy(dtype=float), _rng(seed, 5), n_resamples=resamples)
 
 
+def mse_intervals(contexts: pd.DataFrame, resamples: int, seed: int) -> dict[tuple, tuple[float, float]]:
+    """Bootstrap intervals over contexts of the sample-size MSE (schema ``sample_size_contexts``):
+    per (model, decoding, size), the mean of the finite squared errors resampled ``resamples``
+    times."""
+    out = {}
+    for stream, (key, group) in enumerate(contexts.groupby(["model", "decoding", "size"]), start=10):
+        errors = group["squared_error"].to_numpy(dtype=float)
+        errors = errors[np.isfinite(errors)]
+        if errors.size:
+            out[key] = bootstrap_mean_ci(errors, _rng(seed, stream), n_resamples=resamples)[1:]
+    return out
+
+
 PAPER_PROTOCOL = {
     "ended_before_word": "failure (no letter or digit before the text ended)",
     "token_budget": "a word: its first letters within 5 tokens, truncated; a failure only without any",

@@ -147,12 +147,11 @@ VIEWS = {
     "token_level_summary": lambda frames: [views.table_four(frames)],
     "token_calibration_summary": lambda frames: [views.token_rsd(f) for f in frames],
     "production_summary": lambda frames: [views.production_w1(f) for f in frames],
-    "sample_size_summary": lambda frames: [views.sample_size(f) for f in frames],
     "oracle_replacement_summary": lambda frames: [views.replacement_headline(f) for f in frames],
     "finetune_losses": lambda frames: [views.finetune_losses(pd.concat(frames, ignore_index=True))],
 }
 """How the page shows the registered tables of a name prefix (all of the prefix's frames at
-once), other than as they are."""
+once), other than as they are; the sample-size view needs the run's folder (``render``)."""
 
 FIGURE_PAPER = {
     "tvd_density": "Ilia & Aziz 2024, Fig. 2", "bars": "Ilia & Aziz 2024, Fig. 1",
@@ -184,14 +183,24 @@ def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
     return listed
 
 
-def _blocks(entries: list[dict]) -> list[dict]:
+def _sample_size_view(results: Path, settings: dict):
+    """The sample-size view with the MSE intervals computed from the run's per-context tables
+    (``analyses/sample_size/MODEL/DECODING/contexts.parquet``)."""
+    paths = sorted((results / "analyses" / "sample_size").glob("*/*/contexts.parquet"))
+    contexts = pd.concat([tables.read_frame(p) for p in paths], ignore_index=True) if paths else None
+    intervals = measures.mse_intervals(contexts, settings["resamples"], settings["seed"]) if contexts is not None else {}
+    return lambda frames: [views.sample_size(f, intervals) for f in frames]
+
+
+def _blocks(entries: list[dict], views_by_prefix: dict = VIEWS) -> list[dict]:
     """A section's tables: each registered table through its prefix's view (``VIEWS``), else
     as it is, else (too long to print) named with its size."""
     blocks = []
-    for prefix in dict.fromkeys(next((p for p in VIEWS if e["name"].startswith(p)), e["name"]) for e in entries):
+    for prefix in dict.fromkeys(next((p for p in views_by_prefix if e["name"].startswith(p)), e["name"])
+                                for e in entries):
         group = [e for e in entries if e["name"].startswith(prefix) or e["name"] == prefix]
         frames = [tables.read_frame(e["table"]) for e in group]
-        view = VIEWS.get(prefix)
+        view = views_by_prefix.get(prefix)
         shown = view(frames) if view else frames
         titles = [group[0]["title"]] if len(shown) < len(group) else [e["title"] for e in group]
         for title, frame in zip(titles, shown, strict=True):
@@ -245,7 +254,7 @@ def render(*, configfiles: list[str], commit: str, entries: list[dict], figures:
         one = _table_one(mine, root, settings) if key == "provo" else None
         if one is not None:
             mine = [e for e in mine if e.get("schema") != "provo_system"]
-        blocks = _blocks(mine)
+        blocks = _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(root, settings)})
         if key == "production":
             blocks += [b for b in [findings.miscalibrated_block(entries, root)] if b]
         if mine or shown or one:

@@ -237,13 +237,18 @@ def production_signs(summary: pd.DataFrame) -> pd.DataFrame:
                                        "paper sign", "paper model", "agrees"])
 
 
-def sample_size(summary: pd.DataFrame) -> pd.DataFrame:
+def sample_size(summary: pd.DataFrame, intervals: dict | None = None) -> pd.DataFrame:
     """App. C.1 (Fig. 11): per system and subsample size, the MSE of the subsample TVDs against
-    the full sample's, with the reason a size could not be subsampled."""
+    the full sample's with its bootstrap interval over contexts where the page computed one
+    (``intervals``: (model, decoding, size) -> (low, high)), and the reason a size could not be
+    subsampled."""
+    intervals = intervals or {}
     table = summary[["model", "decoding", "size", "n_estimates", "mse", "note"]].copy()
+    table["mse"] = [with_interval(r.mse, *intervals.get((r.model, r.decoding, r.size), (math.nan, math.nan)))
+                    for r in table.itertuples(index=False)]
     table["size"] = table["size"].astype(str)
     table["n_estimates"] = table["n_estimates"].astype(str)
-    return table.rename(columns={"n_estimates": "contexts", "mse": "MSE"})
+    return table.rename(columns={"n_estimates": "contexts", "mse": "MSE [95% CI]"})
 
 
 def replacement_headline(summary: pd.DataFrame) -> pd.DataFrame:
