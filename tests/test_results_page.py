@@ -260,6 +260,13 @@ def test_each_table_comes_before_its_figure_with_the_papers_figure_named(page):
     assert "(Ilia & Aziz 2024, Fig. 2)" in page[table:figure + 200]
 
 
+def test_the_replacement_curves_are_explained():
+    from varprobe.results_page.page import FIGURE_PAPER
+
+    note = FIGURE_PAPER["oracle_replacement/curves"]
+    assert "against k" in note and "dashed" in note and "Figs. 14-16" in note
+
+
 def test_headline_numbers_carry_intervals_or_say_why_not(page):
     row = _row(page, "m / ancestral")
     cells = [c.strip() for c in row.strip("|").split("|")]
