@@ -158,7 +158,10 @@ FIGURE_PAPER = {
     "regression": "Ilia & Aziz 2024, Fig. 3", "syntactic_tvd": "Ilia & Aziz 2024, Fig. 4 (left)",
     "semantic_tvd": "Ilia & Aziz 2024, Fig. 4 (right)", "biased_estimator": "Ilia & Aziz 2024, Fig. 5",
     "sample_size": "Ilia & Aziz 2024, Fig. 11", "tvd_differences": "Ilia & Aziz 2024, Fig. 12",
-    "token_level": "Ilia & Aziz 2024, Fig. 13", "oracle_replacement/curves": "Ilia & Aziz 2024, Sec. 5 and App. E",
+    "token_level": "Ilia & Aziz 2024, Fig. 13",
+    "oracle_replacement/curves": "Ilia & Aziz 2024, Sec. 5 and App. E, drawn as a curve: the mean TVD of the "
+    "replaced set against k (a line per system, the band its seeds' range), the oracles' mean dashed, the "
+    "matching k dotted; the paper shows the histograms at k (Figs. 14-16), the next figure",
     "oracle_replacement/histograms": "Ilia & Aziz 2024, Figs. 14-16", "finetune/": "Ilia & Aziz 2024, Figs. 17-18",
     "metrics_by_bins": "Liu et al. 2024, Table 1 (as curves)", "human_variability": "Giulianelli et al. 2023, Fig. 2",
     "mean_differences": "Giulianelli et al. 2023, Fig. 3", "w1_densities": "Giulianelli et al. 2023, Fig. 4",
