@@ -33,8 +33,10 @@ def system_intervals(tvd: pd.DataFrame, bins: int, resamples: int, seed: int) ->
     """Bootstrap intervals over contexts (those with a model word) of one system's per-context
     table (schema ``provo_tvd``): E TVD(M, O1) and the ECE against the corpus word and against
     the human majority. The oracle-1-majority ECE needs each resplit's oracle mode, which the
-    table does not keep: it has none."""
+    table does not keep: it has none. A system with no word anywhere has no interval."""
     used = tvd[tvd["tvd"].notna()]
+    if used.empty:
+        return {}
     confidence = used["confidence"].to_numpy(dtype=float)
     out = {"tvd_oracle1": bootstrap_mean_ci(used["tvd_model_oracle1"].to_numpy(dtype=float),
                                             _rng(seed, 1), n_resamples=resamples)[1:]}
