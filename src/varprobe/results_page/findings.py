@@ -56,6 +56,11 @@ def what_was_run(config: dict, entries: list[dict]) -> list[tuple[str, str]]:
     return lines
 
 
+def _span(low: float, high: float, show=number) -> str:
+    """``low-high``, or one value when they are equal as shown."""
+    return show(low) if show(low) == show(high) else f"{show(low)}-{show(high)}"
+
+
 def _table_one_finding(summary: pd.DataFrame) -> list[str]:
     models = summary[~summary["model"].isin(["human", "oracle"])]
     oracle = summary[summary["model"] == "oracle"]
@@ -67,11 +72,11 @@ def _table_one_finding(summary: pd.DataFrame) -> list[str]:
     ece_models = models["ece_human_majority"]
     return [
         f"No model reproduces human variability as well as half of the humans do: every system's "
-        f"E TVD(M, H) is {number(low)}-{number(high)} ({above} of {len(models)} with a 95% interval "
+        f"E TVD(M, H) is {_span(low, high)} ({above} of {len(models)} with a 95% interval "
         f"above the oracles'), against E TVD(O2, O1) = {number(o['expected_tvd'])} between two halves of "
         f"the humans (Table 1; the paper: GPT-2 0.64 against 0.42).",
         f"ECE says the opposite: against the human majority the models' ECE is "
-        f"{number(ece_models.min())}-{number(ece_models.max())}, the oracle's {number(o['ece_human_majority'])} "
+        f"{_span(ece_models.min(), ece_models.max())}, the oracle's {number(o['ece_human_majority'])} "
         f"(Table 1; the paper: 0.20 against 0.57), so ECE ranks models as better calibrated than humans.",
     ]
 
@@ -95,9 +100,8 @@ def _production_finding(summary: pd.DataFrame) -> list[str]:
     if w1.empty:
         return []
     agree = int((signs["agrees"] == "yes").sum())
-    return [f"Production: the mean W1(C, H) over inputs is {number(w1['mean'].min())}-"
-            f"{number(w1['mean'].max())} against a human control of {number(control['mean'].min())}-"
-            f"{number(control['mean'].max())} (the paper: below {paper.GIULIANELLI_LEVELS['w1_decoding']} for most "
+    return [f"Production: the mean W1(C, H) over inputs is {_span(w1['mean'].min(), w1['mean'].max())} against a "
+            f"human control of {_span(control['mean'].min(), control['mean'].max())} (the paper: below {paper.GIULIANELLI_LEVELS['w1_decoding']} for most "
             f"decodings); the sign of mean M - H agrees with the paper's for {agree} of {len(signs)} "
             f"task x probe rows (production tables; see Disagreements)."]
 
@@ -107,8 +111,9 @@ def _token_finding(summary: pd.DataFrame) -> list[str]:
     if not {"classwise_ece", "full_ece"} <= set(rsd.index):
         return []
     cw, full = rsd.loc["classwise_ece"], rsd.loc["full_ece"]
-    return [f"Token calibration: over bin counts the RSD of cw-ECE is {cw['min']:.0%}-{cw['max']:.0%} and of "
-            f"Full-ECE {full['min']:.0%}-{full['max']:.0%}; Liu et al.: 41-45% and 8% (Liu et al. Table 1; "
+    percent = "{:.0%}".format
+    return [f"Token calibration: over bin counts the RSD of cw-ECE is {_span(cw['min'], cw['max'], percent)} and of "
+            f"Full-ECE {_span(full['min'], full['max'], percent)}; Liu et al.: 41-45% and 8% (Liu et al. Table 1; "
             f"see Disagreements)."]
 
 
@@ -116,7 +121,7 @@ def _replacement_finding(summary: pd.DataFrame) -> list[str]:
     k = summary.groupby(["model", "decoding"])["k_match"].first().dropna()
     if k.empty:
         return []
-    return [f"A model's TVD reaches the oracles' once {k.min():.0f}-{k.max():.0f}% of its contexts are "
+    return [f"A model's TVD reaches the oracles' once {_span(k.min(), k.max(), '{:.0f}'.format)}% of its contexts are "
             f"replaced by the oracle's TVD (the paper: about {paper.REPLACEMENT_SHARE:.0%} for GPT-2; "
             f"k%-oracle replacement table)."]
 

@@ -238,11 +238,12 @@ def _table_one(entries: list[dict], results: Path, settings: dict) -> str | None
 def render(*, configfiles: list[str], commit: str, entries: list[dict], figures: list[dict],
            benchmarks: str, results: str | None = None) -> str:
     """The page's Markdown. ``configfiles`` are shown last, as they are, in the order given
-    (each over the ones before it); ``results``: the run's results folder, where the page finds
+    (each over the ones before it, a file given twice once); ``results``: the run's results folder, where the page finds
     the per-context tables its intervals and measured causes are computed from."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True)
+    configfiles = list(dict.fromkeys(str(Path(p).resolve()) for p in configfiles))
     config = merged_config(configfiles)
     provo = config.get("provo", {})
     settings = {"seed": int(config.get("seed", 0)), "bins": int(provo.get("ece_bins", 10)),

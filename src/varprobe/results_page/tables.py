@@ -38,8 +38,9 @@ GLOSSARY = {
     "over pairs, per input; the tables give its mean over inputs.",
     "ECE": "expected calibration error, 10 equal-width bins of the mode's probability, with the "
     "corpus word, the human majority or the oracle-1 majority as gold label.",
-    "`full_ece_weighted`": "Full-ECE with each bin weighted by its probability mass instead of its "
-    "count (varprobe.metrics.token_calibration); Liu et al. report the count-weighted `full_ece`.",
+    "`full_ece_weighted`": "Full-ECE in Liu et al.'s eq. (9) view: each (position, token) pair weighted "
+    "by its probability, the weights summing to 1; `full_ece` follows their eqs. (11)-(13) as printed, "
+    "whose bin weights sum to the vocabulary size.",
     "`n_contexts_without_words`": "contexts where every draw of a system failed: it has no "
     "distribution there, and the context is left out of its means.",
     "failure rate": "the share of a system's draws that gave no complete word (for an exact "
