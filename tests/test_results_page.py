@@ -254,6 +254,21 @@ def test_the_first_screen_says_what_was_run_then_the_findings_then_the_studies(p
     assert "| provo_sample | 1 | 12 | 11 | 12 | 812 |" in page
 
 
+def test_the_elapsed_time_counts_the_invocations_that_ran_jobs(tmp_path):
+    """Two invocations ran jobs (the run resumed once); a third only rewrote the page."""
+    from varprobe.results_page.page import run_span
+
+    bench = tmp_path / "benchmarks/provo_sample/1.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text("s\tcpu_time\n3600.0\t10\n")
+    logs = tmp_path / "log"
+    logs.mkdir()
+    for name, rules in (("a", ["provo_sample", "all"]), ("b", ["provo_summary"]), ("c", ["results_page", "all"])):
+        (logs / f"{name}.snakemake.log").write_text("".join(f"localrule {r}:\n    jobid: 1\n" for r in rules))
+    span = run_span(tmp_path / "benchmarks", logs)
+    assert span == {"elapsed": "1.00 h", "invocations": 2}
+
+
 def test_each_table_comes_before_its_figure_with_the_papers_figure_named(page):
     table, figure = page.index("### Table 1"), page.index("![provo/figures/tvd_density]")
     assert table < figure < page.index("## Why can't models")

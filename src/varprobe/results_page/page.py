@@ -75,11 +75,22 @@ def merged_config(configfiles: list[str]) -> dict:
     return config
 
 
+PAGE_RULES = frozenset({"results_page", "all"})
+"""Rules an invocation may run without computing anything (rewriting the page)."""
+
+
+def _ran_jobs(log: Path) -> bool:
+    """Whether a Snakemake log shows a job of a rule other than ``PAGE_RULES``."""
+    rules = {line.split()[-1].rstrip(":") for line in log.read_text(errors="replace").splitlines()
+             if line.startswith(("rule ", "localrule "))}
+    return bool(rules - PAGE_RULES)
+
+
 def run_span(benchmarks: Path, logs: Path) -> dict:
     """The run's elapsed wall time, from the first job's start (its benchmark file's time minus
-    its wall seconds) to the last job's end, and the Snakemake invocations in that span (the
-    ``.snakemake/log`` files written since the first job started): more than one means it
-    resumed. Empty without benchmark files."""
+    its wall seconds) to the last job's end, and the Snakemake invocations in that span that ran
+    a job other than the page's (``.snakemake/log`` files written since the first job started):
+    more than one means it resumed. Empty without benchmark files."""
     spans = []
     for path in benchmarks.rglob("*.tsv") if benchmarks.is_dir() else []:
         lines = path.read_text().splitlines()
@@ -89,7 +100,8 @@ def run_span(benchmarks: Path, logs: Path) -> dict:
     if not spans:
         return {}
     start, end = min(s for s, _ in spans), max(e for _, e in spans)
-    runs = sum(1 for log in logs.glob("*.snakemake.log") if log.stat().st_mtime >= start) if logs.is_dir() else 0
+    runs = sum(1 for log in logs.glob("*.snakemake.log") if log.stat().st_mtime >= start and _ran_jobs(log)) \
+        if logs.is_dir() else 0
     return {"elapsed": f"{(end - start) / 3600:.2f} h", "invocations": runs}
 
 
