@@ -88,11 +88,13 @@ def _ran_jobs(log: Path) -> bool:
 
 def run_span(benchmarks: Path, logs: Path) -> dict:
     """The run's elapsed wall time, from the first job's start (its benchmark file's time minus
-    its wall seconds) to the last job's end, and the Snakemake invocations in that span that ran
+    its wall seconds) to the last job's end (the page's own job left out), and the Snakemake invocations in that span that ran
     a job other than the page's (``.snakemake/log`` files written since the first job started):
     more than one means it resumed. Empty without benchmark files."""
     spans = []
     for path in benchmarks.rglob("*.tsv") if benchmarks.is_dir() else []:
+        if path.relative_to(benchmarks).parts[0] in PAGE_RULES:
+            continue
         lines = path.read_text().splitlines()
         if len(lines) >= 2:
             seconds = float(lines[-1].split("\t")[0])
