@@ -404,9 +404,12 @@ def test_a_dataset_without_a_probe_is_named_on_its_panel():
     from varprobe.plots.production import human_variability
 
     probes = ["lexical-1", "lexical-2", "lexical-3", "syntactic-1", "syntactic-2", "syntactic-3", "semantic"]
-    human = pd.DataFrame([{"dataset": d, "probe": p, "distance": v} for d in ("asset", "wmt14") for p in probes
-                          for v in (0.2, 0.5) if d == "asset" or p.startswith("lexical")])
+    human = pd.DataFrame([{"dataset": d, "probe": p, "distance": v} for d in ("asset", "wmt") for p in probes
+                          for v in (0.2, 0.5) if d == "wmt" or p.startswith("lexical")])
     fig = human_variability(human, probes)
     assert len(fig.axes) == 7 and _columns(fig) == 3
     texts = {ax.get_title(): " ".join(t.get_text() for t in ax.texts) for ax in fig.axes}
-    assert "wmt14" in texts["semantic"] and "wmt14" not in texts["lexical-1"]
+    assert "asset" in texts["semantic"] and "asset" not in texts["lexical-1"]
+    # one legend below all panels: a dataset keeps its colour where another one is missing
+    colours = {(patch.get_label(), patch.get_edgecolor()) for ax in fig.axes for patch in ax.patches}
+    assert len(colours) == 2 and [t.get_text() for t in fig.legends[0].get_texts()] == ["asset", "wmt"]

@@ -27,8 +27,12 @@ def panel_grid(n: int, width: float = 3.6, height: float = 2.8, **shared) -> tup
     return fig, flat[:n]
 
 
-def legend_below(fig: plt.Figure, ax, columns: int = 2) -> None:
-    """One legend for the figure, below its panels, off the data (the handles of ``ax``)."""
-    handles, labels = ax.get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize="small")
+def legend_below(fig: plt.Figure, axes, columns: int = 2) -> None:
+    """One legend for the figure, below its panels, off the data: every label of ``axes`` (an
+    axes or a list of them) once, in the order first drawn."""
+    found = {}
+    for ax in axes if isinstance(axes, list) else [axes]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            found.setdefault(label, handle)
+    if found:
+        fig.legend(list(found.values()), list(found), loc="outside lower center", ncols=columns, fontsize="small")

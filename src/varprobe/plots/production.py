@@ -31,20 +31,22 @@ def _mark_missing(ax, expected, drawn) -> None:
 
 def human_variability(human: pd.DataFrame, probes: list[str]):
     """Fig. 2: density of human variability H (distances between distinct references), pooled
-    over inputs, one panel per probe and one curve per dataset. ``human``: the H rows of a
+    over inputs, one panel per probe and one curve per dataset, a dataset's colour the same in
+    every panel. ``human``: the H rows of a
     distances table per dataset (column ``dataset``)."""
     fig, axes = panel_grid(len(probes), sharex=True)
     datasets = sorted(human["dataset"].unique())
+    colour = {d: f"C{i}" for i, d in enumerate(datasets)}
     for ax, probe in zip(axes, probes, strict=True):
         drawn = []
         for dataset, part in human[human["probe"] == probe].groupby("dataset"):
             values = part["distance"].dropna()
             if len(values):
-                ax.hist(values, bins=BINS, density=True, histtype="step", label=dataset)
+                ax.hist(values, bins=BINS, density=True, histtype="step", label=dataset, color=colour[dataset])
                 drawn.append(dataset)
         _mark_missing(ax, datasets, drawn)
         ax.set(title=probe, xlabel="distance between references", ylabel="density")
-    legend_below(fig, axes[0], columns=4)
+    legend_below(fig, axes, columns=4)
     return fig
 
 
@@ -54,18 +56,20 @@ def mean_differences(divergences: pd.DataFrame, probes: list[str], decoding: str
     fig, axes = panel_grid(len(probes), sharex=True)
     chosen = divergences[divergences["decoding"] == decoding]
     datasets = sorted(chosen["dataset"].unique())
+    systems = sorted(set(zip(chosen["dataset"], chosen["model"], strict=True)))
+    colour = {system: f"C{i}" for i, system in enumerate(systems)}
     for ax, probe in zip(axes, probes, strict=True):
         drawn = []
         for (dataset, model), part in chosen[chosen["probe"] == probe].groupby(["dataset", "model"]):
             values = part["mean_M_minus_H"].dropna()
             if len(values):
                 ax.hist(values, bins=np.linspace(-1, 1, 41), density=True, histtype="step",
-                        label=f"{dataset} / {model}")
+                        label=f"{dataset} / {model}", color=colour[(dataset, model)])
                 drawn.append(dataset)
         _mark_missing(ax, datasets, drawn)
         ax.axvline(0.0, color="grey", lw=0.8)
         ax.set(title=probe, xlabel="mean M - mean H", ylabel="density")
-    legend_below(fig, axes[0], columns=4)
+    legend_below(fig, axes, columns=4)
     return fig
 
 
@@ -90,7 +94,7 @@ def w1_densities(divergences: pd.DataFrame, probes: list[str], decoding: str):
             _mark_unavailable(ax)
         ax.set(title=f"{dataset}: {probe}", xlabel="W1(C, H)", ylabel="density")
     if datasets:
-        legend_below(fig, axes[0])
+        legend_below(fig, axes)
     return fig
 
 

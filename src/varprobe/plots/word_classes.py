@@ -42,5 +42,5 @@ def class_tvd_histograms(
         ax.set_xlim(0, 1)
     for ax in axes[::MAX_COLUMNS]:
         ax.set_ylabel("contexts")
-    legend_below(fig, axes[0])
+    legend_below(fig, axes)
     return fig, pd.concat(rows, ignore_index=True)
