@@ -413,3 +413,14 @@ def test_a_dataset_without_a_probe_is_named_on_its_panel():
     # one legend below all panels: a dataset keeps its colour where another one is missing
     colours = {(patch.get_label(), patch.get_edgecolor()) for ax in fig.axes for patch in ax.patches}
     assert len(colours) == 2 and [t.get_text() for t in fig.legends[0].get_texts()] == ["asset", "wmt"]
+
+
+def test_the_tvd_density_names_the_definition_of_each_curve():
+    """The oracle's curve is TVD(O2, O1), the paper's Fig. 2 oracle, and a model's TVD(M, H),
+    as Table 1 prints them; the axis says so."""
+    from varprobe.plots.provo import tvd_density
+
+    fig, _ = tvd_density({("oracle", "control"): np.linspace(0.2, 0.6, 9), ("m", "ancestral"): np.linspace(0.4, 0.9, 9)})
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["oracle: TVD(O2, O1)", "m / ancestral: TVD(M, H)"]
+    assert "TVD(M, H)" in fig.axes[0].get_xlabel() and "TVD(O2, O1)" in fig.axes[0].get_xlabel()
