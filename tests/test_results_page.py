@@ -421,6 +421,6 @@ def test_the_tvd_density_names_the_definition_of_each_curve():
     from varprobe.plots.provo import tvd_density
 
     fig, _ = tvd_density({("oracle", "control"): np.linspace(0.2, 0.6, 9), ("m", "ancestral"): np.linspace(0.4, 0.9, 9)})
-    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]  # below the axes, off the curves
     assert labels == ["oracle: TVD(O2, O1)", "m / ancestral: TVD(M, H)"]
     assert "TVD(M, H)" in fig.axes[0].get_xlabel() and "TVD(O2, O1)" in fig.axes[0].get_xlabel()

@@ -23,7 +23,7 @@ def tvd_density(series: dict[tuple[str, str], np.ndarray]) -> tuple[plt.Figure, 
     their TVD(M, H), as the paper's Fig. 2 draws them; the legend names each definition. A series with fewer than two distinct
     values has no density and is drawn as a vertical line at its value (density NaN in the table).
     """
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    fig, ax = plt.subplots(figsize=(6.4, 4.6), constrained_layout=True)
     rows = []
     for (model, decoding), values in series.items():
         values = np.asarray(values, dtype=float)
@@ -41,8 +41,7 @@ def tvd_density(series: dict[tuple[str, str], np.ndarray]) -> tuple[plt.Figure, 
                   fontsize=8)
     ax.set_ylabel("density")
     ax.set_xlim(0, 1)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8)
     return fig, pd.concat(rows, ignore_index=True)
 
 
