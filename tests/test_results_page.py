@@ -424,3 +424,13 @@ def test_the_tvd_density_names_the_definition_of_each_curve():
     labels = [t.get_text() for t in fig.legends[0].get_texts()]  # below the axes, off the curves
     assert labels == ["oracle: TVD(O2, O1)", "m / ancestral: TVD(M, H)"]
     assert "TVD(M, H)" in fig.axes[0].get_xlabel() and "TVD(O2, O1)" in fig.axes[0].get_xlabel()
+
+
+def test_the_token_calibration_figure_wraps_its_four_metrics_into_rows_of_three():
+    from varprobe.plots.token_calibration import metrics_against_bins
+
+    table = pd.DataFrame([{"model": "m", "metric": metric, "bins": m, "value": 0.1 * m}
+                          for metric in ("ece", "classwise_ece", "full_ece", "full_ece_weighted") for m in (5, 10)])
+    fig = metrics_against_bins(table)
+    fig.canvas.draw()
+    assert len(fig.axes) == 4 and _columns(fig) == 3 and len(fig.legends) == 1
