@@ -309,6 +309,7 @@ def test_disagreements_carry_their_measured_causes(page):
     assert re.search(r"\| m / ancestral \| extends_context_word\s+\| 2\s+\| 2\.50%\s+\| 0 ", part)
     assert "`m / ancestral`: 5.00% of draws fail; under the paper's reading at most 3.75% would" in part
     assert "paper's Table 3: a column for every tag, z-scores" in part
+    assert re.search(r"Tie-breaking (accounts for the paper's value|does not account .*: unexplained)", part)
 
 
 def test_production_shows_one_input_per_task_and_the_most_miscalibrated(page):
