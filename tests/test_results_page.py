@@ -1,18 +1,23 @@
-"""varprobe.results_page: the papers' tables built from run tables, and the page's rendering."""
+"""varprobe.results_page: the papers' tables built from run tables, the measured causes of the
+disagreements, and the page's order, names and paper values."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
+import pytest
 
 from varprobe import tables
 from varprobe.results_page import paper
 from varprobe.results_page.page import copy_figures, render
-from varprobe.results_page.tables import production_w1, table_one, with_paper_coefficients
+from varprobe.results_page.tables import (
+    GLOSSARY, number, printed, production_signs, production_w1, table_one, with_paper_coefficients)
 
 
 def _system(model, decoding, tvd, low=np.nan, high=np.nan, lower=np.nan, upper=np.nan):
-    return {"model": model, "decoding": decoding, "n_contexts": 3, "n_contexts_without_words": 0,
+    return {"model": model, "decoding": decoding, "n_contexts": 6, "n_contexts_without_words": 0,
             "expected_tvd": tvd, "ci_low": low, "ci_high": high, "expected_tvd_lower": lower,
             "expected_tvd_upper": upper, "expected_tvd_oracle1": 0.5, "oracle_expected_tvd": 0.42, "ece_corpus": 0.1,
             "ece_human_majority": 0.2, "ece_oracle_majority": 0.3, "failure_rate": 0.05,
@@ -21,36 +26,307 @@ def _system(model, decoding, tvd, low=np.nan, high=np.nan, lower=np.nan, upper=n
 
 SUMMARY = pd.DataFrame([
     _system("m", "ancestral", 0.61234, 0.5, 0.7),
-    _system("oracle", "control", 0.42, 0.4, 0.44),
+    _system("oracle", "control", 0.433, 0.426, 0.44),
     _system("m", "exact", 0.6, 0.55, 0.65, lower=0.58, upper=0.66),
     _system("human", "mle", np.nan),
 ])
 
+CONTEXTS = ["The old man", "The old man walked", "He saw two", "He saw two big", "They ran to the",
+            "It was very"]
+RESPONSES = [("was", 6), ("had", 3), ("is", 3)], [("to", 5), ("home", 4), ("away", 3)], \
+    [("dogs", 4), ("cats", 4), ("men", 4)], [("dogs", 7), ("trees", 5)], \
+    [("store", 6), ("park", 3), ("house", 3)], [("cold", 4), ("good", 4), ("hot", 4)]
+
+
+def _provo(results):
+    """A run's Provo tables on six contexts: contexts, responses, one sampled system's samples and
+    per-context table, and the oracle control's per-context table."""
+    contexts = pd.DataFrame({"text_id": 1, "word_number": range(2, 8), "context": CONTEXTS,
+                             "context_length": [len(c.split()) for c in CONTEXTS],
+                             "word": ["was", "to", "dogs", "dogs", "store", "cold"],
+                             "corpus_word": ["was", "home", "dogs", "trees", "park", "cold"]})
+    tables.write(contexts, results / "provo/contexts.parquet", "provo_contexts")
+    responses = pd.DataFrame([{"text_id": 1, "word_number": w, "response": r, "count": n}
+                              for w, rows in zip(range(2, 8), RESPONSES, strict=True) for r, n in rows])
+    tables.write(responses, results / "provo/responses.parquet", "provo_responses")
+    rng = np.random.default_rng(0)
+    tvd = pd.DataFrame({
+        "text_id": 1, "word_number": range(2, 8), "context_length": contexts["context_length"],
+        "n_draws": 40, "n_words": 39, "n_humans": 12, "tvd": rng.uniform(0.4, 0.8, 6),
+        "tvd_lower": np.nan, "tvd_upper": np.nan, "tvd_model_oracle1": rng.uniform(0.4, 0.8, 6),
+        "tvd_oracle2_oracle1": rng.uniform(0.2, 0.6, 6), "entropy_human": rng.uniform(0.5, 1.5, 6),
+        "entropy_model": rng.uniform(0.5, 2.5, 6), "entropy_oracle1": 1.0,
+        "model_mode": ["was", "home", "dogs", "dogs", "store", "hot"],
+        "confidence": rng.uniform(0.2, 0.9, 6), "corpus_word": contexts["corpus_word"],
+        "human_majority": ["was", "to", "cats", "dogs", "store", "cold"]})
+    for system in ("m/ancestral", "oracle/control"):
+        tables.write(tvd, results / f"provo/{system}/tvd.parquet", "provo_tvd")
+    samples = pd.DataFrame({
+        "text_id": 1, "word_number": [2, 2, 2, 3, 3], "sample_index": range(5),
+        "text": [" was here", " had", " ---", " to the", "s are"], "word": ["was", "had", "", "to", ""],
+        "failed": [False, False, True, False, True],
+        "failure": ["", "", "token_budget", "", "extends_context_word"],
+        "n_tokens": [2, 1, 20, 2, 2], "count": [20, 17, 3, 38, 2]})
+    tables.write(samples, results / "provo/m/ancestral/samples.parquet", "provo_samples")
+    tables.write(SUMMARY, results / "provo/summary.parquet", "provo_system")
+
+
+def _run(tmp_path):
+    """Every registered table the page has a view of, as a run writes them, and its entries."""
+    results = tmp_path / "results"
+    _provo(results)
+    entries = [{"name": "provo_summary", "table": str(results / "provo/summary.parquet"),
+                "title": "Expected TVD", "category": "Provo", "schema": "provo_system"}]
+
+    def add(name, frame, title):
+        path = results / f"{name}.parquet"
+        frame.to_parquet(path)
+        entries.append({"name": name, "table": str(path), "title": title, "category": "x", "schema": None})
+
+    predictors = ["entropy_human", "entropy_model", "tvd_oracle2_oracle1", "context_length", ".", "ADJ",
+                  "ADP", "ADV", "CONJ", "DET", "NUM", "PRON", "PRT", "VERB"]
+    labels = ["human entropy", "model entropy", "TVD between oracles", "context length", "punctuation",
+              "adjective", "adposition", "adverb", "conjunction", "determiner", "numeral", "pronoun",
+              "particle", "verb"]
+    add("regression_coefficients_m_ancestral", pd.DataFrame({
+        "predictor": [*predictors, "intercept", "sigma"], "label": [*labels, "intercept", "sigma"],
+        "kind": ["continuous"] * 4 + ["tag"] * 10 + ["intercept", "noise"],
+        "mean": np.linspace(-0.05, 0.1, 16), "hdi_2.5%": -0.1, "hdi_97.5%": 0.2,
+        "model": "m", "decoding": "ancestral", "reference_tag": "NOUN"}), "ARD of m")
+    biased = pd.DataFrame([_system("m", "biased", 0.55), _system("oracle", "control", 0.433)])
+    add("biased_estimator_summary_m", biased, "Biased m")
+    add("token_level_summary_m", pd.DataFrame({
+        "model": "m", "system": ["model", "oracle 1", "oracle 2"], "n_contexts": 6,
+        "expected_tvd": [0.6, 0.22, 0.21], "ci_low": [0.5, 0.2, 0.2], "ci_high": [0.7, 0.24, 0.23],
+        "expected_tvd_oracle1": [0.65, np.nan, 0.43], "ece_human_majority": [0.04, 0.4, 0.41],
+        "mean_entropy": 1.0}), "Token level m")
+    add("token_calibration_summary", pd.DataFrame({
+        "model": "m", "corpus": "provo", "metric": ["ece", "classwise_ece", "full_ece", "full_ece_weighted"],
+        "bins": 10, "value": [0.06, 2e-5, 0.13, 0.03], "rsd": [0.3, 0.18, 0.29, 0.32],
+        "n_positions": 100, "vocabulary_size": 1000, "accumulator_peak_bytes": 1}), "Token calibration")
+    production = [{"dataset": d, "model": "m", "decoding": "ancestral", "probe": "lexical-1", "available": True,
+                   "statistic": s, "n_inputs": 2, "mean": v, "ci_low": v - 0.01, "ci_high": v + 0.01}
+                  for d, sign in (("wmt14", 1), ("asset", -1), ("dailydialog", -1))
+                  for s, v in (("mean_H", 0.3), ("w1_C_H", 0.5), ("w1_control", 0.09),
+                               ("mean_M_minus_H", 0.2 * sign))]
+    add("production_summary", pd.DataFrame(production), "Production")
+    wmt = results / "production/wmt14"
+    wmt.mkdir(parents=True)
+    pd.DataFrame({"dataset": "wmt14", "split": "test", "input_id": ["w1", "w2"], "source": ["A cat.", "A dog."],
+                  "references": [["Eine Katze.", "Katze."], ["Ein Hund."]]}).to_parquet(wmt / "instances.parquet")
+    (wmt / "m/ancestral").mkdir(parents=True)
+    pd.DataFrame({"input_id": ["w1", "w1", "w2"], "sample_index": [0, 1, 0],
+                  "text": ["Die Katze | sitzt.", "I cannot translate.", "Hund."]}).to_parquet(
+        wmt / "m/ancestral/samples.parquet")
+    pd.DataFrame({"dataset": "wmt14", "model": "m", "decoding": "ancestral", "statistic": "w1_C_H",
+                  "input_id": ["w1"], "excess": [0.4], "values": ["lexical-1: 0.7"], "source": ["A cat."],
+                  "references": [["Eine Katze."]], "samples": [["I cannot translate."]]}).to_parquet(
+        wmt / "m/ancestral/miscalibrated.parquet")
+    add("oracle_replacement_summary", pd.DataFrame({
+        "model": "m", "decoding": "ancestral", "oracle_size": 10, "k": [0.0, 50.0, 100.0], "n_seeds": 3,
+        "n_contexts": 6, "mean_tvd": [0.6, 0.5, 0.4], "sd_tvd": 0.01, "min_tvd": 0.3, "max_tvd": 0.7,
+        "oracle_mean_tvd": 0.4, "oracle_sd_tvd": 0.01, "model_mean_tvd": 0.6,
+        "matches_oracle": [False, False, True], "k_match": 100.0}), "k%-oracle replacement")
+    add("finetune_losses_ft", pd.DataFrame({
+        "model": "ft", "fold": pd.array([1] * 4, dtype="Int32"), "epoch": [0, 1, 2, 1],
+        "split": ["validation", "validation", "validation", "train"], "loss": [4.0, 3.5, 3.4, 3.0],
+        "tokens": 10, "examples": 2}), "Training and validation loss of ft")
+    add("sample_size_summary", pd.DataFrame({
+        "model": "m", "decoding": "ancestral", "size": [10, 40], "n_estimates": [6, 0], "n_too_large": [0, 6],
+        "n_without_words": 0, "mse": [0.007, np.nan], "note": ["", "size >= N draws: cannot subsample"]}),
+        "Sample size")
+    squared = pd.DataFrame({"model": "m", "decoding": "ancestral", "text_id": 1, "word_number": range(2, 8),
+                            "n_draws": 40, "size": 10, "repeat": 0, "n_words": 10, "tvd_full": 0.5,
+                            "tvd_subsample": 0.6, "squared_error": [0.001, 0.004, 0.009, 0.01, 0.008, 0.01],
+                            "note": ""})
+    tables.write(squared, results / "analyses/sample_size/m/ancestral/contexts.parquet", "sample_size_contexts")
+    config = tmp_path / "config.yaml"
+    config.write_text("seed: 0\nmodels: [{name: m}]\nprovo: {texts: [1], n_samples: 40, resplits: 3, "
+                      "ece_bins: 10, bootstrap_resamples: 50}\n")
+    return results, entries, config
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("run")
+    results, entries, config = _run(tmp_path)
+    (results / "provo/figures").mkdir(parents=True)
+    (results / "provo/figures/tvd_density.png").write_bytes(b"png")
+    figures = copy_figures([str(results / "provo/figures/tvd_density.png")], str(results), results / "docs/figures")
+    bench = results / "benchmarks/provo_sample/m/ancestral/1.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+                     "12.0\t0:00:12\t812.5\t1\t1\t1\t0\t0\t90\t11.0\n")
+    return render(configfiles=[str(config)], commit="abc123", entries=entries, figures=figures,
+                  benchmarks=str(results / "benchmarks"), results=str(results))
+
+
+def _row(page: str, first_cell: str) -> str:
+    """The page's table row whose first cell is ``first_cell``."""
+    rows = [line for line in page.splitlines() if re.match(rf"\|\s*{re.escape(first_cell)}\s*\|", line)]
+    assert rows, f"no row {first_cell!r}"
+    return rows[0]
+
 
 def test_numbers_read_without_false_zeros():
-    from varprobe.results_page.tables import number
-
     assert [number(v) for v in (0.61234, 0.0, 4.7e-06, np.nan, None, 3)] == ["0.612", "0.000", "4.7e-06", "–", "–", "3"]
 
 
-def test_table_one_puts_human_and_oracle_first_then_systems_then_the_paper():
-    table = table_one(SUMMARY)
-    systems = table["system"].tolist()
-    assert systems[:4] == ["human / mle", "oracle / control", "m / ancestral", "m / exact"]
-    assert systems[4:] == [f"paper: {name}" for name in paper.TABLE_1]
-    tvd = table.set_index("system")["E[TVD] to humans [95% CI]"]
-    assert tvd["m / ancestral"] == "0.612 [0.500, 0.700]"
-    assert tvd["m / exact"] == "0.600 [0.550, 0.650] (exact in [0.580, 0.660])"
-    assert tvd["human / mle"] == "–" and tvd["paper: Oracle2"] == "0.42"
-    assert table.set_index("system").loc["paper: GPT2", "ECE human majority"] == "0.20"
+def test_table_one_puts_the_oracle_tvd_under_its_definition():
+    """The oracle control's expected TVD is TVD(O2, O1): it stands in the oracle-1 column with its
+    interval, as the paper's Oracle2 0.42 does, and its TVD to all humans is the half-against-all
+    value the page computed; a model's is TVD(M, H)."""
+    table = table_one(SUMMARY, {("oracle", "control"): {"tvd_humans": (0.21, 0.2, 0.22)}}).set_index("system")
+    to_h, to_o1 = "E TVD(·, H) [95% CI]", "E TVD(·, O1) [95% CI]"
+    assert table.loc["oracle / control", to_o1] == "0.433 [0.426, 0.440]"
+    assert table.loc["oracle / control", to_h] == "0.210 [0.200, 0.220]"
+    assert table.loc["m / ancestral", to_h] == "0.612 [0.500, 0.700]"
+    assert table.loc["m / exact", to_h] == "0.600 [0.550, 0.650] (exact in [0.580, 0.660])"
+    assert table.loc["paper: Oracle2", to_o1] == "0.42" and number(table.loc["paper: Oracle2", to_h]) == "–"
+    assert table.loc["paper: GPT2", to_h] == "0.64" and table.loc["human / mle", to_h] == "–"
+    assert list(table.index[:4]) == ["human / mle", "oracle / control", "m / ancestral", "m / exact"]
 
 
-def test_paper_coefficients_stand_beside_ours_by_label():
-    ours = pd.DataFrame({"label": ["human entropy", "numerical", "intercept"], "mean": [0.1, 0.2, 0.7],
-                         "hdi_2.5%": [0.0, 0.1, 0.6], "hdi_97.5%": [0.2, 0.3, 0.8]})
-    table = with_paper_coefficients(ours)
-    assert table["paper (GPT-2)"].tolist()[:2] == [0.053, 0.049] and np.isnan(table["paper (GPT-2)"][2])
-    assert table["95% HDI"][0] == "[0.000, 0.200]"
+def test_the_glossary_names_every_quantity_once(page):
+    for name in ("oracle 1, oracle 2", "TVD(O2, O1)", "H, M, C", "W1(M, H), W1(C, H)", "human control",
+                 "`full_ece_weighted`", "`n_contexts_without_words`", "failure rate"):
+        assert sum(name in key for key in GLOSSARY) == 1
+        assert f"**{[k for k in GLOSSARY if name in k][0]}**" in page
+    assert "one half of the responses predicting, TVD to all of them" not in page
+
+
+def test_paper_coefficients_are_matched_on_the_predictor_not_the_label():
+    ours = pd.DataFrame({"predictor": ["entropy_human", "NUM", "intercept"],
+                         "label": ["human entropy", "numeral", "intercept"], "mean": [0.1, 0.2, 0.7],
+                         "hdi_2.5%": [0.0, 0.1, 0.6], "hdi_97.5%": [0.2, 0.3, 0.8], "reference_tag": "NOUN"})
+    table = with_paper_coefficients(ours).set_index("predictor")
+    assert table.loc["numeral", "paper (GPT-2)"] == "0.049" and table.loc["intercept", "paper (GPT-2)"] == "–"
+    assert table.loc["noun (our reference level)", "paper (GPT-2)"] == "0"
+    assert table.loc["human entropy", "95% HDI"] == "[0.000, 0.200]"
+
+
+def test_every_paper_value_lands_on_a_row_of_the_page(page):
+    """Each number of ``paper`` is printed on the page's row of the quantity it belongs to, and
+    no cell reads <NA> (the paper's numeral coefficient once did, through a label mismatch)."""
+    from varprobe.analysis.regression import LABELS
+
+    assert "<NA>" not in page and "| nan " not in page
+    for system, values in paper.TABLE_1.items():
+        row = _row(page, f"paper: {system}")
+        assert all(printed(v, 2) in row for v in values if v is not None), system
+    for key, value in paper.TABLE_3.items():
+        label = LABELS[key] if key != "NOUN" else "noun (our reference level)"
+        assert _row(page, label).rstrip(" |").endswith(f"| {printed(value)}"), label
+    for label, values in paper.TABLE_2.items():
+        assert all(printed(v) in _row(page, label) for v in values.values()), label
+    for system, value in paper.TABLE_4["human majority"].items():
+        assert _row(page, "paper: GPT-2").startswith("| paper: GPT-2")
+        assert re.search(rf"\| paper: GPT-2 \| {system}\s+\|.*\| {printed(value)}\s+\|", page), system
+    for metric, values in paper.LIU_TABLE_1.items():
+        row = next(line for line in page.splitlines() if re.match(rf"\| m\s+\| {metric}\s", line))
+        assert all(f"{100 * v:.2f}%" in row for v in values.values()), metric
+    assert '"always lower than 0.1"' in page and "| < 0.1 " in page
+    for dataset, (sign, model, _) in paper.GIULIANELLI_MEAN_DIFFERENCE_SIGN.items():
+        if dataset != "writingprompts":  # not in the run: its sign is in the Disagreements' paper line
+            assert re.search(rf"\| {dataset}\s+\| m .*\| {re.escape(sign)}\s+\| {model}\s", page), dataset
+    assert "writingprompts: + (GPT-2" in page
+    assert f"| about {paper.REPLACEMENT_SHARE:.0%} " in page and "GPT-2 0.05% (1,489 of 2.7 million" in page
+
+
+def test_the_page_claims_only_what_its_tables_show(page):
+    assert "as ours do" not in page and "measures how much" not in page
+    assert "2.00 nats is the value quoted" not in page
+    assert "github.com/evgeniael/predict_next_word" in page and "2.004" in page
+    assert "not that bias" in page and "one fixed-seed split" in page
+
+
+def test_the_first_screen_says_what_was_run_then_the_findings_then_the_studies(page):
+    order = [page.index(h) for h in ("## What was run", "## Findings", "VARPROBE_DATA_MIRROR=", "## Glossary",
+                                     "### Table 1", "## Disagreements with the papers",
+                                     "## The papers' tables and figures", "## Configuration",
+                                     "## Time and memory per stage")]
+    assert order == sorted(order)
+    first_screen = page[:page.index("## Glossary")]
+    assert "`m`" in first_screen and "passages 1 (6 contexts)" in first_screen and "`abc123`" in first_screen
+    assert re.search(r"\| elapsed \| \d+\.\d\d h from the first job's start", first_screen)
+    assert re.search(r"\| commit \| `abc123`", first_screen)
+    assert "(Table 1;" in first_screen and "no model reproduces" in first_screen.lower()
+    assert "| provo_sample | 1 | 12 | 11 | 12 | 812 |" in page
+
+
+def test_the_elapsed_time_counts_the_invocations_that_ran_jobs(tmp_path):
+    """Two invocations ran jobs (the run resumed once); a third only rewrote the page."""
+    from varprobe.results_page.page import run_span
+
+    bench = tmp_path / "benchmarks/provo_sample/1.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text("s\tcpu_time\n3600.0\t10\n")
+    logs = tmp_path / "log"
+    logs.mkdir()
+    for name, rules in (("a", ["provo_sample", "all"]), ("b", ["provo_summary"]), ("c", ["results_page", "all"])):
+        (logs / f"{name}.snakemake.log").write_text("".join(f"localrule {r}:\n    jobid: 1\n" for r in rules))
+    span = run_span(tmp_path / "benchmarks", logs)
+    assert span == {"elapsed": "1.00 h", "invocations": 2}
+
+
+def test_each_table_comes_before_its_figure_with_the_papers_figure_named(page):
+    table, figure = page.index("### Table 1"), page.index("![provo/figures/tvd_density]")
+    assert table < figure < page.index("## Why can't models")
+    assert "(Ilia & Aziz 2024, Fig. 2)" in page[table:figure + 200]
+
+
+def test_the_replacement_curves_are_explained():
+    from varprobe.results_page.page import FIGURE_PAPER
+
+    note = FIGURE_PAPER["oracle_replacement/curves"]
+    assert "against k" in note and "dashed" in note and "Figs. 14-16" in note
+
+
+def test_headline_numbers_carry_intervals_or_say_why_not(page):
+    row = _row(page, "m / ancestral")
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert all(re.fullmatch(r"\S+ \[\S+, \S+\]", c) for c in cells[1:5]), cells
+    assert "keep no resplit's oracle mode" in page
+    assert re.search(r"\| m\s+\| ancestral\s+\| 10\s+\| 6\s+\| 0\.007 \[0\.\d+, 0\.\d+\]", page)
+    assert "no interval" in page[page.index("### Token calibration"):]
+
+
+def test_no_section_is_only_a_file_name(page):
+    """The loss curves and the k%-oracle replacement print their numbers, not a file name."""
+    assert "rows: `" not in page
+    assert re.search(r"\| ft\s+\| 1\s+\| validation \| 4\.000\s+\| 3\.500\s+\| 3\.400", page)
+    assert re.search(r"\| m\s+\| ancestral\s+\| 10\s+\| 0\.600\s+\| 0\.400\s+\| 3\s+\| 100%", page)
+
+
+def test_disagreements_carry_their_measured_causes(page):
+    part = page[page.index("## Disagreements with the papers"):page.index("## The papers' tables")]
+    for title in ("### The oracles' expected TVD", "### Failure rate", "### Table 3: the coefficient",
+                  "### Production: the sign of mean M - H", "### The human row's oracle-1-majority ECE"):
+        assert title in part
+    assert part.count("- cause: ") >= 5
+    # The failure breakdown: 5 failed of 80 draws, the 3 without a letter fail under the paper's reading too.
+    assert re.search(r"\| m / ancestral \| token_budget\s+\| 3\s+\| 3\.75%\s+\| 3 ", part)
+    assert re.search(r"\| m / ancestral \| extends_context_word\s+\| 2\s+\| 2\.50%\s+\| 0 ", part)
+    assert "`m / ancestral`: 5.00% of draws fail; under the paper's reading at most 3.75% would" in part
+    assert "paper's Table 3: a column for every tag, z-scores" in part
+    assert re.search(r"Tie-breaking (accounts for the paper's value|does not account .*: unexplained)", part)
+
+
+def test_production_shows_one_input_per_task_and_the_most_miscalibrated(page):
+    part = page[page.index("### Production: the sign of mean M - H"):page.index("### The human row's")]
+    assert 'wmt14, input `w1`: source "A cat."' in part
+    assert "| Eine Katze. | Die Katze / sitzt. |" in part and "| Katze. | I cannot translate. |" in part
+    assert re.search(r"\| wmt14\s+\| ancestral\s+\| w1_C_H\s+\| w1\s+\| 0\.400 .*\| I cannot translate\.", page)
+    assert "the paper's thresholds: lexical-1 > 0.3, syntactic-2 > 0.2, semantic > 0.2" in page
+
+
+def test_production_signs_are_read_against_the_papers():
+    rows = [{"dataset": d, "model": "m", "decoding": "ancestral", "probe": "lexical-1", "available": True,
+             "statistic": "mean_M_minus_H", "n_inputs": 5, "mean": v, "ci_low": v - 0.1, "ci_high": v + 0.1}
+            for d, v in (("wmt14", 0.5), ("dailydialog", 0.3))]
+    signs = production_signs(pd.DataFrame(rows)).set_index("dataset")
+    assert signs.loc["wmt14", "agrees"] == "no" and signs.loc["dailydialog", "agrees"] == "yes"
+    assert signs.loc["wmt14", "paper model"] == "OpusMT"
 
 
 def test_production_view_has_one_row_per_system_and_probe_with_the_control():
@@ -67,57 +343,96 @@ def test_production_view_has_one_row_per_system_and_probe_with_the_control():
     assert "mean_M_minus_H" not in view.columns
 
 
-def test_the_page_holds_the_header_stage_times_tables_and_figures(tmp_path):
-    results = tmp_path / "results"
-    tables.write(SUMMARY, results / "provo/summary.parquet", "provo_system")
-    (results / "provo/figures").mkdir(parents=True)
-    (results / "provo/figures/tvd_density.png").write_bytes(b"png")
-    bench = results / "benchmarks/provo_sample/m/ancestral/1.tsv"
-    bench.parent.mkdir(parents=True)
-    bench.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
-                     "12.0\t0:00:12\t812.5\t1\t1\t1\t0\t0\t90\t11.0\n")
-    figures = copy_figures([str(results / "provo/figures/tvd_density.png")], str(results),
-                           results / "docs/figures")
-    assert (results / "docs/figures/provo__figures__tvd_density.png").read_bytes() == b"png"
-    entry = {"name": "provo_summary", "table": str(results / "provo/summary.parquet"),
-             "title": "Expected TVD", "category": "Provo", "schema": "provo_system"}
-    coefficients = pd.DataFrame({"label": ["surprisal"], "mean": [0.1], "hdi_2.5%": [0.0],
-                                 "hdi_97.5%": [0.2]})
-    coefficients.to_parquet(results / "coefficients.parquet")
-    # A registered table is shown through its schema's view (here the paper's Table 3 beside
-    # ours), whatever its registry name.
-    ard = {"name": "any_name", "table": str(results / "coefficients.parquet"), "title": "ARD",
-           "category": "Regression", "schema": "regression_coefficients"}
-    config = tmp_path / "config.yaml"
-    config.write_text("seed: 0\nprovo: {prompt: '{source}'}\n")
-    page = render(configfiles=[str(config)], commit="abc123",
-                  entries=[entry, ard], figures=figures,
-                  benchmarks=str(results / "benchmarks"))
-    assert "| commit | `abc123` |" in page and "provo: {prompt: '{source}'}" in page
-    assert "| provo_sample | 1 | 12 | 11 | 12 | 812 |" in page
-    assert "| human / mle " in page and "### Table 1" in page
-    assert "## Provo: Expected TVD" not in page  # Table 1 shows the Provo summary
-    assert "## Regression: ARD" in page and "| paper (GPT-2)   |" in page
-    assert "![provo/figures/tvd_density](figures/provo__figures__tvd_density.png)" in page
+def test_every_table_and_figure_of_the_papers_is_listed_with_where_it_is(page):
+    part = page[page.index("## The papers' tables and figures"):page.index("## Configuration")]
+    for item in ("Table 1 (ECE and expected TVD)", "Table 2", "Table 3", "Table 4", "Figs. 14-16",
+                 "Liu et al. 2024 | Table 1", "Fig. 5 (mean W1 across decoding settings)", "WritingPrompts"):
+        assert item in part
+    assert "section \"Next-word calibration: expected TVD and ECE\"" in part
+    assert "models not shipped offline (GPT-2, Bloom)" in part
 
 
-def test_the_production_summary_is_read_against_the_papers_stated_levels(tmp_path):
-    rows = [{"dataset": "dailydialog", "model": "m", "decoding": "ancestral", "probe": "lexical-1",
-             "available": True, "statistic": statistic, "n_inputs": 5, "mean": 0.1, "ci_low": 0.05,
-             "ci_high": 0.15} for statistic in ("w1_C_H", "w1_control")]
-    pd.DataFrame(rows).to_parquet(tmp_path / "production.parquet")
-    production = {"name": "production_summary", "table": str(tmp_path / "production.parquet"),
-                  "title": "W1", "category": "Production", "schema": "production_summary"}
-    ard = {"name": "ard", "table": str(tmp_path / "ard.parquet"), "title": "ARD",
-           "category": "Regression", "schema": "regression_coefficients"}
-    pd.DataFrame({"label": ["noun"], "mean": [0.1], "hdi_2.5%": [0.0], "hdi_97.5%": [0.2]}).to_parquet(ard["table"])
-    config = tmp_path / "config.yaml"
-    config.write_text("seed: 0\n")
-    page = render(configfiles=[str(config)], commit="abc", entries=[production, ard], figures=[],
-                  benchmarks=str(tmp_path / "none"))
-    table, notes, regression = page.index("| dailydialog"), page.index("Giulianelli et al. 2023, Sec. 6.2"), \
-        page.index("## Regression: ARD")
-    assert table < notes < regression and '"always lower than 0.1"' in page and "2 + 3" in page
-    alone = render(configfiles=[str(config)], commit="abc", entries=[ard], figures=[],
-                   benchmarks=str(tmp_path / "none"))
-    assert "Giulianelli et al. 2023, Sec. 6.2" not in alone
+def test_sections_the_run_did_not_make_say_so_with_their_command(page):
+    assert "## The paper's draw count (1,000 draws per context)" in page
+    assert "configs/paper-draws.yaml" in page
+
+
+def _columns(fig) -> int:
+    """The number of panel columns of ``fig`` (distinct left edges of its axes)."""
+    return len({round(ax.get_position().x0, 3) for ax in fig.axes})
+
+
+def test_panel_figures_have_at_most_three_columns_and_no_empty_panel():
+    from varprobe.plots.word_classes import class_tvd_histograms
+
+    series = {(f"m{i}", "ancestral"): {"model_humans": np.linspace(0, 1, 9), "oracle2_oracle1": np.full(9, 0.3)}
+              for i in range(6)}
+    fig, _ = class_tvd_histograms("syntactic", series)
+    fig.canvas.draw()
+    assert len(fig.axes) == 6 and _columns(fig) == 3
+    assert fig.get_size_inches()[0] <= 3 * 3.6 + 0.01
+    assert all(ax.get_legend() is None for ax in fig.axes) and len(fig.legends) == 1
+
+
+def test_the_sample_size_figure_draws_no_empty_panel_and_says_which_sizes_it_could_not_draw():
+    from varprobe.plots.sample_size import squared_error_histograms
+
+    summary = pd.DataFrame({"model": "m", "decoding": "ancestral", "size": [10, 20, 40, 100],
+                            "n_estimates": [5, 5, 0, 0], "mse": [0.007, 0.003, np.nan, np.nan]})
+    histograms = pd.DataFrame([{"model": "m", "decoding": "ancestral", "group": f"n={n}", "seed_index": pd.NA,
+                                "bin_left": 0.0, "bin_right": 0.1, "count": 5, "density": 10.0} for n in (10, 20)])
+    fig = squared_error_histograms(histograms, summary)
+    assert [ax.get_title() for ax in fig.axes] == ["subsample size n = 10", "subsample size n = 20"]
+    assert "n = 40, 100" in fig._suptitle.get_text()
+
+
+def test_the_regression_legend_stays_off_the_estimates():
+    from varprobe.plots.regression import coefficient_plot
+
+    coefficients = [pd.DataFrame({"model": "m", "decoding": d, "predictor": ["entropy_human", "VERB"],
+                                  "label": ["human entropy", "verb"], "mean": [0.1, -0.02],
+                                  "hdi_2.5%": [0.0, -0.05], "hdi_97.5%": [0.2, 0.01], "reference_tag": "NOUN"})
+                    for d in ("ancestral", "temperature-0.5")]
+    fig, _ = coefficient_plot(pd.concat(coefficients, ignore_index=True), ["entropy_human", "VERB"],
+                              {"entropy_human": "human entropy", "VERB": "verb", "NOUN": "noun"})
+    fig.canvas.draw()
+    (ax,), (legend,) = fig.axes, fig.legends
+    assert ax.get_legend() is None
+    box, panel = legend.get_window_extent(), ax.get_window_extent()
+    assert box.y1 <= panel.y0  # below the axes, not over the verb estimates
+
+
+def test_a_dataset_without_a_probe_is_named_on_its_panel():
+    from varprobe.plots.production import human_variability
+
+    probes = ["lexical-1", "lexical-2", "lexical-3", "syntactic-1", "syntactic-2", "syntactic-3", "semantic"]
+    human = pd.DataFrame([{"dataset": d, "probe": p, "distance": v} for d in ("asset", "wmt") for p in probes
+                          for v in (0.2, 0.5) if d == "wmt" or p.startswith("lexical")])
+    fig = human_variability(human, probes)
+    assert len(fig.axes) == 7 and _columns(fig) == 3
+    texts = {ax.get_title(): " ".join(t.get_text() for t in ax.texts) for ax in fig.axes}
+    assert "asset" in texts["semantic"] and "asset" not in texts["lexical-1"]
+    # one legend below all panels: a dataset keeps its colour where another one is missing
+    colours = {(patch.get_label(), patch.get_edgecolor()) for ax in fig.axes for patch in ax.patches}
+    assert len(colours) == 2 and [t.get_text() for t in fig.legends[0].get_texts()] == ["asset", "wmt"]
+
+
+def test_the_tvd_density_names_the_definition_of_each_curve():
+    """The oracle's curve is TVD(O2, O1), the paper's Fig. 2 oracle, and a model's TVD(M, H),
+    as Table 1 prints them; the axis says so."""
+    from varprobe.plots.provo import tvd_density
+
+    fig, _ = tvd_density({("oracle", "control"): np.linspace(0.2, 0.6, 9), ("m", "ancestral"): np.linspace(0.4, 0.9, 9)})
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]  # below the axes, off the curves
+    assert labels == ["oracle: TVD(O2, O1)", "m / ancestral: TVD(M, H)"]
+    assert "TVD(M, H)" in fig.axes[0].get_xlabel() and "TVD(O2, O1)" in fig.axes[0].get_xlabel()
+
+
+def test_the_token_calibration_figure_wraps_its_four_metrics_into_rows_of_three():
+    from varprobe.plots.token_calibration import metrics_against_bins
+
+    table = pd.DataFrame([{"model": "m", "metric": metric, "bins": m, "value": 0.1 * m}
+                          for metric in ("ece", "classwise_ece", "full_ece", "full_ece_weighted") for m in (5, 10)])
+    fig = metrics_against_bins(table)
+    fig.canvas.draw()
+    assert len(fig.axes) == 4 and _columns(fig) == 3 and len(fig.legends) == 1

@@ -26,7 +26,7 @@ def _results_page(args: argparse.Namespace) -> None:
     figures = copy_figures(args.figures, args.results, Path(args.figures_dir))
     page = render(configfiles=args.configfiles, commit=commit(args.workflow_dir),
                   entries=args.tables, figures=figures,
-                  benchmarks=args.benchmarks, not_run=args.not_run)
+                  benchmarks=args.benchmarks, results=args.results, not_run=args.not_run)
     with tables.atomic(out) as partial:
         partial.write_text(page, encoding="utf-8")
 

@@ -9,6 +9,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from varprobe.plots.layout import legend_below  # noqa: E402
+
 
 def step_histogram(ax, rows: pd.DataFrame, label: str, **style) -> None:
     """Draw one histogram table group (rows of schema ``histogram``) as a density step line."""
@@ -26,7 +28,7 @@ def replacement_curves(summary: pd.DataFrame) -> plt.Figure:
     seeds with the seed min-max band, the oracle mean (dashed) with its +- sd band, and the
     matching k marked."""
     sizes = sorted(summary["oracle_size"].unique())
-    fig, axes = plt.subplots(1, len(sizes), figsize=(4.8 * len(sizes), 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(sizes), figsize=(4.8 * len(sizes), 4.2), squeeze=False, constrained_layout=True)
     for ax, s in zip(axes[0], sizes, strict=True):
         for (model, decoding), rows in summary[summary["oracle_size"] == s].groupby(["model", "decoding"]):
             rows = rows.sort_values("k")
@@ -41,8 +43,7 @@ def replacement_curves(summary: pd.DataFrame) -> plt.Figure:
         ax.set_title(f"oracle size {s}")
         ax.set_xlabel("k: % of contexts given the oracle's TVD")
         ax.set_ylabel("mean TVD to oracle B")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+    legend_below(fig, list(axes[0]), columns=3)
     return fig
 
 
@@ -51,8 +52,8 @@ def replacement_histograms(histograms: pd.DataFrame) -> plt.Figure:
     groups = histograms["group"].unique()
     sizes = sorted({g.split()[0] for g in groups}, key=lambda g: int(g[2:]))
     ks = sorted({g.split()[1] for g in groups}, key=lambda g: float(g[2:]))
-    fig, axes = plt.subplots(len(sizes), len(ks), figsize=(3.2 * len(ks), 2.6 * len(sizes)),
-                             squeeze=False, sharex=True)
+    fig, axes = plt.subplots(len(sizes), len(ks), figsize=(3.2 * len(ks), 2.6 * len(sizes) + 0.4),
+                             squeeze=False, sharex=True, constrained_layout=True)
     for i, s in enumerate(sizes):
         for j, k in enumerate(ks):
             ax = axes[i][j]
@@ -61,8 +62,7 @@ def replacement_histograms(histograms: pd.DataFrame) -> plt.Figure:
                 step_histogram(ax, part, system_label(model, decoding))
             ax.set_title(f"oracle {s}, {k}%", fontsize=9)
             ax.set_xlabel("TVD")
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
+    legend_below(fig, [ax for row in axes for ax in row], columns=3)
     return fig
 
 

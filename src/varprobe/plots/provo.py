@@ -19,15 +19,16 @@ GRID = np.linspace(0.0, 1.0, 201)
 def tvd_density(series: dict[tuple[str, str], np.ndarray]) -> tuple[plt.Figure, pd.DataFrame]:
     """Gaussian KDE (Scott's bandwidth) of per-context TVD on [0, 1] for each (model, decoding).
 
-    The oracle control enters as ``("oracle", "control")``. A series with fewer than two distinct
+    The oracle control enters as ``("oracle", "control")`` with its TVD(O2, O1), the systems with
+    their TVD(M, H), as the paper's Fig. 2 draws them; the legend names each definition. A series with fewer than two distinct
     values has no density and is drawn as a vertical line at its value (density NaN in the table).
     """
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    fig, ax = plt.subplots(figsize=(6.4, 4.6), constrained_layout=True)
     rows = []
     for (model, decoding), values in series.items():
         values = np.asarray(values, dtype=float)
         values = values[np.isfinite(values)]
-        label = "oracle (TVD between halves)" if model == "oracle" else f"{model} / {decoding}"
+        label = "oracle: TVD(O2, O1)" if model == "oracle" else f"{model} / {decoding}: TVD(M, H)"
         style = {"color": "black", "linestyle": "--"} if model == "oracle" else {}
         if np.unique(values).size >= 2:
             density = gaussian_kde(values)(GRID)
@@ -36,11 +37,11 @@ def tvd_density(series: dict[tuple[str, str], np.ndarray]) -> tuple[plt.Figure, 
             density = np.full(GRID.shape, np.nan)
             ax.axvline(values[0] if values.size else np.nan, label=label, **style)
         rows.append(pd.DataFrame({"model": model, "decoding": decoding, "tvd": GRID, "density": density}))
-    ax.set_xlabel("TVD to human next-word distribution (per context)")
+    ax.set_xlabel("per-context TVD: a system's to all humans, TVD(M, H); the oracle's between halves, TVD(O2, O1)",
+                  fontsize=8)
     ax.set_ylabel("density")
     ax.set_xlim(0, 1)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8)
     return fig, pd.concat(rows, ignore_index=True)
 
 

@@ -22,14 +22,15 @@ def coefficient_plot(coefficients: pd.DataFrame, order: Sequence[str],
     one colour per (model, decoding), and a vertical line at 0.
 
     A predictor absent from a system (its reference tag, or a tag its contexts never end on) has
-    no point for that system; the legend names each system's reference tag. Intercept and sigma
-    are not drawn.
+    no point for that system; the legend, below the axes and off the estimates, names each
+    system's reference tag. Intercept and sigma are not drawn.
     """
     rows = coefficients[coefficients["predictor"].isin(order)]
     present = [p for p in order if p in set(rows["predictor"])]
     position = {p: i for i, p in enumerate(present)}
     systems = list(dict.fromkeys(zip(rows["model"], rows["decoding"], strict=True)))
-    fig, ax = plt.subplots(figsize=(6.4, 1.2 + 0.35 * len(present) * max(1, len(systems) / 2)))
+    fig, ax = plt.subplots(figsize=(6.4, 1.6 + 0.2 * len(systems) + 0.35 * len(present) * max(1, len(systems) / 2)),
+                           constrained_layout=True)
     drawn = []
     step = 0.7 / max(len(systems), 1)
     for k, (model, decoding) in enumerate(systems):
@@ -47,9 +48,8 @@ def coefficient_plot(coefficients: pd.DataFrame, order: Sequence[str],
     ax.axvline(0.0, color="black", linewidth=0.8)
     ax.set_yticks(range(len(present)), [labels[p] for p in present])
     ax.invert_yaxis()
-    ax.set_xlabel("coefficient on TVD(model, oracle) (posterior mean, 95% HDI)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    ax.set_xlabel("coefficient on TVD(M, O1) (posterior mean, 95% HDI)")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=1, fontsize=8)
     columns = ["model", "decoding", "position", "predictor", "label", "mean", "hdi_2.5%", "hdi_97.5%",
                "reference_tag"]
     table = pd.concat(drawn, ignore_index=True)[columns] if drawn else pd.DataFrame(columns=columns)

@@ -8,29 +8,31 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from varprobe.plots.layout import panel_grid  # noqa: E402
 from varprobe.plots.oracle_replacement import step_histogram, system_label  # noqa: E402
 
 
 def squared_error_histograms(histograms: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:
-    """One panel per subsample size: density histograms of the per-context squared errors
-    (TVD_n - TVD_N)^2, a line per system, its MSE in the legend. A size that no context could be
-    subsampled at (n >= N) gets an empty panel saying so."""
-    sizes = sorted(summary["size"].unique())
-    fig, axes = plt.subplots(1, len(sizes), figsize=(3.4 * len(sizes), 3.2), squeeze=False, sharex=True)
-    for ax, n in zip(axes[0], sizes, strict=True):
-        rows = summary[summary["size"] == n]
-        for row in rows.itertuples(index=False):
+    """One panel per subsample size that could be drawn, at most three a row on a shared x axis:
+    density histograms of the per-context squared errors (TVD_n - TVD_N)^2, a line per system,
+    its MSE in the legend. Sizes no context could be subsampled at (n >= N draws) get no panel;
+    the figure's title names them and why."""
+    drawn = sorted(summary.loc[summary["n_estimates"] > 0, "size"].unique())
+    skipped = sorted(set(summary["size"]) - set(drawn))
+    fig, axes = panel_grid(max(len(drawn), 1), sharex=True)
+    for ax, n in zip(axes, drawn, strict=False):
+        for row in summary[(summary["size"] == n) & (summary["n_estimates"] > 0)].itertuples(index=False):
             part = histograms[(histograms["group"] == f"n={n}") & (histograms["model"] == row.model)
                               & (histograms["decoding"] == row.decoding)]
-            if row.n_estimates:
-                step_histogram(ax, part, f"{system_label(row.model, row.decoding)}: MSE {row.mse:.4f}")
-        if not rows["n_estimates"].any():
-            ax.text(0.5, 0.5, f"n = {n} >= N draws:\nnot subsampled", ha="center", va="center",
-                    transform=ax.transAxes)
-        else:
-            ax.legend(fontsize=6)
+            step_histogram(ax, part, f"{system_label(row.model, row.decoding)}: MSE {row.mse:.4f}")
+        ax.legend(fontsize=6)
         ax.set_title(f"subsample size n = {n}", fontsize=9)
         ax.set_xlabel("(TVD_n - TVD_N)^2 per context")
-    axes[0][0].set_ylabel("density")
-    fig.tight_layout()
+    if not drawn:
+        axes[0].text(0.5, 0.5, "no size below the draw count N:\nnothing to subsample", ha="center",
+                     va="center", transform=axes[0].transAxes)
+    axes[0].set_ylabel("density")
+    if skipped:
+        fig.suptitle(f"not drawn: n = {', '.join(map(str, skipped))} (n >= N draws per context, "
+                     "nothing to subsample)", fontsize=9)
     return fig

@@ -9,6 +9,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from varprobe.plots.layout import MAX_COLUMNS, legend_below, panel_grid  # noqa: E402
+
 TITLES = {
     "ece": "ECE (top-label, eq. 3)",
     "classwise_ece": "classwise ECE (eq. 7)",
@@ -18,18 +20,19 @@ TITLES = {
 
 
 def metrics_against_bins(table: pd.DataFrame) -> plt.Figure:
-    """One panel per metric of ``table`` (columns model, metric, bins, value): value against bins
-    on a log x axis, one line per model."""
+    """One panel per metric of ``table`` (columns model, metric, bins, value), at most three a
+    row on a shared x axis: value against bins on a log x axis, one line per model, one legend
+    below the panels."""
     metrics = [m for m in TITLES if m in set(table["metric"])]
-    fig, axes = plt.subplots(1, len(metrics), figsize=(3.2 * len(metrics), 3.2), squeeze=False)
-    for ax, metric in zip(axes[0], metrics, strict=True):
+    fig, axes = panel_grid(len(metrics), width=3.4, height=3.0, sharex=True)
+    for ax, metric in zip(axes, metrics, strict=True):
         for model, rows in table[table["metric"] == metric].groupby("model", sort=True):
             rows = rows.sort_values("bins")
             ax.plot(rows["bins"], rows["value"], marker="o", label=model)
         ax.set_xscale("log")
         ax.set_xlabel("number of bins M")
         ax.set_title(TITLES[metric], fontsize=9)
-    axes[0][0].set_ylabel("value")
-    axes[0][-1].legend(fontsize=8)
-    fig.tight_layout()
+    for ax in axes[::MAX_COLUMNS]:
+        ax.set_ylabel("value")
+    legend_below(fig, axes, columns=3)
     return fig

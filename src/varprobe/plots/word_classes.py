@@ -12,6 +12,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from varprobe.plots.layout import MAX_COLUMNS, legend_below, panel_grid  # noqa: E402
+
 BINS = np.linspace(0.0, 1.0, 21)
 """20 equal-width bins on [0, 1]; the last bin is closed, so a TVD of exactly 1 is counted."""
 SERIES = {"model_humans": "model vs humans", "oracle2_oracle1": "oracle 2 vs oracle 1"}
@@ -20,13 +22,13 @@ SERIES = {"model_humans": "model vs humans", "oracle2_oracle1": "oracle 2 vs ora
 def class_tvd_histograms(
     level: str, series: dict[tuple[str, str], dict[str, np.ndarray]]
 ) -> tuple[plt.Figure, pd.DataFrame]:
-    """One panel per (model, decoding): the histogram of its per-context class TVD to the humans
-    (``model_humans``) over that of the oracle control (``oracle2_oracle1``) on the same
-    contexts and partitions. NaN values (contexts without a model word) are not counted."""
-    n = len(series)
-    fig, axes = plt.subplots(1, n, figsize=(4.0 * n, 3.2), squeeze=False, sharey=True)
+    """One panel per (model, decoding), at most three a row on shared axes: the histogram of its
+    per-context class TVD to the humans (``model_humans``) over that of the oracle control
+    (``oracle2_oracle1``) on the same contexts and partitions, one legend below the panels. NaN
+    values (contexts without a model word) are not counted."""
+    fig, axes = panel_grid(len(series), sharex=True, sharey=True)
     rows = []
-    for ax, ((model, decoding), values) in zip(axes[0], series.items(), strict=True):
+    for ax, ((model, decoding), values) in zip(axes, series.items(), strict=True):
         for name, label in SERIES.items():
             data = np.asarray(values[name], dtype=float)
             counts, _ = np.histogram(data[np.isfinite(data)], bins=BINS)
@@ -38,7 +40,7 @@ def class_tvd_histograms(
         ax.set_title(f"{model} / {decoding}", fontsize=9)
         ax.set_xlabel(f"TVD_{level[:3]} (per context)")
         ax.set_xlim(0, 1)
-    axes[0][0].set_ylabel("contexts")
-    axes[0][0].legend(fontsize=8)
-    fig.tight_layout()
+    for ax in axes[::MAX_COLUMNS]:
+        ax.set_ylabel("contexts")
+    legend_below(fig, axes)
     return fig, pd.concat(rows, ignore_index=True)

@@ -1,5 +1,8 @@
-"""Assemble and render the results page: header facts, stage times, the papers' tables, every
-registered summary table and every figure, through ``template.md.j2``."""
+"""Assemble and render the results page through ``template.md.j2``: what was run and the findings
+first, then one section per study (``SECTIONS``: its tables with the papers' values beside ours,
+then its figures, captioned with the paper's table or figure), the disagreements with the papers
+and their measured causes (``varprobe.results_page.measures``), the papers' tables and figures
+and where each is, and last the configuration and the stage times."""
 
 from __future__ import annotations
 
@@ -7,13 +10,17 @@ import os
 import platform
 import shutil
 import subprocess
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 import jinja2
+import pandas as pd
+import yaml
 
 from varprobe import tables
-from varprobe.results_page.tables import MAX_ROWS, markdown, production_w1, table_one, with_paper_coefficients
+from varprobe.results_page import findings, measures, paper
+from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
 
 TEMPLATE = "template.md.j2"
@@ -54,34 +61,132 @@ def commit(checkout: str) -> str:
         return "unknown"
 
 
-TABLE_ONE = "provo_system"
-"""The schema of the table the page shows as Ilia & Aziz's Table 1, in a section of its own."""
+def merged_config(configfiles: list[str]) -> dict:
+    """The run's config: each file's keys over the ones before it, nested mappings merged."""
+    def merge(base: dict, over: dict) -> dict:
+        out = dict(base)
+        for key, value in over.items():
+            out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+        return out
+
+    config: dict = {}
+    for path in configfiles:
+        config = merge(config, yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {})
+    return config
+
+
+PAGE_RULES = frozenset({"results_page", "all"})
+"""Rules an invocation may run without computing anything (rewriting the page)."""
+
+
+def _ran_jobs(log: Path) -> bool:
+    """Whether a Snakemake log shows a job of a rule other than ``PAGE_RULES``."""
+    rules = {line.split()[-1].rstrip(":") for line in log.read_text(errors="replace").splitlines()
+             if line.startswith(("rule ", "localrule "))}
+    return bool(rules - PAGE_RULES)
+
+
+def run_span(benchmarks: Path, logs: Path) -> dict:
+    """The run's elapsed wall time, from the first job's start (its benchmark file's time minus
+    its wall seconds) to the last job's end (the page's own job left out), and the Snakemake invocations in that span that ran
+    a job other than the page's (``.snakemake/log`` files written since the first job started):
+    more than one means it resumed. Empty without benchmark files."""
+    spans = []
+    for path in benchmarks.rglob("*.tsv") if benchmarks.is_dir() else []:
+        if path.relative_to(benchmarks).parts[0] in PAGE_RULES:
+            continue
+        lines = path.read_text().splitlines()
+        if len(lines) >= 2:
+            seconds = float(lines[-1].split("\t")[0])
+            spans.append((path.stat().st_mtime - seconds, path.stat().st_mtime))
+    if not spans:
+        return {}
+    start, end = min(s for s, _ in spans), max(e for _, e in spans)
+    runs = sum(1 for log in logs.glob("*.snakemake.log") if log.stat().st_mtime >= start and _ran_jobs(log)) \
+        if logs.is_dir() else 0
+    return {"elapsed": f"{(end - start) / 3600:.2f} h", "invocations": runs}
+
+
+def reproduce(configfiles: list[str]) -> str:
+    """The command that reruns the page's run: ``scripts/run.sh`` with each config file after
+    the checkout's ``config.yaml`` (a file under a ``configs`` folder by its path there)."""
+    extra = []
+    for path in configfiles[1:]:
+        p = Path(path)
+        extra.append(f"--configfile {'configs/' + p.name if p.parent.name == 'configs' else path}")
+    return " ".join(["VARPROBE_DATA_MIRROR=/path/to/data scripts/run.sh", *extra])
+
+
+@dataclass(frozen=True)
+class Section:
+    """One study's section: its heading, the paper's tables and figures it answers, the
+    registered tables it shows (by name prefix) and the figures (by study folder)."""
+
+    heading: str
+    paper: str
+    entries: tuple[str, ...]
+    figures: tuple[str, ...]
+
+
+SECTIONS = {
+    "provo": Section("Next-word calibration: expected TVD and ECE", "Ilia & Aziz 2024, Table 1, Figs. 1-2",
+                     ("provo_summary", "provo_api_replies"), ("provo",)),
+    "regression": Section("Why can't models reproduce human variability? ARD regression",
+                          "Ilia & Aziz 2024, Sec. 5, Fig. 3, App. B, Table 3",
+                          ("regression_coefficients",), ("regression",)),
+    "word_classes": Section("Beyond exact words: syntactic and semantic TVD", "Ilia & Aziz 2024, Sec. 5, Fig. 4",
+                            ("syntactic_tvd_summary", "semantic_tvd_summary"), ("syntactic_tvd", "semantic_tvd")),
+    "replacement": Section("What do TVD differences mean? k%-oracle replacement and TVD differences",
+                           "Ilia & Aziz 2024, Sec. 5, App. C.4, App. E, Figs. 12, 14-16",
+                           ("oracle_replacement_summary",), ("oracle_replacement", "tvd_differences")),
+    "biased": Section("The biased model estimate", "Ilia & Aziz 2024, App. A, Table 2, Fig. 5",
+                      ("biased_estimator_summary",), ("biased_estimator",)),
+    "sample_size": Section("Sample size", "Ilia & Aziz 2024, App. C.1, Fig. 11",
+                           ("sample_size_summary",), ("sample_size",)),
+    "token_level": Section("Token level", "Ilia & Aziz 2024, App. D, Table 4, Fig. 13",
+                           ("token_level_summary",), ("token_level",)),
+    "finetune": Section("Fine-tuning on Provo", "Ilia & Aziz 2024, App. F, Figs. 17-18",
+                        ("finetune_comparison", "finetune_losses"), ("finetune",)),
+    "token_calibration": Section("Token-level calibration: ECE, cw-ECE and Full-ECE over bin counts",
+                                 "Liu et al. 2024, Table 1", ("token_calibration_summary",), ("token_calibration",)),
+    "production": Section("Production variability", "Giulianelli et al. 2023, Secs. 6-7, Figs. 2-5",
+                          ("production_summary",), ("production",)),
+}
+"""The page's study sections, in order."""
 
 VIEWS = {
-    "regression_coefficients": with_paper_coefficients,
-    "production_summary": production_w1,
+    "provo_summary": None,  # Table 1 is built by ``table_one`` with the run's intervals
+    "regression_coefficients": lambda frames: [views.with_paper_coefficients(f) for f in frames],
+    "biased_estimator_summary": lambda frames: [views.table_two(frames)],
+    "token_level_summary": lambda frames: [views.table_four(frames)],
+    "token_calibration_summary": lambda frames: [views.token_rsd(f) for f in frames],
+    "production_summary": lambda frames: [views.production_w1(f) for f in frames],
+    "oracle_replacement_summary": lambda frames: [views.replacement_headline(f) for f in frames],
+    "finetune_losses": lambda frames: [views.finetune_losses(pd.concat(frames, ignore_index=True))],
 }
-"""How the page shows a registered table of a schema (``report_table(..., schema=)``) other than
-as it is."""
+"""How the page shows the registered tables of a name prefix (all of the prefix's frames at
+once), other than as they are; the sample-size view needs the run's folder (``render``)."""
 
-
-def section(entry: dict) -> dict:
-    """One registered summary table (``{name, table, title, category, schema}``) as a page
-    section: through its schema's view (``VIEWS``), else as it is, or its path and size when it
-    is too long to print; the schema names the template's reading notes for it."""
-    frame = tables.read_frame(entry["table"])
-    view = VIEWS.get(entry.get("schema"))
-    if view is not None:
-        frame = view(frame)
-    body = (markdown(frame) if len(frame) <= MAX_ROWS else
-            f"{len(frame)} rows: `{entry['table']}` (and the run's explorer).")
-    return {"title": entry["title"], "category": entry["category"], "body": body,
-            "schema": entry.get("schema")}
+FIGURE_PAPER = {
+    "tvd_density": "Ilia & Aziz 2024, Fig. 2", "bars": "Ilia & Aziz 2024, Fig. 1",
+    "regression": "Ilia & Aziz 2024, Fig. 3", "syntactic_tvd": "Ilia & Aziz 2024, Fig. 4 (left)",
+    "semantic_tvd": "Ilia & Aziz 2024, Fig. 4 (right)", "biased_estimator": "Ilia & Aziz 2024, Fig. 5",
+    "sample_size": "Ilia & Aziz 2024, Fig. 11", "tvd_differences": "Ilia & Aziz 2024, Fig. 12",
+    "token_level": "Ilia & Aziz 2024, Fig. 13",
+    "oracle_replacement/curves": "Ilia & Aziz 2024, Sec. 5 and App. E, drawn as a curve: the mean TVD of the "
+    "replaced set against k (a line per system, the band its seeds' range), the oracles' mean dashed, the "
+    "matching k dotted; the paper shows the histograms at k (Figs. 14-16), the next figure",
+    "oracle_replacement/histograms": "Ilia & Aziz 2024, Figs. 14-16", "finetune/": "Ilia & Aziz 2024, Figs. 17-18",
+    "metrics_by_bins": "Liu et al. 2024, Table 1 (as curves)", "human_variability": "Giulianelli et al. 2023, Fig. 2",
+    "mean_differences": "Giulianelli et al. 2023, Fig. 3", "w1_densities": "Giulianelli et al. 2023, Fig. 4",
+    "mean_w1": "Giulianelli et al. 2023, Fig. 5",
+}
+"""The paper figure each of our figures answers, by a part of its path."""
 
 
 def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
     """Copy each figure into ``out_dir`` under its path below ``results`` (slashes become
-    ``__``) and list ``{study, name, link}`` for the page, which links them relatively."""
+    ``__``) and list ``{study, name, link, paper}`` for the page, which links them relatively."""
     out_dir.mkdir(parents=True, exist_ok=True)
     listed = []
     for figure in figures:
@@ -89,31 +194,112 @@ def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
         name = "__".join(relative.parts)
         shutil.copyfile(figure, out_dir / name)
         study = relative.parts[1] if relative.parts[0] == "analyses" else relative.parts[0]
-        listed.append({"study": study, "name": str(relative.with_suffix("")),
-                       "link": f"{out_dir.name}/{name}"})
+        stem = str(relative.with_suffix(""))
+        listed.append({"study": study, "name": stem, "link": f"{out_dir.name}/{name}",
+                       "paper": next((v for k, v in FIGURE_PAPER.items() if k in stem), "")})
     return listed
 
 
+def _sample_size_view(results: Path, settings: dict):
+    """The sample-size view with the MSE intervals computed from the run's per-context tables
+    (``analyses/sample_size/MODEL/DECODING/contexts.parquet``)."""
+    paths = sorted((results / "analyses" / "sample_size").glob("*/*/contexts.parquet"))
+    contexts = pd.concat([tables.read_frame(p) for p in paths], ignore_index=True) if paths else None
+    intervals = measures.mse_intervals(contexts, settings["resamples"], settings["seed"]) if contexts is not None else {}
+    return lambda frames: [views.sample_size(f, intervals) for f in frames]
+
+
+def _blocks(entries: list[dict], views_by_prefix: dict = VIEWS) -> list[dict]:
+    """A section's tables: each registered table through its prefix's view (``VIEWS``), else
+    as it is, else (too long to print) named with its size."""
+    blocks = []
+    for prefix in dict.fromkeys(next((p for p in views_by_prefix if e["name"].startswith(p)), e["name"])
+                                for e in entries):
+        group = [e for e in entries if e["name"].startswith(prefix) or e["name"] == prefix]
+        frames = [tables.read_frame(e["table"]) for e in group]
+        view = views_by_prefix.get(prefix)
+        shown = view(frames) if view else frames
+        titles = [group[0]["title"]] if len(shown) < len(group) else [e["title"] for e in group]
+        for title, frame in zip(titles, shown, strict=True):
+            body = (views.markdown(frame) if len(frame) <= views.MAX_ROWS else
+                    f"{len(frame)} rows: `{group[0]['table']}` (and the run's explorer).")
+            blocks.append({"title": title, "prefix": prefix, "body": body})
+    return blocks
+
+
+def _table_one(entries: list[dict], results: Path, settings: dict) -> str | None:
+    """Table 1 with the bootstrap intervals computed from the per-context tables that the run
+    has (``results/provo/MODEL/DECODING/tvd.parquet``)."""
+    first = next((e for e in entries if e.get("schema") == "provo_system"), None)
+    if first is None:
+        return None
+    summary = tables.read(first["table"], "provo_system")
+    intervals = {}
+    for r in summary.itertuples(index=False):
+        path = results / "provo" / r.model / r.decoding / "tvd.parquet"
+        if r.model == "human" or not path.is_file():
+            continue
+        tvd = tables.read(path, "provo_tvd")
+        if r.model == "oracle":
+            intervals[(r.model, r.decoding)] = {"tvd_humans": measures.oracle_to_humans(
+                tvd, settings["resamples"], settings["seed"])}
+        else:
+            intervals[(r.model, r.decoding)] = measures.system_intervals(
+                tvd, settings["bins"], settings["resamples"], settings["seed"])
+    return views.markdown(views.table_one(summary, intervals))
+
+
 def render(*, configfiles: list[str], commit: str, entries: list[dict], figures: list[dict],
-           benchmarks: str, not_run: dict[str, str] | None = None) -> str:
-    """The page's Markdown; ``configfiles`` are shown as they are, in the order given (each
-    over the ones before it); the first entry of schema ``TABLE_ONE`` is Table 1; ``not_run``:
-    the configured analyses that could not run on the corpus, with the reason."""
+           benchmarks: str, results: str | None = None,
+           not_run: dict[str, str] | None = None) -> str:
+    """The page's Markdown. ``configfiles`` are shown last, as they are, in the order given
+    (each over the ones before it, a file given twice once); ``results``: the run's results
+    folder, where the page finds the per-context tables its intervals and measured causes are
+    computed from; ``not_run``: the configured analyses that could not run on the corpus, with
+    the reason."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True)
+    configfiles = list(dict.fromkeys(str(Path(p).resolve()) for p in configfiles))
+    config = merged_config(configfiles)
+    provo = config.get("provo", {})
+    settings = {"seed": int(config.get("seed", 0)), "bins": int(provo.get("ece_bins", 10)),
+                "resamples": int(provo.get("bootstrap_resamples", 1000)),
+                "resplits": int(provo.get("resplits", 20))}
+    root = Path(results) if results else Path(benchmarks).parent
     stages = stage_times(Path(benchmarks)) if Path(benchmarks).is_dir() else {}
-    first = [e for e in entries if e.get("schema") == TABLE_ONE][:1]
+    sections = []
+    for key, section in SECTIONS.items():
+        mine = [e for e in entries if e["name"].startswith(section.entries)]
+        shown = [f for f in figures if f["study"] in section.figures]
+        one = _table_one(mine, root, settings) if key == "provo" else None
+        if one is not None:
+            mine = [e for e in mine if e.get("schema") != "provo_system"]
+        blocks = _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(root, settings)})
+        if key == "production":
+            blocks += [b for b in [findings.miscalibrated_block(entries, root)] if b]
+        if mine or shown or one:
+            sections.append({"key": key, "heading": section.heading, "paper": section.paper,
+                             "table_one": one, "blocks": blocks, "figures": shown})
     return environment.get_template(TEMPLATE).render(
         date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         commit=commit,
         machine=machine(),
+        span=run_span(Path(benchmarks), root.parent / ".snakemake" / "log"),
+        run=findings.what_was_run(config, entries),
+        findings=findings.findings(entries),
+        glossary=views.GLOSSARY,
+        sections=sections,
+        absent=findings.absent_sections(config, {s["key"] for s in sections}),
+        disagreements=findings.disagreements(entries, root, settings),
+        index=findings.paper_index({s["key"]: s["heading"] for s in sections}),
+        reproduce=reproduce(configfiles),
+        bins=settings["bins"],
+        n_samples=provo.get("n_samples"),
         configs=[{"path": path, "text": Path(path).read_text(encoding="utf-8").rstrip()}
                  for path in configfiles],
         stages=table(stages) if stages else "no benchmark files",
         dominant=list(stages)[:3],
-        table_one=markdown(table_one(tables.read(first[0]["table"], TABLE_ONE))) if first else None,
-        sections=[section(e) for e in entries if e not in first],
-        figures=figures,
+        paper=paper,
         not_run=not_run or {},
     )

@@ -1,29 +1,109 @@
-"""The papers' published numbers that our tables can be read against.
+"""The papers' published numbers that the page reads our tables against, each as printed.
 
-Ilia & Aziz 2024, Table 1 (ECE: rows the target, columns the system; expected TVD), for GPT-2
-small (1,000 samples per context), GPT-2 fine-tuned on Provo (F) and at temperature 0.5 (T), and
-the two human columns; and Table 3 (the ARD coefficients of GPT-2's TVD to the oracle). The
-paper's oracle row is one random split per context averaged over 20 resplits; its GPT-2 rows are
-single sampling runs (no interval is published). Giulianelli et al. 2023 publish their human
-control only as curves (Figs. 2-5), so no number is given for it here.
+Ilia & Aziz 2024 (papers 001/003): Table 1 (ECE with three gold labels and the expected TVD per
+system, the oracle ECEs averaged over 20 resplits; the GPT-2 rows are single sampling runs with
+1,000 draws per context, the others 40, and no interval is published), Table 2 (ECE of the biased
+model estimate and of the two oracles, App. A), Table 3 (ARD coefficients of GPT-2's TVD to the
+oracle, App. B), Table 4 (token-level ECE, App. D), the failure rates of App. C.3 and the share of
+contexts replaced in Sec. 5. Liu et al. 2024 (paper 002), Table 1: the relative standard deviation
+of cw-ECE and Full-ECE over the bin counts M in {5, 10, 20, 50, 100, 200, 500}. Giulianelli et al.
+2023 (paper 004) give no table of numbers for their Figs. 3-5; their text states levels and signs
+(``GIULIANELLI_LEVELS``, ``GIULIANELLI_MEAN_DIFFERENCE_SIGN``).
+
+Numbers that are in the authors' repository but not in the paper are kept apart
+(``AUTHORS_DATA``), with where they come from.
 """
 
 from __future__ import annotations
 
+TABLE_1_COLUMNS = ("ece_corpus", "ece_human_majority", "ece_oracle_majority", "avg_tvd")
+"""Ilia & Aziz 2024, Table 1's rows, as the columns of ``TABLE_1``: ECE against the corpus word
+("Original"), the human majority and the oracle-1 majority, and "Avg TVD"."""
+
 TABLE_1 = {
-    # system: (ECE corpus word, ECE human majority, ECE oracle-1 majority, expected TVD)
     "Human": (0.14, 0.60, 0.19, None),
     "Oracle2": (0.11, 0.57, 0.32, 0.42),
     "GPT2": (0.02, 0.20, 0.19, 0.64),
     "GPT2 fine-tuned": (0.03, 0.22, 0.19, 0.66),
     "GPT2 T=0.5": (0.35, 0.13, 0.15, 0.61),
+    "Bloom": (0.07, 0.09, 0.07, 0.61),
+    "ChatGPT": (0.45, 0.37, 0.37, 0.76),
+    "ChatGPT list": (0.10, 0.08, 0.08, 0.82),
 }
-"""Ilia & Aziz 2024, Table 1, the columns comparable with ours."""
+"""Ilia & Aziz 2024, Table 1, one entry per column of the paper (a system). "Avg TVD" is the
+model's TVD to all humans for a model, and the TVD between the two disjoint oracles for Oracle2;
+the Human column has none."""
+
+TABLE_2 = {
+    "corpus word": {"biased": 0.068, "oracle 1": 0.116, "oracle 2": 0.185},
+    "human majority": {"biased": 0.138, "oracle 1": 0.563, "oracle 2": 0.458},
+}
+"""Ilia & Aziz 2024, Table 2 (App. A): ECE of GPT-2's biased model estimate and of the oracles,
+by gold label."""
 
 TABLE_3 = {
-    "human entropy": 0.053, "model entropy": 0.095, "TVD between oracles": 0.117,
-    "context length": 0.0, "punctuation": -0.010, "adjective": 0.016, "adposition": -0.026,
-    "adverb": 0.0, "conjunction": 0.0, "determiner": 0.0, "noun": 0.0, "numerical": 0.049,
-    "pronoun": 0.0, "particle": 0.0, "verb": 0.0,
+    "entropy_human": 0.053, "entropy_model": 0.095, "tvd_oracle2_oracle1": 0.117,
+    "context_length": 0.0, ".": -0.010, "ADJ": 0.016, "ADP": -0.026, "ADV": 0.0, "CONJ": 0.0,
+    "DET": 0.0, "NOUN": 0.0, "NUM": 0.049, "PRON": 0.0, "PRT": 0.0, "VERB": 0.0,
 }
-"""Ilia & Aziz 2024, Table 3: posterior coefficients of GPT-2's TVD(model, oracle), by label."""
+"""Ilia & Aziz 2024, Table 3 (App. B): the ARD coefficients of GPT-2's TVD to the oracle, keyed
+by the regression's predictor ids (``varprobe.analysis.regression``: a continuous column or a
+universal tag), not by label, so a relabelled row cannot lose its paper value. The paper gives a
+coefficient to every tag it names (Noun and Verb 0) and states no reference level."""
+
+TABLE_3_LABELS = {
+    "entropy_human": "Human Entropy", "entropy_model": "Model Entropy",
+    "tvd_oracle2_oracle1": "TVD between Oracles", "context_length": "Context Length",
+    ".": "Punctuation", "ADJ": "Adjective", "ADP": "Adposition", "ADV": "Adverb",
+    "CONJ": "Conjunction", "DET": "Determiner", "NOUN": "Noun", "NUM": "Numerical",
+    "PRON": "Pronoun", "PRT": "Particle", "VERB": "Verb",
+}
+"""The paper's own label of each Table 3 row."""
+
+TABLE_4 = {"human majority": {"model": 0.141, "oracle 1": 0.500, "oracle 2": 0.396}}
+"""Ilia & Aziz 2024, Table 4 (App. D): token-level ECE against the human-majority first token."""
+
+FAILURE_RATES = {"GPT2": (1489, 2_700_000), "Bloom": (56, 27_000), "ChatGPT": (7, 20_000)}
+"""Ilia & Aziz 2024, App. C.3: failed draws and draws (about; the paper prints 0.05%, 0.2% and
+0.04%). Their sampler drew 5 tokens per draw (``GPT2_sampling.py``: ``max_new_tokens=5``)."""
+
+REPLACEMENT_SHARE = 0.60
+"""Ilia & Aziz 2024, Sec. 5: "we need to replace about 60% of GPT2's cpds to achieve TVDs that
+distribute similarly to human performance"."""
+
+SAMPLE_SIZES = (10, 20, 40, 100)
+"""Ilia & Aziz 2024, App. C.1: the subsample sizes of GPT-2's 1,000 draws per context (Fig. 11)."""
+
+LIU_TABLE_1 = {"classwise_ece": {"2B": 0.4093, "7B": 0.4490}, "full_ece": {"2B": 0.0756, "7B": 0.0836}}
+"""Liu et al. 2024, Table 1: RSD over M in {5, 10, 20, 50, 100, 200, 500} of cw-ECE and Full-ECE
+for a 2B and a 7B GPT model (the paper gives no RSD of ECE)."""
+
+LIU_BINS = (5, 10, 20, 50, 100, 200, 500)
+"""The bin counts M of Liu et al.'s Table 1."""
+
+GIULIANELLI_LEVELS = {
+    "w1_decoding": 0.1,
+    "miscalibrated_lexical-1": 0.3,
+    "miscalibrated_syntactic-2": 0.2,
+    "miscalibrated_semantic": 0.2,
+}
+"""Giulianelli et al. 2023, Sec. 6.2: the mean W1(C, H) of most decoding settings, unbiased
+sampling among them, is "always lower than 0.1" (Fig. 5); Sec. 7: an input is miscalibrated above
+W1 0.3 (unigram) or 0.2 (POS bigram, semantic)."""
+
+GIULIANELLI_MEAN_DIFFERENCE_SIGN = {
+    "wmt14": ("-", "OpusMT", "far below 0: substantially underestimates variability"),
+    "asset": ("-", "Flan-T5", "somewhat below 0: underestimates variability"),
+    "dailydialog": ("+", "DialoGPT", "moderately overestimates the open-endedness"),
+    "writingprompts": ("+", "GPT-2", "moderately overestimates the open-endedness"),
+}
+"""Giulianelli et al. 2023, Sec. 6.1 (Fig. 3): the sign of mu_M(x) - mu_H(x) per task and the
+paper's model for it."""
+
+AUTHORS_DATA = {
+    "human_entropy": (2.004, "mean entropy of the human next-word distributions, nats"),
+    "oracle_tvd_one_split": (0.416, "mean TVD between the oracles from one split per context "
+                                    "(random.seed(0), as the authors' code draws it)"),
+}
+"""Numbers of the authors' repository (github.com/evgeniael/predict_next_word), not printed in
+the paper."""

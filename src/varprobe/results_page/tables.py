@@ -1,11 +1,9 @@
-"""The tables of the results page, built from the run's Parquet tables.
+"""The tables of the results page, built from the run's Parquet tables, with the papers' values
+(``paper``) on rows of their own or in columns beside ours.
 
-Numbers are rounded to three decimals for reading (the Parquet files keep full precision).
-``table_one`` is Ilia & Aziz's Table 1 with our human, oracle and model rows and the paper's
-rows beneath; ``with_paper_coefficients`` puts the paper's Table 3 beside an ARD coefficient
-table; ``production_w1`` is Giulianelli et al.'s per-task summary: the mean distances and the
-Wasserstein-1 distance between the model's and the humans' cross-variability beside the human
-control, per dataset, probe and decoding.
+Numbers are rounded to three decimals for reading (the Parquet files keep full precision); a
+paper value is printed as the paper prints it. Every quantity has one name (``GLOSSARY``), the
+same in every table, figure caption and the explorer.
 """
 
 from __future__ import annotations
@@ -17,17 +15,56 @@ import pandas as pd
 from varprobe.results_page import paper
 
 MAX_ROWS = 60
-"""Tables longer than this are named, not printed (the explorer and the Parquet files hold them)."""
+"""Tables longer than this are summarised by their view, or named, not printed."""
+
+GLOSSARY = {
+    "human distribution H": "the MLE of a context's Provo responses (all of them).",
+    "oracle 1, oracle 2 (O1, O2)": "two disjoint halves of a context's responses, drawn at "
+    "random; each resplit draws them anew, and every table averages over the run's resplits "
+    "(`provo.resplits`).",
+    "TVD(M, H)": "total variation distance between a system's next-word distribution and H; its "
+    "mean over contexts is the expected TVD, the paper's \"Avg TVD\" of a model.",
+    "TVD(M, O1)": "the same against oracle 1, the half a model is compared with in the "
+    "regression and beside the oracle control.",
+    "TVD(O2, O1)": "between the two halves: how far one human sample of half the size is from "
+    "another. The oracle control's expected TVD, the paper's \"Avg TVD\" of Oracle2; our row "
+    "`oracle / control` shows it in the TVD(·, O1) column. TVD(O2, H), half against all, is "
+    "smaller and is not the paper's oracle number.",
+    "human control (production)": "W1 between the pairwise distances within one half of an "
+    "input's references and within the other half (Giulianelli et al.'s control group).",
+    "H, M, C (production)": "per input, the distances among human references (H), among model "
+    "outputs (M) and between model outputs and references (C), under one probe.",
+    "W1(M, H), W1(C, H)": "Wasserstein-1 distance between the distribution of M (or C) and of H "
+    "over pairs, per input; the tables give its mean over inputs.",
+    "ECE": "expected calibration error, 10 equal-width bins of the mode's probability, with the "
+    "corpus word, the human majority or the oracle-1 majority as gold label.",
+    "`full_ece_weighted`": "Full-ECE in Liu et al.'s eq. (9) view: each (position, token) pair weighted "
+    "by its probability, the weights summing to 1; `full_ece` follows their eqs. (11)-(13) as printed, "
+    "whose bin weights sum to the vocabulary size.",
+    "`n_contexts_without_words`": "contexts where every draw of a system failed: it has no "
+    "distribution there, and the context is left out of its means.",
+    "failure rate": "the share of a system's draws that gave no complete word (for an exact "
+    "system, the resolved failure mass); the draws are rejected, as in the paper.",
+    "RSD": "relative standard deviation of a metric over the bin counts M (std / mean, "
+    "`rsd_ddof` for the std).",
+}
+"""One name and one definition per quantity of the page."""
 
 
 def number(value) -> str:
     """A cell for reading: three decimals for a float (two significant digits below 0.001, so
     that a small value does not read as zero), ``–`` for a missing number."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "–"
     if isinstance(value, float):
         return f"{value:.1e}" if 0 < abs(value) < 0.0005 else f"{value:.3f}"
     return str(value)
+
+
+def printed(value: float | None, decimals: int = 3) -> str:
+    """A paper value as the paper prints it: ``decimals`` places (Ilia & Aziz's Table 1 has 2,
+    their other tables 3), a zero as ``0``, ``–`` where it has none."""
+    return "–" if value is None else "0" if value == 0 else f"{value:.{decimals}f}"
 
 
 def with_interval(mean: float, low: float, high: float) -> str:
@@ -44,55 +81,121 @@ def markdown(frame: pd.DataFrame) -> str:
 
 
 TABLE_ONE_COLUMNS = {
-    "expected_tvd": "E[TVD] to humans [95% CI]",
-    "expected_tvd_oracle1": "E[TVD] to oracle 1",
+    "tvd_humans": "E TVD(·, H) [95% CI]",
+    "tvd_oracle1": "E TVD(·, O1) [95% CI]",
     "ece_corpus": "ECE corpus word",
     "ece_human_majority": "ECE human majority",
     "ece_oracle_majority": "ECE oracle-1 majority",
     "mean_entropy_model": "mean entropy (system)",
-    "mean_entropy_human": "mean entropy (humans)",
+    "mean_entropy_human": "mean entropy (H)",
     "failure_rate": "failure rate",
     "n_contexts": "contexts",
 }
 
 
-def table_one(summary: pd.DataFrame) -> pd.DataFrame:
-    """Ilia & Aziz 2024, Table 1, transposed (one row per system): the human MLE, the oracle
-    control and every model x decoding of the run's Provo summary (schema ``provo_system``),
-    then the paper's rows (``paper.TABLE_1``) under ``paper:``. An exact (enumerated) system
-    shows the interval its unresolved mass leaves open beside its expected TVD."""
-    first = {"human": 0, "oracle": 1}
-    ordered = summary.assign(_order=summary["model"].map(first).fillna(2)).sort_values(
-        ["_order", "model", "decoding"], kind="stable")
-    rows = []
-    for r in ordered.itertuples(index=False):
-        row = {"system": f"{r.model} / {r.decoding}"}
+def _system_row(r, intervals: dict) -> dict:
+    """One run system of Table 1: the oracle control's expected TVD is TVD(O2, O1), so it goes
+    to the oracle-1 column; a model's is TVD(M, H). ``intervals``: bootstrap intervals the page
+    computed from the per-context tables, ``{(model, decoding): {column: (low, high)}}``."""
+    extra = intervals.get((r.model, r.decoding), {})
+    row = {"system": f"{r.model} / {r.decoding}"}
+    if r.model == "oracle":
+        row["tvd_humans"] = with_interval(*extra.get("tvd_humans", (math.nan,) * 3))
+        row["tvd_oracle1"] = with_interval(r.expected_tvd, r.ci_low, r.ci_high)
+    else:
         tvd = with_interval(r.expected_tvd, r.ci_low, r.ci_high)
         if not math.isnan(r.expected_tvd_lower):
             tvd += f" (exact in [{number(r.expected_tvd_lower)}, {number(r.expected_tvd_upper)}])"
-        row["expected_tvd"] = tvd
-        row.update({k: getattr(r, k) for k in TABLE_ONE_COLUMNS if k != "expected_tvd"})
-        rows.append(row)
-    for system, values in paper.TABLE_1.items():  # as printed: two decimals
-        shown = ["–" if v is None else f"{v:.2f}" for v in values]
-        rows.append({"system": f"paper: {system}",
-                     **dict(zip(("ece_corpus", "ece_human_majority", "ece_oracle_majority", "expected_tvd"),
-                                shown, strict=True))})
+        row["tvd_humans"] = tvd
+        row["tvd_oracle1"] = with_interval(r.expected_tvd_oracle1, *extra.get("tvd_oracle1", (math.nan,) * 2))
+    for column in ("ece_corpus", "ece_human_majority"):
+        row[column] = with_interval(getattr(r, column), *extra.get(column, (math.nan,) * 2))
+    row.update({k: getattr(r, k) for k in ("ece_oracle_majority", "mean_entropy_model",
+                                           "mean_entropy_human", "failure_rate", "n_contexts")})
+    return row
+
+
+def table_one(summary: pd.DataFrame, intervals: dict | None = None) -> pd.DataFrame:
+    """Ilia & Aziz 2024, Table 1, transposed (one row per system): the human MLE, the oracle
+    control and every model x decoding of the run's Provo summary (schema ``provo_system``),
+    then every column of the paper's table (``paper.TABLE_1``) under ``paper:``, its "Avg TVD"
+    in the column of the same definition (TVD(O2, O1) for Oracle2, TVD(M, H) for a model)."""
+    first = {"human": 0, "oracle": 1}
+    ordered = summary.assign(_order=summary["model"].map(first).fillna(2)).sort_values(
+        ["_order", "model", "decoding"], kind="stable")
+    rows = [_system_row(r, intervals or {}) for r in ordered.itertuples(index=False)]
+    for system, values in paper.TABLE_1.items():
+        shown = dict(zip(paper.TABLE_1_COLUMNS, (printed(v, 2) for v in values), strict=True))
+        tvd = shown.pop("avg_tvd")
+        rows.append({"system": f"paper: {system}", **shown,
+                     ("tvd_oracle1" if system == "Oracle2" else "tvd_humans"): tvd})
     table = pd.DataFrame(rows, columns=["system", *TABLE_ONE_COLUMNS])
     table["n_contexts"] = table["n_contexts"].map(lambda n: "" if pd.isna(n) else str(int(n)))
     return table.rename(columns=TABLE_ONE_COLUMNS)
 
 
+def table_two(summaries: list[pd.DataFrame]) -> pd.DataFrame:
+    """Ilia & Aziz 2024, Table 2 (App. A) beside ours: per gold label (corpus word, human
+    majority), the ECE of each model's biased estimate and of the oracle control, with the
+    paper's GPT-2 biased estimate and oracles (its oracle 1 and 2 are both halves as predictors;
+    our oracle control is oracle 2)."""
+    frame = pd.concat(summaries, ignore_index=True)
+    biased = frame[frame["decoding"] == "biased"]
+    oracle = frame[frame["model"] == "oracle"].head(1)
+    rows = []
+    for label, column in (("corpus word", "ece_corpus"), ("human majority", "ece_human_majority")):
+        row = {"gold label": label}
+        row.update({f"{r.model} / biased": getattr(r, column) for r in biased.itertuples(index=False)})
+        row["oracle 2 (ours)"] = oracle[column].iloc[0] if len(oracle) else math.nan
+        row.update({f"paper: GPT-2 {k}": printed(v) for k, v in paper.TABLE_2[label].items()})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table_four(summaries: list[pd.DataFrame]) -> pd.DataFrame:
+    """Ilia & Aziz 2024, Table 4 (App. D) beside ours: token-level ECE against the human-majority
+    first token of each model and of oracles 1 and 2, with the expected TVD to H and to O1; the
+    paper's values on rows of their own."""
+    frame = pd.concat(summaries, ignore_index=True)
+    rows = [{"model": r.model, "system": r.system,
+             "E TVD(·, H) [95% CI]": with_interval(r.expected_tvd, r.ci_low, r.ci_high),
+             "E TVD(·, O1)": r.expected_tvd_oracle1, "ECE human majority": r.ece_human_majority}
+            for r in frame.itertuples(index=False)]
+    rows += [{"model": "paper: GPT-2", "system": system, "ECE human majority": printed(value)}
+             for system, value in paper.TABLE_4["human majority"].items()]
+    return pd.DataFrame(rows, columns=["model", "system", "E TVD(·, H) [95% CI]", "E TVD(·, O1)",
+                                       "ECE human majority"])
+
+
 def with_paper_coefficients(coefficients: pd.DataFrame) -> pd.DataFrame:
-    """An ARD coefficient table (schema ``regression_coefficients``): label, posterior mean,
-    its 95% HDI, and the paper's GPT-2 coefficient (Table 3) where it has one."""
-    return pd.DataFrame({
-        "predictor": coefficients["label"],
-        "mean": coefficients["mean"],
-        "95% HDI": [f"[{number(lo)}, {number(hi)}]" for lo, hi in
-                    zip(coefficients["hdi_2.5%"], coefficients["hdi_97.5%"], strict=True)],
-        "paper (GPT-2)": coefficients["label"].map(paper.TABLE_3),
-    })
+    """An ARD coefficient table (schema ``regression_coefficients``): label, posterior mean, its
+    95% HDI, and the paper's GPT-2 coefficient (Table 3), matched on the predictor id; the
+    paper's rows that ours lack (our reference tag) are added with no estimate of ours."""
+    ours = coefficients.set_index("predictor") if "predictor" in coefficients else \
+        coefficients.set_index("label")
+    rows = [{"predictor": r.label, "mean": r.mean, "95% HDI": f"[{number(lo)}, {number(hi)}]",
+             "paper (GPT-2)": printed(paper.TABLE_3[key]) if key in paper.TABLE_3 else "–"}
+            for key, r, lo, hi in zip(ours.index, ours.itertuples(), ours["hdi_2.5%"], ours["hdi_97.5%"],
+                                      strict=True)]
+    reference = coefficients["reference_tag"].iloc[0] if "reference_tag" in coefficients else None
+    for key, value in paper.TABLE_3.items():
+        if key not in ours.index:
+            why = "our reference level" if key == reference else "not in our design"
+            rows.append({"predictor": f"{paper.TABLE_3_LABELS[key].lower()} ({why})", "mean": math.nan,
+                         "95% HDI": "–", "paper (GPT-2)": printed(value)})
+    return pd.DataFrame(rows)
+
+
+def token_rsd(summary: pd.DataFrame) -> pd.DataFrame:
+    """Liu et al. 2024, Table 1 beside ours: per model and metric, the value at the summary's M
+    and the RSD over the bin counts, with the paper's RSD for its 2B and 7B models where it has
+    one (cw-ECE and Full-ECE; none for ECE)."""
+    rows = [{"model": r.model, "metric": r.metric, "value at M": r.value, "M": str(r.bins),
+             "RSD over M": f"{100 * r.rsd:.1f}%",
+             **{f"paper {size}": f"{100 * v:.2f}%" for size, v in paper.LIU_TABLE_1.get(r.metric, {}).items()}}
+            for r in summary.itertuples(index=False)]
+    return pd.DataFrame(rows, columns=["model", "metric", "value at M", "M", "RSD over M",
+                                       "paper 2B", "paper 7B"]).fillna("–")
 
 
 PRODUCTION_STATISTICS = {
@@ -104,7 +207,8 @@ PRODUCTION_STATISTICS = {
 def production_w1(summary: pd.DataFrame) -> pd.DataFrame:
     """Per dataset, model, decoding and available probe: the bootstrap means over inputs of the
     distances among human outputs (H), model outputs (M) and between them (C), and the W1 of M
-    and C against H beside the human control's (schema ``production_summary``)."""
+    and C against H beside the human control's (schema ``production_summary``), with the level
+    the paper states for W1(C, H) (``paper.GIULIANELLI_LEVELS``)."""
     available = summary[summary["available"] & summary["statistic"].isin(PRODUCTION_STATISTICS)]
     keys = ["dataset", "model", "decoding", "probe"]
     rows = []
@@ -113,5 +217,81 @@ def production_w1(summary: pd.DataFrame) -> pd.DataFrame:
         row["inputs"] = str(int(group["n_inputs"].max()))
         for stat in group.itertuples(index=False):
             row[PRODUCTION_STATISTICS[stat.statistic]] = with_interval(stat.mean, stat.ci_low, stat.ci_high)
+        row["paper: W1(C, H)"] = f"< {paper.GIULIANELLI_LEVELS['w1_decoding']}"
         rows.append(row)
-    return pd.DataFrame(rows, columns=[*keys, "inputs", *PRODUCTION_STATISTICS.values()])
+    return pd.DataFrame(rows, columns=[*keys, "inputs", *PRODUCTION_STATISTICS.values(), "paper: W1(C, H)"])
+
+
+def production_signs(summary: pd.DataFrame) -> pd.DataFrame:
+    """Giulianelli et al. 2023, Sec. 6.1 (Fig. 3) beside ours: per dataset, model and probe, the
+    mean over inputs of mu_M(x) - mu_H(x) (ancestral draws) and its sign against the paper's."""
+    part = summary[summary["available"] & (summary["statistic"] == "mean_M_minus_H")
+                   & (summary["decoding"] == "ancestral")]
+    rows = []
+    for r in part.itertuples(index=False):
+        sign, model, words = paper.GIULIANELLI_MEAN_DIFFERENCE_SIGN.get(r.dataset, ("–", "–", "–"))
+        ours = "+" if r.mean > 0 else "-"
+        rows.append({"dataset": r.dataset, "model": r.model, "probe": r.probe,
+                     "mean M - H [95% CI]": with_interval(r.mean, r.ci_low, r.ci_high), "sign": ours,
+                     "paper sign": sign, "paper model": model, "agrees": "yes" if ours == sign else "no"})
+    return pd.DataFrame(rows, columns=["dataset", "model", "probe", "mean M - H [95% CI]", "sign",
+                                       "paper sign", "paper model", "agrees"])
+
+
+def sample_size(summary: pd.DataFrame, intervals: dict | None = None) -> pd.DataFrame:
+    """App. C.1 (Fig. 11): per system and subsample size, the MSE of the subsample TVDs against
+    the full sample's with its bootstrap interval over contexts where the page computed one
+    (``intervals``: (model, decoding, size) -> (low, high)), and the reason a size could not be
+    subsampled."""
+    intervals = intervals or {}
+    table = summary[["model", "decoding", "size", "n_estimates", "mse", "note"]].copy()
+    table["mse"] = [with_interval(r.mse, *intervals.get((r.model, r.decoding, r.size), (math.nan, math.nan)))
+                    for r in table.itertuples(index=False)]
+    table["size"] = table["size"].astype(str)
+    table["n_estimates"] = table["n_estimates"].astype(str)
+    return table.rename(columns={"n_estimates": "contexts", "mse": "MSE [95% CI]"})
+
+
+def replacement_headline(summary: pd.DataFrame) -> pd.DataFrame:
+    """Sec. 5 and App. E: per system and oracle size, the model's and the oracles' mean TVD and
+    the smallest k (% of contexts replaced by the oracle's TVD) at which the model's mean is
+    within the oracles' seed spread, beside the paper's "about 60%" for GPT-2."""
+    ends = summary.groupby(["model", "decoding", "oracle_size"], as_index=False).agg(
+        model_mean_tvd=("model_mean_tvd", "first"), oracle_mean_tvd=("oracle_mean_tvd", "first"),
+        k_match=("k_match", "first"), n_seeds=("n_seeds", "first"))
+    ends["k needed"] = ends["k_match"].map(lambda k: "none in the grid" if pd.isna(k) else f"{k:.0f}%")
+    ends["paper (GPT-2)"] = f"about {paper.REPLACEMENT_SHARE:.0%}"
+    ends["oracle_size"] = ends["oracle_size"].astype(str)
+    ends["n_seeds"] = ends["n_seeds"].astype(str)
+    return ends.drop(columns="k_match").rename(columns={
+        "oracle_size": "oracle size", "model_mean_tvd": "E TVD(M, O)", "oracle_mean_tvd": "E TVD(O, O')",
+        "n_seeds": "seeds"})
+
+
+def finetune_losses(losses: pd.DataFrame) -> pd.DataFrame:
+    """App. F (Fig. 18): per model, fold and split, the loss before training (epoch 0, validation
+    only), after the first and after the last epoch."""
+    rows = []
+    for (model, fold, split), group in losses.groupby(["model", "fold", "split"], dropna=False, sort=True):
+        by_epoch = group.set_index("epoch")["loss"]
+        rows.append({"model": model, "fold": "–" if pd.isna(fold) else str(int(fold)), "split": split,
+                     "epoch 0": by_epoch.get(0, math.nan), "epoch 1": by_epoch.get(1, math.nan),
+                     "last epoch": by_epoch.iloc[-1], "epochs": str(int(by_epoch.index.max()))})
+    return pd.DataFrame(rows)
+
+
+def miscalibrated(table: pd.DataFrame, top: int = 3) -> pd.DataFrame:
+    """Giulianelli et al. 2023, Sec. 7: the inputs whose W1 exceeds the paper's threshold the
+    most, with their source and the first reference and model output (shortened)."""
+    def short(text) -> str:
+        text = " ".join(str(text).split())
+        return text if len(text) <= 90 else text[:87] + "..."
+
+    shown = table.sort_values("excess", ascending=False).groupby("statistic", sort=False).head(top)
+    return pd.DataFrame({
+        "dataset": shown["dataset"], "decoding": shown["decoding"], "statistic": shown["statistic"],
+        "input": shown["input_id"], "W1 above threshold": shown["excess"],
+        "source": shown["source"].map(short),
+        "a reference": shown["references"].map(lambda r: short(r[0]) if len(r) else "–"),
+        "a model output": shown["samples"].map(lambda s: short(s[0]) if len(s) else "–"),
+    })

@@ -1,0 +1,38 @@
+"""Panel grids a reader can read at the page's width: at most ``MAX_COLUMNS`` panels a row, no
+empty panel left on the canvas, and legends off the data."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+MAX_COLUMNS = 3
+"""Panels per row (the results page is about one panel of 3.6 inches wide per third)."""
+
+
+def panel_grid(n: int, width: float = 3.6, height: float = 2.8, **shared) -> tuple[plt.Figure, list]:
+    """A figure of ``n`` panels in rows of at most ``MAX_COLUMNS``, the unused cells of the last
+    row removed; ``shared``: ``sharex``/``sharey`` for panels that are compared."""
+    columns = max(1, min(n, MAX_COLUMNS))
+    rows = max(1, math.ceil(n / columns))
+    fig, axes = plt.subplots(rows, columns, figsize=(width * columns, height * rows), squeeze=False,
+                             constrained_layout=True, **shared)
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[n:]:
+        ax.remove()
+    return fig, flat[:n]
+
+
+def legend_below(fig: plt.Figure, axes, columns: int = 2) -> None:
+    """One legend for the figure, below its panels, off the data: every label of ``axes`` (an
+    axes or a list of them) once, in the order first drawn."""
+    found = {}
+    for ax in axes if isinstance(axes, list) else [axes]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            found.setdefault(label, handle)
+    if found:
+        fig.legend(list(found.values()), list(found), loc="outside lower center", ncols=columns, fontsize="small")

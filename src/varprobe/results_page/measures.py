@@ -1,0 +1,195 @@
+"""What the page measures from a run's per-context tables beyond its summary tables: the
+bootstrap intervals the summaries lack, and the measured causes of the page's disagreements with
+the papers (failure reasons, the regression's coding, the human row's tie-breaking, the bin
+counts behind Full-ECE's RSD). Each function takes tables and returns numbers or a table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from varprobe.analysis.next_word import ControlSettings, human_counts, oracle_splits
+from varprobe.metrics.bootstrap import bootstrap_mean_ci
+from varprobe.metrics.calibration import ece
+from varprobe.metrics.distributions import mle
+from varprobe.words import has_word_char
+
+
+def _rng(seed: int, stream: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence([seed, 39, stream]))
+
+
+def ece_interval(confidence: np.ndarray, hit: np.ndarray, bins: int, resamples: int,
+                 rng: np.random.Generator) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of ECE over contexts: resample the contexts with
+    replacement ``resamples`` times and recompute the binned ECE of each resample."""
+    n = len(confidence)
+    values = [ece(confidence[i], hit[i], bins) for i in (rng.integers(0, n, n) for _ in range(resamples))]
+    return float(np.quantile(values, 0.025)), float(np.quantile(values, 0.975))
+
+
+def system_intervals(tvd: pd.DataFrame, bins: int, resamples: int, seed: int) -> dict[str, tuple]:
+    """Bootstrap intervals over contexts (those with a model word) of one system's per-context
+    table (schema ``provo_tvd``): E TVD(M, O1) and the ECE against the corpus word and against
+    the human majority. The oracle-1-majority ECE needs each resplit's oracle mode, which the
+    table does not keep: it has none. A system with no word anywhere has no interval."""
+    used = tvd[tvd["tvd"].notna()]
+    if used.empty:
+        return {}
+    confidence = used["confidence"].to_numpy(dtype=float)
+    out = {"tvd_oracle1": bootstrap_mean_ci(used["tvd_model_oracle1"].to_numpy(dtype=float),
+                                            _rng(seed, 1), n_resamples=resamples)[1:]}
+    for stream, (column, target) in enumerate((("ece_corpus", "corpus_word"),
+                                               ("ece_human_majority", "human_majority")), start=2):
+        hit = (used["model_mode"] == used[target]).to_numpy()
+        out[column] = ece_interval(confidence, hit, bins, resamples, _rng(seed, stream))
+    return out
+
+
+def oracle_to_humans(oracle_tvd: pd.DataFrame, resamples: int, seed: int) -> tuple[float, float, float]:
+    """E TVD(O2, H), oracle 2 against all humans, with its bootstrap interval (the oracle
+    control's ``tvd`` column): half against all, not the paper's oracle number."""
+    return bootstrap_mean_ci(oracle_tvd["tvd"].to_numpy(dtype=float), _rng(seed, 5), n_resamples=resamples)
+
+
+def mse_intervals(contexts: pd.DataFrame, resamples: int, seed: int) -> dict[tuple, tuple[float, float]]:
+    """Bootstrap intervals over contexts of the sample-size MSE (schema ``sample_size_contexts``):
+    per (model, decoding, size), the mean of the finite squared errors resampled ``resamples``
+    times."""
+    out = {}
+    for stream, (key, group) in enumerate(contexts.groupby(["model", "decoding", "size"]), start=10):
+        errors = group["squared_error"].to_numpy(dtype=float)
+        errors = errors[np.isfinite(errors)]
+        if errors.size:
+            out[key] = bootstrap_mean_ci(errors, _rng(seed, stream), n_resamples=resamples)[1:]
+    return out
+
+
+PAPER_PROTOCOL = {
+    "ended_before_word": "failure (no letter or digit before the text ended)",
+    "token_budget": "a word: its first letters within 5 tokens, truncated; a failure only without any",
+    "extends_context_word": "a word: the glued letters are read as the next word",
+    "undecodable": "failure",
+}
+"""How the authors' sampler (``GPT2_sampling.py``: 5 new tokens, punctuation removed, the first
+non-empty run taken) reads a draw that ours rejects, by our failure reason."""
+
+
+def failure_breakdown(samples: pd.DataFrame) -> pd.DataFrame:
+    """Per failure reason of one sampled system (schema ``provo_samples``): its draws, their
+    share of all draws, how the paper's 5-token protocol reads it (``PAPER_PROTOCOL``) and how
+    many of its draws hold no letter or digit at all (a failure under either protocol)."""
+    total = int(samples["count"].sum())
+    failed = samples[samples["failed"]]
+    rows = []
+    for reason, group in failed.groupby("failure", sort=False):
+        no_letter = int(group.loc[~group["text"].map(has_word_char), "count"].sum())
+        draws = int(group["count"].sum())
+        rows.append({"reason": reason, "draws": draws, "share of draws": draws / total,
+                     "draws without any letter": no_letter,
+                     "the paper's protocol": PAPER_PROTOCOL.get(reason, "unknown")})
+    return pd.DataFrame(rows, columns=["reason", "draws", "share of draws", "draws without any letter",
+                                       "the paper's protocol"]).sort_values("draws", ascending=False)
+
+
+def human_oracle_majority_ece(contexts: pd.DataFrame, responses: pd.DataFrame,
+                              settings: ControlSettings) -> dict[str, float]:
+    """ECE of the full human MLE's mode against each resplit's oracle-1 majority (the human
+    row's third ECE), with modes tie-broken as ours (the lexicographically smallest word) and at
+    random among the tied words (as the authors' code does through Python's set order), and the
+    share of contexts whose human mode is tied."""
+    humans = human_counts(responses)
+    rng = _rng(settings.seed, 6)
+    confidence, fixed, random_, tied = [], [], [], 0
+    for ctx in contexts.itertuples(index=False):
+        key = (int(ctx.text_id), int(ctx.word_number))
+        human = mle(humans[key])
+        top = max(human.values())
+        modes = sorted(w for w, p in human.items() if p == top)
+        tied += len(modes) > 1
+        confidence.append(top)
+        row_fixed, row_random = [], []
+        for o1, _ in oracle_splits(key, humans[key], settings):
+            o1_top = max(o1.values())
+            o1_modes = sorted(w for w, p in o1.items() if p == o1_top)
+            row_fixed.append(modes[0] == o1_modes[0])
+            row_random.append(rng.choice(modes) == rng.choice(o1_modes))
+        fixed.append(row_fixed)
+        random_.append(row_random)
+    confidence, fixed, random_ = np.array(confidence), np.array(fixed), np.array(random_)
+    r = settings.resplits
+    return {
+        "ties_lexicographic": float(np.mean([ece(confidence, fixed[:, i], settings.ece_bins) for i in range(r)])),
+        "ties_random": float(np.mean([ece(confidence, random_[:, i], settings.ece_bins) for i in range(r)])),
+        "accuracy_lexicographic": float(fixed.mean()), "accuracy_random": float(random_.mean()),
+        "mean_confidence": float(confidence.mean()), "share_tied": tied / len(contexts),
+    }
+
+
+REGRESSION_CODINGS = {
+    "ours: reference = most frequent tag, z-scores": ("frequent", True),
+    "paper's Table 3: a column for every tag, z-scores": ("none", True),
+    "ours, original units": ("frequent", False),
+    "every tag, original units": ("none", False),
+    "ours, without human entropy": ("frequent", True),
+}
+"""The codings of the regression compared in ``regression_codings``: the reference level (the
+most frequent tag dropped, or none, every tag with a column as the paper's Table 3 prints it)
+and whether the continuous predictors are z-scored; the last leaves human entropy out, to show
+what the two correlated predictors share."""
+
+
+def regression_codings(tvd: pd.DataFrame, tags: list[str]) -> pd.DataFrame:
+    """The coefficient of TVD between oracles and of human entropy under each coding of
+    ``REGRESSION_CODINGS``, by scikit-learn's ARD regression (type-II maximum likelihood, a quick
+    stand-in for the NUTS posterior of the workflow's fit), and the correlation of the two
+    predictors; original-units coefficients are per TVD unit and per nat."""
+    from sklearn.linear_model import ARDRegression
+
+    from varprobe.analysis.regression import CONTINUOUS, TARGET, TAG_ORDER
+
+    frame = tvd.assign(_tag=tags)
+    frame = frame[frame[[TARGET, *CONTINUOUS]].notna().all(axis=1)]
+    continuous = frame[list(CONTINUOUS)].astype(float)
+    counts = frame["_tag"].value_counts()
+    frequent = max(counts.index, key=lambda t: (counts[t], -TAG_ORDER.index(t)))
+    correlation = float(np.corrcoef(continuous["tvd_oracle2_oracle1"], continuous["entropy_human"])[0, 1])
+    rows = []
+    for name, (reference, z) in REGRESSION_CODINGS.items():
+        x = (continuous - continuous.mean()) / continuous.std(ddof=0) if z else continuous
+        if name.endswith("without human entropy"):
+            x = x.drop(columns="entropy_human")
+        dummies = pd.get_dummies(frame["_tag"], dtype=float)
+        if reference == "frequent":
+            dummies = dummies.drop(columns=frequent)
+        design = pd.concat([x, dummies], axis=1)
+        fit = ARDRegression().fit(design.to_numpy(), frame[TARGET].to_numpy(dtype=float))
+        coef = dict(zip(design.columns, fit.coef_, strict=True))
+        rows.append({"coding": name, "reference": frequent if reference == "frequent" else "none",
+                     "TVD between oracles": coef["tvd_oracle2_oracle1"],
+                     "human entropy": coef.get("entropy_human", np.nan), "contexts": str(len(frame))})
+    table = pd.DataFrame(rows)
+    table.attrs["correlation"] = correlation
+    return table
+
+
+def metric_by_bins(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Each token-calibration metric's value at every bin count M (schema ``token_calibration``),
+    one column per M, with the ratio of its value at the largest M to its value at the smallest:
+    what its RSD over M is made of."""
+    wide = metrics.pivot_table(index=["model", "metric"], columns="bins", values="value").reset_index()
+    ms = sorted(c for c in wide.columns if isinstance(c, (int, np.integer)))
+    wide["largest / smallest M"] = wide[ms[-1]] / wide[ms[0]]
+    wide["positions"] = wide["model"].map(metrics.groupby("model")["n_positions"].first())
+    wide.columns = [f"M={c}" if isinstance(c, (int, np.integer)) else c for c in wide.columns]
+    return wide
+
+
+def production_example(instances: pd.DataFrame, samples: pd.DataFrame, n: int = 3) -> dict:
+    """One input of a production task (its first): the source, ``n`` human references and ``n``
+    model outputs, for reading what the distances compare."""
+    first = instances.iloc[0]
+    outputs = samples[samples["input_id"] == first["input_id"]].sort_values("sample_index")["text"]
+    return {"input_id": first["input_id"], "source": first["source"],
+            "references": list(first["references"])[:n], "outputs": list(outputs)[:n]}
