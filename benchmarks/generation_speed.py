@@ -1,9 +1,12 @@
 """Tokens per second of the generation engine vs one ``generate`` per input (the old path).
 
 Both methods draw the full productions of the default config's production study (its prompts
-and chat template) for the first ``--inputs`` inputs of each of ``--datasets``, ``--samples``
-per input, at most ``--max-new-tokens`` each, ancestral sampling, on the same model in one
-process:
+and chat template) for the first inputs of each of ``--datasets``, ``--samples`` per input, at
+most ``--max-new-tokens`` each, ancestral sampling, on the same model in one process. The engine
+runs ``--inputs`` (32) inputs per dataset: 320 rows per job, five times the rows in flight, so
+its passes are full but for the job's last samples, as in a paper-scale shard (63-250 inputs;
+``--inputs 250 --datasets asset`` is one); the old path, whose rate does not depend on the
+count, runs the first ``--baseline-inputs`` (4) of them:
 
 * generate per input: one ``model.generate`` per input with ``num_return_sequences`` (every
   sampling parameter explicit), torch seeded per input, unpacked linear layers (oneDNN switched
@@ -28,9 +31,13 @@ The ceiling: the engine's decoding passes are also timed at full width (``--batc
 samples that never end, so no pass is padded and no row idles) on the first input's prompt.
 Its rows per second are what the engine would return as tokens per second if every position it
 ran returned a token at that rate; divided by the old path's tokens/s, this bounds the speedup
-any scheduling of this model's forward could reach on this machine.
+any scheduling of this model's forward could reach on this machine. The engine's share of the
+ceiling (its tokens/s over those rows/s, same run) is the figure that does not depend on the CPU.
+Where the engine's time goes (``Phases``): prefill, decoding passes (of which attention and the
+output layer), sampling, and the rest (scheduling), summed over its timed runs.
 
-    .venv/bin/python benchmarks/generation_speed.py [--inputs 8] [--samples 10] [--max-new-tokens 100]
+    .venv/bin/python benchmarks/generation_speed.py [--inputs 32] [--samples 10] [--max-new-tokens 100]
+    .venv/bin/python benchmarks/generation_speed.py --device cuda [--dtype bfloat16]
 """
 
 from __future__ import annotations
@@ -48,8 +55,9 @@ import numpy as np
 import pandas as pd
 import torch
 import yaml
-from sampler_speed import ForwardCounter, add_model_arguments, load_model
+from sampler_speed import ForwardCounter, add_model_arguments, load_model, synchronize
 from record import record
+from transformers.modeling_utils import AttentionInterface
 
 from varprobe.data import DATASETS
 from varprobe.data.instances import first_inputs
@@ -71,7 +79,9 @@ SPLITS = {d: DATASETS[d].default_split for d in ("asset", "dailydialog", "wmt14"
 def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="+", default=["asset", "dailydialog", "wmt14"], choices=list(SPLITS))
-    p.add_argument("--inputs", type=int, default=8, help="first inputs per dataset")
+    p.add_argument("--inputs", type=int, default=32, help="first inputs per dataset (the engine)")
+    p.add_argument("--baseline-inputs", type=int, default=None,
+                   help="first inputs per dataset of the old generate path (default: 4, at most --inputs)")
     p.add_argument("--samples", type=int, default=10, help="productions per input")
     p.add_argument("--max-new-tokens", type=int, default=100)
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="engine rows in flight")
@@ -132,6 +142,60 @@ def engine_run(model, work, eos, pad, args, seed) -> dict[str, list[list[int]]]:
     return result
 
 
+class Phases:
+    """Wall seconds inside the engine's phases, from timers around them (the device synchronised
+    at both ends): each decoding's distribution and inverse-CDF draw (``Engine._draw``: sampling),
+    the model's attention function and its output layer. The forward's prefill and decoding
+    passes come from ``ForwardCounter``; what no timer covers is scheduling."""
+
+    def __init__(self, model) -> None:
+        self.device = next(model.parameters()).device
+        self.attention_key = model.config._attn_implementation
+        self.seconds = dict.fromkeys(("sampling", "attention", "output layer"), 0.0)
+        output = model.get_output_embeddings()
+        output.register_forward_pre_hook(lambda *_: self._start("output layer"))
+        output.register_forward_hook(lambda *_: self._stop("output layer"))
+        self._open: dict[str, float] = {}
+
+    def _start(self, phase: str) -> None:
+        synchronize(self.device)
+        self._open[phase] = time.perf_counter()
+
+    def _stop(self, phase: str) -> None:
+        synchronize(self.device)
+        self.seconds[phase] += time.perf_counter() - self._open.pop(phase)
+
+    def _timed(self, phase: str, function):
+        def timed(*args, **kwargs):
+            self._start(phase)
+            result = function(*args, **kwargs)
+            self._stop(phase)
+            return result
+        return timed
+
+    @contextlib.contextmanager
+    def timing(self):
+        """Within it: the seconds of every phase, counted from zero."""
+        self.seconds = dict.fromkeys(self.seconds, 0.0)
+        mapping = AttentionInterface._global_mapping
+        attention = ({self.attention_key: self._timed("attention", mapping[self.attention_key])}
+                     if self.attention_key in mapping else {})
+        with mock.patch.object(Engine, "_draw", self._timed("sampling", Engine._draw)), \
+                mock.patch.dict(mapping, attention):
+            yield self.seconds
+
+
+def phase_line(runs: list[dict]) -> str:
+    """Seconds and share of each engine phase over ``runs`` (``Phases`` seconds with the
+    ``ForwardCounter`` counts of the same run)."""
+    total = {k: sum(run[k] for run in runs) for k in runs[0]}
+    parts = {"prefill": total["prefill_s"], "decoding passes": total["forward_s"] - total["prefill_s"],
+             "attention (in both)": total["attention"], "output layer (in both)": total["output layer"],
+             "sampling": total["sampling"]}
+    parts["other (scheduling)"] = total["seconds"] - total["forward_s"] - total["sampling"]
+    return ", ".join(f"{name} {value:.1f} s ({100 * value / total['seconds']:.0f}%)" for name, value in parts.items())
+
+
 def timed_run(run, counter: ForwardCounter) -> tuple[float, dict, dict]:
     """``run()`` timed: its seconds, the forward passes it made and its productions."""
     counter.reset()
@@ -188,15 +252,23 @@ def main() -> None:
     model, tokenizer = lm.model, lm.tokenizer
     eos, pad = end_and_pad(model, tokenizer)
     work = work_of(args, tokenizer)
+    args.baseline_inputs = min(4, args.inputs) if args.baseline_inputs is None else args.baseline_inputs
+    if not 1 <= args.baseline_inputs <= args.inputs:
+        raise SystemExit(f"--baseline-inputs must be in 1..--inputs ({args.inputs}), got {args.baseline_inputs}")
     flat = [item for items in work.values() for item in items]
+    baseline_work = {dataset: items[: args.baseline_inputs] for dataset, items in work.items()}
+    baseline_flat = [item for items in baseline_work.values() for item in items]
     prompt_lengths = [len(ids) for _, ids in flat]
-    print(f"{len(flat)} inputs ({', '.join(work)}), prompts of {min(prompt_lengths)}-{max(prompt_lengths)} "
-          f"tokens, {args.samples} samples x <= {args.max_new_tokens} new tokens, batch size {args.batch_size}")
+    print(f"{len(flat)} inputs ({', '.join(work)}; the generate path the first {len(baseline_flat)}), prompts of "
+          f"{min(prompt_lengths)}-{max(prompt_lengths)} tokens, {args.samples} samples x <= {args.max_new_tokens} "
+          f"new tokens, batch size {args.batch_size}, device {args.device}")
     counter = ForwardCounter(model)
+    phases = Phases(model)
     parameters = sum(p.numel() for p in model.parameters())
 
     methods = {
-        "generate per input": lambda: {k: generate_per_input(model, ids, eos, pad, k, args) for k, ids in flat},
+        "generate per input": lambda: {k: generate_per_input(model, ids, eos, pad, k, args)
+                                       for k, ids in baseline_flat},
         "engine": lambda: engine_run(model, work, eos, pad, args, args.seed),
     }
     first = {dataset: items[:1] for dataset, items in itertools.islice(work.items(), 1)}
@@ -209,11 +281,14 @@ def main() -> None:
     warm_up_engine()
 
     timed: dict[str, list] = {name: [] for name in methods}
+    breakdown = []
     for name in ("generate per input", "engine", "engine", "generate per input"):
-        with unpacked() if name == "generate per input" else contextlib.nullcontext():
+        with unpacked() if name == "generate per input" else phases.timing() as seconds:
             timed[name].append(timed_run(methods[name], counter))
+        if name == "engine":
+            breakdown.append({**seconds, **timed[name][-1][1], "seconds": timed[name][-1][0]})
         print(f"timed {name}: {timed[name][-1][0]:.1f} s", flush=True)
-    other_seed = engine_run(model, work, eos, pad, args, args.seed + 1)
+    other_seed = engine_run(model, baseline_work, eos, pad, args, args.seed + 1)
 
     rows = [table_row(name, runs, model) for name, runs in timed.items()]
     lane_rate, lane_positions = full_lane_rate(model, work, pad, counter, args)
@@ -231,14 +306,17 @@ def main() -> None:
         rows.append(table_row("engine bfloat16", [timed_run(methods["engine"], counter)], model))
     frame = pd.DataFrame(rows)
     frame["speedup"] = frame["tokens_per_s"] / frame.loc[0, "tokens_per_s"]
+    frame["positions_per_token"] = frame["forward_positions"] / frame["tokens"]
+    frame["share_of_ceiling"] = frame["tokens_per_s"] / lane_rate
 
     length_generate, m_generate = summary(timed["generate per input"][0][2], tokenizer)
-    length_engine, m_engine = summary(timed["engine"][0][2], tokenizer)
+    length_engine, m_engine = summary({k: timed["engine"][0][2][k] for k in other_seed}, tokenizer)
     length_other, m_other = summary(other_seed, tokenizer)
     method_m = float(np.mean([abs(m_engine[k] - m_generate[k]) for k in m_engine]))
     seed_m = float(np.mean([abs(m_engine[k] - m_other[k]) for k in m_engine]))
 
-    fmt = {c: "{:.2f}".format for c in ("seconds", "tokens_per_s", "forward_s", "gflop_per_s", "speedup")}
+    fmt = {c: "{:.2f}".format for c in ("seconds", "tokens_per_s", "forward_s", "gflop_per_s", "speedup",
+                                        "positions_per_token", "share_of_ceiling")}
     print()
     print(frame.to_string(index=False, formatters=fmt))
     print()
@@ -258,6 +336,10 @@ def main() -> None:
     print(f"full-width passes ({args.batch_size} rows): {lane_positions} positions at {lane_rate:.1f} rows/s "
           f"({1000 / lane_rate:.2f} ms per row, {2 * parameters * lane_rate / 1e9:.1f} GFLOP/s); ceiling at one "
           f"position per returned token: {lane_rate / baseline:.2f}x the generate path")
+    engine = frame.loc[1]
+    print(f"engine: {engine['positions_per_token']:.3f} positions per returned token, {engine['gflop_per_s']:.1f} "
+          f"GFLOP/s; {100 * engine['share_of_ceiling']:.1f}% of the ceiling's rows/s")
+    print("engine time (both timed runs): " + phase_line(breakdown))
     if args.bfloat16:
         print(f"CPU vector capability: {torch.backends.cpu.get_cpu_capability()} (bfloat16 is native only with "
               f"AVX512_BF16 or AMX)")
@@ -268,7 +350,9 @@ def main() -> None:
     print(f"wrote {args.out.with_suffix('.csv')}")
     print(f"speedup (tokens/s, engine vs generate per input): {frame.loc[1, 'speedup']:.2f}x")
     record("generation_speed", args, speedup=round(frame.loc[1, "speedup"], 2),
-           tokens_per_s=round(frame.loc[1, "tokens_per_s"], 2), reference_tokens_per_s=round(baseline, 2))
+           tokens_per_s=round(frame.loc[1, "tokens_per_s"], 2), reference_tokens_per_s=round(baseline, 2),
+           ceiling=round(lane_rate / baseline, 2), share_of_ceiling=round(float(engine["share_of_ceiling"]), 3),
+           positions_per_token=round(float(engine["positions_per_token"]), 3))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import argparse
 import datetime
 import json
 import os
+import sys
 import subprocess
 from pathlib import Path
 
@@ -32,9 +33,11 @@ def machine() -> dict:
     fields = dict(line.split(":", 1) for line in cpuinfo.splitlines() if ":" in line)
     fields = {key.strip(): value.strip() for key, value in fields.items()}
     flags = set(fields.get("flags", "").split())
+    torch = sys.modules.get("torch")  # a benchmark that ran on a GPU has imported torch already
+    gpu = torch.cuda.get_device_name() if torch is not None and torch.cuda.is_available() else None
     return {"cpu": fields.get("model name", "unknown"),
             "flags": " ".join(flag for flag in VECTOR_FLAGS if flag in flags),
-            "cores": os.cpu_count(), "load": round(os.getloadavg()[0], 2)}
+            "cores": os.cpu_count(), "load": round(os.getloadavg()[0], 2), "gpu": gpu}
 
 
 def commit() -> str:

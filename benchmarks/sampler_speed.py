@@ -52,11 +52,20 @@ REFERENCE_MAX_NEW_TOKENS = 5
 UNPACKED = "sampler, unpacked weights"
 
 
+def synchronize(device: torch.device) -> None:
+    """Wait for the device's queued work (CUDA runs kernels asynchronously), so that a timer
+    read after it counts that work."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
 class ForwardCounter:
     """Counts calls of the model's forward, the rows (sequences) and token positions (rows x new
-    tokens) they process, and the wall time spent inside them (prefill: calls on an empty cache)."""
+    tokens) they process, and the wall time spent inside them (prefill: calls on an empty cache;
+    the device synchronised at both ends)."""
 
     def __init__(self, model: torch.nn.Module) -> None:
+        self.device = next(model.parameters()).device
         self.reset()
         model.register_forward_pre_hook(self._before, with_kwargs=True)
         model.register_forward_hook(self._after)
@@ -73,9 +82,11 @@ class ForwardCounter:
         if ids is not None:
             self.rows += int(ids.shape[0])
             self.tokens += int(ids.numel())
+        synchronize(self.device)
         self._open = (time.perf_counter(), cache is None or cache.get_seq_length() == 0)
 
     def _after(self, module, args, output) -> None:
+        synchronize(self.device)
         start, prefill = self._open
         elapsed = time.perf_counter() - start
         self.seconds += elapsed

@@ -140,11 +140,11 @@ def performance_page() -> str:
         mine = [run for run in runs if run["benchmark"] == benchmark]
         figures = list(dict.fromkeys(name for run in mine for name in run["figures"]))
         rows = [(run["date"], f"`{run['commit']}`", run["machine"]["cpu"], run["machine"]["flags"],
-                 run["machine"]["cores"],
+                 run["machine"]["cores"], run["machine"].get("gpu") or "",
                  " ".join(f"`{key}={value}`" for key, value in run["options"].items()),
                  *(run["figures"].get(name, "") for name in figures)) for run in mine]
         parts.append(f"\n## `{benchmark}`\n\n"
-                     + table(("date", "commit", "CPU", "flags", "cores", "options", *figures), rows))
+                     + table(("date", "commit", "CPU", "flags", "cores", "GPU", "options", *figures), rows))
         notes = [f"- {run['date']}, `{run['commit']}`: {cell(run['note'])}" for run in mine if run["note"]]
         if notes:
             parts.append("\n" + "\n".join(notes) + "\n")

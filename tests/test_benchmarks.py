@@ -94,6 +94,9 @@ def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
     assert list(frame["method"]) == ["generate per input", "engine", "engine, unpacked weights",
                                      "engine, every column", "engine bfloat16"]
     assert "engine over every column: the same productions as over its spans" in out
+    assert "positions per returned token" in out and "of the ceiling's rows/s" in out
+    assert "engine time (both timed runs): prefill" in out and "sampling" in out
+    assert (frame["share_of_ceiling"] > 0).all() and (frame["positions_per_token"] >= 1).all()
     # The engine encodes each prompt once; generate encodes it once per sample.
     assert frame.loc[1, "forward_positions"] < frame.loc[0, "forward_positions"]
 

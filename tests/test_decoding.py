@@ -244,3 +244,15 @@ def test_partial_ranking_keeps_what_a_full_sort_keeps(spread, kind, monkeypatch)
     assert torch.equal(got > 0, expected > 0)
     torch.testing.assert_close(got, expected, rtol=1e-12, atol=0)
     assert (got > 0).sum(-1).min() > (module.KEEP_MASS_FIRST if spread == 0.01 else 0)
+
+
+@pytest.mark.parametrize("settings", [{}, {"top_k": 40}, {"temperature": 0.7}, {"top_p": 0.9},
+                                      {"typical_p": 0.9}, {"top_k": 40, "temperature": 1.5}])
+def test_float32_logits_give_the_bits_of_float64_throughout(settings):
+    """Ancestral sampling and top-k cast float32 logits to float64 in the softmax, the other
+    decodings first: either way the distribution has the bits of casting the logits first."""
+    logits = torch.randn(5, 4096, generator=torch.Generator().manual_seed(1)) * 4
+    chosen = Decoding("d", **settings)
+    assert torch.equal(chosen.probabilities(logits), chosen.probabilities(logits.double()))
+    # The engine reads the leading rows of a pass in place (a view), not gathered.
+    assert torch.equal(chosen.probabilities(logits[:3]), chosen.probabilities(logits[torch.tensor([0, 1, 2])]))

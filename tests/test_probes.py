@@ -89,3 +89,19 @@ def test_sentence_embeddings_order_paraphrases_before_unrelated_text():
     assert 0 <= close < far
     with pytest.raises(OSError, match="'no-such-package' is not installed"):
         load_encoder({"package": "no-such-package"})
+
+
+@pytest.mark.slow
+def test_the_packed_sentence_encoder_agrees_with_the_unpacked_one(data_mirror):
+    """``production-distances`` packs the encoder's linear layers for oneDNN (speed only): on real
+    ASSET references its unit embeddings, and the semantic distances between them, differ from
+    the unpacked encoder's by at most 1e-5."""
+    from varprobe.models.packing import pack_linears
+
+    texts = [t for refs in read_asset(data_mirror / "asset", "valid").head(8)["references"] for t in refs]
+    plain, packed = load_encoder(MINILM), load_encoder(MINILM)
+    assert pack_linears(packed) > 0
+    a, b = embed(texts, plain), embed(texts, packed)
+    assert 0 < np.abs(a - b).max() <= 1e-5  # not the same bits: the packed products ran
+    left, right = np.arange(len(texts) - 1), np.arange(1, len(texts))
+    assert np.abs(cosine_distances(a[left], a[right]) - cosine_distances(b[left], b[right])).max() <= 1e-5

@@ -60,8 +60,14 @@ class Decoding:
         return {k: v for k, v in asdict(self).items() if k != "name"}
 
     def probabilities(self, logits: torch.Tensor) -> torch.Tensor:
-        """Map logits ``(n, V)`` to the float64 sampling distribution ``(n, V)`` of this decoding."""
-        scores = logits.double()
+        """Map logits ``(n, V)`` to the float64 sampling distribution ``(n, V)`` of this decoding.
+
+        Every step computes in float64. Ancestral sampling and top-k alone leave the logits as
+        they are until the softmax, which casts them (``dtype``): the same bits as casting first,
+        without a float64 copy of the logits (at the engine's pass sizes the copies cost more
+        than the softmax)."""
+        cast_late = self.temperature == 1.0 and self.top_p == 1.0 and self.typical_p == 1.0
+        scores = logits if cast_late else logits.double()
         if self.temperature != 1.0:  # x / 1 is x: skip a pass over (n, V) doubles
             scores = scores / self.temperature
         if self.top_k > 0 and self.top_k < scores.shape[-1]:
@@ -74,7 +80,7 @@ class Decoding:
             entropy = -(logp.exp() * logp.nan_to_num(neginf=0.0)).sum(-1, keepdim=True)
             closeness = -(-logp - entropy).abs()
             scores = _keep_mass(scores, closeness, self.typical_p)
-        return torch.softmax(scores, dim=-1)
+        return torch.softmax(scores, dim=-1, dtype=torch.float64)
 
 
 KEEP_MASS_FIRST = 1024

@@ -264,9 +264,13 @@ class Engine:
         return row.tokens[-1] in self.eos or len(row.tokens) == self.max_new_tokens
 
     def _draw(self, logits: torch.Tensor, rows: list[tuple[int, _Row]]) -> None:
-        """Append to each ``(pass row, sample)`` the token its uniform picks from ``logits``."""
-        index = torch.tensor([r for r, _ in rows], device=logits.device)
-        cdf = self.decoding.probabilities(logits[index]).cumsum(-1)
+        """Append to each ``(pass row, sample)`` the token its uniform picks from ``logits``
+        (rows ``0..n-1`` of a pass are read in place, not gathered: the copies of (n, V) blocks
+        cost as much as the distribution)."""
+        index = [r for r, _ in rows]
+        leading = index == list(range(len(index)))
+        chosen = logits[: len(index)] if leading else logits[torch.tensor(index, device=logits.device)]
+        cdf = self.decoding.probabilities(chosen).cumsum_(-1)
         u = torch.tensor([row.source.uniforms[row.sample, len(row.tokens)] for _, row in rows],
                          dtype=torch.float64)
         tokens = inverse_cdf(cdf, u.to(cdf.device)[:, None])[:, 0].tolist()
