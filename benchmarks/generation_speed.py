@@ -62,7 +62,8 @@ from transformers.modeling_utils import AttentionInterface
 from varprobe.data import DATASETS
 from varprobe.data.instances import first_inputs
 from varprobe.data.production import raw_files, read_instances
-from varprobe.data.sources import MIRROR_ENV, source_of
+from varprobe.data.fetching import source_of
+from varprobe.data.sources import MIRROR_ENV
 from varprobe.models.packing import unpacked
 from varprobe.probes.lexical import ngram_counts, ngram_distance
 from varprobe.sampling.decoding import Decoding

@@ -35,7 +35,8 @@ import torch
 from record import record
 
 from varprobe.data.provo import contexts_table, read_norms
-from varprobe.data.sources import MIRROR_ENV, source_of
+from varprobe.data.fetching import source_of
+from varprobe.data.sources import MIRROR_ENV
 from varprobe.metrics.distributions import mle, tvd
 from varprobe.models.loading import load_causal_lm
 from varprobe.models.packing import unpacked

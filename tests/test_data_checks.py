@@ -17,7 +17,8 @@ from varprobe.data import SOURCES
 from varprobe.data.asset import read_asset
 from varprobe.data.dailydialog import read_dailydialog
 from varprobe.data.provo import contexts_table, read_norms
-from varprobe.data.sources import Digest, fetch, verify_copy
+from varprobe.data.fetching import fetch, verify_copy
+from varprobe.data.sources import Digest
 from varprobe.data.wmt14 import read_wmt14
 from varprobe.sampling.external import read_external_samples
 

@@ -1,4 +1,5 @@
-"""The package's imports run one way: no module imports one that imports it back. Every
+"""The package's imports run one way: no module imports one that imports it back, directly or
+through others (no import circle). Every
 ``import`` counts, those inside functions too (read with ``ast``, nothing is imported);
 ``importlib.import_module`` calls (the analysis-family registry) are not followed."""
 
@@ -34,14 +35,39 @@ def import_graph() -> dict[str, set[str]]:
     return graph
 
 
-def mutual_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
-    """The pairs of modules in ``graph`` that import each other."""
-    return sorted((a, b) for a, targets in graph.items() for b in targets if a < b and a in graph.get(b, ()))
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph``: its strongly connected components of more than one module
+    (Tarjan's algorithm), each sorted, in sorted order."""
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+                on_stack.discard(component[-1])
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(circles)
 
 
-def test_the_check_finds_modules_that_import_each_other():
+def test_the_check_finds_modules_that_import_each_other_and_longer_circles():
     graph = {"a": {"b", "c"}, "b": {"a"}, "c": set(), "d": {"a"}}
-    assert mutual_imports(graph) == [("a", "b")]
+    assert import_circles(graph) == [["a", "b"]]
+    assert import_circles({"p": {"q"}, "q": {"r"}, "r": {"p"}, "s": {"p"}}) == [["p", "q", "r"]]
 
 
 def test_the_graph_sees_imports_inside_functions():
@@ -51,4 +77,4 @@ def test_the_graph_sees_imports_inside_functions():
 
 
 def test_no_module_imports_one_that_imports_it_back():
-    assert mutual_imports(import_graph()) == []
+    assert import_circles(import_graph()) == []

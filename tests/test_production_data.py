@@ -12,7 +12,7 @@ from varprobe.data import SOURCES
 from varprobe.data.asset import read_asset
 from varprobe.data.dailydialog import read_dailydialog
 from varprobe.data.instances import cap_references
-from varprobe.data.sources import fetch
+from varprobe.data.fetching import fetch
 from varprobe.data.wmt14 import read_wmt14
 from varprobe.data.writingprompts import clean_story, read_writingprompts
 

@@ -11,7 +11,7 @@ from varprobe.data.provo import (
     read_norms,
     responses_table,
 )
-from varprobe.data.sources import fetch
+from varprobe.data.fetching import fetch
 from varprobe.words import read_word
 
 

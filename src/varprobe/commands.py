@@ -125,7 +125,8 @@ def add_raw_checks(parser: argparse.ArgumentParser) -> None:
 def verify_raw(args: argparse.Namespace, dataset: str, *paths: str | Path) -> None:
     """Check the raw files ``paths`` of ``dataset``, fetched by an earlier job, before a job
     reads them (``verify_copy``; ``--allow-unverified`` warns instead)."""
-    from varprobe.data.sources import resolve_mirror, verify_copy
+    from varprobe.data.fetching import verify_copy
+    from varprobe.data.sources import resolve_mirror
 
     mirror = resolve_mirror(args.mirror)
     for path in paths:

@@ -122,7 +122,8 @@ def mirror_origin(wildcards):
     file fixed or replaced after an earlier fetch is newer than the copy, which is fetched again.
     Once the copy is the pinned file, the mirror's time no longer counts (``ancient``): a mirror
     copied anew, same bytes and a new time, reruns nothing."""
-    from varprobe.data.sources import is_pinned_copy, resolve_mirror, source_of
+    from varprobe.data.fetching import source_of
+    from varprobe.data.sources import is_pinned_copy, resolve_mirror
 
     mirror = resolve_mirror(dataset_mirror(wildcards.dataset))
     if mirror is None:

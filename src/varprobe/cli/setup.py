@@ -9,7 +9,8 @@ from varprobe.commands import add_raw_checks, json_value
 
 
 def _fetch(args: argparse.Namespace) -> None:
-    from varprobe.data.sources import fetch, resolve_mirror
+    from varprobe.data.fetching import fetch
+    from varprobe.data.sources import resolve_mirror
 
     fetch(args.dataset, Path(args.dest), resolve_mirror(args.mirror), args.file,
           verify=not args.allow_unverified)

@@ -10,7 +10,7 @@ mirror holds the file itself.
 Every file is pinned by its SHA-256 digest and size (``Digest``), taken from the published
 originals the mirror copies (each mirror folder's PROVENANCE.md names the repository and commit).
 A file is checked when it is fetched and again whenever a run reads a copy it fetched earlier
-(``verify_copy``), so a truncated, re-encoded or stale copy stops the run, naming the file and
+(``varprobe.data.fetching.verify_copy``), so a truncated, re-encoded or stale copy stops the run, naming the file and
 both digests. Where no original could be examined (the Provo norms as OSF serves them, whose
 mirror copy is a rebuild in the same layout, and WritingPrompts) the file is unverified by
 digest: a warning says so and the dataset's loader checks its counts alone. Users who bring a
@@ -25,11 +25,9 @@ import os
 import shutil
 import sys
 import tarfile
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from varprobe.tables import atomic
 
 MIRROR_ENV = "VARPROBE_DATA_MIRROR"
 OPT_OUT = "set data_verify: false in the config (CLI: --allow-unverified) to use another version on purpose"
@@ -96,69 +94,10 @@ def pinned(url: str, mirror_path: str, sha256: str, size: int) -> Source:
 GITHUB = "https://raw.githubusercontent.com"
 
 
-def source_of(name: str, file: str | None = None) -> Source:
-    """The source of file ``file`` of dataset ``name`` (``None``: its only file), from
-    ``varprobe.data.SOURCES``."""
-    from varprobe.data import SOURCES
-
-    if name not in SOURCES:
-        raise ValueError(f"unknown dataset {name!r}; known: {', '.join(sorted(SOURCES))}")
-    files = {s.file: s for s in SOURCES[name]}
-    if file is None and len(files) == 1:
-        return next(iter(files.values()))
-    if file not in files:
-        raise ValueError(f"dataset {name!r} has no file {file!r}; its files: {', '.join(files)}")
-    return files[file]
-
-
 def resolve_mirror(configured: str | None) -> Path | None:
     """The mirror directory in force: the config value if set, else ``$VARPROBE_DATA_MIRROR``."""
     value = configured or os.environ.get(MIRROR_ENV) or None
     return Path(value).expanduser().resolve() if value else None
-
-
-def fetch(name: str, dest: Path, mirror: Path | None, file: str | None = None,
-          verify: bool = True) -> Path:
-    """Place raw file ``file`` of dataset ``name`` at ``dest`` (atomically: no partial file is
-    left); ``file`` may be omitted for a dataset of one file.
-
-    With a mirror the file is copied from ``mirror / mirror_path``; otherwise it is downloaded
-    (and, for an archive member, unpacked from the downloaded archive). The file is then checked
-    against its pinned digest (``check_digest``; ``verify=False`` only warns that it was not).
-    """
-    source = source_of(name, file)
-    origin = source.origin(mirror)
-    with atomic(dest) as partial:
-        if mirror is not None:
-            if not Path(origin).is_file():
-                raise FileNotFoundError(
-                    f"dataset {name!r}: {origin} not found in the data mirror {mirror} "
-                    f"(set data_mirror / ${MIRROR_ENV} to the folder that holds "
-                    f"{source.mirror_path}, or unset it to download from {source.url})"
-                )
-            shutil.copyfile(origin, partial)
-        else:
-            try:
-                urllib.request.urlretrieve(source.url, partial)
-                if source.member is not None:
-                    _unpack_member(partial, source.member)
-            except OSError as err:
-                raise OSError(
-                    f"dataset {name!r}: download from {source.url} failed ({err}); "
-                    f"without internet set data_mirror / ${MIRROR_ENV} to a local copy"
-                ) from err
-        check_digest(partial, source.expected(mirror is not None), origin, verify,
-                     f"fix or replace {origin} with the published file and rerun")
-    return dest
-
-
-def verify_copy(name: str, path: Path, mirror: Path | None, verify: bool = True) -> None:
-    """Check a raw file a run fetched earlier (``path``, named as fetched) before it is read:
-    a stale or damaged copy stops the run instead of giving results from another file."""
-    path = Path(path)
-    source = source_of(name, path.name)
-    check_digest(path, source.expected(mirror is not None), f"{path} (fetched from {source.origin(mirror)})",
-                 verify, f"delete {path} and rerun to fetch it again")
 
 
 def is_pinned_copy(path: Path, source: Source) -> bool:
@@ -193,7 +132,7 @@ def warn(message: str) -> None:
     print(f"varprobe: warning: {message}", file=sys.stderr)
 
 
-def _unpack_member(archive: Path, member: str) -> None:
+def unpack_member(archive: Path, member: str) -> None:
     """Replace the tar ``archive`` by its member ``member``."""
     with tarfile.open(archive) as tar:
         try:

@@ -1,0 +1,72 @@
+"""The registered datasets' raw files, by dataset name: looked up in the registry
+(``varprobe.data.SOURCES``), fetched from their home or the data mirror, and checked again before
+a run reads a copy it fetched earlier. The sources themselves, their digests and the checks are
+``varprobe.data.sources``; this module is the one that reads the registry, so the dataset modules
+the registry imports never import it back."""
+
+from __future__ import annotations
+
+import shutil
+import urllib.request
+from pathlib import Path
+
+from varprobe.data import SOURCES
+from varprobe.data.sources import MIRROR_ENV, Source, unpack_member, check_digest
+from varprobe.tables import atomic
+
+
+def source_of(name: str, file: str | None = None) -> Source:
+    """The source of file ``file`` of dataset ``name`` (``None``: its only file), from
+    ``varprobe.data.SOURCES``."""
+    if name not in SOURCES:
+        raise ValueError(f"unknown dataset {name!r}; known: {', '.join(sorted(SOURCES))}")
+    files = {s.file: s for s in SOURCES[name]}
+    if file is None and len(files) == 1:
+        return next(iter(files.values()))
+    if file not in files:
+        raise ValueError(f"dataset {name!r} has no file {file!r}; its files: {', '.join(files)}")
+    return files[file]
+
+
+def fetch(name: str, dest: Path, mirror: Path | None, file: str | None = None,
+          verify: bool = True) -> Path:
+    """Place raw file ``file`` of dataset ``name`` at ``dest`` (atomically: no partial file is
+    left); ``file`` may be omitted for a dataset of one file.
+
+    With a mirror the file is copied from ``mirror / mirror_path``; otherwise it is downloaded
+    (and, for an archive member, unpacked from the downloaded archive). The file is then checked
+    against its pinned digest (``check_digest``; ``verify=False`` only warns that it was not).
+    """
+    source = source_of(name, file)
+    origin = source.origin(mirror)
+    with atomic(dest) as partial:
+        if mirror is not None:
+            if not Path(origin).is_file():
+                raise FileNotFoundError(
+                    f"dataset {name!r}: {origin} not found in the data mirror {mirror} "
+                    f"(set data_mirror / ${MIRROR_ENV} to the folder that holds "
+                    f"{source.mirror_path}, or unset it to download from {source.url})"
+                )
+            shutil.copyfile(origin, partial)
+        else:
+            try:
+                urllib.request.urlretrieve(source.url, partial)
+                if source.member is not None:
+                    unpack_member(partial, source.member)
+            except OSError as err:
+                raise OSError(
+                    f"dataset {name!r}: download from {source.url} failed ({err}); "
+                    f"without internet set data_mirror / ${MIRROR_ENV} to a local copy"
+                ) from err
+        check_digest(partial, source.expected(mirror is not None), origin, verify,
+                     f"fix or replace {origin} with the published file and rerun")
+    return dest
+
+
+def verify_copy(name: str, path: Path, mirror: Path | None, verify: bool = True) -> None:
+    """Check a raw file a run fetched earlier (``path``, named as fetched) before it is read:
+    a stale or damaged copy stops the run instead of giving results from another file."""
+    path = Path(path)
+    source = source_of(name, path.name)
+    check_digest(path, source.expected(mirror is not None), f"{path} (fetched from {source.origin(mirror)})",
+                 verify, f"delete {path} and rerun to fetch it again")
