@@ -49,7 +49,7 @@ def group_alive(pgid: int) -> bool:
 
 
 def test_a_background_run_cut_off_goes_on_with_its_unfinished_jobs(tmp_path, data_mirror, tiny_model_dir):
-    write_config(tmp_path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}], shards=SHARDS)
+    write_config(tmp_path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}], shards=SHARDS, texts=[1, 2, 3, 4])
     run = ["--cores=1", f"{SYSTEM}/samples.parquet"]   # one job at a time: the cut falls between shards
     started = background(tmp_path, *run)
     assert started.returncode == 0, started.stderr
@@ -96,7 +96,7 @@ def test_a_background_run_cut_off_goes_on_with_its_unfinished_jobs(tmp_path, dat
 
 def test_a_run_stopped_by_stop_is_logged_as_stopped_when_started_again(tmp_path, data_mirror,
                                                                         tiny_model_dir):
-    write_config(tmp_path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}], shards=SHARDS)
+    write_config(tmp_path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}], shards=SHARDS, texts=[1, 2, 3, 4])
     started = background(tmp_path, "--cores=1", f"{SYSTEM}/samples.parquet")
     assert started.returncode == 0, started.stderr
     pgid = int(re.search(r"started: process group (\d+)", started.stdout).group(1))

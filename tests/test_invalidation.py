@@ -31,7 +31,7 @@ def study(tmp_path_factory, data_mirror, tiny_model_dir):
     """A finished run of the base study: its folder and its config."""
     workdir = tmp_path_factory.mktemp("invalidation")
     write_config(workdir, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}],
-                 shards=SHARDS)
+                 shards=SHARDS, texts=[1, 2])
     run = snakemake(workdir)
     assert run.returncode == 0, run.stderr
     return workdir, yaml.safe_load((workdir / "config.yaml").read_text())
@@ -108,7 +108,7 @@ def test_only_sampling_jobs_of_cuda_models_request_a_gpu(tmp_path, data_mirror, 
     tiny = {"name": "tiny", "pretrained": str(tiny_model_dir)}
     huge = {**tiny, "name": "huge", "device": "cuda", "dtype": "bfloat16", "device_map": "auto", "gpus": 4}
     write_config(tmp_path, data_mirror, [tiny, {**tiny, "name": "big", "device": "cuda"}, huge],
-                 shards=SHARDS)
+                 shards=SHARDS, texts=[1, 2])
     config = yaml.safe_load((tmp_path / "config.yaml").read_text())
     config["resources"] = {"default": {"mem_mb": 700, "runtime": 9, "cpus_per_task": 1},
                            "provo_sample": {"mem_mb": 2100}}

@@ -121,7 +121,7 @@ def slurm_study(cluster, tmp_path_factory, data_mirror, tiny_model_dir):
     """The small study run once through the SLURM profile: workdir, finished run, wall time."""
     workdir = tmp_path_factory.mktemp("slurm")
     write_config(workdir, data_mirror, [{"name": "tiny-gpu", "pretrained": str(tiny_model_dir),
-                                         "device": "cuda"}], shards=2)
+                                         "device": "cuda"}], shards=2, texts=[1, 2])
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     config["cpu_fallback"] = True
     config["resources"] = {"default": {"mem_mb": 500, "runtime": 10, "cpus_per_task": 1},
