@@ -156,10 +156,15 @@ def times_line() -> str:
     runs = records()
     job = [run for run in runs if run["benchmark"] == "default_job"][-1]
     suite = [run for run in runs if run["benchmark"] == "test_suite" and "seconds_in_all" in run["figures"]][-1]
+    where = {name: f"{run['machine']['cores']} {run['machine']['cpu']} cores"
+             for name, run in (("job", job), ("suite", suite))}
+    if where["job"] == where["suite"]:
+        return (f"{TIMES_LINE} (from the [performance page](docs/performance.md)): the default job "
+                f"{job['figures']['seconds'] / 60:.0f} minutes, the test suite "
+                f"{suite['figures']['seconds_in_all'] / 60:.0f} minutes, on {where['job']}.")
     return (f"{TIMES_LINE} (from the [performance page](docs/performance.md)): the default job "
-            f"{job['figures']['seconds'] / 60:.0f} minutes, the test suite "
-            f"{suite['figures']['seconds_in_all'] / 60:.0f} minutes, on {job['machine']['cores']} "
-            f"{job['machine']['cpu']} cores.")
+            f"{job['figures']['seconds'] / 60:.0f} minutes on {where['job']}, the test suite "
+            f"{suite['figures']['seconds_in_all'] / 60:.0f} minutes on {where['suite']}.")
 
 
 def readme_with_times() -> str:
