@@ -71,6 +71,13 @@ def test_the_three_layouts_and_parquet_read_to_one_instances_table(tmp_path):
         assert list(table.columns) == ["dataset", "split", "input_id", "source", "references"]
 
 
+def test_a_json_lines_task_keeps_line_separators_inside_its_strings(tmp_path):
+    rows = [("a", "one\u2028two", ["three\u2029four"]), ("b", "five\x85six", ["seven"])]
+    text = "".join(json.dumps({"id": i, "source": s, "references": r}, ensure_ascii=False) + "\r\n"
+                   for i, s, r in rows)
+    assert _triples(read_task(_task(tmp_path, "t.jsonl", text), "file")) == rows
+
+
 def test_inputs_with_too_few_references_are_dropped_counted_and_recorded(tmp_path, capsys):
     entry = _task(tmp_path, "t.jsonl", _jsonl(ROWS), min_references=2)
     table = read_task(entry, "file")

@@ -118,7 +118,9 @@ def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
     """``text``, the content of the file at ``path``, read as ``kind`` (CSV, TSV, JSON lines)."""
     if kind == "jsonl":
         rows = []
-        for number, line in enumerate(text.splitlines(), start=1):
+        # Split on line feeds only, as the DailyDialog++ reader does: a JSON string may hold
+        # U+2028 or other characters str.splitlines() would also break the line at.
+        for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
             try:
