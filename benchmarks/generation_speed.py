@@ -3,19 +3,21 @@
 Both methods draw the full productions of the default config's production study (its prompts
 and chat template) for the first inputs of each of ``--datasets``, ``--samples`` per input, at
 most ``--max-new-tokens`` each, ancestral sampling, on the same model in one process. The engine
-runs ``--inputs`` (32) inputs per dataset: 320 rows per job, five times the rows in flight, so
-its passes are full but for the job's last samples, as in a paper-scale shard (63-250 inputs;
-``--inputs 250 --datasets asset`` is one); the old path, whose rate does not depend on the
-count, runs the first ``--baseline-inputs`` (4) of them:
+runs as many inputs per dataset as a production job of ``configs/paper-scale.yaml`` has (its
+inputs over ``production.shards``: ASSET 250, DailyDialog++ 129, WMT14 63; ``--inputs N``: the
+first N of each), with each dataset's prompts' shared prefix as production jobs give it, so its
+passes are full but for the job's last samples; the old path, whose rate does not depend on the
+count, runs the first ``--baseline-inputs`` (4) of each dataset:
 
 * generate per input: one ``model.generate`` per input with ``num_return_sequences`` (every
   sampling parameter explicit), torch seeded per input, unpacked linear layers (oneDNN switched
   off, ``varprobe.models.packing``): the production path before the engine;
 * engine: ``varprobe.sampling.engine.Engine`` over each dataset's inputs (one job's work),
-  ``--batch-size`` rows in flight, with the loaded model's packed linear layers; once more
-  with unpacked ones, to show what packing adds to the scheduling; and once more with every
-  pass over every column of the job's capacity (``SPAN_STEP`` off: the engine before its CPU
-  passes attended over the columns their longest row needs), to show what that adds.
+  ``--batch-size`` rows in flight, with the loaded model's packed linear layers; with
+  ``--variants``, once more with unpacked ones, to show what packing adds to the scheduling,
+  and once more with every pass over every column of the job's capacity (``SPAN_STEP`` off:
+  the engine before its CPU passes attended over the columns their longest row needs), to show
+  what that adds.
 
 Tokens are those each method returns, up to the end of sequence: work spent on finished rows
 and re-encoded prompts counts against a method. Both are warmed up on one input (not timed),
@@ -28,7 +30,8 @@ difference between two engine seeds. ``--bfloat16`` also times the engine with b
 weights run slower, not faster).
 
 The ceiling: the engine's decoding passes are also timed at full width (``--batch-size`` rows,
-samples that never end, so no pass is padded and no row idles) on the first input's prompt.
+samples that never end, so no pass is padded and no row idles) on the first input's prompt,
+first and last in the run (ceiling, ABBA, ceiling), their positions over their seconds.
 Its rows per second are what the engine would return as tokens per second if every position it
 ran returned a token at that rate; divided by the old path's tokens/s, this bounds the speedup
 any scheduling of this model's forward could reach on this machine. The engine's share of the
@@ -36,7 +39,7 @@ ceiling (its tokens/s over those rows/s, same run) is the figure that does not d
 Where the engine's time goes (``Phases``): prefill, decoding passes (of which attention and the
 output layer), sampling, and the rest (scheduling), summed over its timed runs.
 
-    .venv/bin/python benchmarks/generation_speed.py [--inputs 32] [--samples 10] [--max-new-tokens 100]
+    .venv/bin/python benchmarks/generation_speed.py [--inputs N] [--samples 10] [--max-new-tokens 100]
     .venv/bin/python benchmarks/generation_speed.py --device cuda [--dtype bfloat16]
 """
 
@@ -69,7 +72,7 @@ from varprobe.probes.lexical import ngram_counts, ngram_distance
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling import engine as engine_module
 from varprobe.sampling.engine import Engine
-from varprobe.sampling.generate import DEFAULT_BATCH_SIZE, encode_prompt, end_and_pad, render_prompt
+from varprobe.sampling.generate import DEFAULT_BATCH_SIZE, encode_prompt, end_and_pad, render_prompt, shared_prefix
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = Path(os.environ.get(MIRROR_ENV) or ROOT.parent / "shared" / "data")
@@ -80,7 +83,10 @@ SPLITS = {d: DATASETS[d].default_split for d in ("asset", "dailydialog", "wmt14"
 def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="+", default=["asset", "dailydialog", "wmt14"], choices=list(SPLITS))
-    p.add_argument("--inputs", type=int, default=32, help="first inputs per dataset (the engine)")
+    p.add_argument("--inputs", type=int, default=None,
+                   help="first inputs per dataset (the engine); default: a paper-scale shard's width")
+    p.add_argument("--paper-config", type=Path, default=ROOT / "configs" / "paper-scale.yaml",
+                   help="the config whose production.shards sets the default --inputs")
     p.add_argument("--baseline-inputs", type=int, default=None,
                    help="first inputs per dataset of the old generate path (default: 4, at most --inputs)")
     p.add_argument("--samples", type=int, default=10, help="productions per input")
@@ -88,6 +94,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="engine rows in flight")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bfloat16", action="store_true", help="also time the engine with bfloat16 weights")
+    p.add_argument("--variants", action="store_true",
+                   help="also time the engine with unpacked weights and over every column")
     p.add_argument("--config", type=Path, default=ROOT / "config.yaml", help="prompts and chat template")
     p.add_argument("--chat", action=argparse.BooleanOptionalAction, default=None,
                    help="wrap prompts in the chat template (default: the config's chat_template)")
@@ -97,22 +105,30 @@ def parse_args() -> argparse.Namespace:
     return p.parse_args()
 
 
-def work_of(args: argparse.Namespace, tokenizer) -> dict[str, list[tuple[str, list[int]]]]:
+def work_of(args: argparse.Namespace, tokenizer) -> tuple[dict[str, list[tuple[str, list[int]]]], dict[str, list[int]]]:
     """Per dataset, ``(input_id, prompt token ids)`` of its first inputs, as production jobs
-    encode them."""
+    encode them, and the prompts' shared prefix (``shared_prefix``)."""
     production = yaml.safe_load(args.config.read_text())["production"]
     prompts = {d["name"]: d["prompt"] for d in production["datasets"]}
     chat = production["chat_template"] if args.chat is None else args.chat
     work = {}
+    prefixes = {dataset: shared_prefix(tokenizer, prompts[dataset], chat) for dataset in args.datasets}
     for dataset in args.datasets:
         source = source_of(dataset, raw_files(dataset, SPLITS[dataset])[0])
         raw_dir = args.mirror / Path(source.mirror_path).parent
-        table = first_inputs(read_instances(dataset, raw_dir, SPLITS[dataset]), args.inputs)
+        instances = read_instances(dataset, raw_dir, SPLITS[dataset])
+        table = first_inputs(instances, args.inputs or -(-len(instances) // paper_shards(args)))
         work[dataset] = [
             (f"{dataset}/{i}", encode_prompt(tokenizer, render_prompt(prompts[dataset], s),
                                              chat)[0].tolist())
             for i, s in zip(table["input_id"], table["source"], strict=True)]
-    return work
+    return work, prefixes
+
+
+def paper_shards(args: argparse.Namespace) -> int:
+    """Production jobs per dataset x decoding at paper scale (``production.shards`` of
+    ``--paper-config``)."""
+    return int(yaml.safe_load(args.paper_config.read_text())["production"]["shards"])
 
 
 def generate_per_input(model, ids: list[int], eos: list[int], pad: int, key: str, args) -> list[list[int]]:
@@ -133,14 +149,23 @@ def _until_eos(tokens: list[int], eos: list[int]) -> list[int]:
     return list(itertools.takewhile(lambda t: t not in eos, tokens))
 
 
-def engine_run(model, work, eos, pad, args, seed) -> dict[str, list[list[int]]]:
-    """The engine over each dataset's inputs (one production job each)."""
+def engine_run(model, work, prefixes, eos, pad, args, seed) -> dict[str, list[list[int]]]:
+    """The engine over each dataset's inputs with its prompts' shared prefix (one production
+    job each)."""
     result = {}
-    for items in work.values():
+    for dataset, items in work.items():
         engine = Engine(model, Decoding("ancestral"), eos, pad, args.samples, args.max_new_tokens, seed,
-                        args.batch_size)
+                        args.batch_size, prefixes[dataset])
         result.update(zip([k for k, _ in items], engine.run(items), strict=True))
     return result
+
+
+class PromptCounter(ForwardCounter):
+    """``ForwardCounter`` whose prefill is every call that runs several positions per row: the
+    engine's prompts, whole or on top of their shared prefix (its decoding passes run one)."""
+
+    def is_prefill(self, ids, cache) -> bool:
+        return ids is not None and ids.shape[1] > 1
 
 
 class Phases:
@@ -218,9 +243,9 @@ def table_row(name: str, runs: list[tuple[float, dict, dict]], model) -> dict:
             "dtype": str(next(model.parameters()).dtype).removeprefix("torch.")}
 
 
-def full_lane_rate(model, work, pad, counter: ForwardCounter, args) -> tuple[float, int]:
-    """Decoding positions per second of passes of exactly ``--batch-size`` rows (no end of
-    sequence, every row runs ``--max-new-tokens`` steps), and the positions timed."""
+def full_lane_passes(model, work, pad, counter: ForwardCounter, args) -> tuple[float, int]:
+    """Seconds and positions of decoding passes of exactly ``--batch-size`` rows (no end of
+    sequence, every row runs ``--max-new-tokens`` steps)."""
     key, ids = next(iter(work.values()))[0]
     inputs = -(-args.batch_size // args.samples)
     engine = Engine(model, Decoding("ancestral"), [], pad, args.samples, args.max_new_tokens, args.seed,
@@ -228,8 +253,7 @@ def full_lane_rate(model, work, pad, counter: ForwardCounter, args) -> tuple[flo
     counter.reset()
     list(engine.run([(f"{key}/{i}", ids) for i in range(inputs)]))
     counts = counter.counts()
-    positions = counts["forward_tokens"] - inputs * len(ids)
-    return positions / (counts["forward_s"] - counts["prefill_s"]), positions
+    return counts["forward_s"] - counts["prefill_s"], counts["forward_tokens"] - inputs * len(ids)
 
 
 def self_variability(texts: list[str]) -> float:
@@ -252,55 +276,67 @@ def main() -> None:
     lm = load_model(args)
     model, tokenizer = lm.model, lm.tokenizer
     eos, pad = end_and_pad(model, tokenizer)
-    work = work_of(args, tokenizer)
-    args.baseline_inputs = min(4, args.inputs) if args.baseline_inputs is None else args.baseline_inputs
-    if not 1 <= args.baseline_inputs <= args.inputs:
-        raise SystemExit(f"--baseline-inputs must be in 1..--inputs ({args.inputs}), got {args.baseline_inputs}")
+    work, prefixes = work_of(args, tokenizer)
+    narrowest = min(len(items) for items in work.values())
+    args.baseline_inputs = min(4, narrowest) if args.baseline_inputs is None else args.baseline_inputs
+    if not 1 <= args.baseline_inputs <= narrowest:
+        raise SystemExit(f"--baseline-inputs must be in 1..{narrowest} (the fewest inputs of a dataset), "
+                         f"got {args.baseline_inputs}")
     flat = [item for items in work.values() for item in items]
     baseline_work = {dataset: items[: args.baseline_inputs] for dataset, items in work.items()}
     baseline_flat = [item for items in baseline_work.values() for item in items]
     prompt_lengths = [len(ids) for _, ids in flat]
-    print(f"{len(flat)} inputs ({', '.join(work)}; the generate path the first {len(baseline_flat)}), prompts of "
+    args.inputs_per_dataset = ", ".join(f"{dataset} {len(items)}" for dataset, items in work.items())
+    print(f"{len(flat)} inputs ({args.inputs_per_dataset}; the generate path the first {len(baseline_flat)}), prompts of "
           f"{min(prompt_lengths)}-{max(prompt_lengths)} tokens, {args.samples} samples x <= {args.max_new_tokens} "
           f"new tokens, batch size {args.batch_size}, device {args.device}")
-    counter = ForwardCounter(model)
+    counter = PromptCounter(model)
     phases = Phases(model)
     parameters = sum(p.numel() for p in model.parameters())
 
     methods = {
         "generate per input": lambda: {k: generate_per_input(model, ids, eos, pad, k, args)
                                        for k, ids in baseline_flat},
-        "engine": lambda: engine_run(model, work, eos, pad, args, args.seed),
+        "engine": lambda: engine_run(model, work, prefixes, eos, pad, args, args.seed),
     }
     first = {dataset: items[:1] for dataset, items in itertools.islice(work.items(), 1)}
 
     def warm_up_engine() -> None:
-        engine_run(model, first, eos, pad, args, args.seed)
+        engine_run(model, first, prefixes, eos, pad, args, args.seed)
 
     with unpacked():
         generate_per_input(model, flat[0][1], eos, pad, flat[0][0], args)
     warm_up_engine()
 
     timed: dict[str, list] = {name: [] for name in methods}
-    breakdown = []
-    for name in ("generate per input", "engine", "engine", "generate per input"):
+    breakdown, lanes = [], []
+    # The ceiling first and last, the two methods in ABBA order between: a machine whose speed
+    # drifts during the run moves the ceiling and the engine alike.
+    for name in ("ceiling", "generate per input", "engine", "engine", "generate per input", "ceiling"):
+        if name == "ceiling":
+            lanes.append(full_lane_passes(model, work, pad, counter, args))
+            print(f"timed full-width passes: {lanes[-1][0]:.1f} s", flush=True)
+            continue
         with unpacked() if name == "generate per input" else phases.timing() as seconds:
             timed[name].append(timed_run(methods[name], counter))
         if name == "engine":
             breakdown.append({**seconds, **timed[name][-1][1], "seconds": timed[name][-1][0]})
         print(f"timed {name}: {timed[name][-1][0]:.1f} s", flush=True)
-    other_seed = engine_run(model, baseline_work, eos, pad, args, args.seed + 1)
+    other_seed = engine_run(model, baseline_work, prefixes, eos, pad, args, args.seed + 1)
 
     rows = [table_row(name, runs, model) for name, runs in timed.items()]
-    lane_rate, lane_positions = full_lane_rate(model, work, pad, counter, args)
-    # One more warmed-up engine run each: unpacked, over every column, and with bfloat16 weights if asked.
-    with unpacked():
-        warm_up_engine()
-        rows.append(table_row("engine, unpacked weights", [timed_run(methods["engine"], counter)], model))
-    with mock.patch.dict(engine_module.SPAN_STEP, clear=True):
-        warm_up_engine()
-        every_column = timed_run(methods["engine"], counter)
-        rows.append(table_row("engine, every column", [every_column], model))
+    lane_positions = sum(positions for _, positions in lanes)
+    lane_rate = lane_positions / sum(seconds for seconds, _ in lanes)
+    every_column = None
+    if args.variants:
+        # One more warmed-up engine run each: unpacked, and over every column.
+        with unpacked():
+            warm_up_engine()
+            rows.append(table_row("engine, unpacked weights", [timed_run(methods["engine"], counter)], model))
+        with mock.patch.dict(engine_module.SPAN_STEP, clear=True):
+            warm_up_engine()
+            every_column = timed_run(methods["engine"], counter)
+            rows.append(table_row("engine, every column", [every_column], model))
     if args.bfloat16:
         model.to(torch.bfloat16)
         warm_up_engine()
@@ -327,8 +363,9 @@ def main() -> None:
           f"{np.mean(list(m_engine.values())):.4f}, engine seed {args.seed + 1} {np.mean(list(m_other.values())):.4f}")
     print(f"mean |difference| per input of lexical M: engine vs generate {method_m:.4f}, engine seed "
           f"{args.seed} vs {args.seed + 1} {seed_m:.4f}")
-    print(f"engine over every column: {'the same' if every_column[2] == timed['engine'][0][2] else 'OTHER'} "
-          f"productions as over its spans")
+    if every_column is not None:
+        print(f"engine over every column: {'the same' if every_column[2] == timed['engine'][0][2] else 'OTHER'} "
+              f"productions as over its spans")
     same = (abs(length_engine - length_generate) <= 2 * abs(length_engine - length_other) + 1.0
             and method_m <= 2 * seed_m)
     print(f"same distribution (method differences within twice the seed spread, lengths +- 1 token): "

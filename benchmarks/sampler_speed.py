@@ -84,7 +84,11 @@ class ForwardCounter:
             self.rows += int(ids.shape[0])
             self.tokens += int(ids.numel())
         synchronize(self.device)
-        self._open = (time.perf_counter(), cache is None or cache.get_seq_length() == 0)
+        self._open = (time.perf_counter(), self.is_prefill(ids, cache))
+
+    def is_prefill(self, ids: torch.Tensor | None, cache) -> bool:
+        """Whether a call is a prefill: here, a call on an empty cache."""
+        return cache is None or cache.get_seq_length() == 0
 
     def _after(self, module, args, output) -> None:
         synchronize(self.device)

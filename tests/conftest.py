@@ -156,6 +156,32 @@ def tiny_model_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_llama_dir(tmp_path_factory) -> Path:
+    """A tiny random Llama (the architecture of SmolLM2: linear layers, rotary positions, 4 query
+    heads sharing 2 key/value heads) with the GPT-2 tokenizer: 2 layers, 32-d, weights from
+    ``torch.manual_seed(0)``, the embedding scaled like ``tiny_model_dir``'s. Its float32 linear
+    layers load packed, so the engine pads its passes to ``PACKED_PASS_ROWS``."""
+    import torch
+    from transformers import GPT2Tokenizer, LlamaConfig, LlamaForCausalLM
+
+    vocab, merges = _gpt2_tokenizer_files()
+    tokenizer = GPT2Tokenizer(vocab=str(vocab), merges=str(merges))
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256, tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+    )
+    model = LlamaForCausalLM(config)
+    with torch.no_grad():
+        model.model.embed_tokens.weight.mul_(EMBEDDING_SCALE)
+    directory = tmp_path_factory.mktemp("tiny-llama")
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
 def tiny_model(tiny_model_dir):
     """The tiny GPT-2 loaded by ``load_causal_lm``, the code path real hub names take."""
     from varprobe.models.loading import load_causal_lm

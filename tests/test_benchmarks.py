@@ -86,7 +86,7 @@ def test_probe_speed_runs(data_mirror):
 def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
     out = run("generation_speed.py", "--pretrained", str(tiny_model_dir), "--mirror", str(data_mirror),
               "--datasets", "asset", "wmt14", "--inputs", "2", "--samples", "3", "--max-new-tokens", "6",
-              "--batch-size", "4", "--no-chat", "--bfloat16", "--out", str(tmp_path / "generation"))
+              "--batch-size", "4", "--no-chat", "--bfloat16", "--variants", "--out", str(tmp_path / "generation"))
     assert "same distribution" in out
     assert "ceiling at one position per returned token:" in out and "CPU vector capability:" in out
     assert "speedup (tokens/s, engine vs generate per input):" in out.splitlines()[-1]

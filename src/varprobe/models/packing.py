@@ -93,3 +93,15 @@ def pack_linears(model: torch.nn.Module) -> int:
     for parent, name, child in found:
         setattr(parent, name, PackedLinear(child))
     return len(found)
+
+
+def multiplies_packed(model: torch.nn.Module) -> bool:
+    """Whether every matrix product of ``model``'s weights runs packed now: oneDNN is on, every
+    parameter is float32 on the CPU, and each module holding a matrix (2-D) parameter is a
+    ``PackedLinear`` or an embedding (a lookup, no product). Then each row of a pass of two
+    rows or more has bits that depend on that row alone (module docstring)."""
+    if not (torch.backends.mkldnn.enabled and can_pack(model)):
+        return False
+    holders = [m for m in model.modules() if any(p.dim() == 2 for p in m.parameters(recurse=False))]
+    return any(isinstance(m, PackedLinear) for m in holders) and all(
+        isinstance(m, PackedLinear | torch.nn.Embedding) for m in holders)

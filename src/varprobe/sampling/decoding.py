@@ -82,6 +82,23 @@ class Decoding:
             scores = _keep_mass(scores, closeness, self.typical_p)
         return torch.softmax(scores, dim=-1, dtype=torch.float64)
 
+    def weights(self, logits: torch.Tensor) -> torch.Tensor:
+        """Weights ``(n, V)`` proportional to this decoding's distribution, for ``draw``: when
+        the decoding keeps a fixed set of tokens (ancestral, temperature, top-k), the softmax of
+        the scores (the logits over the temperature, top-k applied) in the logits' precision, at
+        least float32; otherwise ``probabilities``. A float32 softmax has the relative precision
+        (6e-8) the float32 logits themselves have, and takes a third of the time of a float64
+        one over a vocabulary."""
+        if self.top_p < 1.0 or self.typical_p < 1.0:
+            return self.probabilities(logits)
+        scores = logits.to(torch.promote_types(logits.dtype, torch.float32))
+        if self.temperature != 1.0:
+            scores = scores / self.temperature
+        if self.top_k > 0 and self.top_k < scores.shape[-1]:
+            kth = torch.topk(scores, self.top_k, dim=-1).values[..., -1:]
+            scores = scores.masked_fill(scores < kth, -torch.inf)
+        return torch.softmax(scores, dim=-1)
+
 
 KEEP_MASS_FIRST = 1024
 """Tokens ``_keep_mass`` ranks first; it ranks four times as many while a row's kept tokens may
@@ -114,3 +131,35 @@ def inverse_cdf(cdf: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     cumulative probability exceeds ``u`` times the row's total (rows x k)."""
     target = u.to(cdf) * cdf[:, -1:]
     return torch.searchsorted(cdf, target, right=True).clamp_(max=cdf.shape[1] - 1)
+
+
+
+DRAW_BLOCK = 256
+"""Tokens per block of ``draw``'s two-level cumulative sums."""
+
+
+def draw(weights: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """One token per row by inverse-CDF sampling: for row weights ``w`` (rows x V, non-negative,
+    unnormalised) and its uniform ``u`` (rows), the first index j whose cumulative weight
+    ``W_j = sum_{i <= j} w_i`` exceeds ``u * W_V`` (rows,).
+
+    The sums run in float64 on two levels, so a row costs one pass over its V weights rather
+    than a sequential float64 cumulative sum of V terms: the weights of each block of
+    ``DRAW_BLOCK`` tokens are summed, the block whose cumulative sum first exceeds the target
+    is found, and the cumulative sums run inside that block only. A row's token depends on its
+    own weights and uniform alone (not on the other rows). Where the two levels' roundings
+    disagree (within one unit in the last place), the token is the block's last one of
+    positive weight, so a token of weight zero is never drawn."""
+    rows, size = weights.shape
+    pad = -size % DRAW_BLOCK
+    blocks = torch.nn.functional.pad(weights, (0, pad)) if pad else weights.contiguous()
+    blocks = blocks.view(rows, -1, DRAW_BLOCK)
+    cumulative = blocks.double().sum(-1).cumsum_(-1)
+    target = u.to(cumulative) * cumulative[:, -1]
+    block = torch.searchsorted(cumulative, target[:, None], right=True)[:, 0].clamp_(max=cumulative.shape[1] - 1)
+    before = cumulative.gather(1, (block - 1).clamp(min=0)[:, None])[:, 0].masked_fill_(block == 0, 0.0)
+    chosen = blocks[torch.arange(rows, device=weights.device), block]
+    inside = chosen.cumsum(-1, dtype=torch.float64).add_(before[:, None])
+    offset = torch.searchsorted(inside, target[:, None], right=True)[:, 0]
+    last = DRAW_BLOCK - 1 - (chosen.flip(-1) > 0).to(torch.uint8).argmax(-1)
+    return block * DRAW_BLOCK + torch.minimum(offset, last)

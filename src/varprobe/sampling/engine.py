@@ -2,20 +2,25 @@
 
 * **Each prompt is encoded once.** A causal LM runs an input's prompt through the network
   alone, once, and copies its keys/values into the cache rows of its n samples; a seq2seq
-  model runs its encoder once per input and its n samples attend to that one encoding.
+  model runs its encoder once per input and its n samples attend to that one encoding. The
+  tokens every prompt of a job starts with (the chat template and the instruction before the
+  input: ``prefix``, given by the caller, not read off the job's inputs) are encoded once per
+  job, and each prompt that starts with them runs only its own tokens on top of their
+  keys/values.
 * **Rows from several inputs share every forward pass**, ``batch_size`` rows in flight. For a
   causal LM a row leaves as soon as it ends (end of sequence or ``max_new_tokens``) and the
   next waiting sample takes its cache row (continuous batching). Each cache row holds one
   sample at its own length: row r's tokens sit at columns ``[0, n_r)`` and its next token is
   written at column ``n_r`` with position ``n_r``, the columns after it masked. The rows in
   flight are kept at the front of their lane (a row that ends is replaced by the lane's last
-  one), so a pass runs only them, padded up to a multiple of ``PASS_ROWS``. A seq2seq decoder
+  one), so a pass runs only them, padded up to a multiple of its pass rows. A seq2seq decoder
   takes its positions from the cache length (Marian's absolute positions, T5's relative ones),
   so its rows advance in step: a group of up to ``batch_size`` samples (one lane) starts
   together and ends when its last sample does.
 * **Each sample draws from its own stream.** Sample j of the input with id ``key`` draws its
   t-th token by inverse-CDF sampling with the uniform ``U[j, t]`` of its own stream (child j of
-  ``SeedSequence([seed, key])``) from the decoding's distribution (``decoding.py``).
+  ``SeedSequence([seed, key])``) from the decoding's weights (``Decoding.weights`` and
+  ``draw`` in ``decoding.py``).
 * **The productions do not depend on the batching.** A row's arithmetic must not depend on the
   other rows of its pass. The rows of a pass attend over the same columns: on CPU the first
   ``span`` of the cache, the longest row in flight rounded up to ``SPAN_STEP`` (columns past a
@@ -27,7 +32,9 @@
   rounded, and the steps so far). Every pass has a row count the
   device's matrix products treat alike: on CPU any multiple of ``PASS_ROWS["cpu"]`` (the
   oneDNN/MKL kernels give a row the same bits at 16, 32, 48, ... rows, but not at every count
-  below 12; ``tests/test_generate.py`` checks this on the machine that runs it), on CUDA
+  below 12; ``tests/test_generate.py`` checks this on the machine that runs it), or of
+  ``PACKED_PASS_ROWS`` when every product runs packed (a packed product gives a row the same
+  bits in any pass of two rows or more: ``tests/test_packing.py``), on CUDA
   exactly ``PASS_ROWS["cuda"]`` (a lane of its own per pass, since cuBLAS picks its kernels
   by shape). So a sample is the same to the bit whatever ``batch_size`` is, whichever inputs
   share its pass and in whatever order the inputs come. On CPU the capacity enters no bits,
@@ -48,18 +55,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from transformers.cache_utils import Cache, CacheLayerMixin
+from transformers.cache_utils import Cache, CacheLayerMixin, DynamicCache
 from transformers.modeling_outputs import BaseModelOutput
 
-from varprobe.sampling.decoding import Decoding, inverse_cdf
+from varprobe.models.packing import multiplies_packed
+from varprobe.sampling.decoding import Decoding, draw
 
 PASS_ROWS = {"cpu": 16, "cuda": 128}
 """Every decoding pass has a multiple of this many rows, per device type (other devices: the
-CUDA count). On CPU one lane holds all ``batch_size`` rows (rounded up to a multiple); other
-devices have lanes of exactly this many rows, one pass each."""
+CUDA count), unless the model multiplies packed (``PACKED_PASS_ROWS``). On CPU one lane holds
+all ``batch_size`` rows (rounded up to a multiple); other devices have lanes of exactly this
+many rows, one pass each."""
+PACKED_PASS_ROWS = 2
+"""The multiple of a CPU pass's rows when every product of the model runs packed
+(``varprobe.models.packing.multiplies_packed``): a packed product gives a row the same bits in
+any pass of two rows or more, so a pass is padded by at most one row."""
 CAPACITY_STEP = 64
 """Prompt (and source) lengths are rounded up to a multiple of this many tokens."""
-SPAN_STEP = {"cpu": 32}
+SPAN_STEP = {"cpu": 8}
 """Per device type: the columns a causal pass attends over are its longest row rounded up to a
 multiple of this many (other devices: the lane's whole capacity in every pass)."""
 
@@ -68,7 +81,7 @@ multiple of this many (other devices: the lane's whole capacity in every pass)."
 class _Input:
     """One input: its token ids, its samples' uniforms ``(n, max_new_tokens)``, and while its
     samples are being placed, its encoding (prompt keys/values or encoder states) and the
-    cumulative distribution of its first token (causal LMs)."""
+    decoding's weights of its first token (causal LMs)."""
 
     index: int
     ids: list[int]
@@ -201,11 +214,13 @@ class _Lane:
         self.lengths[last] = 0
 
     def take(self, slot: int, other: _Lane, other_slot: int) -> None:
-        """Copy the row of ``other``'s ``other_slot`` (keys, values, length) into ``slot``."""
+        """Copy the row of ``other``'s ``other_slot`` (its length, and the keys and values of its
+        columns so far: the rest are masked until written) into ``slot``."""
+        length = int(other.lengths[other_slot])
         for mine, theirs in zip(self.layers, other.layers, strict=True):
-            mine.keys[slot] = theirs.keys[other_slot]
-            mine.values[slot] = theirs.values[other_slot]
-        self.lengths[slot] = other.lengths[other_slot]
+            mine.keys[slot, :, :length] = theirs.keys[other_slot, :, :length]
+            mine.values[slot, :, :length] = theirs.values[other_slot, :, :length]
+        self.lengths[slot] = length
         self.slots[slot] = other.slots[other_slot]
 
 
@@ -213,18 +228,20 @@ class Engine:
     """Full productions of a causal LM or a seq2seq model under a decoding (module docstring)."""
 
     def __init__(self, model, decoding: Decoding, eos: Sequence[int], pad: int, n_samples: int,
-                 max_new_tokens: int, seed: int, batch_size: int) -> None:
+                 max_new_tokens: int, seed: int, batch_size: int, prefix: Sequence[int] = ()) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.model, self.decoding = model, decoding
         self.eos, self.pad = set(eos), pad
         self.n_samples, self.max_new_tokens, self.seed = n_samples, max_new_tokens, seed
         self.device = next(model.parameters()).device
-        self.pass_rows = PASS_ROWS.get(self.device.type, PASS_ROWS["cuda"])
+        self.pass_rows = pass_rows(model, self.device)
         rows = _round_up(batch_size, self.pass_rows)
         self.lane_rows = rows if self.device.type == "cpu" else self.pass_rows
         self.lanes = math.ceil(rows / self.lane_rows)
         self.seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
+        self.prefix = list(prefix)
+        self._prefix_states: list[tuple[torch.Tensor, torch.Tensor]] | None = None
 
     def run(self, work: Sequence[tuple[str, list[int]]],
             capacity: int | None = None) -> Iterator[list[list[int]]]:
@@ -263,18 +280,14 @@ class Engine:
     def _ended(self, row: _Row) -> bool:
         return row.tokens[-1] in self.eos or len(row.tokens) == self.max_new_tokens
 
-    def _draw(self, logits: torch.Tensor, rows: list[tuple[int, _Row]]) -> None:
-        """Append to each ``(pass row, sample)`` the token its uniform picks from ``logits``
-        (rows ``0..n-1`` of a pass are read in place, not gathered: the copies of (n, V) blocks
-        cost as much as the distribution)."""
-        index = [r for r, _ in rows]
-        leading = index == list(range(len(index)))
-        chosen = logits[: len(index)] if leading else logits[torch.tensor(index, device=logits.device)]
-        cdf = self.decoding.probabilities(chosen).cumsum_(-1)
+    def _draw(self, weights: torch.Tensor, rows: list[tuple[int, _Row]]) -> None:
+        """Append to each ``(row of weights, sample)`` the token its uniform picks from the
+        decoding's ``weights`` (``decoding.draw``)."""
         u = torch.tensor([row.source.uniforms[row.sample, len(row.tokens)] for _, row in rows],
-                         dtype=torch.float64)
-        tokens = inverse_cdf(cdf, u.to(cdf.device)[:, None])[:, 0].tolist()
-        for (_, row), token in zip(rows, tokens, strict=True):
+                         dtype=torch.float64, device=weights.device)
+        index = [r for r, _ in rows]
+        chosen = weights if index == list(range(len(weights))) else weights[torch.tensor(index, device=weights.device)]
+        for (_, row), token in zip(rows, draw(chosen, u).tolist(), strict=True):
             row.tokens.append(token)
 
     # Causal LMs: continuous batching over cache rows of their own lengths.
@@ -305,15 +318,30 @@ class Engine:
         place it in ``lane`` unless it ended already (then its input if that one is done)."""
         source = row.source
         if source.encoding is None:
-            out = self.model(input_ids=torch.tensor([source.ids], device=self.device), use_cache=True,
-                             logits_to_keep=1)
-            source.encoding = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
-            source.first = out.logits[:, -1]
+            source.encoding, logits = self._prompt(source.ids)
+            source.first = self.decoding.weights(logits)
         self._draw(source.first, [(0, row)])
         if self._ended(row):
             return self._finish(row)
         lane.place(row, source.encoding)
         return None
+
+    def _prompt(self, ids: list[int]) -> tuple[list[tuple[torch.Tensor, torch.Tensor]], torch.Tensor]:
+        """A prompt's keys/values per layer (1 x heads x p x dim) and its last logits (1 x V). A
+        prompt that starts with ``prefix`` and goes on past it runs its own tokens only, on top
+        of the prefix's keys/values (encoded once per engine); any other runs whole. Either way
+        its bits depend on the prompt alone, not on the job's other inputs."""
+        shared = len(self.prefix) if len(ids) > len(self.prefix) and ids[: len(self.prefix)] == self.prefix else 0
+        cache = DynamicCache(config=self.model.config)
+        if shared:
+            if self._prefix_states is None:
+                self._prefix_states = _encoded(self.model(
+                    input_ids=torch.tensor([self.prefix], device=self.device), use_cache=True, logits_to_keep=1))
+            for layer, (keys, values) in enumerate(self._prefix_states):
+                cache.update(keys, values, layer)
+        out = self.model(input_ids=torch.tensor([ids[shared:]], device=self.device), past_key_values=cache,
+                         use_cache=True, logits_to_keep=1)
+        return _encoded(out), out.logits[:, -1]
 
     def _step(self, lane: _Lane) -> Iterator[_Input]:
         """One pass of the lane's rows in flight: each one's newest token; rows that end leave."""
@@ -324,7 +352,8 @@ class Engine:
         out = self.model(input_ids=torch.tensor(ids, device=self.device), attention_mask=mask.long(),
                          position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True)
         lane.lengths[: len(rows)] += 1
-        self._draw(out.logits[:, -1], rows)
+        # Rows 0..n-1 of the pass are the rows in flight, read in place (no copy of their logits).
+        self._draw(self.decoding.weights(out.logits[: len(rows), -1]), rows)
         for slot, row in reversed(rows):
             if self._ended(row):
                 lane.remove(slot)
@@ -363,7 +392,7 @@ class Engine:
             out = self.model(encoder_outputs=BaseModelOutput(last_hidden_state=states), attention_mask=mask,
                              decoder_input_ids=ids, past_key_values=cache, use_cache=True)
             cache = out.past_key_values
-            self._draw(out.logits[:, -1], open_rows)
+            self._draw(self.decoding.weights(out.logits[:, -1]), open_rows)
             ids = torch.full((width, 1), self.pad, device=self.device)
             still = []
             for index, row in open_rows:
@@ -375,6 +404,19 @@ class Engine:
                     ids[index, 0] = row.tokens[-1]
                     still.append((index, row))
             open_rows = still
+
+
+def _encoded(out) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """The keys and values per layer of a forward's cache."""
+    return [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+
+
+def pass_rows(model, device: torch.device) -> int:
+    """The multiple of every decoding pass's rows for ``model`` on ``device``: ``PACKED_PASS_ROWS``
+    on CPU when every product of the model runs packed, else ``PASS_ROWS`` of the device type."""
+    if device.type == "cpu" and multiplies_packed(model):
+        return PACKED_PASS_ROWS
+    return PASS_ROWS.get(device.type, PASS_ROWS["cuda"])
 
 
 def prompt_capacity(prompts: Iterable[Sequence[int]]) -> int:

@@ -71,6 +71,18 @@ def encode_prompt(tokenizer, text: str, chat: bool) -> torch.Tensor:
     return tokenizer(text, return_tensors="pt").input_ids
 
 
+def shared_prefix(tokenizer, template: str, chat: bool) -> list[int]:
+    """The token ids that every prompt rendered from ``template`` starts with, whatever its input
+    (the chat template's opening and the instruction before ``{source}``): the longest common
+    start of the encodings of two renderings with different inputs. It depends on the template
+    and the tokenizer alone, so every job of a dataset shares it; the engine encodes it once per
+    job (a prompt whose tokens start otherwise is encoded whole)."""
+    first, second = (encode_prompt(tokenizer, render_prompt(template, source), chat)[0].tolist()
+                     for source in ("A", "B"))
+    common = next((i for i, (x, y) in enumerate(zip(first, second)) if x != y), min(len(first), len(second)))
+    return first[:common]
+
+
 def end_and_pad(model, tokenizer) -> tuple[list[int], int]:
     """The token ids that end a production (the model's generation config, else the
     tokenizer's end of sequence) and the id that pads a pass (the tokenizer's, else the first
@@ -83,18 +95,22 @@ def end_and_pad(model, tokenizer) -> tuple[list[int], int]:
 
 
 def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settings: GenerationSettings,
-             batch_size: int = DEFAULT_BATCH_SIZE, skip: Collection[str] = ()) -> Iterator[list[str]]:
+             batch_size: int = DEFAULT_BATCH_SIZE, skip: Collection[str] = (),
+             template: str | None = None) -> Iterator[list[str]]:
     """For each ``(input_id, prompt)`` whose id is not in ``skip``, in order: ``n_samples``
     decoded productions (special tokens and outer whitespace removed), drawn by the generation
     engine (``varprobe.sampling.engine``) with ``batch_size`` rows in flight. For a causal LM the
     production is the continuation only. The skipped inputs (those a resumed job finished
-    before) still size the cache, so every production is the one a whole run of ``work`` gives."""
+    before) still size the cache, so every production is the one a whole run of ``work`` gives.
+    ``template``: the prompt template the prompts were rendered from; a causal LM then encodes
+    its ``shared_prefix`` once for the job."""
     tokenizer, model = loaded.tokenizer, loaded.model
     eos, pad = end_and_pad(model, tokenizer)
     chat = settings.chat and not loaded.is_seq2seq
     encoded = [(input_id, encode_prompt(tokenizer, prompt, chat)[0].tolist()) for input_id, prompt in work]
+    prefix = shared_prefix(tokenizer, template, chat) if template and not loaded.is_seq2seq else ()
     engine = Engine(model, decoding, eos, pad, settings.n_samples, settings.max_new_tokens, settings.seed,
-                    batch_size)
+                    batch_size, prefix)
     todo = [(input_id, ids) for input_id, ids in encoded if input_id not in skip]
     if not todo:
         return
