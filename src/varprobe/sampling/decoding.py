@@ -67,12 +67,7 @@ class Decoding:
         without a float64 copy of the logits (at the engine's pass sizes the copies cost more
         than the softmax)."""
         cast_late = self.temperature == 1.0 and self.top_p == 1.0 and self.typical_p == 1.0
-        scores = logits if cast_late else logits.double()
-        if self.temperature != 1.0:  # x / 1 is x: skip a pass over (n, V) doubles
-            scores = scores / self.temperature
-        if self.top_k > 0 and self.top_k < scores.shape[-1]:
-            kth = torch.topk(scores, self.top_k, dim=-1).values[..., -1:]
-            scores = scores.masked_fill(scores < kth, -torch.inf)
+        scores = self._fixed_set(logits if cast_late else logits.double())
         if self.top_p < 1.0:
             scores = _keep_mass(scores, scores, self.top_p)
         if self.typical_p < 1.0:
@@ -91,13 +86,17 @@ class Decoding:
         one over a vocabulary."""
         if self.top_p < 1.0 or self.typical_p < 1.0:
             return self.probabilities(logits)
-        scores = logits.to(torch.promote_types(logits.dtype, torch.float32))
+        return torch.softmax(self._fixed_set(logits.to(torch.promote_types(logits.dtype, torch.float32))), dim=-1)
+
+    def _fixed_set(self, scores: torch.Tensor) -> torch.Tensor:
+        """``scores`` over the temperature, with the tokens outside the top k at minus infinity
+        (in their own dtype; x / 1 is x, so temperature 1 skips a pass over (n, V))."""
         if self.temperature != 1.0:
             scores = scores / self.temperature
         if self.top_k > 0 and self.top_k < scores.shape[-1]:
             kth = torch.topk(scores, self.top_k, dim=-1).values[..., -1:]
             scores = scores.masked_fill(scores < kth, -torch.inf)
-        return torch.softmax(scores, dim=-1)
+        return scores
 
 
 KEEP_MASS_FIRST = 1024
@@ -131,7 +130,6 @@ def inverse_cdf(cdf: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     cumulative probability exceeds ``u`` times the row's total (rows x k)."""
     target = u.to(cdf) * cdf[:, -1:]
     return torch.searchsorted(cdf, target, right=True).clamp_(max=cdf.shape[1] - 1)
-
 
 
 DRAW_BLOCK = 256

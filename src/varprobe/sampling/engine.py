@@ -280,14 +280,12 @@ class Engine:
     def _ended(self, row: _Row) -> bool:
         return row.tokens[-1] in self.eos or len(row.tokens) == self.max_new_tokens
 
-    def _draw(self, weights: torch.Tensor, rows: list[tuple[int, _Row]]) -> None:
-        """Append to each ``(row of weights, sample)`` the token its uniform picks from the
-        decoding's ``weights`` (``decoding.draw``)."""
-        u = torch.tensor([row.source.uniforms[row.sample, len(row.tokens)] for _, row in rows],
+    def _draw(self, weights: torch.Tensor, rows: Sequence[_Row]) -> None:
+        """Append to each sample of ``rows`` the token its uniform picks from its row of the
+        decoding's ``weights`` (one row per sample, in order: ``decoding.draw``)."""
+        u = torch.tensor([row.source.uniforms[row.sample, len(row.tokens)] for row in rows],
                          dtype=torch.float64, device=weights.device)
-        index = [r for r, _ in rows]
-        chosen = weights if index == list(range(len(weights))) else weights[torch.tensor(index, device=weights.device)]
-        for (_, row), token in zip(rows, draw(chosen, u).tolist(), strict=True):
+        for row, token in zip(rows, draw(weights, u).tolist(), strict=True):
             row.tokens.append(token)
 
     # Causal LMs: continuous batching over cache rows of their own lengths.
@@ -320,7 +318,7 @@ class Engine:
         if source.encoding is None:
             source.encoding, logits = self._prompt(source.ids)
             source.first = self.decoding.weights(logits)
-        self._draw(source.first, [(0, row)])
+        self._draw(source.first, [row])
         if self._ended(row):
             return self._finish(row)
         lane.place(row, source.encoding)
@@ -353,7 +351,7 @@ class Engine:
                          position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True)
         lane.lengths[: len(rows)] += 1
         # Rows 0..n-1 of the pass are the rows in flight, read in place (no copy of their logits).
-        self._draw(self.decoding.weights(out.logits[: len(rows), -1]), rows)
+        self._draw(self.decoding.weights(out.logits[: len(rows), -1]), [row for _, row in rows])
         for slot, row in reversed(rows):
             if self._ended(row):
                 lane.remove(slot)
@@ -392,7 +390,8 @@ class Engine:
             out = self.model(encoder_outputs=BaseModelOutput(last_hidden_state=states), attention_mask=mask,
                              decoder_input_ids=ids, past_key_values=cache, use_cache=True)
             cache = out.past_key_values
-            self._draw(self.decoding.weights(out.logits[:, -1]), open_rows)
+            index = torch.tensor([i for i, _ in open_rows], device=self.device)
+            self._draw(self.decoding.weights(out.logits[index, -1]), [row for _, row in open_rows])
             ids = torch.full((width, 1), self.pad, device=self.device)
             still = []
             for index, row in open_rows:
