@@ -140,6 +140,11 @@ def _run(tmp_path):
                             "tvd_subsample": 0.6, "squared_error": [0.001, 0.004, 0.009, 0.01, 0.008, 0.01],
                             "note": ""})
     tables.write(squared, results / "analyses/sample_size/m/ancestral/contexts.parquet", "sample_size_contexts")
+    for name, values in (("metrics", [0.10, 0.15, 0.25]), ("floor", [0.01, 0.05, 0.20])):
+        tables.write(pd.DataFrame({
+            "model": "m", "corpus": "provo", "metric": "full_ece", "bins": [5, 50, 500], "value": values,
+            "bin_weight_sum": 1000.0, "n_positions": 100, "vocabulary_size": 1000}),
+            results / f"analyses/token_calibration/m/{name}.parquet", "token_calibration")
     config = tmp_path / "config.yaml"
     config.write_text("seed: 0\nmodels: [{name: m}]\nprovo: {texts: [1], n_samples: 40, resplits: 3, "
                       "ece_bins: 10, bootstrap_resamples: 50}\n")
@@ -310,6 +315,17 @@ def test_disagreements_carry_their_measured_causes(page):
     assert "`m / ancestral`: 5.00% of draws fail; under the paper's reading at most 3.75% would" in part
     assert "paper's Table 3: a column for every tag, z-scores" in part
     assert re.search(r"Tie-breaking (accounts for the paper's value|does not account .*: unexplained)", part)
+
+
+def test_the_full_ece_disagreement_measures_the_estimators_floor(page):
+    """Beside each model's Full-ECE at every M stands a perfectly calibrated model's (labels drawn
+    from the model itself) on as many positions, and the cause states the floor's share."""
+    part = page[page.index("### RSD of ECE, cw-ECE and Full-ECE"):page.index("### Production: the sign")]
+    assert re.search(r"\| m\s+\| corpus\s+\| full_ece\s+\| 0\.100\s+\| 0\.150\s+\| 0\.250", part)
+    assert re.search(r"\| m\s+\| drawn from the model\s+\| full_ece\s+\| 0\.010\s+\| 0\.050\s+\| 0\.200", part)
+    assert ("m: ours 0.100 at M=5 and 0.250 at M=500, a perfectly calibrated model's 0.010 and 0.200 "
+            "(80% of ours at M=500; its RSD over M 116%)") in part
+    assert "unexplained" in part
 
 
 def test_production_shows_one_input_per_task_and_the_most_miscalibrated(page):

@@ -14,6 +14,7 @@ import yaml
 from helpers import scheduled
 
 from varprobe import tables
+from varprobe.analysis.token_calibration import drawn_labels
 from varprobe.metrics.token_calibration import (
     METRICS,
     PAPER_BINS,
@@ -169,6 +170,34 @@ def test_invalid_input_names_the_argument():
         CalibrationAccumulator(0)
 
 
+def test_drawn_labels_follow_each_rows_distribution():
+    """Inverse CDF on each row: uniforms on a fine grid give every class its probability's share,
+    a class of probability 0 is never drawn, and a uniform just below 1 draws the last class of
+    positive probability."""
+    probs = np.array([[0.5, 0.0, 0.25, 0.25, 0.0]])
+    grid = (np.arange(10_000) + 0.5) / 10_000
+    labels = drawn_labels(np.repeat(probs, len(grid), axis=0), grid)
+    assert np.bincount(labels, minlength=5) / len(grid) == pytest.approx(probs[0], abs=1e-4)
+    assert drawn_labels(probs, np.array([np.nextafter(1.0, 0.0)])).tolist() == [3]
+    assert drawn_labels(probs, np.array([0.0])).tolist() == [0]
+
+
+def test_the_floor_of_a_calibrated_model_grows_with_m_and_falls_with_positions():
+    """Labels drawn from the predictions make a perfectly calibrated model; its Full-ECE is the
+    binned estimator's finite-sample bias: larger at more bins, smaller on more positions."""
+    rng = np.random.default_rng(0)
+
+    def floor(n: int) -> CalibrationAccumulator:
+        probs = rng.dirichlet(np.full(50, 0.1), size=n)
+        acc = CalibrationAccumulator(50, PAPER_BINS)
+        acc.update(probs, drawn_labels(probs, rng.random(n)))
+        return acc
+
+    small, large = floor(300), floor(30_000)
+    assert small.full_ece(500) > small.full_ece(5) and large.full_ece(500) > large.full_ece(5)
+    assert large.full_ece(500) < small.full_ece(500) / 3 and large.full_ece(50) < small.full_ece(50) / 3
+
+
 def test_relative_std():
     assert relative_std([1.0, 2.0, 3.0]) == pytest.approx(0.5)  # sample std 1 over mean 2
     assert relative_std([1.0, 2.0, 3.0], ddof=0) == pytest.approx(math.sqrt(2 / 3) / 2)
@@ -205,8 +234,18 @@ def test_cli_on_the_tiny_model(tmp_path, tiny_model_dir, provo_norms):
         out, rsd = tmp_path / f"{kind}-metrics.parquet", tmp_path / f"{kind}-rsd.parquet"
         main(["token-calibration", "--model", model, f"--{kind}", str(table), "--corpus", kind,
               "--bins", "5", "10", "20", "--max-texts", "2", "--rows-per-update", rows,
-              "--out", str(out), "--rsd-out", str(rsd)])
+              "--out", str(out), "--rsd-out", str(rsd), "--floor-out", str(tmp_path / f"{kind}-floor.parquet")])
         outputs[kind] = (out, rsd)
+    # The floor's labels are drawn position by position, whatever the positions per update.
+    again = tmp_path / "again-floor.parquet"
+    main(["token-calibration", "--model", model, "--contexts", str(contexts), "--corpus", "contexts",
+          "--bins", "5", "10", "20", "--max-texts", "2", "--rows-per-update", "7", "--out", str(tmp_path / "a.parquet"),
+          "--rsd-out", str(tmp_path / "b.parquet"), "--floor-out", str(again)])
+    floor = tables.read(tmp_path / "contexts-floor.parquet", "token_calibration")
+    assert floor["value"].to_numpy() == pytest.approx(tables.read(again, "token_calibration")["value"].to_numpy(),
+                                                      rel=1e-9, abs=1e-12)
+    assert tables.read_metadata(again)["labels"] == "drawn from the model's own distributions"
+    assert list(floor["n_positions"]) == list(tables.read(outputs["contexts"][0], "token_calibration")["n_positions"])
     metrics = tables.read(outputs["contexts"][0], "token_calibration")
     assert len(metrics) == 4 * 3 and set(metrics["metric"]) == set(METRICS)
     assert (metrics["vocabulary_size"] == 50257).all()

@@ -18,12 +18,14 @@ TC_CORPUS_TABLE = (
 
 
 rule token_calibration:
-    """One model's token-level calibration metrics at every number of bins, and their RSDs."""
+    """One model's token-level calibration metrics at every number of bins, their RSDs, and the
+    same metrics with labels drawn from the model (a perfectly calibrated model's: the floor)."""
     input:
         TC_CORPUS_TABLE,
     output:
         metrics=f"{TC_DIR}/{{model}}/metrics.parquet",
         rsd=f"{TC_DIR}/{{model}}/rsd.parquet",
+        floor=f"{TC_DIR}/{{model}}/floor.parquet",
     wildcard_constraints:
         model=_alternatives(NETWORKS),
     params:
@@ -33,6 +35,7 @@ rule token_calibration:
         bins=" ".join(map(str, TC_BINS)),
         max_texts=f"--max-texts {TC['max_texts']}" if TC["max_texts"] else "",
         ddof=TC["rsd_ddof"],
+        seed=config["seed"],
         cpu_fallback=cpu_fallback,
     threads: job_threads("token_calibration")
     resources:
@@ -50,8 +53,8 @@ rule token_calibration:
         "OMP_NUM_THREADS={threads} varprobe token-calibration --model {params.model:q} "
         "--{params.kind} {input} --corpus {params.corpus} --bins {params.bins} "
         "{params.max_texts} --ddof {params.ddof} --rows-per-update {resources.rows_per_update} "
-        "--gpus {resources.gpu} {params.cpu_fallback} --out {output.metrics} "
-        "--rsd-out {output.rsd} > {log} 2>&1"
+        "--seed {params.seed} --gpus {resources.gpu} {params.cpu_fallback} --out {output.metrics} "
+        "--rsd-out {output.rsd} --floor-out {output.floor} > {log} 2>&1"
 
 
 report_table(

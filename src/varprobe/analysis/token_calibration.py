@@ -1,6 +1,8 @@
 """Token-level calibration of a causal LM over a text corpus (Liu et al. 2024): the corpus texts,
 and the teacher-forced pass that streams every position's next-token distribution into a
-``CalibrationAccumulator``; the family's subcommands and its tables (``FAMILY``)."""
+``CalibrationAccumulator``, once with the corpus's labels and once with labels drawn from the
+model itself (the estimators' floor: what a perfectly calibrated model scores on as many
+positions); the family's subcommands and its tables (``FAMILY``)."""
 
 from __future__ import annotations
 
@@ -64,15 +66,31 @@ def windows(ids: list[int], length: int) -> Iterator[tuple[list[int], list[int]]
         yield inputs[: len(targets)], targets
 
 
+def drawn_labels(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """One label per row drawn from that row's own distribution by inverse CDF: row i's label is
+    the first class k with p_i1 + ... + p_ik > u_i (p_i1 + ... + p_iK), for ``uniforms`` u_i in
+    [0, 1). A class of probability 0 is never drawn. Labels drawn so make a perfectly calibrated
+    model (P(y_i = k) = p_ik), whose metrics measure the binned estimators' finite-sample bias."""
+    cumulative = np.cumsum(probs, axis=1)
+    targets = uniforms * cumulative[:, -1]
+    labels = [np.searchsorted(row, target, side="right") for row, target in zip(cumulative, targets, strict=True)]
+    return np.minimum(np.asarray(labels, dtype=np.int64), probs.shape[1] - 1)
+
+
 def score_texts(model, tokenizer, texts: Iterable[str], accumulator: CalibrationAccumulator,
-                rows_per_update: int = 64) -> int:
+                rows_per_update: int = 64, floor: CalibrationAccumulator | None = None,
+                seed: int = 0) -> int:
     """Run ``model`` teacher-forced over each text and add the softmax of every position to
     ``accumulator``, ``rows_per_update`` positions at a time (float64 softmax, so rows sum to 1
-    well within the accumulator's tolerance). Returns the number of texts that had a position."""
+    well within the accumulator's tolerance). With ``floor``, add every position to it as well
+    with a label drawn from its own distribution (``drawn_labels``; position j of the corpus takes
+    the j-th uniform of ``numpy.random.default_rng(seed)``, so the labels do not depend on
+    ``rows_per_update``). Returns the number of texts that had a position."""
     import torch
 
     device = next(model.parameters()).device
     length = max_length(model)
+    uniforms = np.random.default_rng(seed)
     scored = 0
     with torch.no_grad():
         for ids in token_sequences(tokenizer, texts):
@@ -91,6 +109,8 @@ def score_texts(model, tokenizer, texts: Iterable[str], accumulator: Calibration
                     part = logits[start : start + rows_per_update].double()
                     probs = torch.softmax(part, dim=-1).cpu().numpy()
                     accumulator.update(probs, labels[start : start + rows_per_update])
+                    if floor is not None:
+                        floor.update(probs, drawn_labels(probs, uniforms.random(len(probs))))
     return scored
 
 
@@ -142,7 +162,9 @@ def _token_calibration(args: argparse.Namespace) -> None:
     loaded, device = load_model(args)
     n_classes = loaded.model.get_output_embeddings().weight.shape[0]
     accumulator = CalibrationAccumulator(n_classes, tuple(args.bins))
-    n_texts = score_texts(loaded.model, loaded.tokenizer, texts, accumulator, args.rows_per_update)
+    floor = CalibrationAccumulator(n_classes, tuple(args.bins))
+    n_texts = score_texts(loaded.model, loaded.tokenizer, texts, accumulator, args.rows_per_update, floor,
+                          args.seed)
     if accumulator.n_positions == 0:
         raise ValueError(f"corpus {args.corpus!r}: no text has two tokens, nothing to score")
     names = {"model": loaded.spec.name, "corpus": args.corpus}
@@ -156,6 +178,9 @@ def _token_calibration(args: argparse.Namespace) -> None:
           f"({accumulator.n_sparse_pairs} sparse pairs)", file=sys.stderr)
     tables.write(metrics, args.out, "token_calibration", metadata)
     tables.write(rsd, args.rsd_out, "token_calibration_rsd", metadata)
+    tables.write(metric_table(floor).assign(**names), args.floor_out, "token_calibration",
+                 {**names, "model_entry": args.model, "device": device, "n_texts": n_texts,
+                  "labels": "drawn from the model's own distributions", "seed": args.seed})
 
 
 def _token_calibration_summary(args: argparse.Namespace) -> None:
@@ -189,8 +214,12 @@ def register(sub) -> None:
     p.add_argument("--ddof", type=int, default=1, help="delta degrees of freedom of the RSD's std")
     p.add_argument("--rows-per-update", type=int, default=64,
                    help="positions per accumulator update (memory only; results do not depend on it)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the floor's drawn labels")
     p.add_argument("--out", required=True)
     p.add_argument("--rsd-out", required=True)
+    p.add_argument("--floor-out", required=True,
+                   help="the metrics with every label drawn from the model's own distribution: a "
+                        "perfectly calibrated model's values, the estimators' finite-sample bias")
     p.set_defaults(run=_token_calibration)
 
     p = sub.add_parser("token-calibration-summary",
@@ -210,7 +239,8 @@ FAMILY = Family(
     register=register,
     provo=False,  # its corpus decides (config_checks.reference_problems)
     tables={
-        # Token-level calibration (Liu et al. 2024): one row per metric x number of bins of a model.
+        # Token-level calibration (Liu et al. 2024): one row per metric x number of bins of a model
+        # (metrics.parquet: the corpus's labels; floor.parquet: labels drawn from the model).
         "token_calibration": {
             "model": "string", "corpus": "string", "metric": "string", "bins": "int32",
             "value": "float64", "bin_weight_sum": "float64", "n_positions": "int64",

@@ -175,15 +175,20 @@ def regression_codings(tvd: pd.DataFrame, tags: list[str]) -> pd.DataFrame:
 
 
 def metric_by_bins(metrics: pd.DataFrame) -> pd.DataFrame:
-    """Each token-calibration metric's value at every bin count M (schema ``token_calibration``),
-    one column per M, with the ratio of its value at the largest M to its value at the smallest:
-    what its RSD over M is made of."""
-    wide = metrics.pivot_table(index=["model", "metric"], columns="bins", values="value").reset_index()
+    """Each token-calibration metric's value at every bin count M (schema ``token_calibration``
+    with a ``labels`` column: whose labels were scored), one column per M, with the ratio of its
+    value at the largest M to its value at the smallest and its RSD over the Ms (ddof 1): what
+    its RSD over M is made of."""
+    from varprobe.metrics.token_calibration import relative_std
+
+    keys = ["model", "labels", "metric"]
+    wide = metrics.pivot_table(index=keys, columns="bins", values="value").reset_index()
     ms = sorted(c for c in wide.columns if isinstance(c, (int, np.integer)))
     wide["largest / smallest M"] = wide[ms[-1]] / wide[ms[0]]
+    wide["RSD over M"] = [relative_std(row) for row in wide[ms].to_numpy()]
     wide["positions"] = wide["model"].map(metrics.groupby("model")["n_positions"].first())
     wide.columns = [f"M={c}" if isinstance(c, (int, np.integer)) else c for c in wide.columns]
-    return wide
+    return wide.sort_values(keys, ignore_index=True)
 
 
 def production_example(instances: pd.DataFrame, samples: pd.DataFrame, n: int = 3) -> dict:
