@@ -362,7 +362,7 @@ def test_a_key_given_twice_in_a_config_file_is_named_with_both_lines(tmp_path):
     assert duplicate_keys(str(path)) == []
 
 
-def test_a_decodings_texts_must_be_enumerated_passages_of_provo_texts():
+def test_a_decodings_texts_and_draws_belong_to_its_method():
     exact = {"name": "exact", "method": "enumerate", "target_mass": 0.9, "max_forward_tokens": 9}
     config = {"models": [SMOLLM2],
               "provo": {"texts": [1, 2], "decodings": [
@@ -376,9 +376,14 @@ def test_a_decodings_texts_must_be_enumerated_passages_of_provo_texts():
         "provo.decodings[1].texts: passages [3] of decoding 'exact' are not among provo.texts "
         "[1, 2]",
     ]
-    config["provo"]["decodings"][1]["texts"] = [1, 1]
+    config["provo"]["decodings"] = [{"name": "many", "n_samples": 1000}, {**exact, "n_samples": 10}]
+    assert schema_errors(config, SCHEMA) == []
+    assert reference_problems(config) == [
+        "provo.decodings[1].n_samples: decoding 'exact' is enumerated; n_samples sets the draws of a "
+        "sampled decoding only"]
+    config["provo"]["decodings"] = [{**exact, "texts": [1, 1]}]
     assert schema_errors(config, SCHEMA) == [
-        "provo.decodings[1].texts: value [1, 1]: it has non-unique elements"]
+        "provo.decodings[0].texts: value [1, 1]: it has non-unique elements"]
 
 
 def test_the_base_config_must_be_among_the_files_read(tmp_path):

@@ -211,8 +211,9 @@ def test_parameters_returns_all_effective_values():
     }
 
 
-def test_from_config_reads_a_config_entry_and_leaves_enumeration_keys_to_the_enumerator():
+def test_from_config_reads_a_config_entry_and_leaves_enumeration_and_sampling_keys_to_their_jobs():
     assert Decoding.from_config({"name": "top-p-0.9", "top_p": 0.9}) == Decoding("top-p-0.9", top_p=0.9)
+    assert Decoding.from_config({"name": "many", "n_samples": 1000}) == Decoding("many")
     exact = {"name": "exact", "method": "enumerate", "target_mass": 0.9, "max_forward_tokens": 300,
              "min_mass": 1e-6, "temperature": 0.5}
     assert Decoding.from_config(exact) == Decoding("exact", temperature=0.5)

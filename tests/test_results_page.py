@@ -373,6 +373,17 @@ def test_sections_the_run_did_not_make_say_so_with_their_command(page):
     assert "configs/paper-draws.yaml" in page
 
 
+def test_a_decoding_at_the_papers_draw_count_makes_the_section_and_says_its_draws():
+    from varprobe.results_page.findings import absent_sections, draws_per_context
+
+    provo = {"n_samples": 40, "decodings": [{"name": "ancestral"}, {"name": "ancestral-1000", "n_samples": 1000}]}
+    assert draws_per_context(provo) == "40 (ancestral-1000: 1,000)"
+    assert [a["heading"] for a in absent_sections({"provo": provo}, set())] == []
+    provo["decodings"][1]["n_samples"] = 100
+    assert [a["heading"] for a in absent_sections({"provo": provo}, set())] == [
+        "The paper's draw count (1,000 draws per context)"]
+
+
 def _columns(fig) -> int:
     """The number of panel columns of ``fig`` (distinct left edges of its axes)."""
     return len({round(ax.get_position().x0, 3) for ax in fig.axes})

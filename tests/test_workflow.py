@@ -174,11 +174,13 @@ def test_without_figure_contexts_no_word_bars_are_scheduled(tmp_path, data_mirro
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory, data_mirror, tiny_model_dir):
-    """The tiny model on passage 1, sampled (words of at most 5 tokens) and enumerated (to half
-    the mass or 60 forward tokens per context): one run, read by the tests below."""
+    """The tiny model on passage 1, sampled (words of at most 5 tokens; 8 draws per context, and
+    12 for a decoding that sets its own) and enumerated (to half the mass or 60 forward tokens
+    per context): one run, read by the tests below."""
     workdir = tmp_path_factory.mktemp("tiny")
     write_config(workdir, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}],
-                 decodings=[{"name": "ancestral"}, TINY_EXACT], max_tokens=5)
+                 decodings=[{"name": "ancestral"}, {"name": "ancestral-12", "n_samples": 12}, TINY_EXACT],
+                 max_tokens=5)
     run = snakemake(workdir)
     assert run.returncode == 0, output(run)
     return workdir
@@ -195,8 +197,8 @@ def test_only_the_new_model_and_the_aggregates_are_scheduled(tiny_run):
     finally:
         (tiny_run / "config.yaml").write_text(config)
     assert jobs == {
-        "provo_sample": 1, "provo_merge": 1, "provo_enumerate": 1, "provo_divergence": 2,
-        "provo_figure_bars": 2, "provo_summary": 1, "report_table_provo_summary": 1,
+        "provo_sample": 2, "provo_merge": 2, "provo_enumerate": 1, "provo_divergence": 3,
+        "provo_figure_bars": 3, "provo_summary": 1, "report_table_provo_summary": 1,
         "provo_figure_tvd": 1, "explorer": 1, "results_page": 1, "all": 1,
     }
 
@@ -205,10 +207,15 @@ def test_tiny_model_run_produces_every_table_and_figure(tiny_run):
     provo = tiny_run / "results" / "provo"
     summary = tables.read(provo / "summary.parquet", "provo_system")
     assert sorted(zip(summary["model"], summary["decoding"])) == [
-        ("human", "mle"), ("oracle", "control"), ("tiny", "ancestral"), ("tiny", "exact")]
+        ("human", "mle"), ("oracle", "control"), ("tiny", "ancestral"), ("tiny", "ancestral-12"),
+        ("tiny", "exact")]
     contexts = tables.read(provo / "contexts.parquet", "provo_contexts")
     samples = tables.read(provo / "tiny/ancestral/samples.parquet", "provo_samples")
     assert len(samples) == 8 * len(contexts)
+    # A decoding's own n_samples: its draws per context, the rest of the study alike.
+    more = tables.read(provo / "tiny/ancestral-12/samples.parquet", "provo_samples")
+    assert (more.groupby(["text_id", "word_number"])["count"].sum() == 12).all()
+    assert len(tables.read(provo / "tiny/ancestral-12/tvd.parquet", "provo_tvd")) == len(contexts)
     per_context = tables.read(provo / "tiny/ancestral/tvd.parquet", "provo_tvd")
     assert len(per_context) == len(contexts)
     row = summary.set_index(["model", "decoding"]).loc[("tiny", "ancestral")]
@@ -230,15 +237,17 @@ def test_the_results_page_shows_table_one_every_table_and_figure(tiny_run):
     docs = tiny_run / "results/docs"
     page = re.sub(r" +", " ", (docs / "results.md").read_text())  # cells unpadded
     summary = tables.read(tiny_run / "results/provo/summary.parquet", "provo_system").set_index("model")
-    for system in ("human / mle", "oracle / control", "tiny / ancestral", "tiny / exact", "paper: Oracle2"):
+    for system in ("human / mle", "oracle / control", "tiny / ancestral", "tiny / ancestral-12", "tiny / exact",
+                   "paper: Oracle2"):
         assert f"| {system} " in page, system
     assert f"{summary.loc['oracle', 'expected_tvd']:.3f} [{summary.loc['oracle', 'ci_low']:.3f}," in page
     assert f"| human / mle | – | – | {summary.loc['human', 'ece_corpus']:.3f} |" in page
     links = re.findall(r"\]\((figures/[^)]+)\)", page)
     assert len(links) == len(list((tiny_run / "results/provo").rglob("*.png"))) > 1
     assert all((docs / link).is_file() for link in links)
-    assert "| provo_sample | 1 |" in page and "| total |" in page
+    assert "| provo_sample | 2 |" in page and "| total |" in page
     assert re.search(r"commit \| `[0-9a-f]{40}", page)
+    assert "8 (ancestral-12: 12) draws per context" in page
 
 
 def test_exact_decoding_runs_end_to_end_beside_a_sampled_one(tiny_run):

@@ -243,6 +243,9 @@ def reference_problems(config: dict) -> list[str]:
             problems.append(f"provo.decodings[{i}].texts: decoding {decoding.get('name')!r} is "
                             "sampled; texts restricts an enumerated decoding (method: enumerate) "
                             "only (a sampled one covers provo.texts, in provo.shards jobs)")
+        if isinstance(decoding, dict) and "n_samples" in decoding and decoding.get("method") == "enumerate":
+            problems.append(f"provo.decodings[{i}].n_samples: decoding {decoding.get('name')!r} is "
+                            "enumerated; n_samples sets the draws of a sampled decoding only")
         outside = [t for t in chosen or [] if isinstance(texts, list) and t not in texts]
         if outside:
             problems.append(f"provo.decodings[{i}].texts: passages {outside} of decoding "

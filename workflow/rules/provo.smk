@@ -59,7 +59,7 @@ rule provo_sample:
     params:
         model=model_entry,
         decoding=decoding_entry,
-        n_samples=PC["n_samples"],
+        n_samples=decoding_draws,
         max_tokens=PC["max_tokens"],
         seed=config["seed"],
         shards=lambda w: len(model_shards(w.model)),
@@ -163,7 +163,7 @@ rule provo_api_sample:
     params:
         model=model_entry,
         decoding=decoding_entry,
-        n_samples=PC["n_samples"],
+        n_samples=decoding_draws,
         seed=config["seed"],
     threads: job_threads("provo_api_sample")
     resources:

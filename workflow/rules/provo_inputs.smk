@@ -42,6 +42,11 @@ def decoding_entry(wildcards):
     return json.dumps(DECODINGS[wildcards.decoding], sort_keys=True)
 
 
+def decoding_draws(wildcards):
+    """The draws per context of a sampled decoding: its own n_samples, else provo.n_samples."""
+    return DECODINGS[wildcards.decoding].get("n_samples", config["provo"]["n_samples"])
+
+
 def passage_span(span):
     """The passage ids of a `{first, last}` span of a finetune entry."""
     return list(range(span["first"], span["last"] + 1))

@@ -32,6 +32,18 @@ def _frame(entries: list[dict], prefix: str) -> pd.DataFrame | None:
     return pd.concat([tables.read_frame(e["table"]) for e in found], ignore_index=True) if found else None
 
 
+def draws_per_context(provo: dict) -> str:
+    """The Provo draws per context of the run's sampled decodings: ``provo.n_samples``, and each
+    decoding that sets its own (``n_samples`` of its entry)."""
+    own = [f"{d['name']}: {d['n_samples']:,}" for d in provo.get("decodings", []) if "n_samples" in d]
+    return f"{provo.get('n_samples')}" + (f" ({', '.join(own)})" if own else "")
+
+
+def most_draws(provo: dict) -> int:
+    """The most draws per context of any of the run's sampled decodings."""
+    return max([provo.get("n_samples", 0), *(d.get("n_samples", 0) for d in provo.get("decodings", []))])
+
+
 def what_was_run(config: dict, entries: list[dict]) -> list[tuple[str, str]]:
     """(what, how much) each: the models, the Provo data and draws, the production data and draws."""
     lines = []
@@ -44,7 +56,7 @@ def what_was_run(config: dict, entries: list[dict]) -> list[tuple[str, str]]:
         contexts = int(summary["n_contexts"].max())
         texts = provo.get("texts")
         lines.append(("Provo", f"passages {texts if texts == 'all' else ', '.join(map(str, texts))} "
-                               f"({contexts} contexts), {provo.get('n_samples')} draws per context and sampled "
+                               f"({contexts} contexts), {draws_per_context(provo)} draws per context and sampled "
                                f"system (the paper: 1,000 for GPT-2, 40 for the others)"))
     production = config.get("production")
     if production:
@@ -149,15 +161,15 @@ def findings(entries: list[dict]) -> list[str]:
 def absent_sections(config: dict, present: set[str]) -> list[dict]:
     """The sections that need more compute than this run had, with the command that makes them."""
     out = []
-    draws = config.get("provo", {}).get("n_samples", 0)
+    draws = most_draws(config.get("provo", {}))
     if draws < PAPER_DRAWS:
         out.append({"heading": "The paper's draw count (1,000 draws per context)", "text": (
-            f"Not run: this run draws {draws} per context, so its sample-size figure subsamples those "
-            f"{draws} (sizes at or above {draws} cannot be drawn), not the paper's 1,000, and Table 1's model "
-            "rows carry the upward bias of a small-sample TVD. `scripts/run.sh --configfile "
-            "configs/paper-draws.yaml`, in a checkout of its own, draws 1,000 per context with "
-            "SmolLM2 over the whole corpus; its page shows Table 1 at 1,000 draws and the sample-size "
-            "figure as the paper draws it (subsamples of 10, 20, 40 and 100 of the 1,000).")})
+            f"Not run: this run draws at most {draws} per context, so its sample-size figure subsamples "
+            f"those {draws} (sizes at or above {draws} cannot be drawn), not the paper's 1,000, and Table 1's "
+            "model rows carry the upward bias of a small-sample TVD. A decoding with `n_samples: 1000` "
+            "(`configs/paper-scale.yaml` has `ancestral-1000`; `configs/paper-draws.yaml` runs it alone) "
+            "puts Table 1 at 1,000 draws beside the others and draws the sample-size figure as the paper "
+            "does (subsamples of 10, 20, 40 and 100 of the 1,000).")})
     decodings = config.get("production", {}).get("decodings", [])
     families = {f for f, keys in DECODING_FAMILIES.items() for d in decodings
                 if (keys and any(k in d for k in keys)) or (not keys and set(d) == {"name"})}

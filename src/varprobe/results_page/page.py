@@ -295,7 +295,7 @@ def render(*, configfiles: list[str], commit: str, entries: list[dict], figures:
         index=findings.paper_index({s["key"]: s["heading"] for s in sections}),
         reproduce=reproduce(configfiles),
         bins=settings["bins"],
-        n_samples=provo.get("n_samples"),
+        n_samples=findings.draws_per_context(provo),
         configs=[{"path": path, "text": Path(path).read_text(encoding="utf-8").rstrip()}
                  for path in configfiles],
         stages=table(stages) if stages else "no benchmark files",

@@ -14,6 +14,9 @@ import torch
 
 ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens", "min_mass", "texts")
 """Keys of a decoding's config entry that configure enumeration, not the decoding algorithm."""
+SAMPLING_KEYS = ("n_samples",)
+"""Keys of a Provo decoding's config entry that configure its sampling jobs (draws per
+context), not the decoding algorithm."""
 
 
 @dataclass(frozen=True)
@@ -46,13 +49,13 @@ class Decoding:
     def from_config(cls, entry: Mapping) -> Decoding:
         """The decoding algorithm of a decoding's config entry (``provo.decodings`` or
         ``production.decodings``): its name and parameters, the ``ENUMERATION_KEYS`` left to the
-        enumerator. The one place a ``Decoding`` is built from a config, for the CLI, the API
+        enumerator and the ``SAMPLING_KEYS`` to the sampling jobs. The one place a ``Decoding`` is built from a config, for the CLI, the API
         code and the workflow alike. ValueError naming any other key."""
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(entry) - known - set(ENUMERATION_KEYS))
+        unknown = sorted(set(entry) - known - set(ENUMERATION_KEYS) - set(SAMPLING_KEYS))
         if unknown:
             raise ValueError(f"decoding {entry.get('name')!r}: unknown keys {unknown}; "
-                             f"expected {sorted(known)} or {list(ENUMERATION_KEYS)}")
+                             f"expected {sorted(known)} or {list(ENUMERATION_KEYS + SAMPLING_KEYS)}")
         return cls(**{k: v for k, v in entry.items() if k in known})
 
     def parameters(self) -> dict[str, float | int]:
