@@ -324,7 +324,7 @@ def test_the_full_ece_disagreement_measures_the_estimators_floor(page):
     assert re.search(r"\| m\s+\| corpus\s+\| full_ece\s+\| 0\.100\s+\| 0\.150\s+\| 0\.250", part)
     assert re.search(r"\| m\s+\| drawn from the model\s+\| full_ece\s+\| 0\.010\s+\| 0\.050\s+\| 0\.200", part)
     assert ("m: ours 0.100 at M=5 and 0.250 at M=500, a perfectly calibrated model's 0.010 and 0.200 "
-            "(80% of ours at M=500; its RSD over M 116%)") in part
+            "(80% of ours at M=500; it rises by 0.190 from M=5 to M=500, ours by 0.150; its RSD over M 116%)") in part
     assert "unexplained" in part
 
 

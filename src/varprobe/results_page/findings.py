@@ -283,24 +283,28 @@ def _token_bins(entries, root: Path) -> dict | None:
     wide = measures.metric_by_bins(frame)
     full = wide[wide["metric"] == "full_ece"].set_index(["model", "labels"])
     ms = [c for c in wide.columns if c.startswith("M=")]
-    lines = [f"{model}: ours {number(full.loc[(model, 'corpus'), ms[0]])} at {ms[0]} and "
-             f"{number(full.loc[(model, 'corpus'), ms[-1]])} at {ms[-1]}, a perfectly calibrated model's "
-             f"{number(full.loc[(model, LABELS['floor.parquet']), ms[0]])} and "
-             f"{number(full.loc[(model, LABELS['floor.parquet']), ms[-1]])} "
-             f"({full.loc[(model, LABELS['floor.parquet']), ms[-1]] / full.loc[(model, 'corpus'), ms[-1]]:.0%} of "
-             f"ours at {ms[-1]}; its RSD over M {full.loc[(model, LABELS['floor.parquet']), 'RSD over M']:.0%})"
-             for model in dict.fromkeys(full.index.get_level_values("model"))
-             if (model, LABELS["floor.parquet"]) in full.index and (model, "corpus") in full.index]
+    drawn = LABELS["floor.parquet"]
+
+    def line(model: str) -> str:
+        ours, floor = full.loc[(model, "corpus")], full.loc[(model, drawn)]
+        return (f"{model}: ours {number(ours[ms[0]])} at {ms[0]} and {number(ours[ms[-1]])} at {ms[-1]}, a "
+                f"perfectly calibrated model's {number(floor[ms[0]])} and {number(floor[ms[-1]])} "
+                f"({floor[ms[-1]] / ours[ms[-1]]:.0%} of ours at {ms[-1]}; it rises by "
+                f"{number(floor[ms[-1]] - floor[ms[0]])} from {ms[0]} to {ms[-1]}, ours by "
+                f"{number(ours[ms[-1]] - ours[ms[0]])}; its RSD over M {floor['RSD over M']:.0%})")
+
+    models = [m for m in dict.fromkeys(full.index.get_level_values("model"))
+              if (m, drawn) in full.index and (m, "corpus") in full.index]
     floor = ("Measured (below): each metric at every bin count M, scored once with the corpus's labels "
              "and once with every label drawn from the model's own distribution, which makes the model "
              "perfectly calibrated: whatever it scores then is the binned estimator's finite-sample bias on "
-             f"as many positions. Full-ECE: {'; '.join(lines)}. The bias grows with M, as each bin holds "
-             "fewer positions, so at this corpus's size it makes much of Full-ECE's rise over M, and of its "
-             "RSD. " if lines else "")
+             f"as many positions. Full-ECE: {'; '.join(map(line, models))}. The bias grows with M, as each "
+             "bin holds fewer positions: at this corpus's size it makes much of Full-ECE's value at many bins, "
+             "and so of its RSD over M. " if models else "")
     return {"title": "RSD of ECE, cw-ECE and Full-ECE over bin counts",
             "paper": "cw-ECE 40.93% / 44.90%, Full-ECE 7.56% / 8.36% (2B / 7B, Liu et al. Table 1)",
             "ours": "; ".join(f"{r.model} {r.metric} {100 * r.rsd:.0f}%" for r in summary.itertuples(index=False)),
-            "cause": (floor + f"Liu et al. score far more positions (ours: at most {int(wide['positions'].max())}) "
+            "cause": (floor + f"Liu et al. score far more positions (ours: at most {int(wide['positions'].max()):,}) "
                       "of larger models; whether the number of positions alone brings Full-ECE's RSD to theirs, "
                       "and why our cw-ECE varies less over M than theirs, is unexplained: it needs runs on a "
                       "larger corpus (`analyses.token_calibration.corpus`: a production dataset's references)."),
