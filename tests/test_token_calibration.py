@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from helpers import scheduled
+from helpers import output, scheduled, snakemake
 
 from varprobe import tables
 from varprobe.analysis.token_calibration import drawn_labels
@@ -281,3 +281,11 @@ def test_rules_are_scheduled_from_config(tmp_path, data_mirror, tiny_model_dir):
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     counts = scheduled(tmp_path)
     assert counts["token_calibration"] == 2 and counts["token_calibration_summary"] == 1
+    # A model's floor is a target of its own: a run that lacks it (made before the floor
+    # existed) redoes that model's job, and only that one.
+    summary = "results/analyses/token_calibration/summary.parquet"
+    run = snakemake(tmp_path, summary)
+    assert run.returncode == 0, output(run)
+    (tmp_path / "results/analyses/token_calibration/tiny2/floor.parquet").unlink()
+    counts = scheduled(tmp_path)
+    assert counts["token_calibration"] == 1

@@ -110,6 +110,8 @@ rule token_calibration_summary:
 
 ANALYSIS_TARGETS.extend(
     [
+        # The floors: the results page reads them beside the metrics (its Full-ECE disagreement).
+        *expand(f"{TC_DIR}/{{model}}/floor.parquet", model=NETWORKS),
         f"{TC_DIR}/summary.parquet",
         f"{TC_DIR}/figures/metrics_by_bins.png",
         f"{TC_DIR}/figures/metrics_by_bins.parquet",
