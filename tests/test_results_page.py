@@ -194,7 +194,7 @@ def test_table_one_puts_the_oracle_tvd_under_its_definition():
 
 def test_the_glossary_names_every_quantity_once(page):
     for name in ("oracle 1, oracle 2", "TVD(O2, O1)", "H, M, C", "W1(M, H), W1(C, H)", "human control",
-                 "`full_ece_weighted`", "`n_contexts_without_words`", "failure rate"):
+                 "`full_ece_weighted`", "`n_contexts_without_words`", "failure rate", "floor (labels drawn"):
         assert sum(name in key for key in GLOSSARY) == 1
         assert f"**{[k for k in GLOSSARY if name in k][0]}**" in page
     assert "one half of the responses predicting, TVD to all of them" not in page

@@ -47,6 +47,9 @@ GLOSSARY = {
     "system, the resolved failure mass); the draws are rejected, as in the paper.",
     "RSD": "relative standard deviation of a metric over the bin counts M (std / mean, "
     "`rsd_ddof` for the std).",
+    "floor (labels drawn from the model)": "a token-calibration metric scored with every label "
+    "drawn from the model's own distribution at its position, which makes the model perfectly "
+    "calibrated: its value is the binned estimator's finite-sample bias on as many positions.",
 }
 """One name and one definition per quantity of the page."""
 
