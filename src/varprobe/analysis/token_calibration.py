@@ -67,14 +67,17 @@ def windows(ids: list[int], length: int) -> Iterator[tuple[list[int], list[int]]
 
 
 def drawn_labels(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-    """One label per row drawn from that row's own distribution by inverse CDF: row i's label is
-    the first class k with p_i1 + ... + p_ik > u_i (p_i1 + ... + p_iK), for ``uniforms`` u_i in
-    [0, 1). A class of probability 0 is never drawn. Labels drawn so make a perfectly calibrated
-    model (P(y_i = k) = p_ik), whose metrics measure the binned estimators' finite-sample bias."""
-    cumulative = np.cumsum(probs, axis=1)
-    targets = uniforms * cumulative[:, -1]
-    labels = [np.searchsorted(row, target, side="right") for row, target in zip(cumulative, targets, strict=True)]
-    return np.minimum(np.asarray(labels, dtype=np.int64), probs.shape[1] - 1)
+    """One label per row drawn from that row's own distribution by inverse CDF
+    (``varprobe.sampling.decoding.inverse_cdf``, the samplers' own): row i's label is the first
+    class k with p_i1 + ... + p_ik > u_i (p_i1 + ... + p_iK), for ``uniforms`` u_i in [0, 1). A
+    class of probability 0 is never drawn. Labels drawn so make a perfectly calibrated model
+    (P(y_i = k) = p_ik), whose metrics measure the binned estimators' finite-sample bias."""
+    import torch
+
+    from varprobe.sampling.decoding import inverse_cdf
+
+    cdf = torch.from_numpy(np.cumsum(probs, axis=1))
+    return inverse_cdf(cdf, torch.from_numpy(uniforms)[:, None])[:, 0].numpy()
 
 
 def score_texts(model, tokenizer, texts: Iterable[str], accumulator: CalibrationAccumulator,
@@ -170,8 +173,8 @@ def _token_calibration(args: argparse.Namespace) -> None:
     names = {"model": loaded.spec.name, "corpus": args.corpus}
     metrics = metric_table(accumulator).assign(**names)
     rsd = rsd_table(metrics, args.ddof).assign(**names)
-    metadata = {**names, "model_entry": args.model, "device": device, "n_texts": n_texts,
-                "resolution": accumulator.resolution, "sparse_pairs": accumulator.n_sparse_pairs,
+    run = {**names, "model_entry": args.model, "device": device, "n_texts": n_texts}
+    metadata = {**run, "resolution": accumulator.resolution, "sparse_pairs": accumulator.n_sparse_pairs,
                 "accumulator_peak_bytes": accumulator.peak_nbytes}
     print(f"{loaded.spec.name}: {n_texts} texts, {accumulator.n_positions} positions, "
           f"{n_classes} classes; accumulator peak {accumulator.peak_nbytes / 2**20:.1f} MiB "
@@ -179,8 +182,7 @@ def _token_calibration(args: argparse.Namespace) -> None:
     tables.write(metrics, args.out, "token_calibration", metadata)
     tables.write(rsd, args.rsd_out, "token_calibration_rsd", metadata)
     tables.write(metric_table(floor).assign(**names), args.floor_out, "token_calibration",
-                 {**names, "model_entry": args.model, "device": device, "n_texts": n_texts,
-                  "labels": "drawn from the model's own distributions", "seed": args.seed})
+                 {**run, "labels": "drawn from the model's own distributions", "seed": args.seed})
 
 
 def _token_calibration_summary(args: argparse.Namespace) -> None:

@@ -49,8 +49,9 @@ class Decoding:
     def from_config(cls, entry: Mapping) -> Decoding:
         """The decoding algorithm of a decoding's config entry (``provo.decodings`` or
         ``production.decodings``): its name and parameters, the ``ENUMERATION_KEYS`` left to the
-        enumerator and the ``SAMPLING_KEYS`` to the sampling jobs. The one place a ``Decoding`` is built from a config, for the CLI, the API
-        code and the workflow alike. ValueError naming any other key."""
+        enumerator and the ``SAMPLING_KEYS`` to the sampling jobs. The one place a ``Decoding`` is
+        built from a config, for the CLI, the API code and the workflow alike. ValueError naming
+        any other key."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(entry) - known - set(ENUMERATION_KEYS) - set(SAMPLING_KEYS))
         if unknown:
