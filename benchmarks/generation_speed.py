@@ -157,7 +157,7 @@ def engine_run(model, work, prefixes, eos, pad, args, seed) -> dict[str, list[li
     for dataset, items in work.items():
         engine = Engine(model, Decoding("ancestral"), eos, pad, args.samples, args.max_new_tokens, seed,
                         args.batch_size, prefixes[dataset])
-        result.update(zip([k for k, _ in items], engine.run(items), strict=True))
+        result.update(engine.run(items))
     return result
 
 

@@ -23,7 +23,15 @@ DECODINGS = [Decoding("ancestral"), Decoding("mix", temperature=0.8, top_k=50, t
 
 def _draw(loaded, work, decoding=Decoding("ancestral"), batch_size=64, template=None, **settings):
     settings = GenerationSettings(**{"n_samples": 4, "max_new_tokens": 6, "seed": 0, **settings})
-    return list(generate(loaded, work, decoding, settings, batch_size, template=template))
+    return _in_order(work, generate(loaded, work, decoding, settings, batch_size, template=template))
+
+
+def _in_order(work, finished):
+    """The samples of ``finished`` (``(input_id, samples)`` pairs) in the order of ``work``; each
+    input of ``work`` comes once."""
+    found = dict(finished)
+    assert sorted(found) == sorted(key for key, _ in work)
+    return [found[key] for key, _ in work]
 
 
 def _load(directory, dtype="float32"):
@@ -88,14 +96,17 @@ def test_productions_are_the_same_to_the_bit_whatever_the_batching(tiny_model_di
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
-def test_this_machines_attention_gives_a_row_the_same_bits_over_any_span(tiny_model_dir, dtype):
+@pytest.mark.parametrize("kind", ["gpt2", "llama"])
+def test_this_machines_attention_gives_a_row_the_same_bits_over_any_span(tiny_model_dir, tiny_llama_dir, kind,
+                                                                         dtype):
     """The engine's CPU passes attend over the columns their longest row needs (``span``), so a
     row meets other spans in other batchings: one decoding pass of 16 rows of their own lengths
-    (5-70 columns) has the same logits to the bit over every span from the least that holds
-    them to 8 times more, in steps of ``SPAN_STEP``."""
-    model = _load(tiny_model_dir, dtype).model
+    (40-115 columns: a row's last column at every place in a vector of 16 floats) has the same
+    logits to the bit over every span from the least that holds them to 8 times more, in steps
+    of ``SPAN_STEP``."""
+    model = _load({"llama": tiny_llama_dir, "gpt2": tiny_model_dir}[kind], dtype).model
     rows, step = PASS_ROWS["cpu"], SPAN_STEP["cpu"]
-    lengths = torch.randint(5, 70, (rows,), generator=torch.Generator().manual_seed(0))
+    lengths = 40 + 5 * torch.arange(rows)
     least = _round_up(int(lengths.max()) + 1, step)
 
     def logits(span: int) -> torch.Tensor:
@@ -155,7 +166,7 @@ def test_each_token_is_the_inverse_cdf_of_its_uniform_under_a_full_forward(tiny_
     eos = [tokenizer.eos_token_id]
     engine = Engine(model, decoding, eos, tokenizer.pad_token_id or eos[0], 5, 10, seed=1, batch_size=40)
     ended = 0
-    for (key, ids), samples in zip(work, engine.run(work), strict=True):
+    for (key, ids), samples in zip(work, _in_order(work, engine.run(work)), strict=True):
         uniforms = sample_uniforms(1, key, 5, 10)
         for j, tokens in enumerate(samples):
             stop = len(tokens) < 10
@@ -210,7 +221,8 @@ def test_a_row_that_ends_leaves_the_pass_at_once(tiny_model_dir, tiny_llama_dir,
     widths = []
     hook = model.register_forward_pre_hook(lambda m, args, kw: widths.append(kw["input_ids"].shape), with_kwargs=True)
     try:
-        productions = list(Engine(model, Decoding("ancestral"), eos, eos[0], 8, 12, seed=3, batch_size=25).run(work))
+        productions = _in_order(work, Engine(model, Decoding("ancestral"), eos, eos[0], 8, 12, seed=3,
+                                             batch_size=25).run(work))
     finally:
         hook.remove()
     passes = [rows for rows, columns in widths if columns == 1]
@@ -220,6 +232,26 @@ def test_a_row_that_ends_leaves_the_pass_at_once(tiny_model_dir, tiny_llama_dir,
     assert all(rows % step == 0 and rows <= lane for rows in passes)
     assert 0 <= sum(passes) - rows_needed < step * len(passes)
     assert passes[0] == lane and min(passes) < lane
+
+
+def test_inputs_start_in_order_of_prompt_length_and_each_finishes_once(tiny_model_dir, monkeypatch):
+    """Prompts are encoded shortest first (ties in the order given), so the rows in flight have
+    prompts of similar lengths; every input is yielded once, with its id."""
+    loaded = _load(tiny_model_dir)
+    engine = Engine(loaded.model, Decoding("ancestral"), [loaded.tokenizer.eos_token_id], 0, 3, 5, seed=0,
+                    batch_size=4)
+    work = [("long", [5] * 9), ("short", [6] * 2), ("mid", [7] * 5), ("tie", [8] * 2)]
+    encoded, original = [], Engine._prompt
+
+    def recorded(self, ids):
+        encoded.append(ids[0])
+        return original(self, ids)
+
+    monkeypatch.setattr(Engine, "_prompt", recorded)
+    finished = list(engine.run(work))
+    assert encoded == [6, 8, 7, 5]
+    assert sorted(key for key, _ in finished) == sorted(key for key, _ in work)
+    assert all(len(samples) == 3 for _, samples in finished)
 
 
 def test_a_finished_run_frees_its_cache_at_once(tiny_model_dir, monkeypatch):
@@ -339,7 +371,9 @@ def test_productions_with_a_shared_prefix_do_not_depend_on_the_job(tiny_model_di
     loaded = _load({"llama": tiny_llama_dir, "gpt2": tiny_model_dir}[kind])
     work = [(key, render_prompt(TEMPLATE, text)) for key, text in WORK]
     settings = GenerationSettings(n_samples=6, max_new_tokens=10, seed=2)
-    runs = [list(generate(loaded, work, Decoding("ancestral"), settings, b, template=TEMPLATE)) for b in (1, 16, 64)]
+    runs = [_in_order(work, generate(loaded, work, Decoding("ancestral"), settings, b, template=TEMPLATE))
+            for b in (1, 16, 64)]
     assert runs[1] == runs[0] and runs[2] == runs[0]
-    assert list(generate(loaded, work[3:1:-1], Decoding("ancestral"), settings, 7, template=TEMPLATE)) == runs[0][3:1:-1]
+    other = work[3:1:-1]
+    assert _in_order(other, generate(loaded, other, Decoding("ancestral"), settings, 7, template=TEMPLATE)) == runs[0][3:1:-1]
     assert len({s for samples in runs[0] for s in samples}) > 10

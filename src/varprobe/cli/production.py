@@ -82,12 +82,11 @@ def _production_sample(args: argparse.Namespace) -> None:
                 "device": spec.device, "shard": [args.shard, args.shards]}
     rows = _finished_rows(args.out, metadata, len(work))
     skip = {row["input_id"] for row in rows}
-    todo = [item for item in work if item[0] not in skip]
     productions = generate(loaded, work, decoding, settings, args.batch_size or DEFAULT_BATCH_SIZE, skip=skip,
                            template=args.prompt)
-    progress = tqdm(productions, total=len(todo), file=sys.stderr,
+    progress = tqdm(productions, total=len(work) - len(skip), file=sys.stderr,
                     desc=f"{spec.name}/{decoding.name}", mininterval=5)
-    for (input_id, _), samples in zip(todo, progress, strict=True):
+    for input_id, samples in progress:
         rows.extend({"input_id": input_id, "sample_index": j, "text": t} for j, t in enumerate(samples))
         resume.keep(pd.DataFrame(rows), args.out, "production_samples", metadata)
     order = {input_id: k for k, (input_id, _) in enumerate(work)}

@@ -7,6 +7,10 @@
   input: ``prefix``, given by the caller, not read off the job's inputs) are encoded once per
   job, and each prompt that starts with them runs only its own tokens on top of their
   keys/values.
+* **Inputs start in order of prompt length** (shortest first, ties in the order given), so the
+  rows in flight have prompts of similar lengths and a pass, which attends over its longest
+  row's columns, runs few masked ones; ``run`` yields each input's samples when its last one
+  ends.
 * **Rows from several inputs share every forward pass**, ``batch_size`` rows in flight. For a
   causal LM a row leaves as soon as it ends (end of sequence or ``max_new_tokens``) and the
   next waiting sample takes its cache row (continuous batching). Each cache row holds one
@@ -72,18 +76,22 @@ PACKED_PASS_ROWS = 2
 any pass of two rows or more, so a pass is padded by at most one row."""
 CAPACITY_STEP = 64
 """Prompt (and source) lengths are rounded up to a multiple of this many tokens."""
-SPAN_STEP = {"cpu": 8}
+SPAN_STEP = {"cpu": 16}
 """Per device type: the columns a causal pass attends over are its longest row rounded up to a
-multiple of this many (other devices: the lane's whole capacity in every pass)."""
+multiple of this many (other devices: the lane's whole capacity in every pass). On CPU a
+multiple of the widest float32 vector (16 lanes with AVX-512): the attention kernel sums a
+row's softmax over whole vectors of columns and adds the columns past the last whole vector one
+by one, so with a span that is not such a multiple a row's last columns are summed in another
+order in another batching (``tests/test_generate.py``)."""
 
 
 @dataclass
 class _Input:
-    """One input: its token ids, its samples' uniforms ``(n, max_new_tokens)``, and while its
+    """One input: its id and token ids, its samples' uniforms ``(n, max_new_tokens)``, and while its
     samples are being placed, its encoding (prompt keys/values or encoder states) and the
     decoding's weights of its first token (causal LMs)."""
 
-    index: int
+    key: str
     ids: list[int]
     uniforms: np.ndarray
     encoding: object = None
@@ -244,13 +252,14 @@ class Engine:
         self._prefix_states: list[tuple[torch.Tensor, torch.Tensor]] | None = None
 
     def run(self, work: Sequence[tuple[str, list[int]]],
-            capacity: int | None = None) -> Iterator[list[list[int]]]:
-        """For each ``(input_id, token ids)`` in order: its ``n_samples`` generated token lists
-        (end of sequence excluded). ``capacity``: the prompt (source) columns of the cache,
-        ``prompt_capacity`` of ``work`` by default; a job that resumes some of its inputs passes
-        the capacity of all of them, so that their samples keep their bits."""
-        inputs = [_Input(i, ids, sample_uniforms(self.seed, key, self.n_samples, self.max_new_tokens))
-                  for i, (key, ids) in enumerate(work)]
+            capacity: int | None = None) -> Iterator[tuple[str, list[list[int]]]]:
+        """For each ``(input_id, token ids)`` of ``work``: ``(input_id, its n_samples generated
+        token lists)`` (end of sequence excluded), in the order the inputs finish; they start in
+        order of prompt length (module docstring). ``capacity``: the prompt (source) columns of
+        the cache, ``prompt_capacity`` of ``work`` by default; a job that resumes some of its
+        inputs passes the capacity of all of them, so that their samples keep their bits."""
+        inputs = [_Input(key, ids, sample_uniforms(self.seed, key, self.n_samples, self.max_new_tokens))
+                  for key, ids in sorted(work, key=lambda item: len(item[1]))]
         if not inputs:
             return
         least = prompt_capacity(x.ids for x in inputs)
@@ -258,12 +267,8 @@ class Engine:
         if capacity < least:
             raise ValueError(f"capacity {capacity} is below the longest prompt's {least}")
         finished = self._seq2seq(inputs, capacity) if self.seq2seq else self._causal(inputs, capacity)
-        done, next_index = {}, 0
         for source in finished:
-            done[source.index] = [source.outputs[j] for j in range(self.n_samples)]
-            while next_index in done:
-                yield done.pop(next_index)
-                next_index += 1
+            yield source.key, [source.outputs[j] for j in range(self.n_samples)]
 
     def _queue(self, inputs: list[_Input]) -> deque[_Row]:
         return deque(_Row(x, j) for x in inputs for j in range(self.n_samples))

@@ -96,14 +96,14 @@ def end_and_pad(model, tokenizer) -> tuple[list[int], int]:
 
 def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settings: GenerationSettings,
              batch_size: int = DEFAULT_BATCH_SIZE, skip: Collection[str] = (),
-             template: str | None = None) -> Iterator[list[str]]:
-    """For each ``(input_id, prompt)`` whose id is not in ``skip``, in order: ``n_samples``
-    decoded productions (special tokens and outer whitespace removed), drawn by the generation
-    engine (``varprobe.sampling.engine``) with ``batch_size`` rows in flight. For a causal LM the
-    production is the continuation only. The skipped inputs (those a resumed job finished
-    before) still size the cache, so every production is the one a whole run of ``work`` gives.
-    ``template``: the prompt template the prompts were rendered from; a causal LM then encodes
-    its ``shared_prefix`` once for the job."""
+             template: str | None = None) -> Iterator[tuple[str, list[str]]]:
+    """For each ``(input_id, prompt)`` whose id is not in ``skip``, in the order the inputs
+    finish: ``(input_id, its n_samples decoded productions)`` (special tokens and outer
+    whitespace removed), drawn by the generation engine (``varprobe.sampling.engine``) with
+    ``batch_size`` rows in flight. For a causal LM the production is the continuation only.
+    The skipped inputs (those a resumed job finished before) still size the cache, so every
+    production is the one a whole run of ``work`` gives. ``template``: the prompt template the
+    prompts were rendered from; a causal LM then encodes its ``shared_prefix`` once for the job."""
     tokenizer, model = loaded.tokenizer, loaded.model
     eos, pad = end_and_pad(model, tokenizer)
     chat = settings.chat and not loaded.is_seq2seq
@@ -114,5 +114,5 @@ def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settin
     todo = [(input_id, ids) for input_id, ids in encoded if input_id not in skip]
     if not todo:
         return
-    for samples in engine.run(todo, capacity=prompt_capacity(ids for _, ids in encoded)):
-        yield [t.strip() for t in tokenizer.batch_decode(samples, skip_special_tokens=True)]
+    for input_id, samples in engine.run(todo, capacity=prompt_capacity(ids for _, ids in encoded)):
+        yield input_id, [t.strip() for t in tokenizer.batch_decode(samples, skip_special_tokens=True)]
