@@ -29,8 +29,9 @@ def _draw(loaded, work, decoding=Decoding("ancestral"), batch_size=64, template=
 def _in_order(work, finished):
     """The samples of ``finished`` (``(input_id, samples)`` pairs) in the order of ``work``; each
     input of ``work`` comes once."""
-    found = dict(finished)
-    assert sorted(found) == sorted(key for key, _ in work)
+    pairs = list(finished)
+    assert sorted(key for key, _ in pairs) == sorted(key for key, _ in work)
+    found = dict(pairs)
     return [found[key] for key, _ in work]
 
 
@@ -248,10 +249,9 @@ def test_inputs_start_in_order_of_prompt_length_and_each_finishes_once(tiny_mode
         return original(self, ids)
 
     monkeypatch.setattr(Engine, "_prompt", recorded)
-    finished = list(engine.run(work))
+    productions = _in_order(work, engine.run(work))
     assert encoded == [6, 8, 7, 5]
-    assert sorted(key for key, _ in finished) == sorted(key for key, _ in work)
-    assert all(len(samples) == 3 for _, samples in finished)
+    assert all(len(samples) == 3 for samples in productions)
 
 
 def test_a_finished_run_frees_its_cache_at_once(tiny_model_dir, monkeypatch):
@@ -375,5 +375,6 @@ def test_productions_with_a_shared_prefix_do_not_depend_on_the_job(tiny_model_di
             for b in (1, 16, 64)]
     assert runs[1] == runs[0] and runs[2] == runs[0]
     other = work[3:1:-1]
-    assert _in_order(other, generate(loaded, other, Decoding("ancestral"), settings, 7, template=TEMPLATE)) == runs[0][3:1:-1]
+    again = generate(loaded, other, Decoding("ancestral"), settings, 7, template=TEMPLATE)
+    assert _in_order(other, again) == runs[0][3:1:-1]
     assert len({s for samples in runs[0] for s in samples}) > 10
