@@ -245,16 +245,15 @@ def table_row(name: str, runs: list[tuple[float, dict, dict]], model) -> dict:
 
 
 def full_lane_passes(model, work, pad, counter: ForwardCounter, args) -> tuple[float, int]:
-    """Seconds and positions of decoding passes of exactly ``--batch-size`` rows (no end of
-    sequence, every row runs ``--max-new-tokens`` steps)."""
+    """Seconds and positions of decoding passes of exactly ``--batch-size`` rows: as many samples
+    of the first input, with no end of sequence, so every row runs ``--max-new-tokens`` steps."""
     key, ids = next(iter(work.values()))[0]
-    inputs = -(-args.batch_size // args.samples)
-    engine = Engine(model, Decoding("ancestral"), [], pad, args.samples, args.max_new_tokens, args.seed,
-                    inputs * args.samples)
+    engine = Engine(model, Decoding("ancestral"), [], pad, args.batch_size, args.max_new_tokens, args.seed,
+                    args.batch_size)
     counter.reset()
-    list(engine.run([(f"{key}/{i}", ids) for i in range(inputs)]))
+    list(engine.run([(key, ids)]))
     counts = counter.counts()
-    return counts["forward_s"] - counts["prefill_s"], counts["forward_tokens"] - inputs * len(ids)
+    return counts["forward_s"] - counts["prefill_s"], counts["forward_tokens"] - len(ids)
 
 
 def self_variability(texts: list[str]) -> float:

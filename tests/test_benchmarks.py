@@ -86,7 +86,7 @@ def test_probe_speed_runs(data_mirror):
 def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
     out = run("generation_speed.py", "--pretrained", str(tiny_model_dir), "--mirror", str(data_mirror),
               "--datasets", "asset", "wmt14", "--inputs", "2", "--samples", "3", "--max-new-tokens", "6",
-              "--batch-size", "4", "--no-chat", "--bfloat16", "--variants", "--out", str(tmp_path / "generation"))
+              "--batch-size", "16", "--no-chat", "--bfloat16", "--variants", "--out", str(tmp_path / "generation"))
     assert "same distribution" in out
     assert "ceiling at one position per returned token:" in out and "CPU vector capability:" in out
     assert "speedup (tokens/s, engine vs generate per input):" in out.splitlines()[-1]
@@ -95,6 +95,9 @@ def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
                                      "engine, every column", "engine bfloat16"]
     assert "engine over every column: the same productions as over its spans" in out
     assert "positions per returned token" in out and "of the ceiling's rows/s" in out
+    # The ceiling runs exactly --batch-size rows (not 18: 6 inputs x 3 samples, in 32-row passes),
+    # every row through all --max-new-tokens steps but the first (drawn from the prompt), twice.
+    assert "full-width passes (16 rows): 160 positions" in out
     assert "engine time (both timed runs): prefill" in out and "sampling" in out
     assert (frame["share_of_ceiling"] > 0).all() and (frame["positions_per_token"] >= 1).all()
     # The engine encodes each prompt once; generate encodes it once per sample.
