@@ -80,7 +80,7 @@ OUT = Path(__file__).resolve().parent / "out"
 SPLITS = {d: DATASETS[d].default_split for d in ("asset", "dailydialog", "wmt14")}
 
 
-def parse_args() -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="+", default=["asset", "dailydialog", "wmt14"], choices=list(SPLITS))
     p.add_argument("--inputs", type=int, default=None,
@@ -102,7 +102,7 @@ def parse_args() -> argparse.Namespace:
     add_model_arguments(p)
     p.add_argument("--mirror", type=Path, default=MIRROR)
     p.add_argument("--out", type=Path, default=OUT / "generation_speed")
-    return p.parse_args()
+    return p.parse_args(argv)
 
 
 def work_of(args: argparse.Namespace, tokenizer) -> tuple[dict[str, list[tuple[str, list[int]]]], dict[str, list[int]]]:

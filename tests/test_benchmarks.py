@@ -104,6 +104,19 @@ def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
     assert frame.loc[1, "forward_positions"] < frame.loc[0, "forward_positions"]
 
 
+def test_production_floor_runs(tiny_model_dir, data_mirror, tmp_path, record_file):
+    shard = tmp_path / "results" / "production" / "asset" / "m" / "ancestral" / "shards" / "1.parquet"
+    shard.parent.mkdir(parents=True)
+    pd.DataFrame({"input_id": ["a", "a"], "sample_index": [0, 1], "text": ["a short answer", "another"]}).to_parquet(shard)
+    out = run("production_floor.py", "--run", str(tmp_path / "results"), "--pretrained", str(tiny_model_dir),
+              "--mirror", str(data_mirror), "--repeats", "1", "--batch-size", "16", "--max-new-tokens", "4", "--no-chat")
+    assert "2 one-thread processes side by side, 16-row passes:" in out
+    figures = json.loads(record_file.read_text().splitlines()[-1])["figures"]
+    # The one shard finished, scaled to the paper config's 8 shards x 2 decodings.
+    assert "asset: 1 shards finished" in out and figures["asset_task_tokens"] % 16 == 0
+    assert figures["asset_floor_min"] == round(figures["asset_task_tokens"] / figures["rows_per_s"] / 60, 1)
+
+
 def test_enumeration_rounds_runs(tiny_model_dir, data_mirror, tmp_path):
     out = run("enumeration_rounds.py", "--pretrained", str(tiny_model_dir), "--norms", str(data_mirror / NORMS),
               "--max-contexts", "4", "--max-forward-tokens", "40", "--wide", "128", "--narrow", "32",
