@@ -20,9 +20,12 @@ import argparse
 import multiprocessing
 from pathlib import Path
 
+import generation_speed as gs
 import pandas as pd
 import yaml
 from record import record
+
+from varprobe.sampling.generate import end_and_pad
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,9 +56,6 @@ def speed_args(args: argparse.Namespace) -> list[str]:
 
 def full_width_rate(argv: list[str], repeats: int) -> float:
     """Rows/s of ``repeats`` full-width runs in this process (``generation_speed``'s options)."""
-    import generation_speed as gs
-    from varprobe.sampling.generate import end_and_pad
-
     options = gs.parse_args(argv)
     lm = gs.load_model(options)
     _, pad = end_and_pad(lm.model, lm.tokenizer)
@@ -68,31 +68,35 @@ def full_width_rate(argv: list[str], repeats: int) -> float:
 def task_tokens(run: Path, tokenizer, jobs: int) -> dict[str, tuple[int, float]]:
     """Per dataset: finished shards and the tokens of its ``jobs`` jobs (mean per shard x jobs)."""
     tokens = {}
-    for dataset_dir in sorted((run / "production").iterdir()):
+    datasets = sorted(p for p in (run / "production").glob("*") if p.is_dir())
+    for dataset_dir in datasets:
         shards = sorted(dataset_dir.glob("*/*/shards/*.parquet"))
         if not shards:
             continue
         counts = [sum(map(len, tokenizer(list(pd.read_parquet(f)["text"]), add_special_tokens=False)["input_ids"]))
                   for f in shards]
         tokens[dataset_dir.name] = (len(shards), jobs * sum(counts) / len(counts))
+    if not tokens:
+        raise SystemExit(f"--run {run}: no finished production shards (production/<dataset>/<model>/"
+                         "<decoding>/shards/*.parquet) in it")
     return tokens
 
 
 def main() -> None:
     args = parse_args()
+    if not (args.run / "production").is_dir():
+        raise SystemExit(f"--run {args.run}: no production folder in it (give a run's results folder)")
     paper = yaml.safe_load(args.paper_config.read_text())["production"]
     jobs = int(paper["shards"]) * len(paper["decodings"])
     argv = speed_args(args)
+    tasks = task_tokens(args.run, gs.load_model(gs.parse_args(argv)).tokenizer, jobs)
     with multiprocessing.get_context("spawn").Pool(args.processes) as pool:
         rates = pool.starmap(full_width_rate, [(argv, args.repeats)] * args.processes)
     rate = sum(rates)
     print(f"{args.processes} one-thread processes side by side, {args.batch_size}-row passes: "
           + ", ".join(f"{r:.1f}" for r in rates) + f" rows/s; {rate:.1f} rows/s in all")
-
-    import generation_speed as gs
-    tokenizer = gs.load_model(gs.parse_args(argv)).tokenizer
     figures = {"rows_per_s": round(rate, 1)}
-    for dataset, (shards, tokens) in task_tokens(args.run, tokenizer, jobs).items():
+    for dataset, (shards, tokens) in tasks.items():
         minutes = tokens / rate / 60
         print(f"{dataset}: {shards} shards finished, {tokens:,.0f} tokens per task ({jobs} jobs), "
               f"floor {minutes:.1f} min")
