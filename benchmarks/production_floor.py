@@ -7,9 +7,10 @@ their texts encoded again with the model's tokenizer, averaged per shard and sca
 jobs. The rate: ``--processes`` processes side by side, one torch thread each (as the workflow runs
 its jobs on a machine of that many cores), each timing ``--repeats`` runs of full-width decoding
 passes (``generation_speed.full_lane_passes``: ``--batch-size`` rows of one input's samples, no
-end of sequence, on ASSET's first prompt as ``generation_speed``'s ceiling); their rows/s summed. The floor, task tokens over that rate, counts neither
-prefill nor a pass narrower than full width, so no run of the task can be faster: a task that
-must take at most T minutes needs a floor under T.
+end of sequence, on ASSET's first prompt as ``generation_speed``'s ceiling); their rows/s summed.
+The floor, task tokens over that rate, counts neither prefill nor a pass narrower than full
+width, so no run of the task can be faster: a task that must take at most T minutes needs a
+floor under T.
 
     .venv/bin/python benchmarks/production_floor.py --run ../paper/results [--processes 2]
 """
@@ -73,8 +74,8 @@ def task_tokens(run: Path, tokenizer, jobs: int) -> dict[str, tuple[int, float]]
         shards = sorted(dataset_dir.glob("*/*/shards/*.parquet"))
         if not shards:
             continue
-        counts = [sum(map(len, tokenizer(list(pd.read_parquet(f)["text"]), add_special_tokens=False)["input_ids"]))
-                  for f in shards]
+        encoded = (tokenizer(list(pd.read_parquet(f)["text"]), add_special_tokens=False) for f in shards)
+        counts = [sum(map(len, e["input_ids"])) for e in encoded]
         tokens[dataset_dir.name] = (len(shards), jobs * sum(counts) / len(counts))
     if not tokens:
         raise SystemExit(f"--run {run}: no finished production shards (production/<dataset>/<model>/"
