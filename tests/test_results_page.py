@@ -131,6 +131,16 @@ def _run(tmp_path):
         "model": "ft", "fold": pd.array([1] * 4, dtype="Int32"), "epoch": [0, 1, 2, 1],
         "split": ["validation", "validation", "validation", "train"], "loss": [4.0, 3.5, 3.4, 3.0],
         "tokens": 10, "examples": 2}), "Training and validation loss of ft")
+    add("syntactic_tvd_summary", pd.DataFrame([{
+        "level": "syntactic", "model": "m", "decoding": "ancestral", "n_contexts": 6, "n_contexts_without_words": 0,
+        "expected_tvd": 0.22, "ci_low": 0.19, "ci_high": 0.26, "expected_tvd_oracle1": 0.24,
+        "expected_tvd_oracles": 0.14, "oracle_ci_low": 0.12, "oracle_ci_high": 0.15, "mean_classes": 4.9}]),
+        "Syntactic TVD per system and the oracle control")
+    add("finetune_comparison_ft", pd.DataFrame([{
+        "model": "ft", "base": "m", "decoding": "ancestral", "n_contexts": 6, "expected_tvd_pretrained": 0.63,
+        "expected_tvd_finetuned": 0.66, "expected_tvd_oracle": 0.43, "mean_difference": 0.03,
+        "difference_ci_low": 0.01, "difference_ci_high": 0.05, "share_finetuned_closer": 0.4,
+        "share_finetuned_farther": 0.5}]), "Fine-tuned against pretrained model: ft")
     add("sample_size_summary", pd.DataFrame({
         "model": "m", "decoding": "ancestral", "size": [10, 40], "n_estimates": [6, 0], "n_too_large": [0, 6],
         "n_without_words": 0, "mse": [0.007, np.nan], "note": ["", "size >= N draws: cannot subsample"]}),
@@ -238,6 +248,23 @@ def test_every_paper_value_lands_on_a_row_of_the_page(page):
     assert f"| about {paper.REPLACEMENT_SHARE:.0%} " in page and "GPT-2 0.05% (1,489 of 2.7 million" in page
 
 
+def test_every_table_names_its_quantities_as_the_glossary_does(page):
+    """No table header on the page is a Parquet column name; the syntactic and fine-tuning tables
+    use Table 1's names, and the fine-tuning table has the paper's GPT-2 values of Table 1."""
+    lines = page.splitlines()
+    headers = [line for line, below in zip(lines, lines[1:]) if below.startswith("|:") or below.startswith("|---")]
+    for raw in ("expected_tvd", "ci_low", "mean_difference", "share_finetuned", "mean_classes"):
+        assert not any(raw in header for header in headers), raw
+    syntactic = page[page.index("### Syntactic TVD per system"):page.index("## What do TVD differences mean")]
+    assert re.search(r"\| m / ancestral\s+\| 0\.220 \[0\.190, 0\.260\]\s+\| 0\.240\s+\| "
+                     r"0\.140 \[0\.120, 0\.150\]\s+\|", syntactic)
+    assert "oracle control E TVD(O2, O1) [95% CI]" in syntactic and "prints no number" in syntactic
+    finetune = page[page.index("### Fine-tuned against pretrained model: ft"):]
+    assert re.search(r"\| ft / ancestral\s+\| m\s+\| 6\s+\| 0\.630\s+\| 0\.660\s+\| 0\.030 \[0\.010, 0\.050\]", finetune)
+    assert re.search(r"\| paper: GPT2 fine-tuned\s+\| GPT2\s+\| –\s+\| 0\.64\s+\| 0\.66\s+\| 0\.02\s+\|.*\| 0\.42\s+\|",
+                     finetune)
+
+
 def test_the_page_claims_only_what_its_tables_show(page):
     assert "as ours do" not in page and "measures how much" not in page
     assert "2.00 nats is the value quoted" not in page
@@ -332,7 +359,7 @@ def test_production_shows_one_input_per_task_and_the_most_miscalibrated(page):
     part = page[page.index("### Production: the sign of mean M - H"):page.index("### The human row's")]
     assert 'wmt14, input `w1`: source "A cat."' in part
     assert "| Eine Katze. | Die Katze / sitzt. |" in part and "| Katze. | I cannot translate. |" in part
-    assert re.search(r"\| wmt14\s+\| ancestral\s+\| w1_C_H\s+\| w1\s+\| 0\.400 .*\| I cannot translate\.", page)
+    assert re.search(r"\| wmt14\s+\| ancestral\s+\| W1\(C, H\)\s+\| w1\s+\| 0\.400 .*\| I cannot translate\.", page)
     assert "the paper's thresholds: lexical-1 > 0.3, syntactic-2 > 0.2, semantic > 0.2" in page
 
 

@@ -163,6 +163,9 @@ VIEWS = {
     "production_summary": lambda frames: [views.production_w1(f) for f in frames],
     "oracle_replacement_summary": lambda frames: [views.replacement_headline(f) for f in frames],
     "finetune_losses": lambda frames: [views.finetune_losses(pd.concat(frames, ignore_index=True))],
+    "finetune_comparison": lambda frames: [views.finetune_comparison(f) for f in frames],
+    "syntactic_tvd_summary": lambda frames: [views.word_class_tvd(f) for f in frames],
+    "semantic_tvd_summary": lambda frames: [views.word_class_tvd(f) for f in frames],
 }
 """How the page shows the registered tables of a name prefix (all of the prefix's frames at
 once), other than as they are; the sample-size view needs the run's folder (``render``)."""

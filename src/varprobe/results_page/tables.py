@@ -271,6 +271,41 @@ def replacement_headline(summary: pd.DataFrame) -> pd.DataFrame:
         "n_seeds": "seeds"})
 
 
+def word_class_tvd(summary: pd.DataFrame) -> pd.DataFrame:
+    """Ilia & Aziz 2024, Sec. 5 (Fig. 4): per system, the expected syntactic or semantic TVD to H
+    and to O1 over the contexts with a model word, beside the oracle control's TVD(O2, O1) on the
+    same contexts and classes (schema ``word_class_system``), under the names of Table 1."""
+    rows = [{"system": f"{r.model} / {r.decoding}",
+             "E TVD(·, H) [95% CI]": with_interval(r.expected_tvd, r.ci_low, r.ci_high),
+             "E TVD(·, O1)": r.expected_tvd_oracle1,
+             "oracle control E TVD(O2, O1) [95% CI]": with_interval(
+                 r.expected_tvd_oracles, r.oracle_ci_low, r.oracle_ci_high),
+             "mean classes": r.mean_classes, "contexts": str(r.n_contexts),
+             "`n_contexts_without_words`": str(r.n_contexts_without_words)}
+            for r in summary.itertuples(index=False)]
+    return pd.DataFrame(rows)
+
+
+def finetune_comparison(summary: pd.DataFrame) -> pd.DataFrame:
+    """App. F beside Table 1: per fine-tuned model and decoding, the expected TVD(·, H) of its base
+    and of itself on the contexts both have words for, the mean paired difference d = TVD(fine-tuned,
+    H) - TVD(base, H) with its 95% interval, the shares of contexts it is closer and farther, and
+    the oracle control's TVD(O2, O1) there (schema ``finetune_comparison``); then the paper's GPT-2
+    and fine-tuned GPT-2 values of Table 1 on one row (their d is the difference of the two printed
+    values, not a paired mean)."""
+    rows = [{"system": f"{r.model} / {r.decoding}", "base": r.base, "contexts": str(r.n_contexts),
+             "E TVD(base, H)": r.expected_tvd_pretrained, "E TVD(fine-tuned, H)": r.expected_tvd_finetuned,
+             "mean d [95% CI]": with_interval(r.mean_difference, r.difference_ci_low, r.difference_ci_high),
+             "share closer": r.share_finetuned_closer, "share farther": r.share_finetuned_farther,
+             "E TVD(O2, O1)": r.expected_tvd_oracle}
+            for r in summary.itertuples(index=False)]
+    base, tuned, oracle = (paper.TABLE_1[s][-1] for s in ("GPT2", "GPT2 fine-tuned", "Oracle2"))
+    rows.append({"system": "paper: GPT2 fine-tuned", "base": "GPT2", "E TVD(base, H)": printed(base, 2),
+                 "E TVD(fine-tuned, H)": printed(tuned, 2), "mean d [95% CI]": printed(tuned - base, 2),
+                 "E TVD(O2, O1)": printed(oracle, 2)})
+    return pd.DataFrame(rows, columns=list(rows[0]))
+
+
 def finetune_losses(losses: pd.DataFrame) -> pd.DataFrame:
     """App. F (Fig. 18): per model, fold and split, the loss before training (epoch 0, validation
     only), after the first and after the last epoch."""
@@ -292,7 +327,8 @@ def miscalibrated(table: pd.DataFrame, top: int = 3) -> pd.DataFrame:
 
     shown = table.sort_values("excess", ascending=False).groupby("statistic", sort=False).head(top)
     return pd.DataFrame({
-        "dataset": shown["dataset"], "decoding": shown["decoding"], "statistic": shown["statistic"],
+        "dataset": shown["dataset"], "decoding": shown["decoding"],
+        "statistic": shown["statistic"].map(lambda s: PRODUCTION_STATISTICS.get(s, s)),
         "input": shown["input_id"], "W1 above threshold": shown["excess"],
         "source": shown["source"].map(short),
         "a reference": shown["references"].map(lambda r: short(r[0]) if len(r) else "–"),
