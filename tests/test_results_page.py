@@ -490,3 +490,23 @@ def test_the_token_calibration_figure_wraps_its_four_metrics_into_rows_of_three(
     fig = metrics_against_bins(table)
     fig.canvas.draw()
     assert len(fig.axes) == 4 and _columns(fig) == 3 and len(fig.legends) == 1
+
+
+def test_the_mean_w1_figure_gives_every_panel_the_same_rows_and_the_papers_level():
+    """Fig. 5: a system missing from one panel keeps its row empty there (the rows line up across a
+    row of panels, named on the first), and the paper's level is a dotted line in every panel."""
+    from varprobe.plots.production import mean_w1
+
+    rows = [{"dataset": d, "model": "m", "decoding": dec, "probe": "lexical-1", "available": True,
+             "statistic": s, "n_inputs": 2, "mean": 0.2, "ci_low": 0.1, "ci_high": 0.3}
+            for d, decodings in (("asset", ("ancestral", "top-k-30")), ("wmt14", ("top-k-30",)))
+            for dec in decodings for s in ("w1_C_H", "w1_control")]
+    fig = mean_w1(pd.DataFrame(rows), ["lexical-1"], paper_level=0.1)
+    fig.canvas.draw()
+    names = ["human control", "m / ancestral", "m / top-k-30"]
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == names
+    assert all(list(ax.get_yticks()) == [0, 1, 2] for ax in fig.axes)
+    wmt = fig.axes[1]
+    assert [line.get_ydata()[0] for line in wmt.lines if line.get_marker() == "o"] == [0, 2]
+    assert all(any(line.get_linestyle() == ":" and line.get_xdata()[0] == 0.1 for line in ax.lines) for ax in fig.axes)
+    assert "below 0.1" in fig.legends[0].get_texts()[0].get_text()

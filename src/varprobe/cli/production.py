@@ -250,6 +250,7 @@ def _production_miscalibrated(args: argparse.Namespace) -> None:
 
 def _production_figures(args: argparse.Namespace) -> None:
     from varprobe.plots import production as plots
+    from varprobe.results_page import paper
 
     summary = tables.read(args.summary, "production_summary")
     divergences = pd.concat(
@@ -262,7 +263,7 @@ def _production_figures(args: argparse.Namespace) -> None:
         "human_variability": plots.human_variability(human, args.probes),
         "mean_differences": plots.mean_differences(divergences, args.probes, args.decoding),
         "w1_densities": plots.w1_densities(divergences, args.probes, args.decoding),
-        "mean_w1": plots.mean_w1(summary, args.probes),
+        "mean_w1": plots.mean_w1(summary, args.probes, paper.GIULIANELLI_LEVELS["w1_decoding"]),
     }
     for name, path in zip(figures, args.figures, strict=True):
         figures[name].savefig(path, dpi=120)

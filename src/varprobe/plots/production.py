@@ -98,27 +98,34 @@ def w1_densities(divergences: pd.DataFrame, probes: list[str], decoding: str):
     return fig
 
 
-def mean_w1(summary: pd.DataFrame, probes: list[str]):
+def mean_w1(summary: pd.DataFrame, probes: list[str], paper_level: float | None = None):
     """Fig. 5: mean over inputs of W1(C, H) with its 95% bootstrap interval for every model x
-    decoding, and the human control, one panel per dataset and probe, three a row."""
+    decoding (in the summary's order), and the human control, one panel per dataset and probe,
+    three a row; every panel has the same rows, named once a row of panels. ``paper_level``: the
+    level the paper states for most decodings (W1 below it), drawn dotted."""
     datasets = sorted(summary["dataset"].unique())
     panels = [(d, p) for d in datasets for p in probes]
-    fig, axes = panel_grid(max(len(panels), 1), height=0.4 * summary["decoding"].nunique() + 1.8, sharex=True)
+    w1 = summary[summary["statistic"] == "w1_C_H"]
+    systems = list(dict.fromkeys(zip(w1["model"], w1["decoding"], strict=True)))
+    labels = ["human control", *(f"{m} / {d}" for m, d in systems)]
+    fig, axes = panel_grid(max(len(panels), 1), height=0.3 * len(labels) + 1.6, sharex=True, sharey=True)
     for ax, (dataset, probe) in zip(axes, panels, strict=False):
         part = summary[(summary["dataset"] == dataset) & (summary["probe"] == probe)]
-        systems = part[part["statistic"] == "w1_C_H"]
         control = part[part["statistic"] == "w1_control"].head(1)
-        rows = [("human control", control)] + [
-            (f"{r.model} / {r.decoding}", systems.loc[[i]]) for i, r in systems.iterrows()
-        ]
-        for y, (label, values) in enumerate(rows):
+        rows = [control] + [part[(part["statistic"] == "w1_C_H") & (part["model"] == m) & (part["decoding"] == d)]
+                            for m, d in systems]
+        for y, values in enumerate(rows):
             if len(values) and np.isfinite(values["mean"].iloc[0]):
                 mean = values["mean"].iloc[0]
                 error = [[mean - values["ci_low"].iloc[0]], [values["ci_high"].iloc[0] - mean]]
-                ax.errorbar(mean, y, xerr=error, fmt="o",
-                            color="tab:red" if label == "human control" else "tab:blue")
-        ax.set_yticks(range(len(rows)), [label for label, _ in rows], fontsize="small")
+                ax.errorbar(mean, y, xerr=error, fmt="o", color="tab:red" if y == 0 else "tab:blue")
+        if paper_level is not None:
+            ax.axvline(paper_level, color="grey", ls=":", lw=1,
+                       label=f"the paper: most decodings below {paper_level}")
+        ax.set_yticks(range(len(labels)), labels, fontsize="small")
         ax.set(title=f"{dataset}: {probe}", xlabel="mean W1(C, H)")
         if not part["available"].all():
             _mark_unavailable(ax)
+    if paper_level is not None:
+        legend_below(fig, axes)
     return fig
