@@ -510,3 +510,13 @@ def test_the_mean_w1_figure_gives_every_panel_the_same_rows_and_the_papers_level
     assert [line.get_ydata()[0] for line in wmt.lines if line.get_marker() == "o"] == [0, 2]
     assert all(any(line.get_linestyle() == ":" and line.get_xdata()[0] == 0.1 for line in ax.lines) for ax in fig.axes)
     assert "below 0.1" in fig.legends[0].get_texts()[0].get_text()
+
+
+def test_the_w1_densities_name_the_decoding_they_draw():
+    from varprobe.plots.production import w1_densities
+
+    divergences = pd.DataFrame({"dataset": "asset", "model": "m", "decoding": ["ancestral", "top-k-30"],
+                                "probe": "lexical-1", "input_id": ["a", "a"], "w1_C_H": [0.3, 0.5],
+                                "w1_control": [0.1, 0.1]})
+    fig = w1_densities(divergences, ["lexical-1"], "top-k-30")
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["m / top-k-30", "human control"]

@@ -85,7 +85,7 @@ def w1_densities(divergences: pd.DataFrame, probes: list[str], decoding: str):
         for model, by_model in part.groupby("model"):
             values = by_model["w1_C_H"].dropna()
             if len(values):
-                ax.hist(values, bins=BINS, density=True, histtype="step", label=model)
+                ax.hist(values, bins=BINS, density=True, histtype="step", label=f"{model} / {decoding}")
         control = part.drop_duplicates("input_id")["w1_control"].dropna()
         if len(control):
             ax.hist(control, bins=BINS, density=True, histtype="step", ls="--",
