@@ -520,3 +520,39 @@ def test_the_w1_densities_name_the_decoding_they_draw():
                                 "w1_control": [0.1, 0.1]})
     fig = w1_densities(divergences, ["lexical-1"], "top-k-30")
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["m / top-k-30", "human control"]
+
+
+def test_a_run_of_many_decodings_shows_fig_5s_numbers_and_reads_them_against_the_paper(tmp_path):
+    """Nine decodings make the whole production table too long for the page: it shows the mean-W1
+    figure's numbers instead (the lowest system per column in bold), a finding counts where
+    ancestral sampling is lowest, and a task where the paper has it lowest and ours does not is a
+    disagreement with the overlap of the intervals measured."""
+    results, entries, config = _run(tmp_path)
+    config.write_text(config.read_text() + "production: {figures: {probes: [lexical-1, semantic]}}\n")
+    decodings = ["ancestral", "temperature-0.5", "top-k-30", "top-p-0.9", "typical-0.2"]
+    rows = []
+    for dataset in ("wmt14", "asset"):
+        for probe in ("lexical-1", "lexical-2", "syntactic-1", "syntactic-2", "semantic", "lexical-3", "syntactic-3"):
+            for i, decoding in enumerate(decodings):
+                # asset lexical-1: top-k-30 lowest, its interval clear of ancestral's; else ancestral lowest
+                mean = 0.3 - 0.2 * (decoding == "top-k-30") if (dataset, probe) == ("asset", "lexical-1") else 0.1 + 0.01 * i
+                for statistic, value in (("w1_C_H", mean), ("w1_control", 0.05)):
+                    rows.append({"dataset": dataset, "model": "m", "decoding": decoding, "probe": probe,
+                                 "available": True, "statistic": statistic, "n_inputs": 200, "mean": value,
+                                 "ci_low": value - 0.005, "ci_high": value + 0.005})
+    path = next(e["table"] for e in entries if e["name"] == "production_summary")
+    pd.DataFrame(rows).to_parquet(path)
+    page = render(configfiles=[str(config)], commit="abc", entries=entries, figures=[],
+                  benchmarks=str(results / "benchmarks"), results=str(results))
+    table = page[page.index("### Production"):page.index("Reading it against the paper (Giulianelli")]
+    assert re.search(r"\| dataset\s+\| system\s+\| inputs\s+\| lexical-1\s+\| semantic\s+\|", table)
+    assert re.search(r"\| asset\s+\| m / top-k-30\s+\| 200\s+\| \*\*0\.100 \[0\.095, 0\.105\]\*\*\s+\|", table)
+    assert re.search(r"\| wmt14\s+\| human control\s+\| 200\s+\| 0\.050 \[0\.045, 0\.055\]", table)
+    assert "(70 rows: every probe" in table
+    assert ("ancestral sampling has the lowest mean W1(C, H) of the run's 5 decodings in 13 of 14 task x probe "
+            "cells (wmt14 7 of 7, asset 6 of 7); where another decoding is lowest, its interval overlaps "
+            "ancestral's in 0 of 1 cells") in page
+    part = page[page.index("### Production: the decoding that matches"):]
+    assert "another decoding is lowest in 1 of the 14 task x probe cells" in part
+    assert "in 0 of those 1 cells the lowest decoding's 95% interval overlaps ancestral's (there" in part
+    assert re.search(r"\| asset\s+\| m\s+\| lexical-1\s+\| top-k-30\s+\| 0\.100\s+\| 0\.300\s+\| no\s+\|", part)

@@ -160,7 +160,6 @@ VIEWS = {
     "biased_estimator_summary": lambda frames: [views.table_two(frames)],
     "token_level_summary": lambda frames: [views.table_four(frames)],
     "token_calibration_summary": lambda frames: [views.token_rsd(f) for f in frames],
-    "production_summary": lambda frames: [views.production_w1(f) for f in frames],
     "oracle_replacement_summary": lambda frames: [views.replacement_headline(f) for f in frames],
     "finetune_losses": lambda frames: [views.finetune_losses(pd.concat(frames, ignore_index=True))],
     "finetune_comparison": lambda frames: [views.finetune_comparison(f) for f in frames],
@@ -168,7 +167,8 @@ VIEWS = {
     "semantic_tvd_summary": lambda frames: [views.word_class_tvd(f) for f in frames],
 }
 """How the page shows the registered tables of a name prefix (all of the prefix's frames at
-once), other than as they are; the sample-size view needs the run's folder (``render``)."""
+once), other than as they are; the sample-size and production views need the run's folder or
+config (``render``)."""
 
 FIGURE_PAPER = {
     "tvd_density": "Ilia & Aziz 2024, Fig. 2", "bars": "Ilia & Aziz 2024, Fig. 1",
@@ -212,6 +212,27 @@ def _sample_size_view(results: Path, settings: dict):
     return lambda frames: [views.sample_size(f, intervals) for f in frames]
 
 
+def _production_view(config: dict):
+    """The production summary whole (``production_w1``) where it fits the page, else as the
+    paper's Fig. 5 (``production_by_decoding`` on the figure's probes, ``production.figures.probes``)
+    with a note that says where the rest is."""
+    probes = config.get("production", {}).get("figures", {}).get("probes", [])
+
+    def view(frame: pd.DataFrame) -> pd.DataFrame:
+        whole = views.production_w1(frame)
+        if len(whole) <= views.MAX_ROWS:
+            return whole
+        short = views.production_by_decoding(frame, probes or sorted(set(frame["probe"])))
+        short.attrs["note"] = (
+            f"The whole table ({len(whole)} rows: every probe, H, M, C, W1(M, H) and W1(C, H)) is too long "
+            "for the page: here are the numbers of the mean-W1 figure (Fig. 5), mean W1(C, H) over inputs "
+            "and the human control's mean W1, each column's lowest system in bold. Every row is in "
+            "`production/summary.parquet` and the explorer.")
+        return short
+
+    return lambda frames: [view(f) for f in frames]
+
+
 def _blocks(entries: list[dict], views_by_prefix: dict = VIEWS) -> list[dict]:
     """A section's tables: each registered table through its prefix's view (``VIEWS``), else
     as it is, else (too long to print) named with its size."""
@@ -226,7 +247,7 @@ def _blocks(entries: list[dict], views_by_prefix: dict = VIEWS) -> list[dict]:
         for title, frame in zip(titles, shown, strict=True):
             body = (views.markdown(frame) if len(frame) <= views.MAX_ROWS else
                     f"{len(frame)} rows: `{group[0]['table']}` (and the run's explorer).")
-            blocks.append({"title": title, "prefix": prefix, "body": body})
+            blocks.append({"title": title, "prefix": prefix, "body": body, "note": frame.attrs.get("note")})
     return blocks
 
 
@@ -278,7 +299,8 @@ def render(*, configfiles: list[str], commit: str, entries: list[dict], figures:
         one = _table_one(mine, root, settings) if key == "provo" else None
         if one is not None:
             mine = [e for e in mine if e.get("schema") != "provo_system"]
-        blocks = _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(root, settings)})
+        blocks = _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(root, settings),
+                                "production_summary": _production_view(config)})
         if key == "production":
             blocks += [b for b in [findings.miscalibrated_block(entries, root)] if b]
         if mine or shown or one:

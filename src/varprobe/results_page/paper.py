@@ -100,6 +100,11 @@ GIULIANELLI_MEAN_DIFFERENCE_SIGN = {
 """Giulianelli et al. 2023, Sec. 6.1 (Fig. 3): the sign of mu_M(x) - mu_H(x) per task and the
 paper's model for it."""
 
+GIULIANELLI_ANCESTRAL_BEST = ("wmt14", "asset", "writingprompts")
+"""Giulianelli et al. 2023, Sec. 6.2 (Fig. 5): "for all tasks except open-domain dialogue,
+unbiased samples best match human variability", and most decoding settings are close to unbiased
+sampling: the tasks where ancestral sampling has the lowest mean W1(C, H)."""
+
 AUTHORS_DATA = {
     "human_entropy": (2.004, "mean entropy of the human next-word distributions, nats"),
     "oracle_tvd_one_split": (0.416, "mean TVD between the oracles from one split per context "

@@ -225,6 +225,31 @@ def production_w1(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*keys, "inputs", *PRODUCTION_STATISTICS.values(), "paper: W1(C, H)"])
 
 
+def production_by_decoding(summary: pd.DataFrame, probes: list[str]) -> pd.DataFrame:
+    """Giulianelli et al. 2023, Fig. 5 as a table: per dataset, the human control's mean W1 and
+    every model x decoding's mean W1(C, H) over inputs with their 95% intervals, one column per
+    probe of ``probes`` (the figure's); in each column of a dataset the lowest system's cell is in
+    bold. The view of a summary too long to print whole (many decodings)."""
+    part = summary[summary["available"] & summary["probe"].isin(probes)]
+    rows = []
+    for dataset, by_dataset in part.groupby("dataset", sort=False):
+        w1 = by_dataset[by_dataset["statistic"] == "w1_C_H"]
+        control = by_dataset[by_dataset["statistic"] == "w1_control"].drop_duplicates("probe")
+        lowest = w1.loc[w1.groupby("probe")["mean"].idxmin()].set_index("probe")[["model", "decoding"]]
+        systems = [("human control", None, control)] + [
+            (f"{m} / {d}", (m, d), w1[(w1["model"] == m) & (w1["decoding"] == d)])
+            for m, d in dict.fromkeys(zip(w1["model"], w1["decoding"], strict=True))]
+        for name, key, values in systems:
+            row = {"dataset": dataset, "system": name, "inputs": str(int(values["n_inputs"].max()))}
+            for r in values.itertuples(index=False):
+                cell = with_interval(r.mean, r.ci_low, r.ci_high)
+                best = key is not None and tuple(lowest.loc[r.probe]) == key
+                row[r.probe] = f"**{cell}**" if best else cell
+            rows.append(row)
+    shown = [p for p in probes if p in set(part["probe"])]
+    return pd.DataFrame(rows, columns=["dataset", "system", "inputs", *shown]).fillna("–")
+
+
 def production_signs(summary: pd.DataFrame) -> pd.DataFrame:
     """Giulianelli et al. 2023, Sec. 6.1 (Fig. 3) beside ours: per dataset, model and probe, the
     mean over inputs of mu_M(x) - mu_H(x) (ancestral draws) and its sign against the paper's."""
