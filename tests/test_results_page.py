@@ -409,6 +409,9 @@ def test_a_decoding_at_the_papers_draw_count_makes_the_section_and_says_its_draw
     provo["decodings"][1]["n_samples"] = 100
     assert [a["heading"] for a in absent_sections({"provo": provo}, set())] == [
         "The paper's draw count (1,000 draws per context)"]
+    families = [{"name": "ancestral"}, {"name": "t", "temperature": 0.5}, {"name": "k", "top_k": 30},
+                {"name": "p", "top_p": 0.9}, {"name": "y", "typical_p": 0.2}]
+    assert absent_sections({"production": {"decodings": families}}, set()) == []
 
 
 def _columns(fig) -> int:
@@ -556,3 +559,12 @@ def test_a_run_of_many_decodings_shows_fig_5s_numbers_and_reads_them_against_the
     assert "another decoding is lowest in 1 of the 14 task x probe cells" in part
     assert "in 0 of those 1 cells the lowest decoding's 95% interval overlaps ancestral's (there" in part
     assert re.search(r"\| asset\s+\| m\s+\| lexical-1\s+\| top-k-30\s+\| 0\.100\s+\| 0\.300\s+\| no\s+\|", part)
+
+
+def test_the_page_reads_a_study_switched_off_by_an_overlay_as_absent(tmp_path):
+    from varprobe.results_page.page import merged_config
+
+    (tmp_path / "base.yaml").write_text("seed: 0\nprovo: {texts: [1]}\nanalyses: {sample_size: {}}\n")
+    (tmp_path / "overlay.yaml").write_text("provo: null\nanalyses: null\nproduction: {max_inputs: 200}\n")
+    config = merged_config([str(tmp_path / "base.yaml"), str(tmp_path / "overlay.yaml")])
+    assert config == {"seed": 0, "production": {"max_inputs": 200}}

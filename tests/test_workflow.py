@@ -22,6 +22,7 @@ from helpers import (
     snakemake,
     worker_cores,
     write_config,
+    write_production_config,
 )
 
 from varprobe import tables
@@ -105,6 +106,23 @@ def test_an_overlay_without_the_base_config_fails_the_dry_run(tmp_path, data_mir
     assert (f"config.yaml was not read: it is not in the working directory {tmp_path / 'run'}, and "
             f"--configfile named only overlays on it ({overlay})") in output(run)
     assert scheduled(tmp_path / "run", "--configfile", str(tmp_path / "base/config.yaml"), str(overlay))
+
+
+def test_an_overlay_switches_a_study_off_with_null(tmp_path, data_mirror):
+    """``provo: null`` in an overlay leaves the base config's Provo study out (as if absent, and
+    said on the console), so one study runs alone; the base alone schedules both."""
+    write_production_config(tmp_path, data_mirror, [SMOLLM2], [{"name": "asset", "prompt": "{source}"}])
+    production = yaml.safe_load((tmp_path / "config.yaml").read_text())["production"]
+    write_config(tmp_path, data_mirror, [SMOLLM2])
+    base = yaml.safe_load((tmp_path / "config.yaml").read_text())
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({**base, "production": production}))
+    (tmp_path / "overlay.yaml").write_text("provo: null\n")
+    both = scheduled(tmp_path)
+    assert both["provo_sample"] and both["production_sample"]
+    alone = scheduled(tmp_path, "--configfile", "config.yaml", "overlay.yaml")
+    assert "provo_sample" not in alone and alone["production_sample"] == both["production_sample"]
+    run = snakemake(tmp_path, "-n", "--configfile", "config.yaml", "overlay.yaml")
+    assert "varprobe: note: provo: null in the config: not run" in output(run)
 
 
 def test_reserved_model_name_fails_the_dry_run(tmp_path, data_mirror):

@@ -705,17 +705,32 @@ def base_config_problem(files: Iterable[str], workdir: Path) -> str | None:
             f"--configfile /path/to/{BASE_CONFIG} {' '.join(files)}")
 
 
+SWITCHABLE = ("provo", "production", "analyses")
+"""The top-level sections an overlay config can switch off by setting them to null."""
+
+
+def switch_off(config: dict) -> list[str]:
+    """Remove from ``config`` each section of ``SWITCHABLE`` that is null (an overlay over
+    config.yaml that runs one study alone: ``provo: null``), as if it were absent, and say which."""
+    off = [key for key in SWITCHABLE if key in config and config[key] is None]
+    for key in off:
+        del config[key]
+    return [f"{key}: null in the config: not run" for key in off]
+
+
 def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> list[str]:
     """Validate ``config`` (read from the YAML ``files``) against the schema at ``schema_path``,
     filling in the schema's defaults (``snakemake.utils.validate``), then ``check_config``, and
     return the ``config_notes`` for the console. A base config not read, a key given twice in a
     file, or a schema error, raises ``ConfigError`` with one line each (instead of silent
-    defaults, a silent last-wins, or Snakemake's dump of the schema)."""
+    defaults, a silent last-wins, or Snakemake's dump of the schema). A section of ``SWITCHABLE``
+    set to null is removed first (``switch_off``)."""
     import yaml
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
 
     files = list(files)
+    off = switch_off(config)
     missing = base_config_problem(files, Path.cwd())
     if missing:
         raise ConfigError(_report([missing]))
@@ -733,4 +748,4 @@ def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> lis
     if options:
         raise ConfigError(_report(options))
     check_config(config, given)
-    return config_notes(config)
+    return [*off, *config_notes(config)]

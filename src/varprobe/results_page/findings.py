@@ -196,7 +196,7 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
     """The sections that need more compute than this run had, with the command that makes them."""
     out = []
     draws = most_draws(config.get("provo", {}))
-    if draws < PAPER_DRAWS:
+    if "provo" in config and draws < PAPER_DRAWS:
         out.append({"heading": "The paper's draw count (1,000 draws per context)", "text": (
             f"Not run: this run draws at most {draws} per context, so its sample-size figure subsamples "
             f"those {draws} (sizes at or above {draws} cannot be drawn), not the paper's 1,000, and Table 1's "

@@ -19,6 +19,7 @@ import pandas as pd
 import yaml
 
 from varprobe import tables
+from varprobe.config_checks import switch_off
 from varprobe.results_page import findings, measures, paper
 from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
@@ -62,7 +63,8 @@ def commit(checkout: str) -> str:
 
 
 def merged_config(configfiles: list[str]) -> dict:
-    """The run's config: each file's keys over the ones before it, nested mappings merged."""
+    """The run's config: each file's keys over the ones before it, nested mappings merged; a
+    section switched off (null, ``varprobe.config_checks.switch_off``) is left out."""
     def merge(base: dict, over: dict) -> dict:
         out = dict(base)
         for key, value in over.items():
@@ -72,6 +74,7 @@ def merged_config(configfiles: list[str]) -> dict:
     config: dict = {}
     for path in configfiles:
         config = merge(config, yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {})
+    switch_off(config)
     return config
 
 
