@@ -568,3 +568,12 @@ def test_the_page_reads_a_study_switched_off_by_an_overlay_as_absent(tmp_path):
     (tmp_path / "overlay.yaml").write_text("provo: null\nanalyses: null\nproduction: {max_inputs: 200}\n")
     config = merged_config([str(tmp_path / "base.yaml"), str(tmp_path / "overlay.yaml")])
     assert config == {"seed": 0, "production": {"max_inputs": 200}}
+
+
+def test_the_glossary_defines_only_the_quantities_of_the_sections_on_the_page():
+    from varprobe.results_page.tables import glossary
+
+    assert list(glossary({"production"})) == ["human control (production)", "H, M, C (production)",
+                                               "W1(M, H), W1(C, H)"]
+    assert "TVD(O2, O1)" in glossary({"provo", "production"}) and "RSD" not in glossary({"provo", "production"})
+    assert glossary({"provo", "token_calibration", "production"}) == GLOSSARY

@@ -316,7 +316,7 @@ def render(*, configfiles: list[str], commit: str, entries: list[dict], figures:
         span=run_span(Path(benchmarks), root.parent / ".snakemake" / "log"),
         run=findings.what_was_run(config, entries),
         findings=findings.findings(entries),
-        glossary=views.GLOSSARY,
+        glossary=views.glossary({s["key"] for s in sections}),
         sections=sections,
         absent=findings.absent_sections(config, {s["key"] for s in sections}),
         disagreements=findings.disagreements(entries, root, settings),

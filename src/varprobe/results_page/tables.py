@@ -53,6 +53,17 @@ GLOSSARY = {
 }
 """One name and one definition per quantity of the page."""
 
+GLOSSARY_SECTION = {
+    **dict.fromkeys(("human control (production)", "H, M, C (production)", "W1(M, H), W1(C, H)"), "production"),
+    **dict.fromkeys(("`full_ece_weighted`", "RSD", "floor (labels drawn from the model)"), "token_calibration"),
+}
+"""The page section a glossary entry belongs to, where it is not the Provo study's (``provo``)."""
+
+
+def glossary(sections: set[str]) -> dict[str, str]:
+    """The ``GLOSSARY`` entries of the page's ``sections`` (their keys in ``page.SECTIONS``)."""
+    return {name: text for name, text in GLOSSARY.items() if GLOSSARY_SECTION.get(name, "provo") in sections}
+
 
 def number(value) -> str:
     """A cell for reading: three decimals for a float (two significant digits below 0.001, so
