@@ -146,3 +146,23 @@ def test_every_dataset_record_fetches_the_files_its_default_split_reads():
         dataset("asset").read_instances("nowhere", "valid", min_stories=3)
     with pytest.raises(FileNotFoundError, match="raw files"):
         dataset("wmt14").read_instances("nowhere", "newstest2014", references="all")
+
+
+def test_a_seeded_input_choice_spreads_over_the_split_in_its_order(data_mirror, tmp_path):
+    """``--input-choice seeded``: max_inputs inputs drawn uniformly over the whole split by the
+    seed (the same for a seed, another for another), kept in the dataset's order; ``first`` (the
+    default) keeps the first ones."""
+    def ids(*options):
+        out = tmp_path / f"{'-'.join(options)}.parquet"
+        main(["production-data", "--dataset", "wmt14", "--split", "test", "--raw-dir", str(path.parent),
+              "--max-inputs", "20", "--out", str(out), *options])
+        return list(tables.read(out, "production_instances")["input_id"])
+
+    path = data_mirror / SOURCES["wmt14"][0].mirror_path
+    every = list(read_wmt14(path)["input_id"])
+    first, seeded = ids(), ids("--input-choice", "seeded", "--seed", "0")
+    assert first == every[:20]
+    assert len(seeded) == 20 and seeded == [i for i in every if i in seeded]
+    assert max(map(every.index, seeded)) > 250 and seeded != first
+    assert ids("--input-choice", "seeded", "--seed", "0") == seeded
+    assert ids("--input-choice", "seeded", "--seed", "1") != seeded

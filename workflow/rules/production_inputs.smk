@@ -107,6 +107,12 @@ def data_options(wildcards):
         **{option: dataset_setting(d, option) for option in DATASET_RECORDS[d].options},
         "seed": config["seed"],
         "max_inputs": dataset_setting(d, "max_inputs"),
+        # the CLI's default, first, is not passed: a run that chose nothing keeps its command
+        "input_choice": (
+            None
+            if dataset_setting(d, "input_choice") == "first"
+            else dataset_setting(d, "input_choice")
+        ),
         "max_references": dataset_setting(d, "max_references"),
     }
     return " ".join(

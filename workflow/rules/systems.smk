@@ -76,6 +76,7 @@ def dataset_setting(dataset, key):
         "language": record.output_language,
         "max_references": record.max_references,
         "max_inputs": PRODUCTION.get("max_inputs"),
+        "input_choice": PRODUCTION.get("input_choice"),
         "models": [
             *NETWORKS,
             *API,

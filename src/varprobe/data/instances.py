@@ -35,6 +35,31 @@ def first_inputs(instances: pd.DataFrame, max_inputs: int | None) -> pd.DataFram
     return instances if max_inputs is None else instances.head(max_inputs).reset_index(drop=True)
 
 
+INPUT_CHOICE_STREAM = 0x1A9
+"""The stream of ``seeded_inputs``' generator beside the run's seed (the reference cap draws per
+input, from the input's id)."""
+
+
+def seeded_inputs(instances: pd.DataFrame, max_inputs: int | None, seed: int) -> pd.DataFrame:
+    """A uniform choice of ``max_inputs`` rows without replacement (all rows for ``None`` or
+    fewer rows), kept in the dataset's order, drawn by ``numpy.random.default_rng([seed,
+    INPUT_CHOICE_STREAM])``: a subset spread over the whole split, the same for a seed."""
+    if max_inputs is None or max_inputs >= len(instances):
+        return instances
+    rows = np.sort(np.random.default_rng([seed, INPUT_CHOICE_STREAM]).choice(len(instances), max_inputs,
+                                                                             replace=False))
+    return instances.iloc[rows].reset_index(drop=True)
+
+
+def chosen_inputs(instances: pd.DataFrame, max_inputs: int | None, choice: str, seed: int) -> pd.DataFrame:
+    """The inputs a run reads (``production.input_choice``): ``first`` or ``seeded``."""
+    if choice == "first":
+        return first_inputs(instances, max_inputs)
+    if choice == "seeded":
+        return seeded_inputs(instances, max_inputs, seed)
+    raise ValueError(f"unknown input choice {choice!r}: first or seeded")
+
+
 def cap_references(instances: pd.DataFrame, max_references: int | None, seed: int) -> pd.DataFrame:
     """Each input with at most ``max_references`` references (all for ``None``).
 

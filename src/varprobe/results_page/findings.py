@@ -63,7 +63,8 @@ def what_was_run(config: dict, entries: list[dict]) -> list[tuple[str, str]]:
         names = ", ".join(d["name"] for d in production.get("datasets", []))
         most = production.get("max_inputs")
         decodings = ", ".join(d["name"] for d in production.get("decodings", []))
-        lines.append(("production", f"{names}, {'every input' if most is None else f'the first {most} inputs'} "
+        chosen = "a seeded choice of" if production.get("input_choice") == "seeded" else "the first"
+        lines.append(("production", f"{names}, {'every input' if most is None else f'{chosen} {most} inputs'} "
                                     f"of each, {production.get('n_samples')} outputs per input, decodings {decodings}"))
     return lines
 
@@ -212,7 +213,7 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
             f"Not run: this run's decodings cover {', '.join(sorted(families)) or 'none'} of the paper's five "
             "families (ancestral, temperature, top-k, top-p, typical). `scripts/run.sh --configfile "
             "configs/decoding-families.yaml`, in a checkout of its own, runs the paper's nine "
-            "settings on the first 200 inputs of each task; its production tables and the mean-W1 figure "
+            "settings on a seeded choice of 200 inputs of each task; its production tables and the mean-W1 figure "
             "(Giulianelli et al. Fig. 5) then hold every family.")})
     return out
 
