@@ -266,3 +266,17 @@ def test_the_single_file_holds_every_chunk_inline_and_no_text_can_close_its_scri
     table = json.loads(inline[manifest["provo"]["table"]])
     assert table["contexts"]["context"][0] == "There </script><script>alert(1)</script>"
     assert page.count("<script") == page.count("</script>") == len(inline) + 2
+
+
+def test_the_explorer_names_each_quantity_as_the_results_page_does():
+    """Issue 39 item 1: one name per quantity in the tables, the figures and the explorer."""
+    from pathlib import Path
+
+    from varprobe.explorer import page
+    from varprobe.results_page.tables import PRODUCTION_STATISTICS
+
+    script = (Path(page.__file__).parent / "assets" / "explorer.js").read_text()
+    labels = dict(re.findall(r'\["(\w+)", "([^"]+)", "[^"]*"\]', script))
+    assert {k: labels[k] for k in PRODUCTION_STATISTICS} == PRODUCTION_STATISTICS
+    assert '"TVD(O2, O1)"' in script and '" TVD(M, H)"' in script
+    assert "oracle TVD" not in script and "W1(C,H)" not in script

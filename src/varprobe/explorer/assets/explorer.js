@@ -178,7 +178,7 @@ const VP = (() => {
       $("provo-summary").innerHTML = data.systems.map((s) => {
         const m = s.summary || {};
         const interval = s.exact ? ` [${fmt(m.expected_tvd_lower, 3)}, ${fmt(m.expected_tvd_upper, 3)}]` : "";
-        return `<span><b>${esc(s.name)}</b>: expected TVD ${fmt(m.expected_tvd, 3)}` +
+        return `<span><b>${esc(s.name)}</b>: E TVD(M, H) ${fmt(m.expected_tvd, 3)}` +
           ` (95% CI ${fmt(m.ci_low, 3)}–${fmt(m.ci_high, 3)})${interval},` +
           ` failure rate ${fmt(m.failure_rate, 3)}</span>`;
       }).join(" · ");
@@ -202,12 +202,13 @@ const VP = (() => {
       {key: "corpus_word", label: "corpus word", cls: "text", value: (i) => c.corpus_word[i],
        html: (i) => esc(c.corpus_word[i])},
       numberColumn("entropy_human", "H entropy", c.entropy_human, "entropy of the human responses (nats)", 3),
-      numberColumn("tvd_oracle", "oracle TVD", c.tvd_oracle, "mean TVD between the two oracle halves"),
+      numberColumn("tvd_oracle", "TVD(O2, O1)", c.tvd_oracle,
+        "the oracle control: TVD between the two halves of the humans, mean over resplits"),
     ];
     for (const s of provo.data.systems) {
       if (!provo.chosen.has(s.name)) continue;
       columns.push({
-        key: "tvd:" + s.name, label: s.name + " TVD", title: "TVD to all humans" +
+        key: "tvd:" + s.name, label: s.name + " TVD(M, H)", title: "TVD to all humans (H)" +
           (s.exact ? " [interval left open by the unresolved mass]" : ""),
         value: (i) => s.tvd[i],
         html: (i) => fmt(s.tvd[i]) +
@@ -250,7 +251,7 @@ const VP = (() => {
       let html = `<h2>Passage ${t}, position ${c.word_number[i]}</h2>` +
         `<p class="context">${esc(c.context[i])} <span class="gap"></span></p>` +
         `<p class="meta">corpus word: <b>${esc(corpus)}</b> · human entropy ${fmt(c.entropy_human[i], 3)}` +
-        ` · oracle TVD ${fmt(c.tvd_oracle[i])}</p><div class="dists">` +
+        ` · TVD(O2, O1) ${fmt(c.tvd_oracle[i])}</p><div class="dists">` +
         `<div class="dist humans" data-system="humans"><h3>Humans (${total} responses)</h3>` +
         words.human.map(([w, n]) => bar(w, n / total, w === corpus ? "word corpus" : "word",
           `${n} of ${total}`)).join("") + "</div>";
@@ -259,7 +260,7 @@ const VP = (() => {
         const d = words.systems[k];
         html += `<div class="dist" data-system="${esc(s.name)}"><h3>${esc(s.name)}</h3>`;
         if (!d) { html += "<p class='meta'>no rows for this context</p></div>"; return; }
-        html += `<p class="meta">TVD ${fmt(s.tvd[i])}` +
+        html += `<p class="meta">TVD(M, H) ${fmt(s.tvd[i])}` +
           (s.exact ? ` [${fmt(s.tvd_lower[i])}, ${fmt(s.tvd_upper[i])}] · enumerated masses` +
             ` (certified ${fmt(s.certified[i], 3)})` : ` · ${d.kept} of ${d.draws} draws gave a word`) +
           "</p>";
@@ -287,11 +288,11 @@ const VP = (() => {
     ["mean_H", "mean H", "mean distance between references"],
     ["mean_M", "mean M", "mean distance between samples"],
     ["mean_C", "mean C", "mean distance between samples and references"],
-    ["mean_M_minus_H", "M − H", "mean M minus mean H"],
-    ["mean_C_minus_H", "C − H", "mean C minus mean H"],
-    ["w1_M_H", "W1(M,H)", "Wasserstein-1 between the M and H distances"],
-    ["w1_C_H", "W1(C,H)", "Wasserstein-1 between the C and H distances"],
-    ["w1_control", "W1 control", "W1 between two disjoint halves of the references"],
+    ["mean_M_minus_H", "mean M - H", "mean M minus mean H"],
+    ["mean_C_minus_H", "mean C - H", "mean C minus mean H"],
+    ["w1_M_H", "W1(M, H)", "Wasserstein-1 between the M and H distances"],
+    ["w1_C_H", "W1(C, H)", "Wasserstein-1 between the C and H distances"],
+    ["w1_control", "W1 human control", "W1 between two disjoint halves of the references"],
   ];
 
   function productionStart(manifest) {
@@ -392,8 +393,8 @@ const VP = (() => {
       const stats = prod.stats[probe] || {};
       detail.innerHTML =
         `<h2>${esc(s.dataset)} input ${esc(prod.sources.input_id[i])}</h2>` +
-        `<p class="meta">${esc(s.name)} · probe ${esc(probe)} · W1(M,H) ${fmt((stats.w1_M_H || [])[i])}` +
-        ` · W1(C,H) ${fmt((stats.w1_C_H || [])[i])} · W1 control ${fmt((stats.w1_control || [])[i])}</p>` +
+        `<p class="meta">${esc(s.name)} · probe ${esc(probe)} · W1(M, H) ${fmt((stats.w1_M_H || [])[i])}` +
+        ` · W1(C, H) ${fmt((stats.w1_C_H || [])[i])} · W1 human control ${fmt((stats.w1_control || [])[i])}</p>` +
         `<h3>Distances (${esc(probe)})</h3>` +
         histogram(distances.H, lo, hi, "#c0703a", "H") +
         histogram(distances.M, lo, hi, "#4a6fb5", "M") +
