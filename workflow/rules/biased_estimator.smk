@@ -150,7 +150,7 @@ rule biased_estimator_figure:
     shell:
         "varprobe tvd-histogram --series '{wildcards.model} (biased)' provo_tvd tvd {input.model} "
         "--series 'oracle 2' provo_tvd tvd {input.oracle} "
-        "--xlabel 'TVD to all humans (per context)' --figure {output.figure} "
+        "--xlabel 'TVD(·, H) per context' --figure {output.figure} "
         "--table {output.table} > {log} 2>&1"
 
 

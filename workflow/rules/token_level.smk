@@ -81,7 +81,7 @@ rule token_level_figure:
     shell:
         "varprobe tvd-histogram --series '{wildcards.model}' token_level_tvd tvd {input} "
         "--series 'oracle 2' token_level_tvd tvd_oracle2_human {input} "
-        "--xlabel 'first-token TVD to all humans (per context)' --figure {output.figure} "
+        "--xlabel 'first-token TVD(·, H) per context' --figure {output.figure} "
         "--table {output.table} > {log} 2>&1"
 
 

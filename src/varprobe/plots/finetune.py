@@ -60,7 +60,7 @@ def tvd_histograms(paired: pd.DataFrame, model: str, base: str):
         rows = paired[paired["decoding"] == decoding]
         ax.hist(rows["tvd_pretrained"], bins=bins, alpha=0.6, label=base)
         ax.hist(rows["tvd_finetuned"], bins=bins, alpha=0.6, label=model)
-        ax.set(title=f"{decoding} ({len(rows)} held-out contexts)", xlabel="TVD to humans",
+        ax.set(title=f"{decoding} ({len(rows)} held-out contexts)", xlabel="TVD(M, H) per held-out context",
                ylabel="contexts")
         ax.legend()
     fig.tight_layout()

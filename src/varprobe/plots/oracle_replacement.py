@@ -72,7 +72,7 @@ def difference_histograms(histograms: pd.DataFrame) -> plt.Figure:
     for (model, decoding), part in histograms.groupby(["model", "decoding"]):
         step_histogram(ax, part, system_label(model, decoding))
     ax.axvline(0.0, color="black", linestyle="--", linewidth=1)
-    ax.set_xlabel("TVD(model, humans) - TVD(oracle 2, humans), per context")
+    ax.set_xlabel("TVD(M, H) - TVD(O2, H), per context")
     ax.set_ylabel("density")
     ax.legend(fontsize=8)
     fig.tight_layout()

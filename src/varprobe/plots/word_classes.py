@@ -16,7 +16,7 @@ from varprobe.plots.layout import MAX_COLUMNS, legend_below, panel_grid  # noqa:
 
 BINS = np.linspace(0.0, 1.0, 21)
 """20 equal-width bins on [0, 1]; the last bin is closed, so a TVD of exactly 1 is counted."""
-SERIES = {"model_humans": "model vs humans", "oracle2_oracle1": "oracle 2 vs oracle 1"}
+SERIES = {"model_humans": "TVD(M, H)", "oracle2_oracle1": "TVD(O2, O1)"}
 
 
 def class_tvd_histograms(
