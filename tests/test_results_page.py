@@ -576,4 +576,4 @@ def test_the_glossary_defines_only_the_quantities_of_the_sections_on_the_page():
     assert list(glossary({"production"})) == ["human control (production)", "H, M, C (production)",
                                                "W1(M, H), W1(C, H)"]
     assert "TVD(O2, O1)" in glossary({"provo", "production"}) and "RSD" not in glossary({"provo", "production"})
-    assert glossary({"provo", "token_calibration", "production"}) == GLOSSARY
+    assert glossary({"provo", "word_classes", "token_calibration", "production"}) == GLOSSARY

@@ -30,6 +30,10 @@ GLOSSARY = {
     "another. The oracle control's expected TVD, the paper's \"Avg TVD\" of Oracle2; our row "
     "`oracle / control` shows it in the TVD(·, O1) column. TVD(O2, H), half against all, is "
     "smaller and is not the paper's oracle number.",
+    "TVD_syn, TVD_sem": "TVD between two next-word distributions mapped onto word classes: the "
+    "universal POS tag of the word in its context (syntactic), or its cluster among the context's "
+    "words by k-means on word embeddings (semantic); the expected TVDs of those tables are over "
+    "classes (Ilia & Aziz 2024, Sec. 5, App. G).",
     "human control (production)": "W1 between the pairwise distances within one half of an "
     "input's references and within the other half (Giulianelli et al.'s control group).",
     "H, M, C (production)": "per input, the distances among human references (H), among model "
@@ -56,6 +60,7 @@ GLOSSARY = {
 GLOSSARY_SECTION = {
     **dict.fromkeys(("human control (production)", "H, M, C (production)", "W1(M, H), W1(C, H)"), "production"),
     **dict.fromkeys(("`full_ece_weighted`", "RSD", "floor (labels drawn from the model)"), "token_calibration"),
+    "TVD_syn, TVD_sem": "word_classes",
 }
 """The page section a glossary entry belongs to, where it is not the Provo study's (``provo``)."""
 
