@@ -280,7 +280,8 @@ def test_the_first_screen_says_what_was_run_then_the_findings_then_the_studies(p
     assert order == sorted(order)
     first_screen = page[:page.index("## Glossary")]
     assert "`m`" in first_screen and "passages 1 (6 contexts)" in first_screen and "`abc123`" in first_screen
-    assert re.search(r"\| elapsed \| \d+\.\d\d h from the first job's start", first_screen)
+    assert re.search(r"\| elapsed \| \d+\.\d\d h with a job running, \d+\.\d\d h from the first job's start",
+                     first_screen)
     assert re.search(r"\| commit \| `abc123`", first_screen)
     assert "(Table 1;" in first_screen and "no model reproduces" in first_screen.lower()
     assert "| provo_sample | 1 | 12 | 11 | 12 | 812 |" in page
@@ -298,7 +299,16 @@ def test_the_elapsed_time_counts_the_invocations_that_ran_jobs(tmp_path):
     for name, rules in (("a", ["provo_sample", "all"]), ("b", ["provo_summary"]), ("c", ["results_page", "all"])):
         (logs / f"{name}.snakemake.log").write_text("".join(f"localrule {r}:\n    jobid: 1\n" for r in rules))
     span = run_span(tmp_path / "benchmarks", logs)
-    assert span == {"elapsed": "1.00 h", "invocations": 2}
+    assert span == {"elapsed": "1.00 h", "busy": "1.00 h", "invocations": 2}
+
+
+def test_the_busy_time_leaves_out_the_gaps_between_jobs():
+    """A run resumed a day later: the jobs ran 0-2 h (two side by side) and 24-25 h."""
+    from varprobe.results_page.page import busy_seconds
+
+    hour = 3600.0
+    assert busy_seconds([(0, 2 * hour), (hour, 1.5 * hour), (24 * hour, 25 * hour)]) == 3 * hour
+    assert busy_seconds([(0, hour), (hour, 2 * hour)]) == 2 * hour and busy_seconds([]) == 0
 
 
 def test_each_table_comes_before_its_figure_with_the_papers_figure_named(page):

@@ -6,6 +6,7 @@ and where each is, and last the configuration and the stage times."""
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import shutil
@@ -89,11 +90,23 @@ def _ran_jobs(log: Path) -> bool:
     return bool(rules - PAGE_RULES)
 
 
+def busy_seconds(spans: list[tuple[float, float]]) -> float:
+    """The length of the union of the (start, end) intervals: the time some job was running."""
+    total, reach = 0.0, -math.inf
+    for start, end in sorted(spans):
+        if end > reach:
+            total += end - max(start, reach)
+            reach = end
+    return total
+
+
 def run_span(benchmarks: Path, logs: Path) -> dict:
     """The run's elapsed wall time, from the first job's start (its benchmark file's time minus
-    its wall seconds) to the last job's end (the page's own job left out), and the Snakemake invocations in that span that ran
-    a job other than the page's (``.snakemake/log`` files written since the first job started):
-    more than one means it resumed. Empty without benchmark files."""
+    its wall seconds) to the last job's end (the page's own job left out); of it, the time some
+    job was running (``busy_seconds``: a run resumed days later does not count the days between);
+    and the Snakemake invocations in that span that ran a job other than the page's
+    (``.snakemake/log`` files written since the first job started): more than one means it
+    resumed. Empty without benchmark files."""
     spans = []
     for path in benchmarks.rglob("*.tsv") if benchmarks.is_dir() else []:
         if path.relative_to(benchmarks).parts[0] in PAGE_RULES:
@@ -107,7 +120,8 @@ def run_span(benchmarks: Path, logs: Path) -> dict:
     start, end = min(s for s, _ in spans), max(e for _, e in spans)
     runs = sum(1 for log in logs.glob("*.snakemake.log") if log.stat().st_mtime >= start and _ran_jobs(log)) \
         if logs.is_dir() else 0
-    return {"elapsed": f"{(end - start) / 3600:.2f} h", "invocations": runs}
+    return {"elapsed": f"{(end - start) / 3600:.2f} h", "busy": f"{busy_seconds(spans) / 3600:.2f} h",
+            "invocations": runs}
 
 
 def reproduce(configfiles: list[str]) -> str:
