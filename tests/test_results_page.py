@@ -13,7 +13,7 @@ from varprobe import tables
 from varprobe.results_page import paper
 from varprobe.results_page.page import copy_figures, render
 from varprobe.results_page.tables import (
-    GLOSSARY, number, printed, production_signs, production_w1, table_one, with_paper_coefficients)
+    GLOSSARY, coefficient_table, number, printed, production_signs, production_w1, table_one)
 
 
 def _system(model, decoding, tvd, low=np.nan, high=np.nan, lower=np.nan, upper=np.nan):
@@ -211,13 +211,23 @@ def test_the_glossary_names_every_quantity_once(page):
 
 
 def test_paper_coefficients_are_matched_on_the_predictor_not_the_label():
-    ours = pd.DataFrame({"predictor": ["entropy_human", "NUM", "intercept"],
-                         "label": ["human entropy", "numeral", "intercept"], "mean": [0.1, 0.2, 0.7],
-                         "hdi_2.5%": [0.0, 0.1, 0.6], "hdi_97.5%": [0.2, 0.3, 0.8], "reference_tag": "NOUN"})
-    table = with_paper_coefficients(ours).set_index("predictor")
+    """One table for every system, a column each; a predictor one system's design lacks (no
+    numeral among the exact system's contexts) is "–" there, not a row of its own."""
+    def system(decoding, predictors, labels):
+        n = len(predictors)
+        return pd.DataFrame({"predictor": predictors, "label": labels, "mean": np.linspace(0.1, 0.7, n),
+                             "hdi_2.5%": 0.0, "hdi_97.5%": 0.8, "model": "m", "decoding": decoding,
+                             "reference_tag": "NOUN"})
+
+    ours = pd.concat([system("ancestral", ["entropy_human", "NUM", "intercept"], ["human entropy", "numeral", "intercept"]),
+                      system("exact", ["entropy_human", "intercept"], ["human entropy", "intercept"])])
+    table = coefficient_table(ours).set_index("predictor")
+    assert list(table.columns) == ["m / ancestral", "m / exact", "paper (GPT-2)"]
     assert table.loc["numeral", "paper (GPT-2)"] == "0.049" and table.loc["intercept", "paper (GPT-2)"] == "–"
+    assert table.loc["numeral", "m / ancestral"] == "0.400 [0.000, 0.800]" and table.loc["numeral", "m / exact"] == "–"
     assert table.loc["noun (our reference level)", "paper (GPT-2)"] == "0"
-    assert table.loc["human entropy", "95% HDI"] == "[0.000, 0.200]"
+    assert table.loc["human entropy", "m / exact"] == "0.100 [0.000, 0.800]"
+    assert "numerical (not in our design)" not in table.index
 
 
 def test_every_paper_value_lands_on_a_row_of_the_page(page):

@@ -173,7 +173,7 @@ SECTIONS = {
 
 VIEWS = {
     "provo_summary": None,  # Table 1 is built by ``table_one`` with the run's intervals
-    "regression_coefficients": lambda frames: [views.with_paper_coefficients(f) for f in frames],
+    "regression_coefficients": lambda frames: [views.coefficient_table(pd.concat(frames, ignore_index=True))],
     "biased_estimator_summary": lambda frames: [views.table_two(frames)],
     "token_level_summary": lambda frames: [views.table_four(frames)],
     "token_calibration_summary": lambda frames: [views.token_rsd(f) for f in frames],
@@ -264,7 +264,8 @@ def _blocks(entries: list[dict], views_by_prefix: dict = VIEWS) -> list[dict]:
         for title, frame in zip(titles, shown, strict=True):
             body = (views.markdown(frame) if len(frame) <= views.MAX_ROWS else
                     f"{len(frame)} rows: `{group[0]['table']}` (and the run's explorer).")
-            blocks.append({"title": title, "prefix": prefix, "body": body, "note": frame.attrs.get("note")})
+            blocks.append({"title": frame.attrs.get("title", title), "prefix": prefix, "body": body,
+                           "note": frame.attrs.get("note")})
     return blocks
 
 

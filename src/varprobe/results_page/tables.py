@@ -186,23 +186,29 @@ def table_four(summaries: list[pd.DataFrame]) -> pd.DataFrame:
                                        "ECE human majority"])
 
 
-def with_paper_coefficients(coefficients: pd.DataFrame) -> pd.DataFrame:
-    """An ARD coefficient table (schema ``regression_coefficients``): label, posterior mean, its
-    95% HDI, and the paper's GPT-2 coefficient (Table 3), matched on the predictor id; the
-    paper's rows that ours lack (our reference tag) are added with no estimate of ours."""
-    ours = coefficients.set_index("predictor") if "predictor" in coefficients else \
-        coefficients.set_index("label")
-    rows = [{"predictor": r.label, "mean": r.mean, "95% HDI": f"[{number(lo)}, {number(hi)}]",
+def coefficient_table(coefficients: pd.DataFrame) -> pd.DataFrame:
+    """Ilia & Aziz 2024, Table 3 beside ours: one row per predictor (schema
+    ``regression_coefficients``, every system's rows), one column per model / decoding with its
+    posterior mean and 95% HDI ("–" where its design lacks the predictor), and the paper's GPT-2
+    coefficient matched on the predictor id; the paper's predictors that no system has (our
+    reference tag, a tag not in our design) on rows of their own."""
+    systems = list(dict.fromkeys(zip(coefficients["model"], coefficients["decoding"], strict=True)))
+    labels = dict(zip(coefficients["predictor"], coefficients["label"], strict=True))
+    cells = {(r.model, r.decoding, r.predictor): f"{number(r.mean)} [{number(lo)}, {number(hi)}]"
+             for r, lo, hi in zip(coefficients.itertuples(index=False), coefficients["hdi_2.5%"],
+                                  coefficients["hdi_97.5%"], strict=True)}
+    rows = [{"predictor": label, **{f"{m} / {d}": cells.get((m, d, key), "–") for m, d in systems},
              "paper (GPT-2)": printed(paper.TABLE_3[key]) if key in paper.TABLE_3 else "–"}
-            for key, r, lo, hi in zip(ours.index, ours.itertuples(), ours["hdi_2.5%"], ours["hdi_97.5%"],
-                                      strict=True)]
-    reference = coefficients["reference_tag"].iloc[0] if "reference_tag" in coefficients else None
+            for key, label in labels.items()]
+    references = set(coefficients["reference_tag"])
     for key, value in paper.TABLE_3.items():
-        if key not in ours.index:
-            why = "our reference level" if key == reference else "not in our design"
-            rows.append({"predictor": f"{paper.TABLE_3_LABELS[key].lower()} ({why})", "mean": math.nan,
-                         "95% HDI": "–", "paper (GPT-2)": printed(value)})
-    return pd.DataFrame(rows)
+        if key not in labels:
+            why = "our reference level" if key in references else "not in our design"
+            rows.append({"predictor": f"{paper.TABLE_3_LABELS[key].lower()} ({why})",
+                         **{f"{m} / {d}": "–" for m, d in systems}, "paper (GPT-2)": printed(value)})
+    table = pd.DataFrame(rows)
+    table.attrs["title"] = "ARD regression coefficients: posterior mean [95% HDI] per system (Table 3)"
+    return table
 
 
 def token_rsd(summary: pd.DataFrame) -> pd.DataFrame:
