@@ -35,6 +35,8 @@ rule results_page:
         ),
         figures=[t for t in STUDY_TARGETS if t.endswith(".png")],
         not_run=json.dumps(NOT_RUN, sort_keys=True),
+        # the probes of the production figures (schema defaults resolved), for its Fig. 5 table
+        figure_probes=" ".join(figure_probes(config)) if "production" in config else "",
     localrule: True
     conda:
         CONDA_ENV
@@ -51,4 +53,5 @@ rule results_page:
         "--tables {params.tables:q} --figures {params.figures} "
         f"--results {RESULTS} --benchmarks {RESULTS}/benchmarks "
         "--figures-dir {output.figures} --not-run {params.not_run:q} "
+        "--figure-probes {params.figure_probes} "
         "--out {output.page} > {log} 2>&1"

@@ -26,7 +26,8 @@ def _results_page(args: argparse.Namespace) -> None:
     figures = copy_figures(args.figures, args.results, Path(args.figures_dir))
     page = render(configfiles=args.configfiles, commit=commit(args.workflow_dir),
                   entries=args.tables, figures=figures,
-                  benchmarks=args.benchmarks, results=args.results, not_run=args.not_run)
+                  benchmarks=args.benchmarks, results=args.results, not_run=args.not_run,
+                  figure_probes=args.figure_probes)
     with tables.atomic(out) as partial:
         partial.write_text(page, encoding="utf-8")
 
@@ -74,6 +75,8 @@ def register(sub) -> None:
     p.add_argument("--figures-dir", required=True, help="where the page's figures are copied")
     p.add_argument("--not-run", type=json_value, default={},
                    help="JSON {analysis key: reason}: configured analyses that cannot run on the corpus")
+    p.add_argument("--figure-probes", nargs="*", default=[],
+                   help="the probes of the production figures (the page's Fig. 5 table)")
     p.add_argument("--out", required=True)
     p.set_defaults(run=_results_page)
 

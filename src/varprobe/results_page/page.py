@@ -229,11 +229,10 @@ def _sample_size_view(results: Path, settings: dict):
     return lambda frames: [views.sample_size(f, intervals) for f in frames]
 
 
-def _production_view(config: dict):
+def _production_view(probes: list[str]):
     """The production summary whole (``production_w1``) where it fits the page, else as the
-    paper's Fig. 5 (``production_by_decoding`` on the figure's probes, ``production.figures.probes``)
-    with a note that says where the rest is."""
-    probes = config.get("production", {}).get("figures", {}).get("probes", [])
+    paper's Fig. 5 (``production_by_decoding`` on the figure's ``probes``, every probe without
+    them) with a note that says where the rest is."""
 
     def view(frame: pd.DataFrame) -> pd.DataFrame:
         whole = views.production_w1(frame)
@@ -293,12 +292,12 @@ def _table_one(entries: list[dict], results: Path, settings: dict) -> str | None
 
 def render(*, configfiles: list[str], commit: str, entries: list[dict], figures: list[dict],
            benchmarks: str, results: str | None = None,
-           not_run: dict[str, str] | None = None) -> str:
+           not_run: dict[str, str] | None = None, figure_probes: list[str] | None = None) -> str:
     """The page's Markdown. ``configfiles`` are shown last, as they are, in the order given
     (each over the ones before it, a file given twice once); ``results``: the run's results
     folder, where the page finds the per-context tables its intervals and measured causes are
     computed from; ``not_run``: the configured analyses that could not run on the corpus, with
-    the reason."""
+    the reason; ``figure_probes``: the probes of the production figures."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True)
@@ -318,7 +317,7 @@ def render(*, configfiles: list[str], commit: str, entries: list[dict], figures:
         if one is not None:
             mine = [e for e in mine if e.get("schema") != "provo_system"]
         blocks = _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(root, settings),
-                                "production_summary": _production_view(config)})
+                                "production_summary": _production_view(figure_probes or [])})
         if key == "production":
             blocks += [b for b in [findings.miscalibrated_block(entries, root)] if b]
         if mine or shown or one:
