@@ -597,3 +597,16 @@ def test_the_glossary_defines_only_the_quantities_of_the_sections_on_the_page():
                                                "W1(M, H), W1(C, H)"]
     assert "TVD(O2, O1)" in glossary({"provo", "production"}) and "RSD" not in glossary({"provo", "production"})
     assert glossary({"provo", "word_classes", "token_calibration", "production"}) == GLOSSARY
+
+
+def test_a_panel_with_none_below_it_labels_its_shared_x_axis():
+    """Four panels on a shared x axis, three a row: the second and third of the first row have no
+    panel below them, so they keep their tick labels (the token-calibration figure lost them)."""
+    from varprobe.plots.layout import panel_grid
+
+    fig, axes = panel_grid(4, sharex=True)
+    for ax in axes:
+        ax.plot([1, 10, 100], [0, 1, 2])
+    fig.canvas.draw()
+    shown = [any(label.get_visible() and label.get_text() for label in ax.get_xticklabels()) for ax in axes]
+    assert shown == [False, True, True, True]
