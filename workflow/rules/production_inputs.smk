@@ -97,6 +97,7 @@ def raw_inputs(wildcards):
 def data_options(wildcards):
     """The command-line options of a dataset's instances table, its own options among them."""
     d = wildcards.dataset
+    choice = dataset_setting(d, "input_choice")
     options = {
         "entry": (
             json.dumps(reader_entry(PROD_DATASETS[d]), sort_keys=True)
@@ -108,11 +109,7 @@ def data_options(wildcards):
         "seed": config["seed"],
         "max_inputs": dataset_setting(d, "max_inputs"),
         # the CLI's default, first, is not passed: a run that chose nothing keeps its command
-        "input_choice": (
-            None
-            if dataset_setting(d, "input_choice") == "first"
-            else dataset_setting(d, "input_choice")
-        ),
+        "input_choice": None if choice == "first" else choice,
         "max_references": dataset_setting(d, "max_references"),
     }
     return " ".join(

@@ -23,11 +23,11 @@ from varprobe.commands import (
     verify_raw,
 )
 from varprobe.data import DATASETS
+from varprobe.data.instances import INPUT_CHOICES, cap_references
 
 
 def _production_data(args: argparse.Namespace) -> None:
     from varprobe.data import dataset, record_of
-    from varprobe.data.instances import cap_references, chosen_inputs
 
     record = record_of({**args.entry, "name": args.dataset}) if args.entry else dataset(args.dataset)
     raw_dir = Path(args.raw_dir)
@@ -35,7 +35,7 @@ def _production_data(args: argparse.Namespace) -> None:
                *(raw_dir / f for f in record.raw_files(args.split) if (raw_dir / f).is_file()))
     options = {option: getattr(args, option) for option in record.options}
     read = record.read_instances(raw_dir, args.split, not args.allow_unverified, **options)
-    table = chosen_inputs(read, args.max_inputs, args.input_choice, args.seed)
+    table = INPUT_CHOICES[args.input_choice](read, args.max_inputs, args.seed)
     available = dict(zip(table["input_id"], table["references"].map(len), strict=True))
     metadata = {"max_references": args.max_references, "seed": args.seed,
                 "references_available": available,
@@ -284,7 +284,7 @@ def register(sub) -> None:
             p.add_argument(f"--{option.replace('_', '-')}", type=type(default), default=default,
                            help=f"{name} only (default {default!r})")
     p.add_argument("--max-inputs", type=int, default=None)
-    p.add_argument("--input-choice", choices=("first", "seeded"), default="first",
+    p.add_argument("--input-choice", choices=tuple(INPUT_CHOICES), default="first",
                    help="which --max-inputs inputs: the first ones, or a seeded uniform choice (--seed)")
     p.add_argument("--max-references", type=int, default=None,
                    help="keep a seeded choice of at most this many references per input")

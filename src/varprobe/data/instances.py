@@ -51,13 +51,12 @@ def seeded_inputs(instances: pd.DataFrame, max_inputs: int | None, seed: int) ->
     return instances.iloc[rows].reset_index(drop=True)
 
 
-def chosen_inputs(instances: pd.DataFrame, max_inputs: int | None, choice: str, seed: int) -> pd.DataFrame:
-    """The inputs a run reads (``production.input_choice``): ``first`` or ``seeded``."""
-    if choice == "first":
-        return first_inputs(instances, max_inputs)
-    if choice == "seeded":
-        return seeded_inputs(instances, max_inputs, seed)
-    raise ValueError(f"unknown input choice {choice!r}: first or seeded")
+INPUT_CHOICES = {
+    "first": lambda instances, max_inputs, seed: first_inputs(instances, max_inputs),
+    "seeded": seeded_inputs,
+}
+"""``production.input_choice``: how a run picks its ``max_inputs`` inputs, called with
+(instances, max_inputs, seed)."""
 
 
 def cap_references(instances: pd.DataFrame, max_references: int | None, seed: int) -> pd.DataFrame:
