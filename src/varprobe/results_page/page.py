@@ -229,7 +229,7 @@ def _sample_size_view(results: Path, settings: dict):
     return lambda frames: [views.sample_size(f, intervals) for f in frames]
 
 
-def _production_view(probes: list[str]):
+def _production_view(probes: list[str] | None):
     """The production summary whole (``production_w1``) where it fits the page, else as the
     paper's Fig. 5 (``production_by_decoding`` on the figure's ``probes``, every probe without
     them) with a note that says where the rest is."""
@@ -317,7 +317,7 @@ def render(*, configfiles: list[str], commit: str, entries: list[dict], figures:
         if one is not None:
             mine = [e for e in mine if e.get("schema") != "provo_system"]
         blocks = _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(root, settings),
-                                "production_summary": _production_view(figure_probes or [])})
+                                "production_summary": _production_view(figure_probes)})
         if key == "production":
             blocks += [b for b in [findings.miscalibrated_block(entries, root)] if b]
         if mine or shown or one:
