@@ -18,6 +18,7 @@ from varprobe.config_checks import (
     duplicate_keys,
     figure_probes,
     finetune_problems,
+    in_precedence,
     key_path,
     miscalibration_thresholds,
     name_problems,
@@ -534,3 +535,12 @@ def test_a_samples_file_with_an_unknown_column_fails_at_parse_time(tmp_path):
     csv.write_text("text_id,word_number,sample, count\n1,2,are,3\n")
     assert _validated(tmp_path, {"models": [{"name": "given-model", "samples": str(csv)}]}) == [
         f"models[0]: samples file {csv}: column ' count' read as 'count' (whitespace or case differs)"]
+
+
+def test_config_files_are_put_in_the_order_they_apply(tmp_path):
+    """Snakemake lists the command line's config files first but applies them over the
+    Snakefile's: the page merges them base first, then the overlays in their given order."""
+    base, first, second = (tmp_path / n for n in ("config.yaml", "a.yaml", "b.yaml"))
+    read = [str(first), str(second), "config.yaml"]
+    assert in_precedence(read, [first, second]) == ["config.yaml", str(first), str(second)]
+    assert in_precedence([str(base), str(first)], [base, first]) == [str(base), str(first)]

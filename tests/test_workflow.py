@@ -123,6 +123,10 @@ def test_an_overlay_switches_a_study_off_with_null(tmp_path, data_mirror):
     assert "provo_sample" not in alone and alone["production_sample"] == both["production_sample"]
     run = snakemake(tmp_path, "-n", "--configfile", "config.yaml", "overlay.yaml")
     assert "varprobe: note: provo: null in the config: not run" in output(run)
+    # the overlay alone on the command line: the page still merges it over the base config
+    run = snakemake(tmp_path, "-n", "-p", "--configfile", "overlay.yaml")
+    page = next(line for line in output(run).splitlines() if "results-page --configfiles" in line)
+    assert page.index("config.yaml") < page.index("overlay.yaml"), page
 
 
 def test_reserved_model_name_fails_the_dry_run(tmp_path, data_mirror):

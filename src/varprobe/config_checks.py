@@ -705,6 +705,17 @@ def base_config_problem(files: Iterable[str], workdir: Path) -> str | None:
             f"--configfile /path/to/{BASE_CONFIG} {' '.join(files)}")
 
 
+def in_precedence(read: Iterable, command_line: Iterable) -> list[str]:
+    """The config files Snakemake read (``workflow.configfiles``) in the order they apply, each
+    over the ones before it: the Snakefile's ``configfile:`` first, then those of ``--configfile``
+    (``workflow.overwrite_configfiles``) in their given order. Snakemake lists the command line's
+    files first but applies them last, over the Snakefile's."""
+    given = {Path(f).resolve() for f in command_line}
+    files = [str(f) for f in read]
+    return ([f for f in files if Path(f).resolve() not in given]
+            + [f for f in files if Path(f).resolve() in given])
+
+
 SWITCHABLE = ("provo", "production", "analyses")
 """The top-level sections an overlay config can switch off by setting them to null."""
 

@@ -10,12 +10,15 @@ import sys
 from pathlib import Path
 
 from varprobe.analysis.family import families, unavailable_analyses
-from varprobe.config_checks import validate_config
+from varprobe.config_checks import in_precedence, validate_config
 
 for note in validate_config(
     config, workflow.source_path("../schemas/config.schema.yaml"), workflow.configfiles
 ):
     print(f"varprobe: note: {note}", file=sys.stderr)
+
+CONFIG_FILES = in_precedence(workflow.configfiles, workflow.overwrite_configfiles)
+"""The config files read, in the order they apply (each over the ones before it)."""
 
 VARPROBE = f"{shlex.quote(sys.executable)} -m varprobe"
 """The package's CLI in the interpreter running Snakemake."""

@@ -27,7 +27,7 @@ rule results_page:
     params:
         # The config files and the checkout, not their contents: a speed-only setting or a
         # new commit changes no table, so it must not rerun the page (the page reads them).
-        configfiles=workflow.configfiles,
+        configfiles=CONFIG_FILES,
         workflow_dir=workflow.basedir,
         # a function: the registry's titles may hold braces, which a plain string would expand
         tables=lambda w: json.dumps(
