@@ -123,8 +123,8 @@ def _run(tmp_path):
                   "references": [["Eine Katze."]], "samples": [["I cannot translate."]]}).to_parquet(
         wmt / "m/ancestral/miscalibrated.parquet")
     add("oracle_replacement_summary", pd.DataFrame({
-        "model": "m", "decoding": "ancestral", "oracle_size": 10, "k": [0.0, 50.0, 100.0], "n_seeds": 3,
-        "n_contexts": 6, "mean_tvd": [0.6, 0.5, 0.4], "sd_tvd": 0.01, "min_tvd": 0.3, "max_tvd": 0.7,
+        "model": "m", "decoding": "ancestral", "oracle_size": 10, "k": [0.0, 60.0, 100.0], "n_seeds": 3,
+        "n_contexts": 6, "mean_tvd": [0.6, 0.48, 0.4], "sd_tvd": 0.01, "min_tvd": 0.3, "max_tvd": 0.7,
         "oracle_mean_tvd": 0.4, "oracle_sd_tvd": 0.01, "model_mean_tvd": 0.6,
         "matches_oracle": [False, False, True], "k_match": 100.0}), "k%-oracle replacement")
     add("finetune_losses_ft", pd.DataFrame({
@@ -362,6 +362,14 @@ def test_disagreements_carry_their_measured_causes(page):
     assert "`m / ancestral`: 5.00% of draws fail; under the paper's reading at most 3.75% would" in part
     assert "paper's Table 3: a column for every tag, z-scores" in part
     assert re.search(r"Tie-breaking (accounts for the paper's value|does not account .*: unexplained)", part)
+
+
+def test_the_replacement_share_disagreement_measures_the_gap_at_the_papers_share(page):
+    """k needed 100% against the paper's about 60%: the gap left at k = 60% (0.48 - 0.40) in units of
+    the oracles' seed SD (0.01), and why the two shares are not one measure."""
+    part = page[page.index("### k%-oracle replacement: the share"):page.index("## The papers' tables")]
+    assert "- paper: about 60% for GPT-2" in part and "- ours: 100%" in part
+    assert "at k = 60% the replaced sets' mean TVD is still 0.080 above the oracles' mean, 8 times" in part
 
 
 def test_the_full_ece_disagreement_measures_the_estimators_floor(page):
@@ -610,3 +618,11 @@ def test_a_panel_with_none_below_it_labels_its_shared_x_axis():
     fig.canvas.draw()
     shown = [any(label.get_visible() and label.get_text() for label in ax.get_xticklabels()) for ax in axes]
     assert shown == [False, True, True, True]
+
+
+def test_what_was_run_names_a_whole_corpus_as_all_passages(tmp_path):
+    from varprobe.results_page.findings import what_was_run
+
+    _, entries, _ = _run(tmp_path)
+    lines = dict(what_was_run({"models": [{"name": "m"}], "provo": {"texts": "all", "n_samples": 40}}, entries))
+    assert lines["Provo"].startswith("all passages (6 contexts), 40 draws per context")
