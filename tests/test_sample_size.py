@@ -12,6 +12,7 @@ from varprobe.analysis.next_word import ControlSettings
 from varprobe.analysis.sample_size import (
     NOTE_NO_WORD,
     NOTE_TOO_LARGE,
+    SHOWN_QUANTILE,
     context_draws,
     sample_size_summary,
     sample_size_table,
@@ -118,6 +119,8 @@ def test_cli_writes_tables_and_figure(tmp_path):
           "--summary-out", str(tmp_path / "all.parquet"), "--table", str(tmp_path / "hist.parquet"),
           "--figure", str(figure)])
     histogram = tables.read(tmp_path / "hist.parquet", "histogram")
-    assert histogram.loc[histogram["group"] == "n=5", "count"].sum() == 4
+    errors = tables.read(out, "sample_size_contexts")["squared_error"]
+    assert histogram["bin_right"].max() == pytest.approx(errors.quantile(SHOWN_QUANTILE))
+    assert histogram.loc[histogram["group"] == "n=5", "count"].sum() == (errors <= errors.quantile(SHOWN_QUANTILE)).sum()
     assert histogram.loc[histogram["group"] == "n=20", "count"].sum() == 0
     assert figure.stat().st_size > 5_000

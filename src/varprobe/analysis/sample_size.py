@@ -154,6 +154,11 @@ def _sample_size(args: argparse.Namespace) -> None:
     tables.write(summary.assign(**names), args.summary_out, "sample_size_summary", names)
 
 
+SHOWN_QUANTILE = 0.99
+"""The histograms' bins span 0 to this quantile of every squared error: the few largest would
+otherwise squeeze nearly all contexts into the first bin. The figure counts those above."""
+
+
 def _sample_size_figure(args: argparse.Namespace) -> None:
     from varprobe.metrics.histogram import histogram_rows
     from varprobe.plots.sample_size import squared_error_histograms
@@ -161,7 +166,7 @@ def _sample_size_figure(args: argparse.Namespace) -> None:
     contexts = pd.concat([tables.read(p, "sample_size_contexts") for p in args.contexts], ignore_index=True)
     summary = pd.concat([tables.read(p, "sample_size_summary") for p in args.summaries], ignore_index=True)
     summary = summary.sort_values(["model", "decoding", "size"], ignore_index=True)
-    top = contexts["squared_error"].max()
+    top = contexts["squared_error"].quantile(SHOWN_QUANTILE)
     edges = np.linspace(0.0, top if np.isfinite(top) and top > 0 else 1.0, args.bins + 1)
     histograms = pd.concat(
         [histogram_rows(part["squared_error"], edges, f"n={n}", model=m, decoding=d, seed_index=pd.NA)

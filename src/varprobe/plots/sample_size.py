@@ -15,19 +15,23 @@ from varprobe.plots.oracle_replacement import step_histogram, system_label  # no
 def squared_error_histograms(histograms: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:
     """One panel per subsample size that could be drawn, at most three a row on a shared x axis:
     density histograms of the per-context squared errors (TVD_n - TVD_N)^2, a line per system,
-    its MSE in the legend. Sizes no context could be subsampled at (n >= N draws) get no panel;
-    the figure's title names them and why."""
+    its MSE in the legend (over every context). Squared errors beyond the table's last bin are
+    not drawn; each panel's x label counts them. Sizes no context could be subsampled at
+    (n >= N draws) get no panel; the figure's title names them and why."""
     drawn = sorted(summary.loc[summary["n_estimates"] > 0, "size"].unique())
     skipped = sorted(set(summary["size"]) - set(drawn))
     fig, axes = panel_grid(max(len(drawn), 1), sharex=True)
     for ax, n in zip(axes, drawn, strict=False):
-        for row in summary[(summary["size"] == n) & (summary["n_estimates"] > 0)].itertuples(index=False):
+        rows = summary[(summary["size"] == n) & (summary["n_estimates"] > 0)]
+        for row in rows.itertuples(index=False):
             part = histograms[(histograms["group"] == f"n={n}") & (histograms["model"] == row.model)
                               & (histograms["decoding"] == row.decoding)]
             step_histogram(ax, part, f"{system_label(row.model, row.decoding)}: MSE {row.mse:.4f}")
+        beyond = int(rows["n_estimates"].sum() - histograms.loc[histograms["group"] == f"n={n}", "count"].sum())
         ax.legend(fontsize=6)
         ax.set_title(f"subsample size n = {n}", fontsize=9)
-        ax.set_xlabel("(TVD_n - TVD_N)^2 per context")
+        ax.set_xlabel("(TVD_n - TVD_N)^2 per context" + (f" ({beyond:,} beyond the axis, not drawn)" if beyond else ""),
+                      fontsize=8)
     if not drawn:
         axes[0].text(0.5, 0.5, "no size below the draw count N:\nnothing to subsample", ha="center",
                      va="center", transform=axes[0].transAxes)
