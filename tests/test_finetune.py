@@ -389,3 +389,15 @@ def test_finetune_production_on_a_seq2seq_model(tmp_path, tiny_seq2seq_dirs):
     base = load_generator(ModelSpec(**model))
     assert not torch.equal(tuned.model.decoder.block[1].layer[0].SelfAttention.q.weight,
                            base.model.decoder.block[1].layer[0].SelfAttention.q.weight)
+
+
+def test_loss_curves_fold_four_panels_into_rows_of_three_with_one_legend():
+    from varprobe.plots.finetune import loss_curves
+
+    losses = pd.DataFrame([{"model": "ft", "fold": fold, "split": split, "epoch": epoch, "loss": 3.0 - 0.1 * epoch,
+                            "tokens": 10, "examples": 2}
+                           for fold in (1, 2, 3, 4) for split in ("train", "validation") for epoch in (1, 2)])
+    fig, table = loss_curves(losses)
+    rows = {round(ax.get_position().y0, 2) for ax in fig.axes}
+    assert len(fig.axes) == 4 and len(rows) == 2 and len(fig.legends) == 1
+    assert all(ax.get_legend() is None for ax in fig.axes) and len(table) == len(losses)

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import math
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -12,13 +10,16 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from varprobe.plots.layout import MAX_COLUMNS, legend_below, panel_grid  # noqa: E402
+
 STYLES = {"train": {"color": "tab:blue", "marker": "o"},
           "validation": {"color": "tab:orange", "marker": "s"}}
 
 
 def loss_curves(losses: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
-    """Loss against epoch for each split in one panel per ``(model, fold)`` (four per row, a
-    shared loss axis); the validation curve starts at epoch 0, before training."""
+    """Loss against epoch for each split in one panel per ``(model, fold)`` (at most three per
+    row, a shared loss axis, one legend below); the validation curve starts at epoch 0, before
+    training."""
     if losses.empty:
         raise ValueError("no fine-tuning losses to plot")
     unknown = sorted(set(losses["split"]) - set(STYLES))
@@ -32,21 +33,15 @@ def loss_curves(losses: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
                          f"{first['split']} epoch {first['epoch']} (the same run given twice?)")
     table = losses.sort_values(key, ignore_index=True)
     panels = list(table.groupby(["model", "fold"], dropna=False, sort=False))
-    columns = min(4, len(panels))
-    rows = math.ceil(len(panels) / columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(3.6 * columns, 3.0 * rows), sharey=True,
-                             squeeze=False)
-    for ax, ((model, fold), panel) in zip(axes.flat, panels):
+    fig, axes = panel_grid(len(panels), width=3.6, height=3.0, sharey=True)
+    for i, (ax, ((model, fold), panel)) in enumerate(zip(axes, panels, strict=True)):
         for split, curve in panel.groupby("split", sort=True):
             ax.plot(curve["epoch"], curve["loss"], label=split, **STYLES[split])
         ax.set_title(model if pd.isna(fold) else f"{model}, fold {fold}", fontsize=9)
         ax.set_xlabel("epoch")
-        ax.legend(fontsize=8)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("cross-entropy (nats/token)")
-    for ax in axes.flat[len(panels):]:
-        ax.set_visible(False)
-    fig.tight_layout()
+        if i % MAX_COLUMNS == 0:
+            ax.set_ylabel("cross-entropy (nats/token)")
+    legend_below(fig, axes)
     return fig, table
 
 
