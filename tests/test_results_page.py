@@ -369,6 +369,7 @@ def test_the_replacement_share_disagreement_measures_the_gap_at_the_papers_share
     the oracles' seed SD (0.01), and why the two shares are not one measure."""
     part = page[page.index("### k%-oracle replacement: the share"):page.index("## The papers' tables")]
     assert "- paper: about 60% for GPT-2" in part and "- ours: 100%" in part
+    assert "k%-oracle replacement table; see Disagreements)" in page[:page.index("## Glossary")]
     assert "at k = 60% the replaced sets' mean TVD is still 0.080 above the oracles' mean, 8 times" in part
 
 

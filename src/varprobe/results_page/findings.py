@@ -171,7 +171,7 @@ def _replacement_finding(summary: pd.DataFrame) -> list[str]:
         return []
     return [f"A model's TVD reaches the oracles' once {_span(k.min(), k.max(), '{:.0f}'.format)}% of its contexts are "
             f"replaced by the oracle's TVD (the paper: about {paper.REPLACEMENT_SHARE:.0%} for GPT-2; "
-            f"k%-oracle replacement table)."]
+            f"k%-oracle replacement table{'; see Disagreements' if k.max() > paper.REPLACEMENT_SHARE * 100 else ''})."]
 
 
 FINDINGS = {
@@ -294,8 +294,8 @@ def _regression(entries, root: Path) -> dict | None:
                      if len(ours) else "–"),
             "cause": (f"Measured on {first['model']} / {first['decoding']} by a quick ARD fit (scikit-learn, "
                       f"type-II maximum likelihood) under each coding (below): across reference level and "
-                      f"standardisation the coefficient ranges {number(spread[:4].min())} to "
-                      f"{number(spread[:4].max())}; without human entropy in the design it is "
+                      f"standardisation the coefficient is {_span(spread[:4].min(), spread[:4].max())}; without "
+                      f"human entropy in the design it is "
                       f"{number(spread.iloc[-1])}. The two predictors correlate at "
                       f"{codings.attrs['correlation']:.2f} over these contexts. Neither coding choice gives "
                       f"the paper's +{paper.TABLE_3['tvd_oracle2_oracle1']}; what remains (GPT-2 against "
