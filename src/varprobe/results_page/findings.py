@@ -214,7 +214,7 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
             f"Not run: this run's decodings cover {', '.join(sorted(families)) or 'none'} of the paper's five "
             "families (ancestral, temperature, top-k, top-p, typical). `scripts/run.sh --configfile "
             "configs/decoding-families.yaml`, in a checkout of its own, runs the paper's nine "
-            "settings on a seeded choice of 100 inputs of each task; its production tables and the mean-W1 figure "
+            "settings on a seeded subset of each task's inputs; its production tables and the mean-W1 figure "
             "(Giulianelli et al. Fig. 5) then hold every family. The documentation has the page of such a run: "
             "[Decoding families](decoding-families/results.md).")})
     return out
