@@ -30,20 +30,12 @@ difference between two engine seeds. ``--bfloat16`` also times the engine with b
 weights run slower, not faster).
 
 The ceiling: the engine's decoding passes are also timed at full width (``--batch-size`` rows,
-samples that never end, so no pass is padded and no row idles), first and last in the run
-(ceiling, ABBA, ceiling), their positions over their seconds. Its rows per second are what the
-engine would return as tokens per second if every position it ran returned a token at that rate;
-divided by the old path's tokens/s, this bounds the speedup any scheduling of this model's forward
-could reach on this machine. The engine's share of the ceiling (its tokens/s over those rows/s,
-same run) is the figure that does not depend on the CPU. A pass attends over its rows' columns,
-so its rate falls with the prompt's length; the passes run from two kinds of prompt:
-
-* the first input's prompt (``share_of_ceiling``, the ceiling of the earlier records): the
-  first dataset's, so a bound that long-prompt datasets cannot reach;
-* each dataset's input of median prompt length (``share_of_workload_ceiling``): the engine's
-  work at each dataset's rate, r = sum_d T_d / sum_d (T_d / r_d), with T_d the tokens the engine
-  returned for dataset d and r_d its full-width rows/s.
-
+samples that never end, so no pass is padded and no row idles) on the first input's prompt,
+first and last in the run (ceiling, ABBA, ceiling), their positions over their seconds.
+Its rows per second are what the engine would return as tokens per second if every position it
+ran returned a token at that rate; divided by the old path's tokens/s, this bounds the speedup
+any scheduling of this model's forward could reach on this machine. The engine's share of the
+ceiling (its tokens/s over those rows/s, same run) is the figure that does not depend on the CPU.
 Where the engine's time goes (``Phases``): prefill, decoding passes (of which attention and the
 output layer), sampling, and the rest (scheduling), summed over its timed runs.
 
@@ -252,24 +244,10 @@ def table_row(name: str, runs: list[tuple[float, dict, dict]], model) -> dict:
             "dtype": str(next(model.parameters()).dtype).removeprefix("torch.")}
 
 
-def ceiling_prompts(work: dict[str, list[tuple[str, list[int]]]]) -> dict[str, tuple[str, list[int]]]:
-    """The inputs the ceiling's full-width passes run from: ``first input`` (the first dataset's
-    first) and each dataset's input of median prompt length (the upper median)."""
-    prompts = {"first input": next(iter(work.values()))[0]}
-    for dataset, items in work.items():
-        prompts[dataset] = sorted(items, key=lambda item: len(item[1]))[len(items) // 2]
-    return prompts
-
-
-def workload_rate(tokens: dict[str, int], rates: dict[str, float]) -> float:
-    """Rows/s of the engine's work at each dataset's full-width rate: sum_d T_d / sum_d (T_d / r_d)."""
-    return sum(tokens.values()) / sum(count / rates[dataset] for dataset, count in tokens.items())
-
-
-def full_lane_passes(model, item: tuple[str, list[int]], pad, counter: ForwardCounter, args) -> tuple[float, int]:
+def full_lane_passes(model, work, pad, counter: ForwardCounter, args) -> tuple[float, int]:
     """Seconds and positions of decoding passes of exactly ``--batch-size`` rows: as many samples
-    of the input ``item``, with no end of sequence, so every row runs ``--max-new-tokens`` steps."""
-    key, ids = item
+    of the first input, with no end of sequence, so every row runs ``--max-new-tokens`` steps."""
+    key, ids = next(iter(work.values()))[0]
     engine = Engine(model, Decoding("ancestral"), [], pad, args.batch_size, args.max_new_tokens, args.seed,
                     args.batch_size)
     counter.reset()
@@ -331,16 +309,13 @@ def main() -> None:
     warm_up_engine()
 
     timed: dict[str, list] = {name: [] for name in methods}
-    prompts = ceiling_prompts(work)
-    breakdown, lanes = [], {label: [] for label in prompts}
+    breakdown, lanes = [], []
     # The ceiling first and last, the two methods in ABBA order between: a machine whose speed
     # drifts during the run moves the ceiling and the engine alike.
     for name in ("ceiling", "generate per input", "engine", "engine", "generate per input", "ceiling"):
         if name == "ceiling":
-            for label, item in prompts.items():
-                lanes[label].append(full_lane_passes(model, item, pad, counter, args))
-            print("timed full-width passes: " + ", ".join(f"{label} {runs[-1][0]:.1f} s"
-                                                         for label, runs in lanes.items()), flush=True)
+            lanes.append(full_lane_passes(model, work, pad, counter, args))
+            print(f"timed full-width passes: {lanes[-1][0]:.1f} s", flush=True)
             continue
         with unpacked() if name == "generate per input" else phases.timing() as seconds:
             timed[name].append(timed_run(methods[name], counter))
@@ -350,11 +325,8 @@ def main() -> None:
     other_seed = engine_run(model, baseline_work, prefixes, eos, pad, args, args.seed + 1)
 
     rows = [table_row(name, runs, model) for name, runs in timed.items()]
-    rates = {label: sum(p for _, p in runs) / sum(s for s, _ in runs) for label, runs in lanes.items()}
-    lane_positions, lane_rate = sum(p for _, p in lanes["first input"]), rates["first input"]
-    tokens = {dataset: sum(len(p) for _, _, productions in timed["engine"] for key, samples in productions.items()
-                           if key.split("/")[0] == dataset for p in samples) for dataset in work}
-    work_rate = workload_rate(tokens, rates)
+    lane_positions = sum(positions for _, positions in lanes)
+    lane_rate = lane_positions / sum(seconds for seconds, _ in lanes)
     every_column = None
     if args.variants:
         # One more warmed-up engine run each: unpacked, and over every column.
@@ -373,7 +345,6 @@ def main() -> None:
     frame["speedup"] = frame["tokens_per_s"] / frame.loc[0, "tokens_per_s"]
     frame["positions_per_token"] = frame["forward_positions"] / frame["tokens"]
     frame["share_of_ceiling"] = frame["tokens_per_s"] / lane_rate
-    frame["share_of_workload_ceiling"] = frame["tokens_per_s"] / work_rate
 
     length_generate, m_generate = summary(timed["generate per input"][0][2], tokenizer)
     length_engine, m_engine = summary({k: timed["engine"][0][2][k] for k in other_seed}, tokenizer)
@@ -382,7 +353,7 @@ def main() -> None:
     seed_m = float(np.mean([abs(m_engine[k] - m_other[k]) for k in m_engine]))
 
     fmt = {c: "{:.2f}".format for c in ("seconds", "tokens_per_s", "forward_s", "gflop_per_s", "speedup",
-                                        "positions_per_token", "share_of_ceiling", "share_of_workload_ceiling")}
+                                        "positions_per_token", "share_of_ceiling")}
     print()
     print(frame.to_string(index=False, formatters=fmt))
     print()
@@ -406,11 +377,6 @@ def main() -> None:
     engine = frame.loc[1]
     print(f"engine: {engine['positions_per_token']:.3f} positions per returned token, {engine['gflop_per_s']:.1f} "
           f"GFLOP/s; {100 * engine['share_of_ceiling']:.1f}% of the ceiling's rows/s")
-    print("full-width passes at each dataset's median prompt: " + ", ".join(
-        f"{dataset} ({len(prompts[dataset][1])} tokens) {rates[dataset]:.1f} rows/s" for dataset in work)
-          + f"; at the engine's tokens per dataset ({', '.join(f'{d} {t}' for d, t in tokens.items())}) "
-          f"{work_rate:.1f} rows/s, a workload ceiling of {work_rate / baseline:.2f}x the generate path")
-    print(f"engine: {100 * engine['share_of_workload_ceiling']:.1f}% of the workload ceiling's rows/s")
     print("engine time (both timed runs): " + phase_line(breakdown))
     if args.bfloat16:
         print(f"CPU vector capability: {torch.backends.cpu.get_cpu_capability()} (bfloat16 is native only with "
@@ -424,8 +390,6 @@ def main() -> None:
     record("generation_speed", args, speedup=round(frame.loc[1, "speedup"], 2),
            tokens_per_s=round(frame.loc[1, "tokens_per_s"], 2), reference_tokens_per_s=round(baseline, 2),
            ceiling=round(lane_rate / baseline, 2), share_of_ceiling=round(float(engine["share_of_ceiling"]), 3),
-           workload_ceiling=round(work_rate / baseline, 2),
-           share_of_workload_ceiling=round(float(engine["share_of_workload_ceiling"]), 3),
            positions_per_token=round(float(engine["positions_per_token"]), 3))
 
 

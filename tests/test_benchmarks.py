@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -101,15 +100,6 @@ def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
     assert "full-width passes (16 rows): 160 positions" in out
     assert "engine time (both timed runs): prefill" in out and "sampling" in out
     assert (frame["share_of_ceiling"] > 0).all() and (frame["positions_per_token"] >= 1).all()
-    # The workload ceiling: each dataset's full-width rate, weighted by the engine's tokens of it,
-    # which add up to all it returned; the combined rate lies between the datasets' rates.
-    line = re.search(r"median prompt: asset \(\d+ tokens\) ([\d.]+) rows/s, wmt14 \(\d+ tokens\) ([\d.]+) rows/s; "
-                     r"at the engine's tokens per dataset \(asset (\d+), wmt14 (\d+)\) ([\d.]+) rows/s", out)
-    assert line, out
-    asset_rate, wmt14_rate, asset_tokens, wmt14_tokens, rate = map(float, line.groups())
-    assert asset_tokens + wmt14_tokens == frame.loc[1, "tokens"] and asset_tokens > 0 and wmt14_tokens > 0
-    assert min(asset_rate, wmt14_rate) - 0.1 <= rate <= max(asset_rate, wmt14_rate) + 0.1
-    assert (frame["share_of_workload_ceiling"] > 0).all() and "of the workload ceiling's rows/s" in out
     # The engine encodes each prompt once; generate encodes it once per sample.
     assert frame.loc[1, "forward_positions"] < frame.loc[0, "forward_positions"]
 
