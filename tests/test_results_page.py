@@ -503,6 +503,20 @@ def test_a_dataset_without_a_probe_is_named_on_its_panel():
     assert len(colours) == 2 and [t.get_text() for t in fig.legends[0].get_texts()] == ["asset", "wmt"]
 
 
+def test_the_production_histograms_name_the_decoding_they_draw():
+    """Figs. 3 and 4 draw one decoding of a run that may have nine: each legend entry names it."""
+    from varprobe.plots.production import mean_differences, w1_densities
+
+    divergences = pd.DataFrame([{"dataset": "asset", "model": "m", "decoding": d, "probe": "lexical-1",
+                                 "input_id": str(i), "mean_M_minus_H": 0.1 * i, "w1_C_H": 0.1 * i,
+                                 "w1_control": 0.05} for d in ("ancestral", "top-p-0.9") for i in range(4)])
+    for figure in (mean_differences, w1_densities):
+        fig = figure(divergences, ["lexical-1"], "top-p-0.9")
+        labels = [t.get_text() for t in fig.legends[0].get_texts()]
+        assert any(label.endswith("top-p-0.9") for label in labels), labels
+        assert not any("ancestral" in label for label in labels), labels
+
+
 def test_the_tvd_density_names_the_definition_of_each_curve():
     """The oracle's curve is TVD(O2, O1), the paper's Fig. 2 oracle, and a model's TVD(M, H),
     as Table 1 prints them; the axis says so."""

@@ -64,7 +64,7 @@ def mean_differences(divergences: pd.DataFrame, probes: list[str], decoding: str
             values = part["mean_M_minus_H"].dropna()
             if len(values):
                 ax.hist(values, bins=np.linspace(-1, 1, 41), density=True, histtype="step",
-                        label=f"{dataset} / {model}", color=colour[(dataset, model)])
+                        label=f"{dataset} / {model} / {decoding}", color=colour[(dataset, model)])
                 drawn.append(dataset)
         _mark_missing(ax, datasets, drawn)
         ax.axvline(0.0, color="grey", lw=0.8)
