@@ -47,12 +47,20 @@ def commit() -> str:
     return done.stdout.strip() or "unknown"
 
 
+def option(value) -> str:
+    """An option as the record writes it: a path inside the checkout relative to it (the record
+    is committed, and the same run in another clone writes the same line), anything else as text."""
+    if isinstance(value, Path) and value.resolve().is_relative_to(RECORD.parent.parent):
+        return str(value.resolve().relative_to(RECORD.parent.parent))
+    return str(value)
+
+
 def record(benchmark: str, options: argparse.Namespace | dict, note: str = "", **figures) -> Path:
     """Append one run of ``benchmark`` (its ``options`` and ``figures``) to the record; its path."""
     options = vars(options) if isinstance(options, argparse.Namespace) else options
     line = {"benchmark": benchmark, "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
             "commit": commit(), "machine": machine(),
-            "options": {key: str(value) for key, value in options.items()},
+            "options": {key: option(value) for key, value in options.items()},
             "figures": figures, "note": note}
     path = Path(os.environ.get(RECORD_ENV) or RECORD)
     with path.open("a") as out:

@@ -83,7 +83,7 @@ def test_probe_speed_runs(data_mirror):
     assert "inputs: 3 " in out and "distances: 3990" in out and "total wall" in out
 
 
-def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
+def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path, record_file):
     out = run("generation_speed.py", "--pretrained", str(tiny_model_dir), "--mirror", str(data_mirror),
               "--datasets", "asset", "wmt14", "--inputs", "2", "--samples", "3", "--max-new-tokens", "6",
               "--batch-size", "16", "--no-chat", "--bfloat16", "--variants", "--out", str(tmp_path / "generation"))
@@ -102,6 +102,12 @@ def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path):
     assert (frame["share_of_ceiling"] > 0).all() and (frame["positions_per_token"] >= 1).all()
     # The engine encodes each prompt once; generate encodes it once per sample.
     assert frame.loc[1, "forward_positions"] < frame.loc[0, "forward_positions"]
+    # The record is committed: paths inside the checkout (the default configs) are relative to it,
+    # so another clone writes the same line; a path elsewhere stays as given.
+    [line] = [json.loads(text) for text in record_file.read_text().splitlines()]
+    assert line["options"]["config"] == "config.yaml"
+    assert line["options"]["paper_config"] == "configs/paper-scale.yaml"
+    assert line["options"]["out"] == str(tmp_path / "generation")
 
 
 def test_production_floor_runs(tiny_model_dir, data_mirror, tmp_path, record_file):

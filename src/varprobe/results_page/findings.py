@@ -216,7 +216,8 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
             "configs/decoding-families.yaml`, in a checkout of its own, runs the paper's nine "
             "settings on a seeded subset of each task's inputs; its production tables and the mean-W1 figure "
             "(Giulianelli et al. Fig. 5) then hold every family. The documentation has the page of such a run: "
-            "[Decoding families](decoding-families/results.md).")})
+            "[Decoding families](decoding-families/results.md) (`docs/decoding-families/results.md` in the "
+            "repository).")})
     return out
 
 
