@@ -71,7 +71,6 @@ from varprobe.models.packing import unpacked
 from varprobe.probes.lexical import ngram_counts, ngram_distance
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling import engine as engine_module
-from varprobe.sampling.attention import row_group_attention_name
 from varprobe.sampling.engine import Engine
 from varprobe.sampling.generate import DEFAULT_BATCH_SIZE, encode_prompt, end_and_pad, render_prompt, shared_prefix
 
@@ -178,8 +177,7 @@ class Phases:
 
     def __init__(self, model) -> None:
         self.device = next(model.parameters()).device
-        # The model's own attention (prefill) and the engine's wrapper of it (decoding passes).
-        self.attention_keys = (model.config._attn_implementation, row_group_attention_name(model))
+        self.attention_key = model.config._attn_implementation
         self.seconds = dict.fromkeys(("sampling", "attention", "output layer"), 0.0)
         output = model.get_output_embeddings()
         output.register_forward_pre_hook(lambda *_: self._start("output layer"))
@@ -207,7 +205,8 @@ class Phases:
         """Within it: the seconds of every phase, counted from zero."""
         self.seconds = dict.fromkeys(self.seconds, 0.0)
         mapping = AttentionInterface._global_mapping
-        attention = {key: self._timed("attention", mapping[key]) for key in self.attention_keys if key in mapping}
+        attention = ({self.attention_key: self._timed("attention", mapping[self.attention_key])}
+                     if self.attention_key in mapping else {})
         with mock.patch.object(Engine, "_draw", self._timed("sampling", Engine._draw)), \
                 mock.patch.dict(mapping, attention):
             yield self.seconds

@@ -3,20 +3,15 @@ the generation engine."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-from unittest import mock
-
 import pytest
 import torch
-from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
 from varprobe.models.loading import load_generator
 from varprobe.models.spec import ModelSpec
 from varprobe.models.packing import unpacked
-from varprobe.sampling.attention import one_query_attention, row_group_attention, row_group_attention_name, using
 from varprobe.sampling.decoding import Decoding, draw, inverse_cdf
-from varprobe.sampling.engine import (GROUP_ROWS, PACKED_PASS_ROWS, PASS_ROWS, SPAN_STEP, Engine, _Lane, _round_up,
-                                      pass_rows, sample_uniforms)
+from varprobe.sampling.engine import (PACKED_PASS_ROWS, PASS_ROWS, SPAN_STEP, Engine, _Lane, _round_up, pass_rows,
+                                      sample_uniforms)
 from varprobe.sampling.generate import (GenerationSettings, encode_prompt, generate, generation_parameters, render_prompt,
                                         shared_prefix)
 
@@ -107,11 +102,10 @@ def test_this_machines_attention_gives_a_row_the_same_bits_over_any_span(tiny_mo
                                                                          dtype):
     """The engine's CPU passes attend over the columns their longest row needs (``span``), so a
     row meets other spans in other batchings: one decoding pass of 16 rows of their own lengths
-    (40-115 columns: a row's last column at every place in a vector of 16 floats), through the
-    engine's attention, has the same logits to the bit over every span from the least that
-    holds them to 8 times more, in steps of ``SPAN_STEP``."""
+    (40-115 columns: a row's last column at every place in a vector of 16 floats) has the same
+    logits to the bit over every span from the least that holds them to 8 times more, in steps
+    of ``SPAN_STEP``."""
     model = _load({"llama": tiny_llama_dir, "gpt2": tiny_model_dir}[kind], dtype).model
-    attention = row_group_attention_name(model)
     rows, step = PASS_ROWS["cpu"], SPAN_STEP["cpu"]
     lengths = 40 + 5 * torch.arange(rows)
     least = _round_up(int(lengths.max()) + 1, step)
@@ -123,83 +117,15 @@ def test_this_machines_attention_gives_a_row_the_same_bits_over_any_span(tiny_mo
             for cache in (layer.keys, layer.values):
                 cache[:, :, :least] = torch.randn(cache[:, :, :least].shape, generator=generator).to(cache)
         lane.slots, lane.lengths[:] = [None] * rows, lengths
-        step = lane.prepare()
-        assert step.span == span and step.groups == ((0, rows, span),)
+        assert lane.prepare().span == span
         mask = (lane.columns <= lengths[:, None]).long()
-        with torch.inference_mode(), using(model, attention):
+        with torch.inference_mode():
             return model(input_ids=torch.arange(rows)[:, None] + 100, attention_mask=mask,
-                         position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True,
-                         row_groups=step.groups).logits
+                         position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True).logits
 
     first = logits(least)
     for span in range(least + step, 8 * least + 1, step):
         assert torch.equal(logits(span), first), span
-
-
-@pytest.mark.parametrize("kind", ["gpt2", "llama"])
-def test_each_group_of_rows_attends_over_its_own_span_with_the_same_bits(tiny_model_dir, tiny_llama_dir, kind):
-    """A pass of 48 rows in three groups of ``GROUP_ROWS`` (120-150, 80-110 and 40-70 columns)
-    attends per group over the group's own span: the logits are those of one group over every
-    row's span, to the bit."""
-    model = _load({"llama": tiny_llama_dir, "gpt2": tiny_model_dir}[kind]).model
-    rows = 3 * GROUP_ROWS
-    lengths = torch.cat([torch.linspace(top, top - 30, GROUP_ROWS).long() for top in (150, 110, 70)])
-    lane = _Lane(model, rows, PACKED_PASS_ROWS, 256, torch.device("cpu"), SPAN_STEP["cpu"], GROUP_ROWS)
-    generator = torch.Generator().manual_seed(1)
-    for layer in lane.layers:
-        for cache in (layer.keys, layer.values):
-            cache.copy_(torch.randn(cache.shape, generator=generator))
-    lane.slots, lane.lengths[:] = [None] * rows, lengths
-    step = lane.prepare()
-    assert step.groups == ((0, 16, 160), (16, 32, 112), (32, 48, 80))
-
-    def logits(groups) -> torch.Tensor:
-        mask = (lane.columns[: step.span] <= lengths[:, None]).long()
-        with torch.inference_mode(), using(model, row_group_attention_name(model)):
-            return model(input_ids=torch.arange(rows)[:, None] + 100, attention_mask=mask,
-                         position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True,
-                         row_groups=groups).logits
-
-    assert torch.equal(logits(step.groups), logits(((0, rows, step.span),)))
-
-
-def test_one_query_attention_is_the_models_own_and_the_rest_is_left_to_it():
-    """Two batched products give what SDPA gives (grouped query heads, a boolean mask); a call
-    with something more (here a softcap) goes to the model's own attention function."""
-    generator = torch.Generator().manual_seed(0)
-    query, key, value = (torch.randn(shape, generator=generator) for shape in [(6, 4, 1, 8), (6, 2, 32, 8), (6, 2, 32, 8)])
-    mask = (torch.arange(32) < torch.tensor([5, 9, 17, 20, 31, 32])[:, None])[:, None, None, :]
-    expected = torch.nn.functional.scaled_dot_product_attention(query, key.repeat_interleave(2, 1),
-                                                                value.repeat_interleave(2, 1), attn_mask=mask)
-    got, _ = one_query_attention(None, query, key, value, mask, scaling=8**-0.5)
-    torch.testing.assert_close(got, expected.transpose(1, 2))
-    calls = []
-    own = lambda *args, **kwargs: calls.append(kwargs) or (got, None)  # noqa: E731
-    with mock.patch.dict(ALL_ATTENTION_FUNCTIONS._global_mapping, {"own": own}):
-        row_group_attention(None, query, key, value, mask, inner="own", row_groups=((0, 6, 32),), softcap=30.0)
-    assert calls == [{"softcap": 30.0}]
-
-
-def test_a_row_that_leaves_is_replaced_by_the_longest_of_the_next_group():
-    """The groups stay in order of length when rows leave: the hole left in the first group is
-    filled by the second group's longest row, whose hole by the third's longest, whose hole by
-    the lane's last row; every other row keeps its slot, and each moved row its columns."""
-    rows = 3 * GROUP_ROWS
-    model = SimpleNamespace(config=SimpleNamespace(get_text_config=lambda: SimpleNamespace(
-        num_key_value_heads=1, num_attention_heads=1, head_dim=1, num_hidden_layers=1)),
-        parameters=lambda: iter([torch.zeros(1)]))
-    lane = _Lane(model, rows, PACKED_PASS_ROWS, 64, torch.device("cpu"), SPAN_STEP["cpu"], GROUP_ROWS)
-    lengths = 100 - 2 * torch.arange(rows)
-    lengths[20], lengths[40] = lengths[16] + 1, lengths[32] + 1      # each the longest of its group
-    lane.slots, lane.lengths[:] = list(range(rows)), lengths
-    lane.layers[0].keys[:, 0, :, 0] = torch.arange(rows, dtype=torch.float32)[:, None]
-    lane.remove(3)
-    expected = list(range(rows - 1))
-    expected[3], expected[20], expected[40] = 20, 40, rows - 1
-    assert lane.slots == expected
-    assert lane.lengths[: rows - 1].tolist() == lengths[expected].tolist() and lane.lengths[rows - 1] == 0
-    for slot, row in enumerate(expected):
-        assert torch.all(lane.layers[0].keys[slot, 0, : int(lengths[row]), 0] == row)
 
 
 def test_rows_of_short_and_long_prompts_keep_their_bits_in_any_company(tiny_model_dir):

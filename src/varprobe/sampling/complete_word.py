@@ -25,6 +25,7 @@ that produce none. This module does that with three properties:
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -32,7 +33,6 @@ import torch
 from transformers import AttentionInterface
 from transformers.cache_utils import Cache, CacheLayerMixin
 
-from varprobe.sampling.attention import using
 from varprobe.sampling.chains import prefix_chains
 from varprobe.sampling.decoding import Decoding, inverse_cdf
 from varprobe.words import INCOMPLETE, Extraction, first_word
@@ -248,7 +248,7 @@ class CompleteWordSampler:
         else:
             index = torch.tensor([n.kv for n in nodes], device=self.device)
             layers = [_OwnLayer(k.index_select(0, index), v.index_select(0, index), passage) for k, v in own]
-        with using(self.model, ATTENTION):
+        with _attention(self.model, ATTENTION):
             out = self.model(
                 input_ids=torch.tensor([[n.prefix[-1]] for n in nodes], device=self.device),
                 past_key_values=Cache(layers=layers),
@@ -312,6 +312,18 @@ class _OwnLayer(CacheLayerMixin):
 
     def get_max_length(self) -> int:
         return -1
+
+
+@contextmanager
+def _attention(model, name: str) -> Iterator[None]:
+    """Run ``model`` with the attention function registered as ``name``, then restore its own."""
+    config = model.config
+    before = config._attn_implementation
+    config._attn_implementation = name
+    try:
+        yield
+    finally:
+        config._attn_implementation = before
 
 
 def _prefix_attention(module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,

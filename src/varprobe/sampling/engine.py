@@ -26,13 +26,11 @@
   ``SeedSequence([seed, key])``) from the decoding's weights (``Decoding.weights`` and
   ``draw`` in ``decoding.py``).
 * **The productions do not depend on the batching.** A row's arithmetic must not depend on the
-  other rows of its pass. On CPU each group of ``GROUP_ROWS`` rows attends over the first
-  ``span`` columns of the cache, its longest row rounded up to ``SPAN_STEP``, through
-  ``attention.row_group_attention`` (two batched products per group where the model asks for
-  plain attention, the model's own attention function otherwise). Columns past a row's own are
-  masked, and a masked column adds an exact zero to its softmax and its sum of values, so a
-  row's bits depend neither on the span nor on its group (``tests/test_generate.py`` checks
-  both on the machine that runs it); on other devices, whose attention kernels may split the columns
+  other rows of its pass. The rows of a pass attend over the same columns: on CPU the first
+  ``span`` of the cache, the longest row in flight rounded up to ``SPAN_STEP`` (columns past a
+  row's own are masked, and a masked column adds an exact zero to its softmax and its sum of
+  values, so a row's bits do not depend on the span: ``tests/test_generate.py`` checks this on
+  the machine that runs it); on other devices, whose attention kernels may split the columns
   by their count, every column of the job's capacity (its longest prompt rounded up to
   ``CAPACITY_STEP`` tokens plus the token budget; for seq2seq the longest source, likewise
   rounded, and the steps so far). Every pass has a row count the
@@ -65,7 +63,6 @@ from transformers.cache_utils import Cache, CacheLayerMixin, DynamicCache
 from transformers.modeling_outputs import BaseModelOutput
 
 from varprobe.models.packing import multiplies_packed
-from varprobe.sampling.attention import row_group_attention_name, using
 from varprobe.sampling.decoding import Decoding, draw
 
 PASS_ROWS = {"cpu": 16, "cuda": 128}
@@ -86,14 +83,6 @@ multiple of the widest float32 vector (16 lanes with AVX-512): the attention ker
 row's softmax over whole vectors of columns and adds the columns past the last whole vector one
 by one, so with a span that is not such a multiple a row's last columns are summed in another
 order in another batching (``tests/test_generate.py``)."""
-GROUP_ROWS = 16
-"""Where passes attend over spans (``SPAN_STEP``): a lane's rows come in groups of this many
-(slots ``[0, 16)``, ``[16, 32)``, ...), each group attending over its own longest row's span
-(``attention.row_group_attention``), not the pass's. New rows are placed in the last group; a
-row that leaves is replaced by the longest row of the next group, whose slot by the longest of
-the group after, and so on, the last hole by the lane's last row. So a group's rows are about
-as long as each other and longer than the next group's, and a group's span is near its rows'
-own lengths. A multiple of every CPU pass-row count."""
 
 
 @dataclass
@@ -139,7 +128,6 @@ class _Pass:
     lengths: torch.Tensor
     width: int = 0
     span: int = 0
-    groups: tuple[tuple[int, int, int], ...] = ()
 
 
 class _RowLayer(CacheLayerMixin):
@@ -180,17 +168,15 @@ class _Lane:
     """``size`` cache rows of a causal LM. The rows in flight are ``slots[:n]``; a pass runs
     the first ``width`` rows: ``n`` rounded up to a multiple of ``step``, over the first
     ``span`` columns: the longest of them (its next token's column included) rounded up to a
-    multiple of ``span_step``, or every column when ``span_step`` is None. With ``group_rows``
-    (and ``span_step``), each group of that many slots has a span of its own (``GROUP_ROWS``)."""
+    multiple of ``span_step``, or every column when ``span_step`` is None."""
 
     def __init__(self, model, size: int, step: int, capacity: int, device: torch.device,
-                 span_step: int | None = None, group_rows: int | None = None) -> None:
+                 span_step: int | None = None) -> None:
         config = model.config.get_text_config()
         heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
         head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
         dtype = next(model.parameters()).dtype
         self.size, self.step, self.span_step = size, step, span_step
-        self.group_rows = group_rows if group_rows and span_step else size
         self.lengths = torch.zeros(size, dtype=torch.long, device=device)
         self.next = _Pass(torch.arange(size, device=device), self.lengths)
         self.layers = [
@@ -210,21 +196,11 @@ class _Lane:
         return self.size - len(self.slots)
 
     def prepare(self) -> _Pass:
-        """Size the next pass of the rows in flight: ``width`` rows over ``span`` columns, in
-        ``groups`` ``(start, stop, span)`` (neighbours of equal span merged)."""
-        width, capacity = self.width, len(self.columns)
-        if self.span_step is None:
-            groups = [(0, width, capacity)]
-        else:
-            lengths, groups = self.lengths[: len(self.slots)].tolist(), []
-            for start in range(0, width, self.group_rows):
-                span = min(capacity, _round_up(max(lengths[start: start + self.group_rows]) + 1, self.span_step))
-                stop = min(start + self.group_rows, width)
-                if groups and groups[-1][2] == span:
-                    start = groups.pop()[0]
-                groups.append((start, stop, span))
-        self.next.width, self.next.span = width, max(span for _, _, span in groups)
-        self.next.groups = tuple(groups)
+        """Size the next pass of the rows in flight: ``width`` rows over ``span`` columns."""
+        self.next.width, self.next.span = self.width, len(self.columns)
+        if self.span_step is not None:
+            longest = int(self.lengths[: len(self.slots)].max()) + 1
+            self.next.span = min(self.next.span, _round_up(longest, self.span_step))
         return self.next
 
     def place(self, row: _Row, prompt: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
@@ -238,15 +214,10 @@ class _Lane:
         self.slots.append(row)
 
     def remove(self, slot: int) -> None:
-        """Take out the row in ``slot``: the longest row of each later group moves into the hole
-        the one before left (``GROUP_ROWS``), then the lane's last row into the last hole."""
-        hole, last = slot, len(self.slots) - 1
-        for start in range((slot // self.group_rows + 1) * self.group_rows, last + 1, self.group_rows):
-            longest = start + int(self.lengths[start: min(start + self.group_rows, last + 1)].argmax())
-            self.take(hole, self, longest)
-            hole = longest
-        if hole != last:
-            self.take(hole, self, last)
+        """Take out the row in ``slot``; the lane's last row moves into it."""
+        last = len(self.slots) - 1
+        if slot != last:
+            self.take(slot, self, last)
         self.slots.pop()
         self.lengths[last] = 0
 
@@ -279,8 +250,6 @@ class Engine:
         self.seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
         self.prefix = list(prefix)
         self._prefix_states: list[tuple[torch.Tensor, torch.Tensor]] | None = None
-        self.span_step = SPAN_STEP.get(self.device.type)
-        self.attention = row_group_attention_name(model) if self.span_step and not self.seq2seq else None
 
     def run(self, work: Sequence[tuple[str, list[int]]],
             capacity: int | None = None) -> Iterator[tuple[str, list[list[int]]]]:
@@ -329,8 +298,8 @@ class Engine:
     @torch.inference_mode()
     def _causal(self, inputs: list[_Input], prompt_columns: int) -> Iterator[_Input]:
         capacity = prompt_columns + self.max_new_tokens
-        group_rows = GROUP_ROWS if self.attention else None
-        lanes = [_Lane(self.model, self.lane_rows, self.pass_rows, capacity, self.device, self.span_step, group_rows)
+        span_step = SPAN_STEP.get(self.device.type)
+        lanes = [_Lane(self.model, self.lane_rows, self.pass_rows, capacity, self.device, span_step)
                  for _ in range(self.lanes)]
         waiting = self._queue(inputs)
         while True:
@@ -383,11 +352,8 @@ class Engine:
         ids = [[row.tokens[-1]] for _, row in rows] + [[self.pad]] * (step.width - len(rows))
         lengths = lane.lengths[: step.width]
         mask = lane.columns[: step.span] <= lengths[:, None]
-        groups = {"row_groups": step.groups} if self.attention else {}
-        with using(self.model, self.attention):
-            out = self.model(input_ids=torch.tensor(ids, device=self.device), attention_mask=mask.long(),
-                             position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True,
-                             **groups)
+        out = self.model(input_ids=torch.tensor(ids, device=self.device), attention_mask=mask.long(),
+                         position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True)
         lane.lengths[: len(rows)] += 1
         # Rows 0..n-1 of the pass are the rows in flight, read in place (no copy of their logits).
         self._draw(self.decoding.weights(out.logits[: len(rows), -1]), [row for _, row in rows])
