@@ -50,8 +50,9 @@ def commit() -> str:
 def option(value) -> str:
     """An option as the record writes it: a path inside the checkout relative to it (the record
     is committed, and the same run in another clone writes the same line), anything else as text."""
-    if isinstance(value, Path) and value.resolve().is_relative_to(RECORD.parent.parent):
-        return str(value.resolve().relative_to(RECORD.parent.parent))
+    checkout = RECORD.parent.parent
+    if isinstance(value, Path) and (path := value.resolve()).is_relative_to(checkout):
+        return str(path.relative_to(checkout))
     return str(value)
 
 
