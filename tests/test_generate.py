@@ -353,15 +353,14 @@ def test_a_prompt_on_top_of_the_shared_prefix_is_the_prompt_encoded_whole(tiny_l
             ids = encode_prompt(tokenizer, render_prompt(TEMPLATE, source), False)[0].tolist()
             (states, logits), (expected, expected_logits) = with_prefix._prompt(ids), whole._prompt(ids)
             assert torch.allclose(logits, expected_logits, atol=1e-5)
-            for (keys, values), (keys_whole, values_whole) in zip(states, expected, strict=True):
-                assert keys.shape == keys_whole.shape and torch.allclose(keys, keys_whole, atol=1e-5)
-                assert torch.allclose(values, values_whole, atol=1e-5)
+            for part, whole_part in zip(states, expected, strict=True):       # keys, then values
+                assert part.shape == whole_part.shape and torch.allclose(part, whole_part, atol=1e-5)
     finally:
         hook.remove()
     assert calls[0] == len(prefix) and calls.count(len(prefix)) == 1     # the prefix is encoded once
     other = tokenizer("Something else entirely").input_ids
     states, _ = with_prefix._prompt(other)
-    assert states[0][0].shape[2] == len(other)
+    assert states[0].shape[2] == len(other)
 
 
 @pytest.mark.parametrize("kind", ["gpt2", "llama"])

@@ -81,16 +81,20 @@ class Decoding:
             scores = _keep_mass(scores, closeness, self.typical_p)
         return torch.softmax(scores, dim=-1, dtype=torch.float64)
 
-    def weights(self, logits: torch.Tensor) -> torch.Tensor:
+    def weights(self, logits: torch.Tensor, overwrite: bool = False) -> torch.Tensor:
         """Weights ``(n, V)`` proportional to this decoding's distribution, for ``draw``: when
-        the decoding keeps a fixed set of tokens (ancestral, temperature, top-k), the softmax of
-        the scores (the logits over the temperature, top-k applied) in the logits' precision, at
-        least float32; otherwise ``probabilities``. A float32 softmax has the relative precision
-        (6e-8) the float32 logits themselves have, and takes a third of the time of a float64
-        one over a vocabulary."""
+        the decoding keeps a fixed set of tokens (ancestral, temperature, top-k), ``exp(s - max
+        s)`` of each row's scores s (the logits over the temperature, top-k applied: the softmax
+        without its division) in the logits' precision, at least float32; otherwise
+        ``probabilities``. A float32 exponential has the relative precision (6e-8) the float32
+        logits themselves have, and takes a third of the time of a float64 one over a
+        vocabulary. ``overwrite``: the caller's logits may hold the weights (no copy of them)."""
         if self.top_p < 1.0 or self.typical_p < 1.0:
             return self.probabilities(logits)
-        return torch.softmax(self._fixed_set(logits.to(torch.promote_types(logits.dtype, torch.float32))), dim=-1)
+        scores = self._fixed_set(logits.to(torch.promote_types(logits.dtype, torch.float32)))
+        if scores is logits and not overwrite:
+            scores = scores.clone()
+        return scores.sub_(scores.amax(-1, keepdim=True)).exp_()
 
     def _fixed_set(self, scores: torch.Tensor) -> torch.Tensor:
         """``scores`` over the temperature, with the tokens outside the top k at minus infinity
@@ -145,18 +149,22 @@ def draw(weights: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     unnormalised) and its uniform ``u`` (rows), the first index j whose cumulative weight
     ``W_j = sum_{i <= j} w_i`` exceeds ``u * W_V`` (rows,).
 
-    The sums run in float64 on two levels, so a row costs one pass over its V weights rather
-    than a sequential float64 cumulative sum of V terms: the weights of each block of
-    ``DRAW_BLOCK`` tokens are summed, the block whose cumulative sum first exceeds the target
-    is found, and the cumulative sums run inside that block only. A row's token depends on its
-    own weights and uniform alone (not on the other rows). Where the two levels' roundings
-    disagree (within one unit in the last place), the token is the block's last one of
-    positive weight, so a token of weight zero is never drawn."""
+    The sums run on two levels, so a row costs one pass over its V weights rather than a
+    sequential float64 cumulative sum of V terms: the weights of each block of ``DRAW_BLOCK``
+    tokens are summed in their own precision (no float64 copy of the weights is made), the
+    blocks' cumulative sums run in float64, the block whose cumulative sum first exceeds the
+    target is found, and the float64 cumulative sums run inside that block only. A row's token
+    depends on its own weights and uniform alone (not on the other rows). A block's float32
+    sum differs from its exact one by a few units in its last place (relatively, at most 3e-7
+    over a vocabulary's blocks); the difference goes to the block's last token of positive
+    weight (where the block's float64 sum falls short of the rounded one, the target past it
+    picks that token), so a token of weight zero is never drawn and the drawn distribution is
+    within total variation 3e-7 of the weights' own, the float32 softmax's order of rounding."""
     rows, size = weights.shape
     pad = -size % DRAW_BLOCK
     blocks = torch.nn.functional.pad(weights, (0, pad)) if pad else weights.contiguous()
     blocks = blocks.view(rows, -1, DRAW_BLOCK)
-    cumulative = blocks.double().sum(-1).cumsum_(-1)
+    cumulative = blocks.sum(-1).double().cumsum_(-1)
     target = u.to(cumulative) * cumulative[:, -1]
     block = torch.searchsorted(cumulative, target[:, None], right=True)[:, 0].clamp_(max=cumulative.shape[1] - 1)
     before = cumulative.gather(1, (block - 1).clamp(min=0)[:, None])[:, 0].masked_fill_(block == 0, 0.0)

@@ -88,14 +88,14 @@ order in another batching (``tests/test_generate.py``)."""
 @dataclass
 class _Input:
     """One input: its id and token ids, its samples' uniforms ``(n, max_new_tokens)``, and while its
-    samples are being placed, its encoding (prompt keys/values or encoder states) and the
-    decoding's weights of its first token (causal LMs)."""
+    samples are being placed, its encoding (prompt keys/values or encoder states) and each
+    sample's first token (causal LMs)."""
 
     key: str
     ids: list[int]
     uniforms: np.ndarray
     encoding: object = None
-    first: torch.Tensor | None = None
+    first: list[int] | None = None
     outputs: dict[int, list[int]] = field(default_factory=dict)
 
 
@@ -120,14 +120,15 @@ def sample_uniforms(seed: int, key: str, n_samples: int, max_new_tokens: int) ->
 @dataclass
 class _Pass:
     """What the next pass of a lane runs: its first ``width`` cache rows over their first
-    ``span`` columns; row r's new token goes to column ``lengths[r]``. The lane and each of its
-    layers hold it (the layers do not hold the lane: no reference cycle keeps a finished job's
+    ``span`` columns; row r's new token goes to column ``lengths[r]`` (``writes``: for each row and
+    head in order, the index of that column in a layer's keys viewed as one vector per column of
+    the lane). The lane and each of its layers hold it (the layers do not hold the lane: no reference cycle keeps a finished job's
     cache alive until the garbage collector runs)."""
 
-    rows: torch.Tensor
     lengths: torch.Tensor
     width: int = 0
     span: int = 0
+    writes: torch.Tensor | None = None
 
 
 class _RowLayer(CacheLayerMixin):
@@ -146,10 +147,9 @@ class _RowLayer(CacheLayerMixin):
         raise AssertionError("allocated at construction")
 
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
-        width, span = self.step.width, self.step.span
-        rows, lengths = self.step.rows[:width], self.step.lengths[:width]
-        self.keys[rows, :, lengths] = key_states[:, :, 0]
-        self.values[rows, :, lengths] = value_states[:, :, 0]
+        width, span, dim = self.step.width, self.step.span, self.keys.shape[-1]
+        for cache, states in ((self.keys, key_states), (self.values, value_states)):
+            cache.view(-1, dim).index_copy_(0, self.step.writes, states.reshape(-1, dim))
         return self.keys[:width, :, :span], self.values[:width, :, :span]
 
     def get_mask_sizes(self, query_length: int) -> tuple[int, int]:
@@ -168,7 +168,9 @@ class _Lane:
     """``size`` cache rows of a causal LM. The rows in flight are ``slots[:n]``; a pass runs
     the first ``width`` rows: ``n`` rounded up to a multiple of ``step``, over the first
     ``span`` columns: the longest of them (its next token's column included) rounded up to a
-    multiple of ``span_step``, or every column when ``span_step`` is None."""
+    multiple of ``span_step``, or every column when ``span_step`` is None. All layers' keys
+    (values) are one tensor ``(layers, rows, heads, capacity, head_dim)``, so a row is placed or
+    moved by one copy of its keys and one of its values."""
 
     def __init__(self, model, size: int, step: int, capacity: int, device: torch.device,
                  span_step: int | None = None) -> None:
@@ -178,15 +180,16 @@ class _Lane:
         dtype = next(model.parameters()).dtype
         self.size, self.step, self.span_step = size, step, span_step
         self.lengths = torch.zeros(size, dtype=torch.long, device=device)
-        self.next = _Pass(torch.arange(size, device=device), self.lengths)
-        self.layers = [
-            _RowLayer(self.next, torch.zeros(size, heads, capacity, head_dim, dtype=dtype, device=device),
-                      torch.zeros(size, heads, capacity, head_dim, dtype=dtype, device=device))
-            for _ in range(config.num_hidden_layers)
-        ]
+        self.next = _Pass(self.lengths)
+        shape = (config.num_hidden_layers, size, heads, capacity, head_dim)
+        self.keys = torch.zeros(shape, dtype=dtype, device=device)
+        self.values = torch.zeros(shape, dtype=dtype, device=device)
+        self.layers = [_RowLayer(self.next, keys, values) for keys, values in zip(self.keys, self.values, strict=True)]
         self.cache = Cache(layers=self.layers)
         self.slots: list[_Row] = []
         self.columns = torch.arange(capacity, device=device)
+        # Where row r's head h starts in a layer's keys viewed as one vector per column.
+        self.starts = capacity * (heads * torch.arange(size, device=device)[:, None] + torch.arange(heads, device=device))
 
     @property
     def width(self) -> int:
@@ -196,21 +199,23 @@ class _Lane:
         return self.size - len(self.slots)
 
     def prepare(self) -> _Pass:
-        """Size the next pass of the rows in flight: ``width`` rows over ``span`` columns."""
-        self.next.width, self.next.span = self.width, len(self.columns)
+        """Size the next pass of the rows in flight: ``width`` rows over ``span`` columns, each
+        row's new token written at its length."""
+        width = self.next.width = self.width
+        self.next.span = len(self.columns)
         if self.span_step is not None:
             longest = int(self.lengths[: len(self.slots)].max()) + 1
             self.next.span = min(self.next.span, _round_up(longest, self.span_step))
+        self.next.writes = (self.starts[:width] + self.lengths[:width, None]).view(-1)
         return self.next
 
-    def place(self, row: _Row, prompt: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
-        """Put ``row`` in the next free slot with its input's prompt keys/values
-        (1 x heads x p x dim)."""
-        slot = len(self.slots)
-        for layer, (keys, values) in zip(self.layers, prompt, strict=True):
-            layer.keys[slot, :, : keys.shape[2]] = keys[0]
-            layer.values[slot, :, : values.shape[2]] = values[0]
-        self.lengths[slot] = prompt[0][0].shape[2]
+    def place(self, row: _Row, prompt: tuple[torch.Tensor, torch.Tensor]) -> None:
+        """Put ``row`` in the next free slot with its input's prompt keys and values
+        (layers x heads x p x dim each)."""
+        slot, (keys, values) = len(self.slots), prompt
+        self.keys[:, slot, :, : keys.shape[2]] = keys
+        self.values[:, slot, :, : values.shape[2]] = values
+        self.lengths[slot] = keys.shape[2]
         self.slots.append(row)
 
     def remove(self, slot: int) -> None:
@@ -225,9 +230,8 @@ class _Lane:
         """Copy the row of ``other``'s ``other_slot`` (its length, and the keys and values of its
         columns so far: the rest are masked until written) into ``slot``."""
         length = int(other.lengths[other_slot])
-        for mine, theirs in zip(self.layers, other.layers, strict=True):
-            mine.keys[slot, :, :length] = theirs.keys[other_slot, :, :length]
-            mine.values[slot, :, :length] = theirs.values[other_slot, :, :length]
+        self.keys[:, slot, :, :length] = other.keys[:, other_slot, :, :length]
+        self.values[:, slot, :, :length] = other.values[:, other_slot, :, :length]
         self.lengths[slot] = length
         self.slots[slot] = other.slots[other_slot]
 
@@ -317,20 +321,22 @@ class Engine:
                 yield from self._step(lane)
 
     def _start(self, lane: _Lane, row: _Row) -> _Input | None:
-        """Encode ``row``'s prompt if it is its input's first sample, draw its first token, and
-        place it in ``lane`` unless it ended already (then its input if that one is done)."""
+        """Encode ``row``'s prompt and draw every sample's first token if it is its input's first
+        sample, and place it in ``lane`` unless it ended already (then its input if that one is
+        done)."""
         source = row.source
         if source.encoding is None:
             source.encoding, logits = self._prompt(source.ids)
-            source.first = self.decoding.weights(logits)
-        self._draw(source.first, [row])
+            weights = self.decoding.weights(logits, overwrite=True).expand(self.n_samples, -1)
+            source.first = draw(weights, torch.from_numpy(source.uniforms[:, 0]).to(weights.device)).tolist()
+        row.tokens.append(source.first[row.sample])
         if self._ended(row):
             return self._finish(row)
         lane.place(row, source.encoding)
         return None
 
-    def _prompt(self, ids: list[int]) -> tuple[list[tuple[torch.Tensor, torch.Tensor]], torch.Tensor]:
-        """A prompt's keys/values per layer (1 x heads x p x dim) and its last logits (1 x V). A
+    def _prompt(self, ids: list[int]) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor]:
+        """A prompt's keys and values (layers x heads x p x dim each) and its last logits (1 x V). A
         prompt that starts with ``prefix`` and goes on past it runs its own tokens only, on top
         of the prefix's keys/values (encoded once per engine); any other runs whole. Either way
         its bits depend on the prompt alone, not on the job's other inputs."""
@@ -344,7 +350,8 @@ class Engine:
                 cache.update(keys, values, layer)
         out = self.model(input_ids=torch.tensor([ids[shared:]], device=self.device), past_key_values=cache,
                          use_cache=True, logits_to_keep=1)
-        return _encoded(out), out.logits[:, -1]
+        keys, values = zip(*_encoded(out), strict=True)
+        return (torch.cat(keys), torch.cat(values)), out.logits[:, -1]
 
     def _step(self, lane: _Lane) -> Iterator[_Input]:
         """One pass of the lane's rows in flight: each one's newest token; rows that end leave."""
@@ -356,7 +363,7 @@ class Engine:
                          position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True)
         lane.lengths[: len(rows)] += 1
         # Rows 0..n-1 of the pass are the rows in flight, read in place (no copy of their logits).
-        self._draw(self.decoding.weights(out.logits[: len(rows), -1]), [row for _, row in rows])
+        self._draw(self.decoding.weights(out.logits[: len(rows), -1], overwrite=True), [row for _, row in rows])
         for slot, row in reversed(rows):
             if self._ended(row):
                 lane.remove(slot)
@@ -396,7 +403,7 @@ class Engine:
                              decoder_input_ids=ids, past_key_values=cache, use_cache=True)
             cache = out.past_key_values
             index = torch.tensor([i for i, _ in open_rows], device=self.device)
-            self._draw(self.decoding.weights(out.logits[index, -1]), [row for _, row in open_rows])
+            self._draw(self.decoding.weights(out.logits[index, -1], overwrite=True), [row for _, row in open_rows])
             ids = torch.full((width, 1), self.pad, device=self.device)
             still = []
             for index, row in open_rows:
