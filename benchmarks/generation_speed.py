@@ -31,7 +31,8 @@ weights run slower, not faster).
 
 The ceiling: the engine's decoding passes are also timed at full width (``--batch-size`` rows,
 samples that never end, so no pass is padded and no row idles) on the first input's prompt,
-first and last in the run (ceiling, ABBA, ceiling), their positions over their seconds.
+first, between the two engine runs and last (ceiling, generate, engine, ceiling, engine,
+generate, ceiling), their positions over their seconds.
 Its rows per second are what the engine would return as tokens per second if every position it
 ran returned a token at that rate; divided by the old path's tokens/s, this bounds the speedup
 any scheduling of this model's forward could reach on this machine. The engine's share of the
@@ -171,9 +172,10 @@ class PromptCounter(ForwardCounter):
 
 class Phases:
     """Wall seconds inside the engine's phases, from timers around them (the device synchronised
-    at both ends): each decoding's distribution and inverse-CDF draw (``Engine._draw``: sampling),
-    the model's attention function and its output layer. The forward's prefill and decoding
-    passes come from ``ForwardCounter``; what no timer covers is scheduling."""
+    at both ends): each decoding's weights and inverse-CDF draws (``Decoding.weights`` and the
+    engine's ``draw``: sampling), the model's attention function and its output layer. The
+    forward's prefill and decoding passes come from ``ForwardCounter``; what no timer covers is
+    scheduling."""
 
     def __init__(self, model) -> None:
         self.device = next(model.parameters()).device
@@ -207,7 +209,8 @@ class Phases:
         mapping = AttentionInterface._global_mapping
         attention = ({self.attention_key: self._timed("attention", mapping[self.attention_key])}
                      if self.attention_key in mapping else {})
-        with mock.patch.object(Engine, "_draw", self._timed("sampling", Engine._draw)), \
+        with mock.patch.object(Decoding, "weights", self._timed("sampling", Decoding.weights)), \
+                mock.patch.object(engine_module, "draw", self._timed("sampling", engine_module.draw)), \
                 mock.patch.dict(mapping, attention):
             yield self.seconds
 
@@ -310,9 +313,9 @@ def main() -> None:
 
     timed: dict[str, list] = {name: [] for name in methods}
     breakdown, lanes = [], []
-    # The ceiling first and last, the two methods in ABBA order between: a machine whose speed
-    # drifts during the run moves the ceiling and the engine alike.
-    for name in ("ceiling", "generate per input", "engine", "engine", "generate per input", "ceiling"):
+    # The ceiling first, last and between the engine's two runs, the two methods in ABBA order:
+    # a machine whose speed drifts during the run moves the ceiling and the engine alike.
+    for name in ("ceiling", "generate per input", "engine", "ceiling", "engine", "generate per input", "ceiling"):
         if name == "ceiling":
             lanes.append(full_lane_passes(model, work, pad, counter, args))
             print(f"timed full-width passes: {lanes[-1][0]:.1f} s", flush=True)
