@@ -120,10 +120,10 @@ def sample_uniforms(seed: int, key: str, n_samples: int, max_new_tokens: int) ->
 @dataclass
 class _Pass:
     """What the next pass of a lane runs: its first ``width`` cache rows over their first
-    ``span`` columns; row r's new token goes to column ``lengths[r]`` (``writes``: for each row and
-    head in order, the index of that column in a layer's keys viewed as one vector per column of
-    the lane). The lane and each of its layers hold it (the layers do not hold the lane: no reference cycle keeps a finished job's
-    cache alive until the garbage collector runs)."""
+    ``span`` columns; row r's new token goes to column ``lengths[r]`` (``writes``: for each row
+    and head in order, the index of that column in a layer's keys viewed as one vector per
+    column). The lane and each of its layers hold it (the layers do not hold the lane: no
+    reference cycle keeps a finished job's cache alive until the garbage collector runs)."""
 
     lengths: torch.Tensor
     width: int = 0
@@ -189,7 +189,8 @@ class _Lane:
         self.slots: list[_Row] = []
         self.columns = torch.arange(capacity, device=device)
         # Where row r's head h starts in a layer's keys viewed as one vector per column.
-        self.starts = capacity * (heads * torch.arange(size, device=device)[:, None] + torch.arange(heads, device=device))
+        row_heads = heads * torch.arange(size, device=device)[:, None] + torch.arange(heads, device=device)
+        self.starts = capacity * row_heads
 
     @property
     def width(self) -> int:
