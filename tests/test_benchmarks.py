@@ -96,8 +96,9 @@ def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path, record_fil
     assert "engine over every column: the same productions as over its spans" in out
     assert "positions per returned token" in out and "of the ceiling's rows/s" in out
     # The ceiling runs exactly --batch-size rows (not 18: 6 inputs x 3 samples, in 32-row passes),
-    # every row through all --max-new-tokens steps but the first (drawn from the prompt), twice.
-    assert "full-width passes (16 rows): 160 positions" in out
+    # every row through all --max-new-tokens steps but the first (drawn from the prompt), timed
+    # three times (first, between the engine's runs, last) over --ceiling-repeats (3) runs each.
+    assert "full-width passes (16 rows): 720 positions" in out
     assert "engine time (both timed runs): prefill" in out and "sampling" in out
     assert (frame["share_of_ceiling"] > 0).all() and (frame["positions_per_token"] >= 1).all()
     # The engine encodes each prompt once; generate encodes it once per sample.
