@@ -24,6 +24,7 @@ bits in any company; a lone prompt runs twice, so that no product has a single r
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -125,6 +126,7 @@ class PromptEncoder:
         return [self._alone(ids) for ids in prompts]
 
     def _alone(self, ids: Sequence[int]) -> tuple[Encoding, torch.Tensor]:
+        """One prompt in a forward of its own, on top of the prefix's keys/values in a cache."""
         shared = self.shared(ids)
         cache = DynamicCache(config=self.model.config)
         if shared:
@@ -136,6 +138,8 @@ class PromptEncoder:
         return (torch.cat(keys), torch.cat(values)), out.logits[:, -1]
 
     def _together(self, prompts: Sequence[Sequence[int]]) -> list[tuple[Encoding, torch.Tensor]]:
+        """All ``prompts`` in one forward: their own tokens one after another, at their own
+        positions, each attending on its own (``_attention``); logits at each one's last position."""
         starts = [self.shared(ids) for ids in prompts]
         own = [list(ids[start:]) for ids, start in zip(prompts, starts, strict=True)]
         ends = torch.tensor([len(ids) for ids in own]).cumsum(0).tolist()
@@ -143,7 +147,7 @@ class PromptEncoder:
         group = _Group(bounds, [start > 0 for start in starts], self._prefix() if any(starts) else None)
         positions = torch.cat([torch.arange(start, start + len(ids)) for start, ids in zip(starts, own, strict=True)])
         with self._attention(ATTENTION):
-            out = self.model(input_ids=torch.tensor([sum(own, [])], device=self.device),
+            out = self.model(input_ids=torch.tensor([list(itertools.chain(*own))], device=self.device),
                              position_ids=positions[None].to(self.device), use_cache=False,
                              logits_to_keep=torch.tensor(ends, device=self.device) - 1, group=group)
         layers = sorted(group.keys)
