@@ -12,6 +12,7 @@ from varprobe.models.packing import unpacked
 from varprobe.sampling.decoding import Decoding, draw, inverse_cdf
 from varprobe.sampling.engine import (PACKED_PASS_ROWS, PASS_ROWS, SPAN_STEP, Engine, _Lane, _round_up, pass_rows,
                                       sample_uniforms)
+from varprobe.sampling.prompts import PromptEncoder
 from varprobe.sampling.generate import (GenerationSettings, encode_prompt, generate, generation_parameters, render_prompt,
                                         shared_prefix)
 
@@ -242,13 +243,13 @@ def test_inputs_start_in_order_of_prompt_length_and_each_finishes_once(tiny_mode
     engine = Engine(loaded.model, Decoding("ancestral"), [loaded.tokenizer.eos_token_id], 0, 3, 5, seed=0,
                     batch_size=4)
     work = [("long", [5] * 9), ("short", [6] * 2), ("mid", [7] * 5), ("tie", [8] * 2)]
-    encoded, original = [], Engine._prompt
+    encoded, original = [], PromptEncoder.encode
 
-    def recorded(self, ids):
-        encoded.append(ids[0])
-        return original(self, ids)
+    def recorded(self, prompts):
+        encoded.extend(ids[0] for ids in prompts)
+        return original(self, prompts)
 
-    monkeypatch.setattr(Engine, "_prompt", recorded)
+    monkeypatch.setattr(PromptEncoder, "encode", recorded)
     productions = _in_order(work, engine.run(work))
     assert encoded == [6, 8, 7, 5]
     assert all(len(samples) == 3 for samples in productions)
@@ -351,7 +352,7 @@ def test_a_prompt_on_top_of_the_shared_prefix_is_the_prompt_encoded_whole(tiny_l
     try:
         for _, source in WORK[:3]:
             ids = encode_prompt(tokenizer, render_prompt(TEMPLATE, source), False)[0].tolist()
-            (states, logits), (expected, expected_logits) = with_prefix._prompt(ids), whole._prompt(ids)
+            (states, logits), (expected, expected_logits) = with_prefix.prompts.encode([ids])[0], whole.prompts.encode([ids])[0]
             assert torch.allclose(logits, expected_logits, atol=1e-5)
             for part, whole_part in zip(states, expected, strict=True):       # keys, then values
                 assert part.shape == whole_part.shape and torch.allclose(part, whole_part, atol=1e-5)
@@ -359,7 +360,7 @@ def test_a_prompt_on_top_of_the_shared_prefix_is_the_prompt_encoded_whole(tiny_l
         hook.remove()
     assert calls[0] == len(prefix) and calls.count(len(prefix)) == 1     # the prefix is encoded once
     other = tokenizer("Something else entirely").input_ids
-    states, _ = with_prefix._prompt(other)
+    (states, _), = with_prefix.prompts.encode([other])
     assert states[0].shape[2] == len(other)
 
 

@@ -1,12 +1,14 @@
 """The generation engine: n full productions per input, many inputs batched together.
 
 * **Each prompt is encoded once.** A causal LM runs an input's prompt through the network
-  alone, once, and copies its keys/values into the cache rows of its n samples; a seq2seq
-  model runs its encoder once per input and its n samples attend to that one encoding. The
-  tokens every prompt of a job starts with (the chat template and the instruction before the
-  input: ``prefix``, given by the caller, not read off the job's inputs) are encoded once per
-  job, and each prompt that starts with them runs only its own tokens on top of their
-  keys/values.
+  once and copies its keys/values into the cache rows of its n samples; a seq2seq model runs
+  its encoder once per input and its n samples attend to that one encoding. The tokens every
+  prompt of a job starts with (the chat template and the instruction before the input:
+  ``prefix``, given by the caller, not read off the job's inputs) are encoded once per job, and
+  each prompt that starts with them runs only its own tokens on top of their keys/values. On
+  CPU, where a row's bits do not depend on its company, the next inputs' prompts run together
+  in one forward, each attending on its own (``prompts.py``): the same bits as alone, the
+  weights read once for all of them.
 * **Inputs start in order of prompt length** (shortest first, ties in the order given), so the
   rows in flight have prompts of similar lengths and a pass, which attends over its longest
   row's columns, runs few masked ones; ``run`` yields each input's samples when its last one
@@ -59,11 +61,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from transformers.cache_utils import Cache, CacheLayerMixin, DynamicCache
+from transformers.cache_utils import Cache, CacheLayerMixin
 from transformers.modeling_outputs import BaseModelOutput
 
 from varprobe.models.packing import multiplies_packed
 from varprobe.sampling.decoding import Decoding, draw
+from varprobe.sampling.prompts import PromptEncoder
 
 PASS_ROWS = {"cpu": 16, "cuda": 128}
 """Every decoding pass has a multiple of this many rows, per device type (other devices: the
@@ -253,8 +256,7 @@ class Engine:
         self.lane_rows = rows if self.device.type == "cpu" else self.pass_rows
         self.lanes = math.ceil(rows / self.lane_rows)
         self.seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
-        self.prefix = list(prefix)
-        self._prefix_states: list[tuple[torch.Tensor, torch.Tensor]] | None = None
+        self.prompts = PromptEncoder(model, prefix)
 
     def run(self, work: Sequence[tuple[str, list[int]]],
             capacity: int | None = None) -> Iterator[tuple[str, list[list[int]]]]:
@@ -306,11 +308,11 @@ class Engine:
         span_step = SPAN_STEP.get(self.device.type)
         lanes = [_Lane(self.model, self.lane_rows, self.pass_rows, capacity, self.device, span_step)
                  for _ in range(self.lanes)]
-        waiting = self._queue(inputs)
+        waiting, unencoded = self._queue(inputs), deque(inputs)
         while True:
             for lane in lanes:
                 while waiting and lane.free():
-                    finished = self._start(lane, waiting.popleft())
+                    finished = self._start(lane, waiting.popleft(), unencoded)
                     if finished:
                         yield finished
             if not waiting:
@@ -321,38 +323,23 @@ class Engine:
             for lane in active:
                 yield from self._step(lane)
 
-    def _start(self, lane: _Lane, row: _Row) -> _Input | None:
-        """Encode ``row``'s prompt and draw every sample's first token if it is its input's first
-        sample, and place it in ``lane`` unless it ended already (then its input if that one is
-        done)."""
+    def _start(self, lane: _Lane, row: _Row, unencoded: deque[_Input]) -> _Input | None:
+        """Place ``row`` in ``lane`` unless its first token ended it already (then its input if
+        that one is done). Its input's prompt is encoded first if it is that input's first
+        sample, with the next ones of ``unencoded`` where prompts run several per forward
+        (``PromptEncoder.take``), and each encoded input's samples draw their first tokens."""
         source = row.source
         if source.encoding is None:
-            source.encoding, logits = self._prompt(source.ids)
-            weights = self.decoding.weights(logits, overwrite=True).expand(self.n_samples, -1)
-            source.first = draw(weights, torch.from_numpy(source.uniforms[:, 0]).to(weights.device)).tolist()
+            group = self.prompts.take(unencoded)
+            for x, (encoding, logits) in zip(group, self.prompts.encode([x.ids for x in group]), strict=True):
+                weights = self.decoding.weights(logits, overwrite=True).expand(self.n_samples, -1)
+                x.encoding = encoding
+                x.first = draw(weights, torch.from_numpy(x.uniforms[:, 0]).to(weights.device)).tolist()
         row.tokens.append(source.first[row.sample])
         if self._ended(row):
             return self._finish(row)
         lane.place(row, source.encoding)
         return None
-
-    def _prompt(self, ids: list[int]) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor]:
-        """A prompt's keys and values (layers x heads x p x dim each) and its last logits (1 x V). A
-        prompt that starts with ``prefix`` and goes on past it runs its own tokens only, on top
-        of the prefix's keys/values (encoded once per engine); any other runs whole. Either way
-        its bits depend on the prompt alone, not on the job's other inputs."""
-        shared = len(self.prefix) if len(ids) > len(self.prefix) and ids[: len(self.prefix)] == self.prefix else 0
-        cache = DynamicCache(config=self.model.config)
-        if shared:
-            if self._prefix_states is None:
-                self._prefix_states = _encoded(self.model(
-                    input_ids=torch.tensor([self.prefix], device=self.device), use_cache=True, logits_to_keep=1))
-            for layer, (keys, values) in enumerate(self._prefix_states):
-                cache.update(keys, values, layer)
-        out = self.model(input_ids=torch.tensor([ids[shared:]], device=self.device), past_key_values=cache,
-                         use_cache=True, logits_to_keep=1)
-        keys, values = zip(*_encoded(out), strict=True)
-        return (torch.cat(keys), torch.cat(values)), out.logits[:, -1]
 
     def _step(self, lane: _Lane) -> Iterator[_Input]:
         """One pass of the lane's rows in flight: each one's newest token; rows that end leave."""
@@ -416,11 +403,6 @@ class Engine:
                     ids[index, 0] = row.tokens[-1]
                     still.append((index, row))
             open_rows = still
-
-
-def _encoded(out) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """The keys and values per layer of a forward's cache."""
-    return [(layer.keys, layer.values) for layer in out.past_key_values.layers]
 
 
 def pass_rows(model, device: torch.device) -> int:
