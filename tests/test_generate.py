@@ -352,7 +352,8 @@ def test_a_prompt_on_top_of_the_shared_prefix_is_the_prompt_encoded_whole(tiny_l
     try:
         for _, source in WORK[:3]:
             ids = encode_prompt(tokenizer, render_prompt(TEMPLATE, source), False)[0].tolist()
-            (states, logits), (expected, expected_logits) = with_prefix.prompts.encode([ids])[0], whole.prompts.encode([ids])[0]
+            (states, logits), = with_prefix.prompts.encode([ids])
+            (expected, expected_logits), = whole.prompts.encode([ids])
             assert torch.allclose(logits, expected_logits, atol=1e-5)
             for part, whole_part in zip(states, expected, strict=True):       # keys, then values
                 assert part.shape == whole_part.shape and torch.allclose(part, whole_part, atol=1e-5)

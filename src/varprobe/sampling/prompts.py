@@ -48,7 +48,8 @@ ATTENTION = "varprobe_prompts"
 """The name ``_attention`` is registered under (``transformers.AttentionInterface``)."""
 
 Encoding = tuple[torch.Tensor, torch.Tensor]
-"""A prompt's keys and values, ``(layers, heads, columns, head_dim)`` each."""
+"""Keys and values, one tensor each: a prompt's ``(layers, heads, columns, head_dim)``, one
+layer's ``(1, heads, columns, head_dim)``."""
 
 
 @dataclass
@@ -134,7 +135,7 @@ class PromptEncoder:
                 cache.update(keys, values, layer)
         out = self.model(input_ids=torch.tensor([ids[shared:]], device=self.device), past_key_values=cache,
                          use_cache=True, logits_to_keep=1)
-        keys, values = zip(*((layer.keys, layer.values) for layer in out.past_key_values.layers), strict=True)
+        keys, values = zip(*_layers(out), strict=True)
         return (torch.cat(keys), torch.cat(values)), out.logits[:, -1]
 
     def _together(self, prompts: Sequence[Sequence[int]]) -> list[tuple[Encoding, torch.Tensor]]:
@@ -160,7 +161,7 @@ class PromptEncoder:
         if self._prefix_states is None:
             out = self.model(input_ids=torch.tensor([self.prefix], device=self.device), use_cache=True,
                              logits_to_keep=1)
-            self._prefix_states = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+            self._prefix_states = _layers(out)
         return self._prefix_states
 
     @contextlib.contextmanager
@@ -172,3 +173,8 @@ class PromptEncoder:
             yield
         finally:
             config._attn_implementation = before
+
+
+def _layers(out) -> list[Encoding]:
+    """The keys and values per layer of a forward's cache."""
+    return [(layer.keys, layer.values) for layer in out.past_key_values.layers]
