@@ -124,6 +124,39 @@ def test_production_floor_runs(tiny_model_dir, data_mirror, tmp_path, record_fil
     assert figures["asset_floor_min"] == round(figures["asset_task_tokens"] / figures["rows_per_s"] / 60, 1)
 
 
+def _generation_job(results: Path, dataset: str, shard: int, cpu_s: float, texts: list[str]) -> None:
+    """One finished generation job of a run: its benchmark row and its shard's productions."""
+    bench = results / "benchmarks" / "production_sample" / dataset / "m" / "ancestral" / f"{shard}.tsv"
+    bench.parent.mkdir(parents=True, exist_ok=True)
+    bench.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+                     f"{cpu_s + 1}\t0:00:01\t1\t1\t1\t1\t0\t0\t99\t{cpu_s}\n")
+    shard_file = results / "production" / dataset / "m" / "ancestral" / "shards" / f"{shard}.parquet"
+    shard_file.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"input_id": ["a"] * len(texts), "sample_index": range(len(texts)), "text": texts}).to_parquet(shard_file)
+
+
+def test_production_tasks_runs(tmp_path, record_file):
+    before, after = tmp_path / "before", tmp_path / "after"
+    _generation_job(before, "asset", 0, 120.0, ["x", "y"])
+    _generation_job(before, "asset", 3, 240.0, ["z"])
+    _generation_job(before, "wmt14", 0, 90.0, ["u"])
+    _generation_job(after, "asset", 0, 60.0, ["x", "y"])
+    _generation_job(after, "asset", 3, 120.0, ["z"])
+    _generation_job(after, "asset", 5, 150.0, ["w"])      # after only: in the task, not compared
+    _generation_job(after, "wmt14", 0, 60.0, ["v"])
+    (after / "benchmarks" / "production_sample" / "asset" / "m" / "ancestral" / "7.tsv").write_text(
+        "s\tcpu_time\n9\t9\n")                         # no shard beside it: not finished
+    out = run("production_tasks.py", "--run", str(after), "--before", str(before))
+    figures = json.loads(record_file.read_text().splitlines()[-1])["figures"]
+    # A task is the paper config's 8 shards x 2 decodings, on 2 cores: mean CPU s x 16 / 2.
+    assert "asset: 3 of 16 jobs, CPU 330 s, wall 333 s; task 14.7 min on 2 cores" in out
+    assert figures["asset_task_min"] == round(330 / 3 * 16 / 2 / 60, 1)
+    # Only the jobs both runs finished are compared: (120 + 240) / (60 + 120).
+    assert figures["asset_speedup"] == 2.0 and figures["asset_before_task_min"] == round(180 * 16 / 2 / 60, 1)
+    assert figures["asset_same_productions"] == "yes" and figures["wmt14_same_productions"] == "no"
+    assert figures["wmt14_speedup"] == 1.5
+
+
 def test_enumeration_rounds_runs(tiny_model_dir, data_mirror, tmp_path):
     out = run("enumeration_rounds.py", "--pretrained", str(tiny_model_dir), "--norms", str(data_mirror / NORMS),
               "--max-contexts", "4", "--max-forward-tokens", "40", "--wide", "128", "--narrow", "32",

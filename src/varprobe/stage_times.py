@@ -26,17 +26,31 @@ class Stage:
     peak_rss_mb: float
 
 
-def stage_times(root: Path) -> dict[str, Stage]:
-    """``{stage: Stage}`` over the benchmark files under ``root``, the largest wall time first."""
-    jobs: dict[str, list[dict]] = defaultdict(list)
+def job_rows(root: Path) -> dict[Path, dict[str, str]]:
+    """Each job's benchmark row (its file's last) by the file's path under ``root``
+    (``<stage>/.../<job>.tsv``), in path order; a file without a row is left out."""
+    jobs = {}
     for path in sorted(Path(root).rglob("*.tsv")):
         with open(path, newline="") as stream:
             rows = list(csv.DictReader(stream, delimiter="\t"))
         if rows:
-            jobs[path.relative_to(root).parts[0]].append(rows[-1])
+            jobs[path.relative_to(root)] = rows[-1]
+    return jobs
+
+
+def cpu_seconds(row: dict[str, str]) -> float:
+    """A job's CPU seconds (all threads) from its benchmark row; 0 where Snakemake measured none."""
+    return _number(row.get("cpu_time"))
+
+
+def stage_times(root: Path) -> dict[str, Stage]:
+    """``{stage: Stage}`` over the benchmark files under ``root``, the largest wall time first."""
+    jobs: dict[str, list[dict]] = defaultdict(list)
+    for path, row in job_rows(root).items():
+        jobs[path.parts[0]].append(row)
     stages = {
         name: Stage(len(rows), sum(float(r["s"]) for r in rows),
-                    sum(_number(r.get("cpu_time")) for r in rows), max(float(r["s"]) for r in rows),
+                    sum(cpu_seconds(r) for r in rows), max(float(r["s"]) for r in rows),
                     max(_number(r.get("max_rss")) for r in rows))
         for name, rows in jobs.items()
     }
