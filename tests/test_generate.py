@@ -19,7 +19,8 @@ from varprobe.sampling.generate import (GenerationSettings, encode_prompt, gener
 WORK = [("1", "the cat sat on the mat"), ("2", "a dog ran"), ("3", "the small green house is big"),
         ("4", "she ran to the house and the dog sat"), ("5", "it was")]
 TEMPLATE = "Rewrite this sentence so that it is simpler to read.\n{source}"
-DECODINGS = [Decoding("ancestral"), Decoding("mix", temperature=0.8, top_k=50, top_p=0.9, typical_p=0.95)]
+DECODINGS = [Decoding("ancestral"), Decoding("nucleus", temperature=0.8, top_k=50, top_p=0.9),
+             Decoding("mix", temperature=0.8, top_k=50, top_p=0.9, typical_p=0.95)]
 
 
 def _draw(loaded, work, decoding=Decoding("ancestral"), batch_size=64, template=None, **settings):

@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, fields
 
 import torch
 
+from varprobe.sampling.nucleus import zero_outside_nucleus
+
 ENUMERATION_KEYS = ("method", "target_mass", "max_forward_tokens", "min_mass", "texts")
 """Keys of a decoding's config entry that configure enumeration, not the decoding algorithm."""
 SAMPLING_KEYS = ("n_samples",)
@@ -82,19 +84,22 @@ class Decoding:
         return torch.softmax(scores, dim=-1, dtype=torch.float64)
 
     def weights(self, logits: torch.Tensor, overwrite: bool = False) -> torch.Tensor:
-        """Weights ``(n, V)`` proportional to this decoding's distribution, for ``draw``: when
-        the decoding keeps a fixed set of tokens (ancestral, temperature, top-k), ``exp(s - max
-        s)`` of each row's scores s (the logits over the temperature, top-k applied: the softmax
-        without its division) in the logits' precision, at least float32; otherwise
-        ``probabilities``. A float32 exponential has the relative precision (6e-8) the float32
-        logits themselves have, and takes a third of the time of a float64 one over a
-        vocabulary. ``overwrite``: the caller's logits may hold the weights (no copy of them)."""
-        if self.top_p < 1.0 or self.typical_p < 1.0:
+        """Weights ``(n, V)`` proportional to this decoding's distribution, for ``draw``: unless
+        the decoding filters by typicality (or by nucleus off the CPU), ``exp(s - max s)`` of
+        each row's scores s (the logits over the temperature, top-k applied: the softmax
+        without its division) in the logits' precision, at least float32, with the tokens
+        outside the nucleus set to zero (``nucleus``); otherwise ``probabilities``. A float32
+        exponential has the relative precision (6e-8) the float32 logits themselves have, and
+        takes a third of the time of a float64 one over a vocabulary; the nucleus is the one of
+        ``probabilities`` except where a token's preceding mass lies within that precision of
+        ``top_p``. ``overwrite``: the caller's logits may hold the weights (no copy of them)."""
+        if self.typical_p < 1.0 or (self.top_p < 1.0 and logits.device.type != "cpu"):
             return self.probabilities(logits)
         scores = self._fixed_set(logits.to(torch.promote_types(logits.dtype, torch.float32)))
         if scores is logits and not overwrite:
             scores = scores.clone()
-        return scores.sub_(scores.amax(-1, keepdim=True)).exp_()
+        weights = scores.sub_(scores.amax(-1, keepdim=True)).exp_()
+        return zero_outside_nucleus(weights, self.top_p) if self.top_p < 1.0 else weights
 
     def _fixed_set(self, scores: torch.Tensor) -> torch.Tensor:
         """``scores`` over the temperature, with the tokens outside the top k at minus infinity
