@@ -2,7 +2,8 @@
 
 Both methods draw the full productions of the default config's production study (its prompts
 and chat template) for the first inputs of each of ``--datasets``, ``--samples`` per input, at
-most ``--max-new-tokens`` each, ancestral sampling, on the same model in one process. The engine
+most ``--max-new-tokens`` each, ancestral sampling (``--top-p P``: nucleus sampling), on the
+same model in one process. The engine
 runs as many inputs per dataset as a production job of ``configs/paper-scale.yaml`` has (its
 inputs over ``production.shards``: ASSET 250, DailyDialog++ 129, WMT14 63; ``--inputs N``: the
 first N of each), with each dataset's prompts' shared prefix as production jobs give it, so its
@@ -17,6 +18,8 @@ count, runs the first ``--baseline-inputs`` (4) of each dataset:
   ``--variants``, once more with unpacked ones, to show what packing adds to the scheduling,
   and once more with every pass over every column of the job's capacity (``SPAN_STEP`` off:
   the engine before its CPU passes attended over the columns their longest row needs), to show
+  what that adds; with ``--top-p``, once more with each nucleus found by sorting the vocabulary
+  in float64 (``sorted_nucleus``: the engine's top-p weights before ``nucleus.py``), to show
   what that adds.
 
 Tokens are those each method returns, up to the end of sequence: work spent on finished rows
@@ -71,7 +74,7 @@ from varprobe.data.fetching import source_of
 from varprobe.data.sources import MIRROR_ENV
 from varprobe.models.packing import unpacked
 from varprobe.probes.lexical import ngram_counts, ngram_distance
-from varprobe.sampling.decoding import Decoding
+from varprobe.sampling.decoding import Decoding, _keep_mass
 from varprobe.sampling import engine as engine_module
 from varprobe.sampling.engine import Engine
 from varprobe.sampling.generate import DEFAULT_BATCH_SIZE, encode_prompt, end_and_pad, render_prompt, shared_prefix
@@ -95,11 +98,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-new-tokens", type=int, default=100)
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="engine rows in flight")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling's p (1: ancestral sampling)")
     p.add_argument("--ceiling-repeats", type=int, default=3,
                    help="full-width runs per timing of the ceiling (a short spell of a slow machine moves it less)")
     p.add_argument("--bfloat16", action="store_true", help="also time the engine with bfloat16 weights")
     p.add_argument("--variants", action="store_true",
-                   help="also time the engine with unpacked weights and over every column")
+                   help="also time the engine with unpacked weights, over every column and (with "
+                        "--top-p) with each nucleus found by sorting")
     p.add_argument("--config", type=Path, default=ROOT / "config.yaml", help="prompts and chat template")
     p.add_argument("--chat", action=argparse.BooleanOptionalAction, default=None,
                    help="wrap prompts in the chat template (default: the config's chat_template)")
@@ -144,7 +149,7 @@ def generate_per_input(model, ids: list[int], eos: list[int], pad: int, key: str
         torch.manual_seed(zlib.crc32(f"{args.seed}:{key}".encode()))
         output = model.generate(
             input_ids=prompt, attention_mask=torch.ones_like(prompt), do_sample=True, temperature=1.0,
-            top_k=0, top_p=1.0, typical_p=1.0, num_beams=1, repetition_penalty=1.0,
+            top_k=0, top_p=args.top_p, typical_p=1.0, num_beams=1, repetition_penalty=1.0,
             no_repeat_ngram_size=0, max_new_tokens=args.max_new_tokens,
             num_return_sequences=args.samples, pad_token_id=pad, eos_token_id=eos)
     return [_until_eos(row, eos) for row in output[:, len(ids):].tolist()]
@@ -159,10 +164,23 @@ def engine_run(model, work, prefixes, eos, pad, args, seed) -> dict[str, list[li
     job each)."""
     result = {}
     for dataset, items in work.items():
-        engine = Engine(model, Decoding("ancestral"), eos, pad, args.samples, args.max_new_tokens, seed,
+        engine = Engine(model, decoding_of(args), eos, pad, args.samples, args.max_new_tokens, seed,
                         args.batch_size, prefixes[dataset])
         result.update(engine.run(items))
     return result
+
+
+def decoding_of(args: argparse.Namespace) -> Decoding:
+    """The benchmarked decoding: ancestral sampling, or its nucleus of ``--top-p``."""
+    return Decoding(f"top-p-{args.top_p}", top_p=args.top_p) if args.top_p < 1.0 else Decoding("ancestral")
+
+
+def sorted_nucleus(decoding: Decoding, logits: torch.Tensor, overwrite: bool = False) -> torch.Tensor:
+    """``Decoding.weights`` of top-p as they were before ``nucleus.py`` (and still are off the
+    CPU): the float64 softmax of the scores, each nucleus found by ranking the vocabulary
+    (``torch.topk`` of 1,024 tokens, more while a row's nucleus may lie beyond them)."""
+    scores = decoding._fixed_set(logits.double())
+    return torch.softmax(_keep_mass(scores, scores, decoding.top_p), dim=-1)
 
 
 class PromptCounter(ForwardCounter):
@@ -264,6 +282,18 @@ def full_lane_passes(model, work, pad, counter: ForwardCounter, args) -> tuple[f
     return counts["forward_s"] - counts["prefill_s"], counts["forward_tokens"] - args.ceiling_repeats * len(ids)
 
 
+def nucleus_comparison(frame: pd.DataFrame, engine: dict[str, list[list[int]]],
+                       by_sorting: dict[str, list[list[int]]]) -> dict[str, float]:
+    """Print and return the engine's tokens/s over the engine's with each nucleus found by
+    sorting (same run), and how many of their productions are the same tokens."""
+    rates = frame.set_index("method")["tokens_per_s"]
+    ratio = round(float(rates["engine"] / rates["engine, nucleus by sorting"]), 2)
+    pairs = [(a, b) for key in by_sorting for a, b in zip(engine[key], by_sorting[key], strict=True)]
+    print(f"nucleus: engine {ratio:.2f}x the engine with each nucleus found by sorting; the same productions: "
+          f"{sum(a == b for a, b in pairs)} of {len(pairs)}")
+    return {"sorted_nucleus_ratio": ratio}
+
+
 def self_variability(texts: list[str]) -> float:
     """Mean unigram distance over the pairs of an input's productions (lexical M)."""
     counts = [ngram_counts(t.split(), 1) for t in texts]
@@ -335,7 +365,7 @@ def main() -> None:
     rows = [table_row(name, runs, model) for name, runs in timed.items()]
     lane_positions = sum(positions for _, positions in lanes)
     lane_rate = lane_positions / sum(seconds for seconds, _ in lanes)
-    every_column = None
+    every_column = by_sorting = None
     if args.variants:
         # One more warmed-up engine run each: unpacked, and over every column.
         with unpacked():
@@ -345,6 +375,11 @@ def main() -> None:
             warm_up_engine()
             every_column = timed_run(methods["engine"], counter)
             rows.append(table_row("engine, every column", [every_column], model))
+        if args.top_p < 1.0:
+            with mock.patch.object(Decoding, "weights", sorted_nucleus):
+                warm_up_engine()
+                by_sorting = timed_run(methods["engine"], counter)
+                rows.append(table_row("engine, nucleus by sorting", [by_sorting], model))
     if args.bfloat16:
         model.to(torch.bfloat16)
         warm_up_engine()
@@ -374,6 +409,7 @@ def main() -> None:
     if every_column is not None:
         print(f"engine over every column: {'the same' if every_column[2] == timed['engine'][0][2] else 'OTHER'} "
               f"productions as over its spans")
+    nucleus_figures = {} if by_sorting is None else nucleus_comparison(frame, timed["engine"][0][2], by_sorting[2])
     same = (abs(length_engine - length_generate) <= 2 * abs(length_engine - length_other) + 1.0
             and method_m <= 2 * seed_m)
     print(f"same distribution (method differences within twice the seed spread, lengths +- 1 token): "
@@ -398,7 +434,7 @@ def main() -> None:
     record("generation_speed", args, speedup=round(frame.loc[1, "speedup"], 2),
            tokens_per_s=round(frame.loc[1, "tokens_per_s"], 2), reference_tokens_per_s=round(baseline, 2),
            ceiling=round(lane_rate / baseline, 2), share_of_ceiling=round(float(engine["share_of_ceiling"]), 3),
-           positions_per_token=round(float(engine["positions_per_token"]), 3))
+           positions_per_token=round(float(engine["positions_per_token"]), 3), **nucleus_figures)
 
 
 if __name__ == "__main__":

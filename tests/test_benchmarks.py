@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -86,14 +87,17 @@ def test_probe_speed_runs(data_mirror):
 def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path, record_file):
     out = run("generation_speed.py", "--pretrained", str(tiny_model_dir), "--mirror", str(data_mirror),
               "--datasets", "asset", "wmt14", "--inputs", "2", "--samples", "3", "--max-new-tokens", "6",
-              "--batch-size", "16", "--no-chat", "--bfloat16", "--variants", "--out", str(tmp_path / "generation"))
+              "--batch-size", "16", "--no-chat", "--top-p", "0.9", "--bfloat16", "--variants",
+              "--out", str(tmp_path / "generation"))
     assert "same distribution" in out
     assert "ceiling at one position per returned token:" in out and "CPU vector capability:" in out
     assert "speedup (tokens/s, engine vs generate per input):" in out.splitlines()[-1]
     frame = pd.read_csv(tmp_path / "generation.csv")
     assert list(frame["method"]) == ["generate per input", "engine", "engine, unpacked weights",
-                                     "engine, every column", "engine bfloat16"]
+                                     "engine, every column", "engine, nucleus by sorting", "engine bfloat16"]
     assert "engine over every column: the same productions as over its spans" in out
+    assert re.search(r"nucleus: engine \d+\.\d\dx the engine with each nucleus found by sorting; "
+                     r"the same productions: \d+ of 12\n", out)            # 4 inputs x 3 samples
     assert "positions per returned token" in out and "of the ceiling's rows/s" in out
     # The ceiling runs exactly --batch-size rows (not 18: 6 inputs x 3 samples, in 32-row passes),
     # every row through all --max-new-tokens steps but the first (drawn from the prompt), timed
@@ -106,6 +110,7 @@ def test_generation_speed_runs(tiny_model_dir, data_mirror, tmp_path, record_fil
     # The record is committed: paths inside the checkout (the default configs) are relative to it,
     # so another clone writes the same line; a path elsewhere stays as given.
     [line] = [json.loads(text) for text in record_file.read_text().splitlines()]
+    assert line["options"]["top_p"] == "0.9" and line["figures"]["sorted_nucleus_ratio"] > 0
     assert line["options"]["config"] == "config.yaml"
     assert line["options"]["paper_config"] == "configs/paper-scale.yaml"
     assert line["options"]["out"] == str(tmp_path / "generation")

@@ -75,7 +75,7 @@ class Decoding:
         cast_late = self.temperature == 1.0 and self.top_p == 1.0 and self.typical_p == 1.0
         scores = self._fixed_set(logits if cast_late else logits.double())
         if self.top_p < 1.0:
-            scores = _keep_mass(scores, scores, self.top_p)
+            scores = _nucleus(scores, self.top_p)
         if self.typical_p < 1.0:
             logp = torch.log_softmax(scores, dim=-1)
             entropy = -(logp.exp() * logp.nan_to_num(neginf=0.0)).sum(-1, keepdim=True)
@@ -110,6 +110,16 @@ class Decoding:
             kth = torch.topk(scores, self.top_k, dim=-1).values[..., -1:]
             scores = scores.masked_fill(scores < kth, -torch.inf)
         return scores
+
+
+def _nucleus(scores: torch.Tensor, mass: float) -> torch.Tensor:
+    """``scores`` with the tokens outside the nucleus of ``mass`` of their float64 softmax at
+    minus infinity: found by ``zero_outside_nucleus`` on the CPU, by ranking (``_keep_mass``)
+    elsewhere."""
+    if scores.device.type != "cpu":
+        return _keep_mass(scores, scores, mass)
+    kept = zero_outside_nucleus(torch.softmax(scores, dim=-1, dtype=torch.float64), mass)
+    return scores.masked_fill(kept == 0, -torch.inf)
 
 
 KEEP_MASS_FIRST = 1024

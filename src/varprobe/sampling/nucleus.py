@@ -42,7 +42,7 @@ def zero_outside_nucleus(weights: torch.Tensor, mass: float) -> torch.Tensor:
 
 
 @numba.njit(cache=True, nogil=True)
-def _zero_outside(values, bits, shift, exponents, candidate_mass, mass):  # pragma: no cover (compiled)
+def _zero_outside(values, bits, shift, exponents, candidate_mass, mass):
     """The module's nucleus, row by row, over ``values`` and the same memory read as integers
     (``bits``: a non-negative float's exponent is ``bits >> shift``)."""
     rows, size = values.shape
