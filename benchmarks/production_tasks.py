@@ -53,6 +53,9 @@ def generation_jobs(run: Path) -> dict[tuple[str, ...], Job]:
     """A run's finished generation jobs by (dataset, model, decoding, shard)."""
     jobs = {}
     for path, row in job_rows(run / "benchmarks" / STAGE).items():
+        if len(path.parts) != 4:
+            raise SystemExit(f"{run / 'benchmarks' / STAGE / path}: not a generation job's benchmark file "
+                             "(<dataset>/<model>/<decoding>/<shard>.tsv)")
         dataset, model, decoding, shard = path.with_suffix("").parts
         texts = run / "production" / dataset / model / decoding / "shards" / f"{shard}.parquet"
         if texts.exists():

@@ -160,6 +160,11 @@ def test_production_tasks_runs(tmp_path, record_file):
     assert figures["asset_speedup"] == 2.0 and figures["asset_before_task_min"] == round(180 * 16 / 2 / 60, 1)
     assert figures["asset_same_productions"] == "yes" and figures["wmt14_same_productions"] == "no"
     assert figures["wmt14_speedup"] == 1.5
+    stray = after / "benchmarks" / "production_sample" / "asset" / "m" / "7.tsv"
+    stray.write_text("s\tcpu_time\n9\t9\n")
+    done = subprocess.run([sys.executable, "production_tasks.py", "--run", str(after)], cwd=BENCHMARKS,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode != 0 and f"{stray}: not a generation job's benchmark file" in done.stderr
 
 
 def test_enumeration_rounds_runs(tiny_model_dir, data_mirror, tmp_path):
