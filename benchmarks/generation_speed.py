@@ -3,12 +3,11 @@
 Both methods draw the full productions of the default config's production study (its prompts
 and chat template) for the first inputs of each of ``--datasets``, ``--samples`` per input, at
 most ``--max-new-tokens`` each, ancestral sampling (``--top-p P``: nucleus sampling), on the
-same model in one process. The engine
-runs as many inputs per dataset as a production job of ``configs/paper-scale.yaml`` has (its
-inputs over ``production.shards``: ASSET 250, DailyDialog++ 129, WMT14 63; ``--inputs N``: the
-first N of each), with each dataset's prompts' shared prefix as production jobs give it, so its
-passes are full but for the job's last samples; the old path, whose rate does not depend on the
-count, runs the first ``--baseline-inputs`` (4) of each dataset:
+same model in one process. The engine runs as many inputs per dataset as a production job of
+``configs/paper-scale.yaml`` has (its inputs over ``production.shards``: ASSET 250, DailyDialog++
+129, WMT14 63; ``--inputs N``: the first N of each), with each dataset's prompts' shared prefix
+as production jobs give it, so its passes are full but for the job's last samples; the old path,
+whose rate does not depend on the count, runs the first ``--baseline-inputs`` (4) of each dataset:
 
 * generate per input: one ``model.generate`` per input with ``num_return_sequences`` (every
   sampling parameter explicit), torch seeded per input, unpacked linear layers (oneDNN switched
@@ -367,7 +366,7 @@ def main() -> None:
     lane_rate = lane_positions / sum(seconds for seconds, _ in lanes)
     every_column = by_sorting = None
     if args.variants:
-        # One more warmed-up engine run each: unpacked, and over every column.
+        # One more warmed-up engine run each: unpacked, over every column, with each nucleus found by sorting.
         with unpacked():
             warm_up_engine()
             rows.append(table_row("engine, unpacked weights", [timed_run(methods["engine"], counter)], model))
