@@ -37,14 +37,15 @@ def zero_outside_nucleus(weights: torch.Tensor, mass: float) -> torch.Tensor:
                          f"{weights.dtype} on {weights.device} with strides {weights.stride()}")
     unsigned, shift, exponents = _LAYOUT[weights.dtype]
     values = weights.detach().numpy()
-    _zero_outside(values, values.view(unsigned), shift, exponents, mass * (1 + SAFETY), mass)
+    _zero_outside(values, values.view(unsigned), shift, exponents, mass)
     return weights
 
 
 @numba.njit(cache=True, nogil=True)
-def _zero_outside(values, bits, shift, exponents, candidate_mass, mass):
+def _zero_outside(values, bits, shift, exponents, mass):
     """The module's nucleus, row by row, over ``values`` and the same memory read as integers
-    (``bits``: a non-negative float's exponent is ``bits >> shift``)."""
+    (``bits``: a non-negative float's exponent is ``bits >> shift``); the candidates' weight
+    reaches the target ``mass`` times the total by the margin ``SAFETY``."""
     rows, size = values.shape
     index = np.empty(size, np.int64)
     for r in range(rows):
@@ -55,10 +56,11 @@ def _zero_outside(values, bits, shift, exponents, candidate_mass, mass):
         total = 0.0
         for e in range(exponents):
             total += by_exponent[e]
+        target = mass * total
         lowest, reached = 0, 0.0
         for e in range(exponents - 1, -1, -1):
             reached += by_exponent[e]
-            if reached >= candidate_mass * total:
+            if reached >= target * (1 + SAFETY):
                 lowest = e
                 break
         count = 0
@@ -72,7 +74,7 @@ def _zero_outside(values, bits, shift, exponents, candidate_mass, mass):
         before = 0.0
         for i in np.argsort(-row[candidates], kind="mergesort"):
             j = candidates[i]
-            if before < mass * total:
+            if before < target:
                 before += row[j]
             else:
                 row[j] = 0
