@@ -9,7 +9,7 @@ import torch
 from varprobe.models.loading import load_generator
 from varprobe.models.spec import ModelSpec
 from varprobe.models.packing import unpacked
-from varprobe.sampling.decoding import Decoding, draw, inverse_cdf
+from varprobe.sampling.decoding import Decoding, UnusableWeights, draw, inverse_cdf
 from varprobe.sampling.engine import (PACKED_PASS_ROWS, PASS_ROWS, SPAN_STEP, Engine, _Lane, _round_up, pass_rows,
                                       sample_uniforms)
 from varprobe.sampling.prompts import PromptEncoder
@@ -315,6 +315,55 @@ def test_draw_is_the_inverse_cdf_of_the_weights_row_by_row(dtype, size):
     assert tokens[5] == 1 and tokens[6] == size - 1
     for rows in (1, 2, 7, 33):
         assert torch.equal(draw(weights[:rows], u[:rows]), tokens[:rows])
+
+
+@pytest.mark.parametrize("decoding", [Decoding("a"), Decoding("p", temperature=0.8, top_p=0.9), Decoding("y", typical_p=0.9)])
+def test_rows_whose_logits_hold_nan_or_infinity_are_refused_by_name(decoding):
+    """A row of logits with a NaN or an infinity has no distribution: ``draw`` and
+    ``inverse_cdf`` refuse it, naming it, instead of returning a token that means nothing."""
+    logits = torch.randn(6, 300, generator=torch.Generator().manual_seed(1))
+    logits[1, 7], logits[3, 0], logits[4] = torch.nan, torch.inf, -torch.inf
+    u = torch.full((6,), 0.5, dtype=torch.float64)
+    with pytest.raises(UnusableWeights, match="NaN or infinity") as raised:
+        draw(decoding.weights(logits), u)
+    assert raised.value.rows == [1, 3, 4]
+    with pytest.raises(UnusableWeights) as raised:
+        inverse_cdf(decoding.probabilities(logits).cumsum(-1), u[:, None])
+    assert raised.value.rows == [1, 3, 4]
+    fine = [0, 2, 5]
+    assert torch.equal(draw(decoding.weights(logits[fine]), u[fine]),
+                       inverse_cdf(decoding.probabilities(logits[fine]).cumsum(-1), u[fine, None])[:, 0])
+
+
+@pytest.mark.parametrize("phase", ["prompt", "decoding"])
+def test_a_model_that_computes_nan_is_an_error_naming_the_inputs(tiny_model_dir, phase, monkeypatch):
+    """Logits that turn NaN while prompts are encoded (the first tokens' draws) or in the
+    decoding passes stop the job with an error that names the inputs they belong to."""
+    loaded, encoding = _load(tiny_model_dir), [False]
+    encode = PromptEncoder.encode
+
+    def encode_flagged(self, prompts):
+        encoding[0] = True
+        try:
+            return encode(self, prompts)
+        finally:
+            encoding[0] = False
+
+    def poison(module, args, logits):
+        if encoding[0] == (phase == "prompt"):
+            logits.fill_(torch.nan)
+
+    monkeypatch.setattr(PromptEncoder, "encode", encode_flagged)
+
+    handle = loaded.model.get_output_embeddings().register_forward_hook(poison)
+    try:
+        with pytest.raises(ValueError, match="NaN or infinity") as raised:
+            _draw(loaded, WORK)
+    finally:
+        handle.remove()
+    named = raised.value.args[0].split("input(s) ")[1].split(":")[0]
+    keys = {key for key, _ in WORK}
+    assert named.startswith("[") and {k for k in keys if repr(k) in named}
 
 
 @pytest.mark.parametrize("decoding", [Decoding("a"), Decoding("t", temperature=0.7), Decoding("k", top_k=5),

@@ -247,6 +247,20 @@ def test_consistency_under_other_decodings(tiny_model):
                 assert_draw_consistent(draw, max_tokens=6)
 
 
+def test_a_model_that_computes_nan_is_an_error_naming_the_contexts(tiny_model):
+    """NaN logits stop the sampler with an error that names the contexts of their chain, not
+    with draws of tokens that mean nothing."""
+    def poison(module, args, logits):
+        logits.fill_(torch.nan)
+
+    handle = tiny_model.model.get_output_embeddings().register_forward_hook(poison)
+    try:
+        with pytest.raises(ValueError, match=r"contexts \[\(1,\)\]: .*NaN or infinity"):
+            sample_all(make_sampler(tiny_model, n_samples=4, max_tokens=3), CONTEXTS[1:2])
+    finally:
+        handle.remove()
+
+
 # ---- (e) token budget ------------------------------------------------------------------------
 
 

@@ -34,7 +34,7 @@ from transformers import AttentionInterface
 from transformers.cache_utils import Cache, CacheLayerMixin
 
 from varprobe.sampling.chains import prefix_chains
-from varprobe.sampling.decoding import Decoding, inverse_cdf
+from varprobe.sampling.decoding import Decoding, UnusableWeights, inverse_cdf
 from varprobe.words import INCOMPLETE, Extraction, first_word
 
 
@@ -164,7 +164,7 @@ class CompleteWordSampler:
 
         Consecutive contexts whose token ids extend one another (the prefixes of one passage)
         form a chain of at most ``CHAIN_DRAWS`` draws that is encoded once and sampled in one
-        batch; see ``_sample_chain``. Chains never depend on ``batch_size``: the passage
+        batch; see ``_draw_chain``. Chains never depend on ``batch_size``: the passage
         encoding a context reads, and the passes its draws run in, are computed for the same
         chain whatever the batch size, so the draws are the same to the bit.
         """
@@ -172,8 +172,16 @@ class CompleteWordSampler:
         for chain in prefix_chains(contexts, lambda item: self.encode(item[1]), limit):
             yield from self._sample_chain([(key, ids) for (key, _), ids in chain])
 
-    @torch.inference_mode()
     def _sample_chain(self, chain: list[tuple[Sequence[int], list[int]]]) -> list[list[Draw]]:
+        """``_draw_chain``; where a next-token distribution is unusable (``UnusableWeights``), an
+        error naming the chain's contexts."""
+        try:
+            return self._draw_chain(chain)
+        except UnusableWeights as error:
+            raise ValueError(f"contexts {[tuple(key) for key, _ in chain]}: {error}") from error
+
+    @torch.inference_mode()
+    def _draw_chain(self, chain: list[tuple[Sequence[int], list[int]]]) -> list[list[Draw]]:
         """Draw for contexts whose ids are prefixes of the last one's.
 
         The last (longest) context is run through the network once. Context c of length L_c

@@ -147,11 +147,31 @@ def _keep_mass(scores: torch.Tensor, priority: torch.Tensor, mass: float) -> tor
     return scores.masked_fill(~keep, -torch.inf)
 
 
+class UnusableWeights(ValueError):
+    """Rows of next-token weights whose total is not finite and positive (``rows``: their
+    indices), so that no token can be drawn from them: the model's logits held NaN or infinity."""
+
+    def __init__(self, rows: list[int]) -> None:
+        self.rows = rows
+        super().__init__(f"the model's next-token logits hold NaN or infinity (an overflow in float16?), "
+                         f"so no token can be drawn: row(s) {rows} of a pass")
+
+
+def usable(totals: torch.Tensor) -> torch.Tensor:
+    """``totals`` (one per row of weights) when each is finite and positive; else
+    ``UnusableWeights`` naming the rows that are not."""
+    bad = ~(torch.isfinite(totals) & (totals > 0))
+    if bool(bad.any()):
+        raise UnusableWeights(bad.nonzero()[:, 0].tolist())
+    return totals
+
+
 def inverse_cdf(cdf: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     """Inverse-CDF sampling: per row of ``cdf`` (rows x V, unnormalised cumulative sums) and each
     of its uniforms ``u`` (rows x k), the token id ``F^{-1}(u)``: the first index whose
-    cumulative probability exceeds ``u`` times the row's total (rows x k)."""
-    target = u.to(cdf) * cdf[:, -1:]
+    cumulative probability exceeds ``u`` times the row's total (rows x k); ``UnusableWeights``
+    when a row's total is not finite and positive."""
+    target = u.to(cdf) * usable(cdf[:, -1])[:, None]
     return torch.searchsorted(cdf, target, right=True).clamp_(max=cdf.shape[1] - 1)
 
 
@@ -175,13 +195,14 @@ def draw(weights: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     average and 3e-7 at most); the difference goes to the block's last tokens (where the
     block's float64 sum falls short of the rounded one, the target past it picks the last token
     of positive weight), so a token of weight zero is never drawn and the drawn distribution is
-    within that relative error, in total variation, of the weights' own."""
+    within that relative error, in total variation, of the weights' own. ``UnusableWeights``
+    when a row's total is not finite and positive."""
     rows, size = weights.shape
     pad = -size % DRAW_BLOCK
     blocks = torch.nn.functional.pad(weights, (0, pad)) if pad else weights.contiguous()
     blocks = blocks.view(rows, -1, DRAW_BLOCK)
     cumulative = blocks.sum(-1).double().cumsum_(-1)
-    target = u.to(cumulative) * cumulative[:, -1]
+    target = u.to(cumulative) * usable(cumulative[:, -1])
     block = torch.searchsorted(cumulative, target[:, None], right=True)[:, 0].clamp_(max=cumulative.shape[1] - 1)
     before = cumulative.gather(1, (block - 1).clamp(min=0)[:, None])[:, 0].masked_fill_(block == 0, 0.0)
     chosen = blocks[torch.arange(rows, device=weights.device), block]

@@ -65,7 +65,7 @@ from transformers.cache_utils import Cache, CacheLayerMixin
 from transformers.modeling_outputs import BaseModelOutput
 
 from varprobe.models.packing import multiplies_packed
-from varprobe.sampling.decoding import Decoding, draw
+from varprobe.sampling.decoding import Decoding, UnusableWeights, draw
 from varprobe.sampling.prompts import PromptEncoder
 
 PASS_ROWS = {"cpu": 16, "cuda": 128}
@@ -297,7 +297,7 @@ class Engine:
         decoding's ``weights`` (one row per sample, in order: ``decoding.draw``)."""
         u = torch.tensor([row.source.uniforms[row.sample, len(row.tokens)] for row in rows],
                          dtype=torch.float64, device=weights.device)
-        for row, token in zip(rows, draw(weights, u).tolist(), strict=True):
+        for row, token in zip(rows, _draw_for(weights, u, [row.source.key for row in rows]), strict=True):
             row.tokens.append(token)
 
     # Causal LMs: continuous batching over cache rows of their own lengths.
@@ -334,7 +334,7 @@ class Engine:
             for x, (encoding, logits) in zip(group, self.prompts.encode([x.ids for x in group]), strict=True):
                 weights = self.decoding.weights(logits, overwrite=True).expand(self.n_samples, -1)
                 x.encoding = encoding
-                x.first = draw(weights, torch.from_numpy(x.uniforms[:, 0]).to(weights.device)).tolist()
+                x.first = _draw_for(weights, torch.from_numpy(x.uniforms[:, 0]).to(weights.device), [x.key])
         row.tokens.append(source.first[row.sample])
         if self._ended(row):
             return self._finish(row)
@@ -403,6 +403,16 @@ class Engine:
                     ids[index, 0] = row.tokens[-1]
                     still.append((index, row))
             open_rows = still
+
+
+def _draw_for(weights: torch.Tensor, u: torch.Tensor, keys: Sequence[str]) -> list[int]:
+    """``draw``'s tokens, of rows whose inputs have the ids ``keys`` (one per row, or one for all);
+    when some rows' weights are unusable (``UnusableWeights``), an error naming their inputs."""
+    try:
+        return draw(weights, u).tolist()
+    except UnusableWeights as error:
+        inputs = sorted({keys[min(r, len(keys) - 1)] for r in error.rows})
+        raise ValueError(f"input(s) {inputs}: {error}") from error
 
 
 def pass_rows(model, device: torch.device) -> int:
