@@ -73,7 +73,7 @@ from transformers import DynamicCache
 
 from varprobe.sampling.chains import prefix_chains
 from varprobe.sampling.complete_word import Vocabulary
-from varprobe.sampling.decoding import Decoding
+from varprobe.sampling.decoding import Decoding, UnusableWeights, usable
 from varprobe.words import COMPLETE, FAILURES, Extraction, first_word, is_delimiter
 
 PASS_ROWS = {"cpu": 32, "cuda": 128}
@@ -291,8 +291,16 @@ class Enumerator:
         for chain in prefix_chains(contexts, self.encode, CHAIN_CONTEXTS):
             yield from self._enumerate_chain([ids for _, ids in chain])
 
-    @torch.inference_mode()
     def _enumerate_chain(self, chain: list[list[int]]) -> list[Enumeration]:
+        """``_search_chain``; where a next-token distribution is unusable (``UnusableWeights``),
+        an error naming the chain's longest context."""
+        try:
+            return self._search_chain(chain)
+        except UnusableWeights as error:
+            raise ValueError(f"the context {self.tokenizer.decode(chain[-1])!r} or a prefix of it: {error}") from error
+
+    @torch.inference_mode()
+    def _search_chain(self, chain: list[list[int]]) -> list[Enumeration]:
         """Enumerate contexts whose ids are prefixes of the last one's, on its one encoding."""
         lengths = [len(ids) for ids in chain]
         positions = lengths[-1] + self.settings.max_tokens
@@ -304,6 +312,7 @@ class Enumerator:
         out = self.model(input_ids=torch.tensor([chain[-1]], device=self.device), use_cache=True)
         shared = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
         first = self.decoding.probabilities(out.logits[0, [n - 1 for n in lengths]])
+        usable(first.sum(-1))
         searches = [_Search(n) for n in lengths]
         for search, probs in zip(searches, first, strict=True):
             search.apply(self._expansion((), 1.0, None, None, None, probs))
@@ -445,6 +454,7 @@ class Enumerator:
         keys = torch.stack([layer.keys[:, :, -1] for layer in cache], 1)
         values = torch.stack([layer.values[:, :, -1] for layer in cache], 1)
         probs = self.decoding.probabilities(out.logits[:, -1])
+        usable(probs[:real].sum(-1))
         return [self._expansion(entry.prefix, entry.mass, entry.parent, keys[row], values[row], probs[row])
                 for row, (_, entry) in enumerate(rows[:real])]
 
