@@ -1,11 +1,14 @@
 """Helpers the test modules share: the checkout, this process's cores, study configs, Snakemake
-runs and what they print, and small tables built by hand. Fixtures live in ``conftest.py``."""
+runs and what they print, small tables built by hand, and a model made to compute NaN. Fixtures
+live in ``conftest.py``."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -121,3 +124,18 @@ def write_provo_inputs(directory: Path, provo_norms: Path, texts: list[int], per
     tables.write(contexts, paths["contexts"], "provo_contexts")
     tables.write(responses, paths["responses"], "provo_responses")
     return paths
+
+
+@contextmanager
+def nan_logits(model, when: Callable[[], bool] = lambda: True) -> Iterator[None]:
+    """Within the block, every output (logits) of ``model``'s output layer is NaN while ``when()``
+    holds: a model that overflowed, say."""
+    def poison(module, args, logits):
+        if when():
+            logits.fill_(float("nan"))
+
+    handle = model.get_output_embeddings().register_forward_hook(poison)
+    try:
+        yield
+    finally:
+        handle.remove()

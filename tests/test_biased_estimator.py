@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import torch
 import yaml
-from helpers import output, scheduled, snakemake, write_config, write_provo_inputs
+from helpers import nan_logits, output, scheduled, snakemake, write_config, write_provo_inputs
 
 from varprobe import tables
 from varprobe.analysis.biased_estimator import biased_estimates, sources, support, support_estimates
@@ -106,6 +106,14 @@ def test_a_chain_longer_than_a_sliding_window_scores_as_each_context_alone(tiny_
     for context, log_probs in zip(contexts, scorer.next_token_log_probs(contexts), strict=True):
         alone = next(scorer.next_token_log_probs([context]))
         np.testing.assert_allclose(log_probs.numpy(), alone.numpy(), atol=1e-6)
+
+
+def test_a_model_that_computes_nan_is_an_error_naming_the_context(scorer, tiny_model):
+    """NaN logits at a context's end stop the scoring with an error naming the context, not with
+    NaN word probabilities."""
+    with nan_logits(tiny_model.model), pytest.raises(
+            ValueError, match="the context 'It was a' or a prefix of it: .*NaN or infinity"):
+        list(scorer.word_log_probs_many([("It was", ["a"]), ("It was a", ["dog"])]))
 
 
 def test_prefix_chains_break_where_ids_stop_extending_and_at_the_limit():

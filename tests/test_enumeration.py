@@ -16,6 +16,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 import torch
+from helpers import nan_logits
 
 from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings, Vocabulary
 from varprobe.sampling.decoding import Decoding
@@ -271,22 +272,18 @@ def test_enumeration_on_gpt2_vocabulary_reaches_its_target(tiny_model):
 def test_a_model_that_computes_nan_is_an_error_naming_the_context(tiny_model, poisoned):
     """NaN logits, in the contexts' own forward or in a later expansion, stop the enumeration
     with an error that names the chain's context, not with a distribution of NaN masses."""
-    calls = [0]
+    calls = []
 
-    def poison(module, args, logits):
-        if (calls[0] == 0) == (poisoned == "context"):
-            logits.fill_(torch.nan)
-        calls[0] += 1
+    def when() -> bool:
+        calls.append(None)
+        return (len(calls) == 1) == (poisoned == "context")
 
     settings = EnumerationSettings(target_mass=0.9, max_forward_tokens=200, max_tokens=4, batch_size=16)
     enumerator = Enumerator(tiny_model.model, tiny_model.tokenizer, ANCESTRAL, settings)
-    handle = tiny_model.model.get_output_embeddings().register_forward_hook(poison)
-    try:
-        with pytest.raises(ValueError, match="the context 'The cat sat on' or a prefix of it: .*NaN or infinity"):
-            list(enumerator.enumerate_many(["The cat", "The cat sat on"]))
-    finally:
-        handle.remove()
-    assert calls[0] > 1 or poisoned == "context"
+    with nan_logits(tiny_model.model, when), pytest.raises(
+            ValueError, match="the context 'The cat sat on' or a prefix of it: .*NaN or infinity"):
+        list(enumerator.enumerate_many(["The cat", "The cat sat on"]))
+    assert len(calls) > 1 or poisoned == "context"
 
 
 def test_a_decodings_texts_enumerates_those_passages_only(tmp_path, provo_norms, tiny_model_dir):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from helpers import nan_logits
 
 from varprobe.models.loading import load_generator
 from varprobe.models.spec import ModelSpec
@@ -317,7 +318,8 @@ def test_draw_is_the_inverse_cdf_of_the_weights_row_by_row(dtype, size):
         assert torch.equal(draw(weights[:rows], u[:rows]), tokens[:rows])
 
 
-@pytest.mark.parametrize("decoding", [Decoding("a"), Decoding("p", temperature=0.8, top_p=0.9), Decoding("y", typical_p=0.9)])
+@pytest.mark.parametrize("decoding", [Decoding("a"), Decoding("p", temperature=0.8, top_p=0.9),
+                                      Decoding("y", typical_p=0.9)])
 def test_rows_whose_logits_hold_nan_or_infinity_are_refused_by_name(decoding):
     """A row of logits with a NaN or an infinity has no distribution: ``draw`` and
     ``inverse_cdf`` refuse it, naming it, instead of returning a token that means nothing."""
@@ -349,18 +351,10 @@ def test_a_model_that_computes_nan_is_an_error_naming_the_inputs(tiny_model_dir,
         finally:
             encoding[0] = False
 
-    def poison(module, args, logits):
-        if encoding[0] == (phase == "prompt"):
-            logits.fill_(torch.nan)
-
     monkeypatch.setattr(PromptEncoder, "encode", encode_flagged)
-
-    handle = loaded.model.get_output_embeddings().register_forward_hook(poison)
-    try:
+    with nan_logits(loaded.model, lambda: encoding[0] == (phase == "prompt")):
         with pytest.raises(ValueError, match="NaN or infinity") as raised:
             _draw(loaded, WORK)
-    finally:
-        handle.remove()
     named = raised.value.args[0].split("input(s) ")[1].split(":")[0]
     keys = {key for key, _ in WORK}
     assert named.startswith("[") and {k for k in keys if repr(k) in named}

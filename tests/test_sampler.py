@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+from helpers import nan_logits
 
 from varprobe.sampling.complete_word import (
     PASS_NODES,
@@ -250,15 +251,8 @@ def test_consistency_under_other_decodings(tiny_model):
 def test_a_model_that_computes_nan_is_an_error_naming_the_contexts(tiny_model):
     """NaN logits stop the sampler with an error that names the contexts of their chain, not
     with draws of tokens that mean nothing."""
-    def poison(module, args, logits):
-        logits.fill_(torch.nan)
-
-    handle = tiny_model.model.get_output_embeddings().register_forward_hook(poison)
-    try:
-        with pytest.raises(ValueError, match=r"contexts \[\(1,\)\]: .*NaN or infinity"):
-            sample_all(make_sampler(tiny_model, n_samples=4, max_tokens=3), CONTEXTS[1:2])
-    finally:
-        handle.remove()
+    with nan_logits(tiny_model.model), pytest.raises(ValueError, match=r"contexts \[\(1,\)\]: .*NaN or infinity"):
+        sample_all(make_sampler(tiny_model, n_samples=4, max_tokens=3), CONTEXTS[1:2])
 
 
 # ---- (e) token budget ------------------------------------------------------------------------

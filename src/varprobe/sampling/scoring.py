@@ -29,6 +29,7 @@ from transformers import DynamicCache
 
 from varprobe.sampling.chains import Item, prefix_chains
 from varprobe.sampling.complete_word import Vocabulary
+from varprobe.sampling.decoding import UnusableWeights
 from varprobe.sampling.enumeration import delimiter_tokens
 
 
@@ -102,7 +103,8 @@ class WordScorer:
         of its own first positions and the output layer runs at the contexts' last positions
         only, so a passage of n contexts costs one pass over its tokens, not n passes over
         its prefixes. The chains depend on the contexts alone, not on how they are batched or
-        sharded by passage.
+        sharded by passage. Logits that hold NaN or infinity at a context's end are an error
+        naming the context.
         """
         for chain in prefix_chains(items, lambda item: self.encode(item[0]), CHAIN_CONTEXTS):
             yield from self._chain_encodings(chain)
@@ -115,6 +117,10 @@ class WordScorer:
         ends = torch.tensor([len(ids) - 1 for _, ids in chain], device=self.device)
         out = self.model(input_ids=torch.tensor([chain[-1][1]], device=self.device), use_cache=True,
                          logits_to_keep=ends)
+        unusable = ~torch.isfinite(out.logits[0]).all(-1)
+        if bool(unusable.any()):
+            raise ValueError(f"the context {chain[-1][0][0]!r} or a prefix of it: "
+                             f"{UnusableWeights(unusable.nonzero()[:, 0].tolist())}")
         layers = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
         if len(chain) > 1 and any(keys.shape[2] < len(chain[-1][1]) for keys, _ in layers):
             for member in chain:
