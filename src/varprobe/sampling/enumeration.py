@@ -297,7 +297,8 @@ class Enumerator:
         try:
             return self._search_chain(chain)
         except UnusableWeights as error:
-            raise ValueError(f"the context {self.tokenizer.decode(chain[-1])!r} or a prefix of it: {error}") from error
+            context = self.tokenizer.decode(chain[-1])
+            raise ValueError(f"the context {context!r} or a prefix of it: {error}") from error
 
     @torch.inference_mode()
     def _search_chain(self, chain: list[list[int]]) -> list[Enumeration]:
