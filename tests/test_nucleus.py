@@ -58,6 +58,20 @@ def test_a_rows_nucleus_does_not_depend_on_the_other_rows_or_the_layout():
     assert (strided[:, :2] == 0).all()
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_a_row_holding_nan_of_either_sign_loses_every_weight_and_no_other_row_changes(dtype):
+    """x86's NaN from an invalid operation (inf - inf) has its sign bit set: its exponent is
+    read without the sign, within the exponents summed, and its row gets no nucleus."""
+    weights = rows_of(dtype, 3000)
+    whole = zero_outside_nucleus(weights.clone(), 0.9)
+    poisoned = weights.clone()
+    poisoned[2, 5], poisoned[6, 7] = float("nan"), -float("nan")
+    assert torch.signbit(poisoned[6, 7]) and not torch.signbit(poisoned[2, 5])
+    kept = zero_outside_nucleus(poisoned, 0.9)
+    assert (kept[[2, 6]] == 0).all()
+    assert torch.equal(kept[[0, 1, 3, 4, 5, 7, 8, 9]], whole[[0, 1, 3, 4, 5, 7, 8, 9]])
+
+
 @pytest.mark.parametrize("weights", [torch.ones(2, 8, dtype=torch.bfloat16), torch.ones(2, 8)[:, ::2]])
 def test_other_weights_are_named(weights):
     with pytest.raises(ValueError, match="nucleus: expected CPU float32/float64"):

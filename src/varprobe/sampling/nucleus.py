@@ -31,7 +31,8 @@ the number of exponent values."""
 def zero_outside_nucleus(weights: torch.Tensor, mass: float) -> torch.Tensor:
     """Set to zero, in place, the weight of every token outside its row's nucleus of ``mass``
     (the module's definition) and return ``weights`` (rows x V: non-negative, unnormalised,
-    float32 or float64, on the CPU, each row contiguous)."""
+    float32 or float64, on the CPU, each row contiguous). A row holding a NaN (of either sign)
+    has no nucleus: all its weights are set to zero."""
     if weights.dtype not in _LAYOUT or weights.device.type != "cpu" or weights.stride(-1) != 1:
         raise ValueError(f"nucleus: expected CPU float32/float64 rows with unit stride, got "
                          f"{weights.dtype} on {weights.device} with strides {weights.stride()}")
@@ -44,15 +45,17 @@ def zero_outside_nucleus(weights: torch.Tensor, mass: float) -> torch.Tensor:
 @numba.njit(cache=True, nogil=True)
 def _zero_outside(values, bits, shift, exponents, mass):
     """The module's nucleus, row by row, over ``values`` and the same memory read as integers
-    (``bits``: a non-negative float's exponent is ``bits >> shift``); the candidates' weight
-    reaches the target ``mass`` times the total by the margin ``SAFETY``."""
+    (``bits``: a float's exponent is ``bits >> shift`` without the sign bit, so a NaN's lies
+    within the ``exponents`` whatever its sign); the candidates' weight reaches the target
+    ``mass`` times the total by the margin ``SAFETY``."""
     rows, size = values.shape
     index = np.empty(size, np.int64)
+    top = exponents - 1
     for r in range(rows):
         row, row_bits = values[r], bits[r]
         by_exponent = np.zeros(exponents)
         for j in range(size):
-            by_exponent[row_bits[j] >> shift] += row[j]
+            by_exponent[(row_bits[j] >> shift) & top] += row[j]
         total = 0.0
         for e in range(exponents):
             total += by_exponent[e]
@@ -65,7 +68,7 @@ def _zero_outside(values, bits, shift, exponents, mass):
                 break
         count = 0
         for j in range(size):
-            if row_bits[j] >> shift >= lowest:
+            if (row_bits[j] >> shift) & top >= lowest:
                 index[count] = j
                 count += 1
             else:
