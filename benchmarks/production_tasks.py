@@ -6,7 +6,9 @@ A job's seconds are its Snakemake benchmark row (``benchmarks/production_sample/
 <decoding>/<shard>.tsv`` in a run's results folder): CPU seconds (``cpu_time``, all threads) and
 wall seconds (``s``). The workflow runs its generation jobs one thread each, as many side by side
 as the machine has cores, so a task takes its jobs' CPU seconds over ``--cores``; from the jobs a
-run finished, estimated as their mean x the task's jobs / ``--cores``. With ``--before`` (another
+run finished, estimated as their mean x the task's jobs / ``--cores``. A job that resumed the
+inputs a cut-off run had finished (its log says so: ``varprobe.resume``) measured the rest of its
+work only, and is left out of the estimate and the comparison. With ``--before`` (another
 run's results folder: an earlier version of the package, the same config), the jobs both runs
 finished are compared: the ratio of their CPU seconds (before / this run) and whether their
 productions are the same texts.
@@ -24,6 +26,7 @@ import pandas as pd
 import yaml
 from record import record
 
+from varprobe.resume import RESUMING
 from varprobe.stage_times import cpu_seconds, job_rows
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +53,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def generation_jobs(run: Path) -> dict[tuple[str, ...], Job]:
-    """A run's finished generation jobs by (dataset, model, decoding, shard)."""
+    """A run's finished generation jobs by (dataset, model, decoding, shard), but those that
+    resumed (``resumed``)."""
     jobs = {}
     for path, row in job_rows(run / "benchmarks" / STAGE).items():
         if len(path.parts) != 4:
@@ -58,12 +62,18 @@ def generation_jobs(run: Path) -> dict[tuple[str, ...], Job]:
                              "(<dataset>/<model>/<decoding>/<shard>.tsv)")
         dataset, model, decoding, shard = path.with_suffix("").parts
         texts = run / "production" / dataset / model / decoding / "shards" / f"{shard}.parquet"
-        if texts.exists():
+        if texts.exists() and not resumed(run / "logs" / STAGE / path.with_suffix(".log")):
             jobs[(dataset, model, decoding, shard)] = Job(cpu_seconds(row), float(row["s"]), texts)
     if not jobs:
-        raise SystemExit(f"{run}: no finished generation job (benchmarks/{STAGE}/<dataset>/<model>/"
-                         "<decoding>/<shard>.tsv beside production/.../shards/<shard>.parquet)")
+        raise SystemExit(f"{run}: no generation job that ran whole (benchmarks/{STAGE}/<dataset>/<model>/"
+                         "<decoding>/<shard>.tsv beside production/.../shards/<shard>.parquet, and no "
+                         f"'{RESUMING}' in its log)")
     return jobs
+
+
+def resumed(log: Path) -> bool:
+    """Whether the job of this log resumed from a cut-off run's partial table."""
+    return log.exists() and any(line.startswith(RESUMING) for line in log.read_text().splitlines())
 
 
 def same_texts(a: Path, b: Path) -> bool:

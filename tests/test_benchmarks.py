@@ -13,6 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from varprobe.resume import RESUMING
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 NORMS = "provo_cloze/Provo_Corpus-Predictability_Norms.csv"
 
@@ -151,6 +153,11 @@ def test_production_tasks_runs(tmp_path, record_file):
     _generation_job(after, "wmt14", 0, 60.0, ["v"])
     (after / "benchmarks" / "production_sample" / "asset" / "m" / "ancestral" / "7.tsv").write_text(
         "s\tcpu_time\n9\t9\n")                         # no shard beside it: not finished
+    _generation_job(after, "asset", 6, 10.0, ["r"])       # resumed: the rest of its work only
+    log = after / "logs" / "production_sample" / "asset" / "m" / "ancestral" / "6.log"
+    log.parent.mkdir(parents=True)
+    log.write_text(f"Loading weights\n{RESUMING} 9 of 10 inputs were finished by a run that was cut off\n")
+    (log.parent / "5.log").write_text("Loading weights\n")
     out = run("production_tasks.py", "--run", str(after), "--before", str(before))
     figures = json.loads(record_file.read_text().splitlines()[-1])["figures"]
     # A task is the paper config's 8 shards x 2 decodings, on 2 cores: mean CPU s x 16 / 2.

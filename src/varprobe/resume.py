@@ -18,6 +18,10 @@ import pandas as pd
 
 from varprobe import tables
 
+RESUMING = "resuming:"
+"""The start of the line a job that resumes from a partial table writes to its log (stderr):
+its resources measure the rest of its work only."""
+
 
 def partial_path(out: str | Path) -> Path:
     """Where the partial table of the output ``out`` is kept."""

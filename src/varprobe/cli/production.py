@@ -102,7 +102,7 @@ def _finished_rows(out: str, metadata: dict, n_inputs: int) -> list[dict]:
     done = resume.finished(out, "production_samples", metadata)
     if done is None:
         return []
-    print(f"resuming: {done['input_id'].nunique()} of {n_inputs} inputs were finished by a run that was "
+    print(f"{resume.RESUMING} {done['input_id'].nunique()} of {n_inputs} inputs were finished by a run that was "
           f"cut off ({resume.partial_path(out)})", file=sys.stderr)
     return done.to_dict("records")
 
