@@ -334,7 +334,8 @@ class Engine:
             for x, (encoding, logits) in zip(group, self.prompts.encode([x.ids for x in group]), strict=True):
                 weights = self.decoding.weights(logits, overwrite=True).expand(self.n_samples, -1)
                 x.encoding = encoding
-                x.first = _draw_for(weights, torch.from_numpy(x.uniforms[:, 0]).to(weights.device), [x.key])
+                u = torch.from_numpy(x.uniforms[:, 0]).to(weights.device)
+                x.first = _draw_for(weights, u, [x.key] * self.n_samples)
         row.tokens.append(source.first[row.sample])
         if self._ended(row):
             return self._finish(row)
@@ -406,12 +407,12 @@ class Engine:
 
 
 def _draw_for(weights: torch.Tensor, u: torch.Tensor, keys: Sequence[str]) -> list[int]:
-    """``draw``'s tokens, of rows whose inputs have the ids ``keys`` (one per row, or one for all);
-    when some rows' weights are unusable (``UnusableWeights``), an error naming their inputs."""
+    """``draw``'s tokens, of rows whose inputs have the ids ``keys`` (one per row); when some rows'
+    weights are unusable (``UnusableWeights``), an error naming their inputs."""
     try:
         return draw(weights, u).tolist()
     except UnusableWeights as error:
-        inputs = sorted({keys[min(r, len(keys) - 1)] for r in error.rows})
+        inputs = sorted({keys[r] for r in error.rows})
         raise ValueError(f"input(s) {inputs}: {error}") from error
 
 
