@@ -126,7 +126,8 @@ def records() -> list[dict]:
 
 
 def performance_page() -> str:
-    """One section per benchmark: a row per run (machine, date, commit, options, figures), its notes."""
+    """One section per benchmark: a row per run (machine, date, commit, options, figures), then its
+    notes, each once (the runs of one measurement share theirs)."""
     runs = records()
     parts = [GENERATED.format(source="benchmarks/records.jsonl"), "# Performance\n\n"
              "Every measurement of the project, as recorded: what each benchmark measures and how to "
@@ -145,7 +146,8 @@ def performance_page() -> str:
                  *(run["figures"].get(name, "") for name in figures)) for run in mine]
         parts.append(f"\n## `{benchmark}`\n\n"
                      + table(("date", "commit", "CPU", "flags", "cores", "GPU", "options", *figures), rows))
-        notes = [f"- {run['date']}, `{run['commit']}`: {cell(run['note'])}" for run in mine if run["note"]]
+        notes = list(dict.fromkeys(
+            f"- {run['date']}, `{run['commit']}`: {cell(run['note'])}" for run in mine if run["note"]))
         if notes:
             parts.append("\n" + "\n".join(notes) + "\n")
     return "".join(parts)
