@@ -26,6 +26,7 @@ from varprobe.config_checks import (
     provo_shards,
     reference_problems,
     schema_errors,
+    template_problems,
     validate_config,
 )
 from varprobe.data import DATASETS
@@ -544,3 +545,37 @@ def test_config_files_are_put_in_the_order_they_apply(tmp_path):
     read = [str(first), str(second), "config.yaml"]
     assert in_precedence(read, [first, second]) == ["config.yaml", str(first), str(second)]
     assert in_precedence([str(base), str(first)], [base, first]) == [str(base), str(first)]
+
+
+@pytest.mark.parametrize(("prompt", "message"), [
+    ("Simplify this sentence.", "has no {source}: every input would get the same prompt"),
+    ('Answer in JSON {"text": ...}: {source}', "write a literal brace as {{ or }}"),
+    ("Rewrite {text} as {source}", "has placeholder {text}; the only placeholders are {source}"),
+    ("Rewrite {source} }", "write a literal brace as {{ or }}"),
+    ("Rewrite {source:{width}}", "write a literal brace as {{ or }}"),
+])
+def test_a_dataset_prompt_that_cannot_be_filled_fails_at_parse_time(prompt, message):
+    """Issue 60, item 9: on main the first fails nowhere (every input got the same prompt) and
+    the others only inside the generation job, saying nothing of ``{{``."""
+    config = {"production": {"datasets": [{"name": "asset", "prompt": "{source}"},
+                                          {"name": "mine", "prompt": prompt}]}}
+    problems = template_problems(config)
+    assert len(problems) == 1 and problems[0].startswith("production.datasets[1].prompt: ")
+    assert message in problems[0]
+    with pytest.raises(ConfigError, match=r"production\.datasets\[1\]\.prompt"):
+        check_config({"models": [SMOLLM2], **config})
+
+
+def test_an_api_models_provo_prompt_is_checked_like_a_dataset_prompt():
+    api = {"base_url": "http://localhost:8080/v1", "model": "m"}
+    models = [{"name": "a", "api": {**api, "provo": {"prompt": "Next word of {context}, {n} times"}}},
+              {"name": "b", "api": {**api, "provo": {"prompt": "Next word: {"}}},
+              {"name": "c", "api": {**api, "provo": {"mode": "list", "prompt": "Give {n} words"}}}]
+    problems = template_problems({"models": models})
+    assert [p.split(":")[0] for p in problems] == ["models[1].api.provo.prompt", "models[2].api.provo.prompt"]
+    assert "{{" in problems[0] and "has no {context}" in problems[1]
+
+
+def test_a_literal_brace_written_twice_passes():
+    config = {"production": {"datasets": [{"name": "asset", "prompt": 'JSON {{"text": ...}}: {source}'}]}}
+    assert template_problems(config) == []

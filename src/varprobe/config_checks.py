@@ -24,6 +24,8 @@ value. They read the config only (and, for models, the local file system): no ne
   is readable as configured, and no model needs Provo itself.
 * ``model_problems``: models the local file system shows to be unreachable, and samples files
   whose header names a column the reader does not know.
+* ``template_problems``: a prompt (a production dataset's, an API model's Provo prompt) that
+  ``str.format`` cannot fill, or that lacks the input's placeholder.
 * ``threshold_problems``, ``figure_probe_problems``: miscalibration thresholds and figure probes
   the user gave for probes the config does not compute, or none left; the notes say what is
   dropped (defaults, ``DEPENDENT_DEFAULTS``, and a dataset's thresholds of probes it lacks).
@@ -449,6 +451,56 @@ def analysis_problems(config: dict) -> list[str]:
     return problems
 
 
+TEMPLATES = (
+    (("production", "datasets"), ("prompt",), ("source",), ("source",)),
+    (("models",), ("api", "provo", "prompt"), ("context", "n"), ("context",)),
+)
+"""The config strings that ``str.format`` fills in: the list they are in, the key path in each
+entry, the placeholders it may hold and those it must hold. A production dataset's prompt also
+prompts its fine-tuned models (``finetune.smk``); the chat template is a switch, not a string."""
+
+
+def template_problem(template: str, allowed: Iterable[str], required: Iterable[str]) -> str | None:
+    """Why ``str.format`` cannot fill ``template`` with ``allowed`` placeholders, or leaves out
+    one of ``required`` (every input would get the same text), or None. A brace that is no
+    placeholder (``{text}``, JSON) is the usual culprit: the message says how to write one."""
+    from string import Formatter
+
+    literal = "write a literal brace as {{ or }}"
+    try:
+        fields = [f for _, f, _, _ in Formatter().parse(template) if f is not None]
+    except ValueError as err:
+        return f"{_short(template)} is not a template: {err}; {literal}"
+    names = ", ".join(f"{{{a}}}" for a in allowed)
+    unknown = [f for f in fields if f not in allowed]
+    if unknown:
+        return (f"{_short(template)} has placeholder {{{unknown[0]}}}; the only placeholders are "
+                f"{names}; {literal}")
+    try:
+        template.format(**dict.fromkeys(allowed, ""))
+    except (ValueError, KeyError, IndexError, AttributeError) as err:  # a field in a format spec
+        return f"{_short(template)} is not a template: {err!r}; {literal}"
+    missing = [r for r in required if r not in fields]
+    if missing:
+        return (f"{_short(template)} has no {{{missing[0]}}}: every input would get the same "
+                f"prompt; put {{{missing[0]}}} where the input goes")
+    return None
+
+
+def template_problems(config: dict) -> list[str]:
+    """Every templated config string (``TEMPLATES``) that cannot be filled in as the jobs fill it
+    (``template_problem``), named by its key path."""
+    problems = []
+    for path, key, allowed, required in TEMPLATES:
+        for i, entry in enumerate(_at(config, path) or []):
+            template = _at(entry, key)
+            if isinstance(template, str):
+                problem = template_problem(template, allowed, required)
+                if problem:
+                    problems.append(f"{key_path((*path, i, *key))}: {problem}")
+    return problems
+
+
 def model_problems(config: dict) -> list[str]:
     """The models the local file system already shows to be unreachable (``ModelSpec.
     local_problem``: a package not installed, a gguf_file absent, a missing or empty local
@@ -647,7 +699,8 @@ def check_config(config: dict, given: Iterable[tuple] = ()) -> None:
     the user set (the others hold the schema's defaults)."""
     problems = [*name_problems(config), *reference_problems(config), *dataset_problems(config),
                 *user_data_problems(config), *corpus_problems(config),
-                *finetune_problems(config), *analysis_problems(config), *model_problems(config)]
+                *finetune_problems(config), *analysis_problems(config), *model_problems(config),
+                *template_problems(config)]
     given = set(given)
     if "production" in config and not problems:
         problems += [*threshold_problems(config, THRESHOLDS in given),
