@@ -5,6 +5,7 @@ tables on their own data (ASSET, Provo); every bad input is named with its file 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,8 @@ from varprobe.data import record_of
 from varprobe.data.asset import read_asset
 from varprobe.data.cloze import read_corpus
 from varprobe.data.provo import AMBIGUOUS_POSITIONS, contexts_table, dropped_responses, responses_table
+from varprobe.data.sources import Digest
+from varprobe.data.user_files import record_digest
 from varprobe.data.user_task import read_task
 
 REPO = Path(__file__).resolve().parents[1]
@@ -350,3 +353,19 @@ def test_a_datasets_source_is_read_through_load_dataset(monkeypatch):
     assert _triples(table) == [("1", "x", ["a", "b"]), ("2", "y", ["c"])]
     assert list(table["split"].unique()) == ["validation"]
     assert table.attrs["provenance"]["datasets"] == entry["datasets"]
+
+
+def test_a_digest_record_changes_with_the_files_bytes_only(tmp_path):
+    """Issue 60, item 11: the record the workflow's jobs take as input for a user's file is new
+    with the file's time, left alone while the bytes stay, and rewritten (now) when they change,
+    even where the file's time was kept."""
+    data, record = tmp_path / "c.tsv", tmp_path / "digests" / "c.sha256"
+    data.write_text("a\n")
+    os.utime(data, (1_000_000, 1_000_000))
+    assert record_digest(data, record) and record.stat().st_mtime == 1_000_000
+    assert record.read_text() == f"{Digest.of(data)}\n"
+    assert not record_digest(data, record) and record.stat().st_mtime == 1_000_000
+    data.write_text("b\n")
+    os.utime(data, (1_000_000, 1_000_000))
+    assert record_digest(data, record) and record.stat().st_mtime > 1_000_000
+    assert Digest.of(data).sha256 in record.read_text()

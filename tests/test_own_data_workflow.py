@@ -5,6 +5,7 @@ workflow on the tiny random GPT-2, like Provo and the built-in tasks."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 import yaml
@@ -28,9 +29,8 @@ TASK = [
 ]
 
 
-@pytest.fixture(scope="module")
-def own_data_run(tmp_path_factory, data_mirror, tiny_model_dir):
-    workdir = tmp_path_factory.mktemp("own-data")
+def write_own_data(workdir, data_mirror, tiny_model_dir):
+    """The Dutch corpus, the task and a config naming both, in ``workdir``."""
     corpus = workdir / "cloze-nl.tsv"
     corpus.write_text("passage\tposition\ttext\tresponse\tcount\n"
                       + "".join("\t".join(map(str, row)) + "\n" for row in CLOZE_NL), encoding="utf-8")
@@ -56,6 +56,12 @@ def own_data_run(tmp_path_factory, data_mirror, tiny_model_dir):
         },
     }
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+
+
+@pytest.fixture(scope="module")
+def own_data_run(tmp_path_factory, data_mirror, tiny_model_dir):
+    workdir = tmp_path_factory.mktemp("own-data")
+    write_own_data(workdir, data_mirror, tiny_model_dir)
     run = snakemake(workdir)
     assert run.returncode == 0, output(run) + job_logs(workdir)
     return workdir, run
@@ -116,3 +122,19 @@ def test_a_new_task_entry_schedules_its_jobs_only(own_data_run, tmp_path):
     assert {k: jobs[k] for k in ("production_data", "production_sample", "production_distances")} == {
         "production_data": 1, "production_sample": 1, "production_distances": 1}
     assert "provo_sample" not in jobs
+
+
+def test_a_data_file_edited_with_its_time_kept_is_read_again(tmp_path, data_mirror, tiny_model_dir):
+    """Issue 60, item 11: on main, a corpus or task file edited with its time kept (``cp -p``,
+    ``rsync -a``) left "Nothing to be done", although the tables record the file's SHA-256."""
+    write_own_data(tmp_path, data_mirror, tiny_model_dir)
+    targets = ("results/provo/contexts.parquet", "results/production/mine/instances.parquet")
+    run = snakemake(tmp_path, *targets)
+    assert run.returncode == 0, output(run) + job_logs(tmp_path)
+    assert scheduled(tmp_path, *targets) == {}
+    for name, old, new in (("cloze-nl.tsv", "\tman\t4", "\tman\t5"), ("task.jsonl", "More rain.", "Much rain.")):
+        path = tmp_path / name
+        times = path.stat()
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+        os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
+    assert scheduled(tmp_path, *targets) == {"provo_data": 1, "production_data": 1}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from varprobe.analysis.family import families, unavailable_analyses
 from varprobe.config_checks import in_precedence, validate_config
+from varprobe.data.user_files import record_digest
 
 for note in validate_config(
     config, workflow.source_path("../schemas/config.schema.yaml"), workflow.configfiles
@@ -137,6 +138,17 @@ def mirror_origin(wildcards):
         return []
     copy = Path(RESULTS) / "raw" / wildcards.dataset / wildcards.file
     return [ancient(str(origin)) if is_pinned_copy(copy, source) else str(origin)]
+
+
+def data_digest(path, name):
+    """The digest record of a data file the config brings (a cloze corpus, a task, a samples
+    file), ``name`` naming its entry: an input of the jobs that read the file, beside it, so that
+    a file edited with its time kept (``cp -p``) is read again. Brought up to date here,
+    when the workflow starts (``varprobe.data.user_files.record_digest``), not in each job."""
+    record = Path(RESULTS) / "digests" / f"{name}.sha256"
+    if workflow.is_main_process and record_digest(Path(path), record):
+        print(f"varprobe: note: {path}: digest recorded in {record}", file=sys.stderr)
+    return str(record)
 
 
 NOT_RUN = unavailable_analyses(config)

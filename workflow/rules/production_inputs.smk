@@ -83,10 +83,16 @@ PRODUCTION_FIGURES = (
 
 def raw_inputs(wildcards):
     """The raw files a dataset's configured split is read from: those fetched into
-    results/raw, or the file an entry brings (none for a `datasets:` source)."""
+    results/raw, or the file an entry brings and its digest record (none for a `datasets:`
+    source)."""
     entry = PROD_DATASETS[wildcards.dataset]
     if is_user_task(entry):
-        return [entry["file"]] if "file" in entry else []
+        if "file" not in entry:
+            return []
+        return [
+            entry["file"],
+            data_digest(entry["file"], f"production/{wildcards.dataset}"),
+        ]
     split = dataset_setting(wildcards.dataset, "split")
     return [
         f"{RESULTS}/raw/{wildcards.dataset}/{f}"

@@ -225,6 +225,7 @@ rule provo_ingest:
         contexts=rules.provo_data.output.contexts,
         norms=PROVO_NORMS,
         csv=lambda w: MODELS[w.model]["samples"],
+        digest=lambda w: data_digest(MODELS[w.model]["samples"], f"models/{w.model}"),
     output:
         f"{PROVO}/{{model}}/given/samples.parquet",
     wildcard_constraints:

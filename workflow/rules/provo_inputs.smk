@@ -23,11 +23,13 @@ PROVO_NORMS = f"{RESULTS}/raw/provo/Provo_Corpus-Predictability_Norms.csv"
 
 
 def corpus_input():
-    """The file the next-word study's contexts are read from: Provo's norms as fetched, or the
-    configured corpus's file (none for a `datasets:` source)."""
+    """What the next-word study's contexts are read from: Provo's norms as fetched, or the
+    configured corpus's file and its digest record (none for a `datasets:` source)."""
     if CORPUS is None:
         return [PROVO_NORMS]
-    return [CORPUS["file"]] if "file" in CORPUS else []
+    if "file" not in CORPUS:
+        return []
+    return [CORPUS["file"], data_digest(CORPUS["file"], "provo/corpus")]
 
 
 # The provo-data option naming what it reads: the norms file, or the corpus entry (JSON) as a

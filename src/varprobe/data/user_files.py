@@ -8,13 +8,16 @@ built-in files the same way), an encoding other than UTF-8 (``data/raw_text.py``
 that does not parse, and columns that the entry names but the file lacks, listed with the
 columns it has (``require_columns``). Rows are numbered from 1, the first data row (a CSV's
 header is row 0, a JSON lines file's row n is its line n); every message about a row uses that
-number. ``provenance`` is what a result table records of the file: its path, digest and size.
+number. ``provenance`` is what a result table records of the file: its path, digest and size;
+``record_digest`` keeps the same digest in a small file that the workflow's jobs take as their
+input, so that an edit which keeps the file's time (``cp -p``, ``rsync -a``) still reruns them.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -52,6 +55,28 @@ def check_sha256(path: Path, sha256: str | None) -> Digest:
 def provenance(path: Path, digest: Digest) -> dict:
     """What a result table records of a user file: its path, SHA-256 and size."""
     return {"file": str(path), "sha256": digest.sha256, "bytes": digest.size}
+
+
+def record_digest(path: Path, record: Path) -> bool:
+    """Write the digest of the file at ``path`` (``sha256 <hex> (<n> bytes)``) to ``record`` unless
+    it holds that already; whether it was written.
+
+    ``record`` stands for the data file as the input of the jobs that read it: Snakemake compares
+    times, and an edit that keeps the file's time (``cp -p``, ``rsync -a``) would rerun nothing.
+    A changed digest makes ``record`` newer than every output, so they are made again. A new
+    ``record`` takes the file's time, so that creating it reruns no more than the file itself
+    does."""
+    text = f"{Digest.of(path)}\n"
+    if record.is_file() and record.read_text() == text:
+        return False
+    new = not record.is_file()
+    record.parent.mkdir(parents=True, exist_ok=True)
+    partial = record.with_name(f".{record.name}.{os.getpid()}")
+    partial.write_text(text)
+    if new:
+        os.utime(partial, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns))
+    os.replace(partial, record)
+    return True
 
 
 def read_user_table(entry: Mapping) -> tuple[pd.DataFrame, dict]:
