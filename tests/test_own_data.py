@@ -15,7 +15,13 @@ import pytest
 from varprobe import tables
 from varprobe.analysis.family import unavailable_analyses
 from varprobe.cli import main
-from varprobe.config_checks import corpus_problems, dataset_problems, user_data_problems
+from varprobe.config_checks import (
+    corpus_problems,
+    dataset_problems,
+    figure_context_keys,
+    figure_context_problems,
+    user_data_problems,
+)
 from varprobe.data import record_of
 from varprobe.data.asset import read_asset
 from varprobe.data.cloze import read_corpus
@@ -369,3 +375,35 @@ def test_a_digest_record_changes_with_the_files_bytes_only(tmp_path):
     os.utime(data, (1_000_000, 1_000_000))
     assert record_digest(data, record) and record.stat().st_mtime > 1_000_000
     assert Digest.of(data).sha256 in record.read_text()
+
+
+STANDALONE = ("item,sentence,answer\nq1,Ik drink graag,koffie\nq1,Ik drink graag,thee\n"
+              "q2,Het is,koud\nq2,Het is,warm\n")
+STANDALONE_COLUMNS = {"context_id": "item", "context": "sentence", "response": "answer"}
+
+
+def test_a_context_id_corpus_names_its_figure_contexts_by_their_id(tmp_path):
+    """Issue 60, item 12: on main a context_id corpus's figure context ('1:3' in the docs) passed
+    the dry run and failed after sampling; each context is its own passage at its length + 1."""
+    corpus = _task(tmp_path, "c.csv", STANDALONE, columns=STANDALONE_COLUMNS)
+    config = {"provo": {"corpus": corpus, "texts": "all", "figure_contexts": ["q2"]}}
+    assert figure_context_problems(config) == []
+    assert figure_context_keys(config) == ["2:3"]
+    config["provo"]["figure_contexts"] = ["1:3", "q2"]
+    assert figure_context_problems(config) == [
+        "provo.figure_contexts[0]: '1:3' is no context of corpus 'mine'; name one by its context_id as "
+        "the corpus file gives it (its contexts: 'q1', 'q2')"]
+    config["provo"].update(texts=[1], figure_contexts=["q2"])
+    assert figure_context_problems(config) == [
+        "provo.figure_contexts[0]: 'q2' is in context 2, which is not among provo.texts [1]"]
+
+
+def test_a_passage_corpus_figure_context_must_be_one_of_its_contexts(tmp_path):
+    corpus = _task(tmp_path, "c.csv", CLOZE, columns={
+        "passage": "passage", "position": "position", "text": "text", "response": "response", "count": "count"})
+    config = {"provo": {"corpus": corpus, "texts": "all", "figure_contexts": ["1:3", "1:4"]}}
+    problems = figure_context_problems(config)
+    assert len(problems) == 1 and problems[0].startswith("provo.figure_contexts[1]: '1:4' is no context")
+    assert "(its contexts: '1:2', '1:3')" in problems[0]
+    assert figure_context_problems({"provo": {"figure_contexts": ["item7"]}}) == [
+        "provo.figure_contexts[0]: 'item7' is not passage:position (e.g. '1:5')"]

@@ -10,7 +10,8 @@ value. They read the config only (and, for models, the local file system): no ne
   ``RESERVED_DECODINGS``).
 * ``reference_problems``: every name a config entry refers to (a model's decodings, a dataset's
   models, a fine-tuning base, the production figures' decoding, an oracle-replacement figure's k,
-  a figure context's passage) exists.
+  a figure context (checked against the corpus file's contexts, a ``context_id`` corpus's named by
+  their id: ``figure_context_problems``) exists.
 * ``dataset_problems``: every dataset a config entry names is one of ``varprobe.data.DATASETS``
   (the schema accepts any name; the error lists the known ones), and a task that brings its own
   file (``file:``/``datasets:``) is not named like one.
@@ -41,6 +42,7 @@ key given twice in a config file.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -252,11 +254,71 @@ def reference_problems(config: dict) -> list[str]:
         if outside:
             problems.append(f"provo.decodings[{i}].texts: passages {outside} of decoding "
                             f"{decoding.get('name')!r} are not among provo.texts {texts}")
-    for i, item in enumerate(_at(config, ("provo", "figure_contexts")) or []):
-        text_id = int(item.split(":")[0])
-        if isinstance(texts, list) and text_id not in texts:
-            problems.append(f"provo.figure_contexts[{i}]: {item!r} is in passage {text_id}, which "
-                            f"is not among provo.texts {texts}")
+    return problems + figure_context_problems(config)
+
+
+PASSAGE_POSITION = re.compile(r"^[0-9]+:[0-9]+$")
+"""A figure context of Provo or of a passage-form corpus: ``passage:position``."""
+
+
+def corpus_contexts(config: dict) -> dict[str, tuple[int, int]] | None:
+    """The contexts of the configured corpus file by the name ``provo.figure_contexts`` gives
+    them (``varprobe.data.cloze.context_names``), or None: Provo, a ``datasets:`` source, or a
+    file that ``corpus_problems`` names as unreadable (its contexts are known when a job reads
+    it)."""
+    from varprobe.data.cloze import context_names, corpus_form
+    from varprobe.data.user_files import file_problem
+
+    corpus = _at(config, ("provo", "corpus"))
+    if not isinstance(corpus, dict) or "file" not in corpus:
+        return None
+    try:
+        corpus_form(corpus.get("columns", {}))
+    except ValueError:
+        return None
+    if file_problem(corpus, {f"columns.{role}": c for role, c in corpus["columns"].items()}):
+        return None
+    return context_names(corpus)
+
+
+def figure_context_keys(config: dict) -> list[str]:
+    """``provo.figure_contexts`` as ``text_id:word_number`` keys of the contexts table: a
+    ``context_id`` corpus's contexts are named by their id (``corpus_contexts``), the others
+    are keys already."""
+    items = _at(config, ("provo", "figure_contexts")) or []
+    names = corpus_contexts(config) if items else None
+    if names is None:
+        return list(items)
+    return [":".join(map(str, names[item])) for item in items]
+
+
+def figure_context_problems(config: dict) -> list[str]:
+    """Figure contexts that name no context of the corpus file, or no ``passage:position``
+    (Provo, a ``datasets:`` source), or whose passage is not among ``provo.texts``. Provo's
+    positions are checked by the figure's job, which reads the norms."""
+    items = _at(config, ("provo", "figure_contexts")) or []
+    texts = _at(config, ("provo", "texts"))
+    try:
+        names = corpus_contexts(config) if items else None
+    except (OSError, ValueError) as err:
+        return [f"provo.corpus.file: {err} (read to check provo.figure_contexts)"]
+    problems, keys = [], {}
+    context_ids = names is not None and "context_id" in config["provo"]["corpus"]["columns"]
+    for i, item in enumerate(items):
+        at = key_path(("provo", "figure_contexts", i))
+        if names is not None and item not in names:
+            known = ", ".join(map(repr, list(names)[:5])) + (", ..." if len(names) > 5 else "")
+            how = ("by its context_id as the corpus file gives it" if context_ids else
+                   "as passage:position, the passage's number as provo.texts has it")
+            problems.append(f"{at}: {item!r} is no context of corpus {config['provo']['corpus']['name']!r}; "
+                            f"name one {how} (its contexts: {known})")
+        elif names is None and not PASSAGE_POSITION.match(item):
+            problems.append(f"{at}: {item!r} is not passage:position (e.g. '1:5')")
+        else:
+            keys[i] = names[item] if names is not None else tuple(map(int, item.split(":")))
+    problems += [f"{key_path(('provo', 'figure_contexts', i))}: {items[i]!r} is in "
+                 f"{'context' if context_ids else 'passage'} {text_id}, which is not among provo.texts {texts}"
+                 for i, (text_id, _) in keys.items() if isinstance(texts, list) and text_id not in texts]
     return problems
 
 

@@ -403,7 +403,7 @@ rule provo_figure_bars:
             "samples (right) for the contexts chosen in ``provo.figure_contexts``. The numbers are in\n"
             "``bars.parquet`` beside the figure."
         ),
-        select=" ".join(PC["figure_contexts"]),
+        select=" ".join(FIGURE_CONTEXTS),
         kind=estimate_kind,
     conda:
         CONDA_ENV

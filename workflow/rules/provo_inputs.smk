@@ -2,7 +2,7 @@
 
 import json
 
-from varprobe.config_checks import provo_shards
+from varprobe.config_checks import figure_context_keys, provo_shards
 from varprobe.data.provo import N_PASSAGES
 
 SHARDS = list(range(1, provo_shards(config) + 1))
@@ -19,6 +19,9 @@ PROVO_TEXTS = (
 
 CORPUS = config.get("provo", {}).get("corpus")
 """The configured cloze corpus (varprobe.data.cloze), or None: Provo."""
+FIGURE_CONTEXTS = figure_context_keys(config)
+"""provo.figure_contexts as keys of the contexts table (text_id:word_number): a context_id
+corpus names its contexts by their id."""
 PROVO_NORMS = f"{RESULTS}/raw/provo/Provo_Corpus-Predictability_Norms.csv"
 
 

@@ -69,23 +69,11 @@ def read_corpus(entry: Mapping) -> dict:
     the contexts and responses kept, the passage ids' mapping)."""
     columns = dict(entry["columns"])
     form = corpus_form(columns)
-    frame, origin = read_user_table(entry)
-    name = origin.get("file", f"corpus {entry['name']!r}")
-    require_columns(frame.columns, {f"columns.{role}": column for role, column in columns.items()}, name)
-    cells = {role: frame[column].map(text_cell).str.strip() if role not in ("text", "context")
-             else frame[column].map(text_cell) for role, column in columns.items()}
+    frame, origin, name, cells = _cells(entry, columns)
     rows = frame[ROW]
-    for role in ("passage", "position", "context_id", "response"):
-        if role in cells:
-            _no_empty(rows, cells[role], f"empty {role} (column {columns[role]!r})", name)
     counts = _positive_integers(rows, cells["count"], columns["count"], name) if "count" in cells \
         else pd.Series(1, index=frame.index)
-    if form == "passage":
-        text_ids, mapping = _numbered(cells["passage"])
-        positions = _positive_integers(rows, cells["position"], columns["position"], name)
-    else:
-        text_ids, mapping = _numbered(cells["context_id"])
-        positions = cells["context"].map(lambda c: len(c.split()) + 1)
+    text_ids, positions, mapping = _keys(cells, columns, form, rows, name)
     keys = pd.DataFrame({"text_id": text_ids, "word_number": positions, ROW: rows})
     contexts = _contexts(keys, cells, columns, name)
     responses = pd.DataFrame({"text_id": text_ids, "word_number": positions,
@@ -101,6 +89,44 @@ def read_corpus(entry: Mapping) -> dict:
     return {"contexts": contexts,
             "responses": kept.astype({"text_id": "int32", "word_number": "int32", "count": "int64"}),
             "dropped": dropped.astype("int64"), "metadata": metadata}
+
+
+def context_names(entry: Mapping) -> dict[str, tuple[int, int]]:
+    """The contexts of a corpus entry by the name ``provo.figure_contexts`` gives them, read
+    from its file without its responses: ``passage:position`` (the passage's number, as
+    ``provo.texts`` has it) in the ``passage`` form, the context id as the file gives it in the
+    ``context_id`` form; each name -> ``(text_id, word_number)``."""
+    columns = dict(entry["columns"])
+    form = corpus_form(columns)
+    frame, _, name, cells = _cells(entry, columns)
+    text_ids, positions, _ = _keys(cells, columns, form, frame[ROW], name)
+    given = (text_ids.astype(str) + ":" + positions.astype(str)) if form == "passage" else cells["context_id"]
+    return {n: (int(t), int(k)) for n, t, k in zip(given, text_ids, positions, strict=True)}
+
+
+def _cells(entry: Mapping, columns: Mapping[str, str]) -> tuple[pd.DataFrame, dict, str, dict[str, pd.Series]]:
+    """The entry's table, its provenance, its name in messages and the text of each role's
+    column; ValueError naming a missing column or the rows of an empty key or response."""
+    frame, origin = read_user_table(entry)
+    name = origin.get("file", f"corpus {entry['name']!r}")
+    require_columns(frame.columns, {f"columns.{role}": column for role, column in columns.items()}, name)
+    cells = {role: frame[column].map(text_cell).str.strip() if role not in ("text", "context")
+             else frame[column].map(text_cell) for role, column in columns.items()}
+    for role in ("passage", "position", "context_id", "response"):
+        if role in cells:
+            _no_empty(frame[ROW], cells[role], f"empty {role} (column {columns[role]!r})", name)
+    return frame, origin, name, cells
+
+
+def _keys(cells: dict[str, pd.Series], columns: Mapping[str, str], form: str, rows: pd.Series,
+          name: str) -> tuple[pd.Series, pd.Series, dict[str, str]]:
+    """Each row's ``text_id`` and ``word_number`` and the passage ids' mapping (``_numbered``):
+    a passage's number and the position, or a context id's number and the context's length + 1."""
+    if form == "passage":
+        text_ids, mapping = _numbered(cells["passage"])
+        return text_ids, _positive_integers(rows, cells["position"], columns["position"], name), mapping
+    text_ids, mapping = _numbered(cells["context_id"])
+    return text_ids, cells["context"].map(lambda c: len(c.split()) + 1), mapping
 
 
 def _contexts(keys: pd.DataFrame, cells: dict[str, pd.Series], columns: Mapping[str, str],
