@@ -14,6 +14,7 @@ import pytest
 
 from varprobe import tables
 from varprobe.analysis.family import unavailable_analyses
+from varprobe.analysis.next_word import ControlSettings, oracle_splits
 from varprobe.cli import main
 from varprobe.config_checks import (
     corpus_problems,
@@ -407,3 +408,26 @@ def test_a_passage_corpus_figure_context_must_be_one_of_its_contexts(tmp_path):
     assert "(its contexts: '1:2', '1:3')" in problems[0]
     assert figure_context_problems({"provo": {"figure_contexts": ["item7"]}}) == [
         "provo.figure_contexts[0]: 'item7' is not passage:position (e.g. '1:5')"]
+
+
+def test_a_context_with_one_response_is_left_out_of_the_study_and_counted(tmp_path, capsys):
+    """Issue 60, item 13: on main a context with a single response (or one whose other responses
+    hold no word) failed the oracle split with "counts has n = 1 responses", naming no context."""
+    text = STANDALONE + "q3,Zij zegt,hallo\nq4,Wij gaan,...\nq4,Wij gaan,naar\n"
+    entry = _task(tmp_path, "c.csv", text, columns=STANDALONE_COLUMNS)
+    out = {"contexts": tmp_path / "c.parquet", "responses": tmp_path / "r.parquet"}
+    main(["provo-data", "--corpus", json.dumps(entry), "--texts", "all", "--contexts-out", str(out["contexts"]),
+          "--responses-out", str(out["responses"])])
+    contexts = tables.read(out["contexts"], "provo_contexts")
+    assert contexts["text_id"].tolist() == [1, 2]
+    assert set(tables.read(out["responses"], "provo_responses")["text_id"]) == {1, 2}
+    recorded = tables.read_metadata(out["contexts"])["data"]
+    assert recorded["contexts_left_out"] == {"reason": "fewer than 2 responses with a word", "count": 2,
+                                             "contexts": [[3, 3, 1], [4, 3, 1]]}
+    assert recorded["contexts"] == 2
+    assert f"{entry['file']}: 2 contexts hold fewer than 2 responses" in capsys.readouterr().err
+
+
+def test_an_oracle_split_that_fails_names_its_context():
+    with pytest.raises(ValueError, match=r"context 3:7 \(text_id:word_number\): counts has n = 1"):
+        oracle_splits((3, 7), {"hallo": 1}, ControlSettings(resplits=2))

@@ -123,7 +123,10 @@ def oracle_splits(key: tuple[int, int], counts: dict[str, int], settings: Contro
     splits = []
     for r in range(settings.resplits):
         rng = np.random.default_rng(np.random.SeedSequence([settings.seed, *key, r]))
-        first, second = split_counts(counts, rng)
+        try:
+            first, second = split_counts(counts, rng)
+        except ValueError as err:
+            raise ValueError(f"context {key[0]}:{key[1]} (text_id:word_number): {err}") from err
         splits.append((mle(first), mle(second)))
     return splits
 

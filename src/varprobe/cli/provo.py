@@ -51,7 +51,7 @@ def _provo_data(args: argparse.Namespace) -> None:
 
 def _corpus_data(args: argparse.Namespace) -> None:
     """``provo-data`` on a cloze corpus of the config (``--corpus``, ``varprobe.data.cloze``)."""
-    from varprobe.data.cloze import read_corpus
+    from varprobe.data.cloze import MIN_RESPONSES, read_corpus, without_thin_contexts
 
     corpus = read_corpus(args.corpus)
     contexts, responses, dropped = corpus["contexts"], corpus["responses"], corpus["dropped"]
@@ -63,12 +63,21 @@ def _corpus_data(args: argparse.Namespace) -> None:
                              f"{corpus['metadata']['corpus']!r} does not hold")
         contexts, responses, dropped = (t[t["text_id"].isin(texts)].reset_index(drop=True)
                                         for t in (contexts, responses, dropped))
+    contexts, responses, thin = without_thin_contexts(contexts, responses)
+    name = corpus["metadata"].get("file", corpus["metadata"]["corpus"])
     print(f"{corpus['metadata']['corpus']}: {len(contexts)} contexts, {int(responses['count'].sum())} "
           f"responses; {int(dropped['count'].sum())} responses hold no word and are dropped, in "
           f"{len(dropped)} contexts", file=sys.stderr)
+    if thin:
+        shown = ", ".join(f"{t}:{w} ({n})" for t, w, n in thin[:5]) + (" ..." if len(thin) > 5 else "")
+        print(f"{name}: {len(thin)} contexts hold fewer than {MIN_RESPONSES} responses with a word, which "
+              f"the oracle control cannot split in two, and are left out of the study (text_id:word_number "
+              f"(responses)): {shown}", file=sys.stderr)
     metadata = {"data": {**corpus["metadata"], "contexts": len(contexts),
                          "responses": int(responses["count"].sum()),
-                         "dropped_responses": int(dropped["count"].sum())}}
+                         "dropped_responses": int(dropped["count"].sum()),
+                         "contexts_left_out": {"reason": f"fewer than {MIN_RESPONSES} responses with a word",
+                                               "count": len(thin), "contexts": thin}}}
     tables.write(contexts, args.contexts_out, "provo_contexts", metadata)
     tables.write(responses, args.responses_out, "provo_responses",
                  {**metadata, "dropped_responses": {"total": int(dropped["count"].sum()),

@@ -91,6 +91,28 @@ def read_corpus(entry: Mapping) -> dict:
             "dropped": dropped.astype("int64"), "metadata": metadata}
 
 
+MIN_RESPONSES = 2
+"""The responses a context needs: the oracle control splits them into two non-empty halves
+(Ilia & Aziz 2024, Sec. 4)."""
+
+
+def without_thin_contexts(contexts: pd.DataFrame, responses: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list]:
+    """``contexts`` and ``responses`` without the contexts that hold fewer than
+    ``MIN_RESPONSES`` responses (after the responses holding no word were dropped), and those
+    contexts as ``[text_id, word_number, responses]``; ValueError where no context is left."""
+    totals = responses.groupby(["text_id", "word_number"])["count"].sum()
+    keys = pd.MultiIndex.from_frame(contexts[["text_id", "word_number"]])
+    held = totals.reindex(keys, fill_value=0).to_numpy()
+    thin = contexts.loc[held < MIN_RESPONSES, ["text_id", "word_number"]].assign(responses=held[held < MIN_RESPONSES])
+    if len(thin) == len(contexts):
+        raise ValueError(f"no context holds {MIN_RESPONSES} responses with a word; the oracle control "
+                         "splits each context's responses in two halves")
+    kept = pd.MultiIndex.from_frame(responses[["text_id", "word_number"]]).isin(
+        pd.MultiIndex.from_frame(thin[["text_id", "word_number"]]))
+    return (contexts[held >= MIN_RESPONSES].reset_index(drop=True), responses[~kept].reset_index(drop=True),
+            thin.astype(int).values.tolist())
+
+
 def context_names(entry: Mapping) -> dict[str, tuple[int, int]]:
     """The contexts of a corpus entry by the name ``provo.figure_contexts`` gives them, read
     from its file without its responses: ``passage:position`` (the passage's number, as
