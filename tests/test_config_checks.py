@@ -15,6 +15,7 @@ from varprobe.config_checks import (
     computed_probes,
     dataset_option_problems,
     dataset_problems,
+    draw_memory_problems,
     duplicate_keys,
     figure_probes,
     finetune_problems,
@@ -579,3 +580,30 @@ def test_an_api_models_provo_prompt_is_checked_like_a_dataset_prompt():
 def test_a_literal_brace_written_twice_passes():
     config = {"production": {"datasets": [{"name": "asset", "prompt": 'JSON {{"text": ...}}: {source}'}]}}
     assert template_problems(config) == []
+
+
+def test_n_samples_beyond_the_sampling_jobs_memory_fails_naming_key_value_and_estimate(tmp_path):
+    """Issue 60, item 14: on main ``provo.n_samples: 1000000000`` passed the dry run and the
+    sampling job died in a raw MemoryError."""
+    config = {"models": [SMOLLM2], "provo": {"n_samples": 1_000_000_000, "texts": [1]}}
+    with pytest.raises(ConfigError) as caught:
+        _validated(tmp_path, config)
+    assert ("provo.n_samples: 1,000,000,000 draws per context need at least 707.8 GiB in one provo_sample "
+            "job (600 bytes and 8 per token of provo.max_tokens a draw), more than its "
+            "resources.provo_sample.mem_mb") in str(caught.value)
+    config["provo"].update(n_samples=1000, decodings=[{"name": "a"}, {"name": "b", "n_samples": 10**8}])
+    problems = draw_memory_problems(validated_copy(tmp_path, config))
+    assert [p.split(":")[0] for p in problems] == ["provo.decodings[1].n_samples"]
+    production = {"models": [SMOLLM2], "production": {"datasets": [{"name": "asset", "prompt": "{source}"}],
+                                                      "n_samples": 10**8}}
+    assert draw_memory_problems(validated_copy(tmp_path, production))[0].startswith(
+        "production.n_samples: 100,000,000 draws per input")
+
+
+def validated_copy(tmp_path: Path, config: dict) -> dict:
+    """``config`` with the schema's defaults filled in (as the workflow holds it), unchecked."""
+    from snakemake.utils import validate
+
+    config = yaml.safe_load(yaml.safe_dump(config))
+    validate(config, str(SCHEMA_PATH))
+    return config

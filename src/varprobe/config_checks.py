@@ -25,6 +25,8 @@ value. They read the config only (and, for models, the local file system): no ne
   is readable as configured, and no model needs Provo itself.
 * ``model_problems``: models the local file system shows to be unreachable, and samples files
   whose header names a column the reader does not know.
+* ``draw_memory_problems``: an ``n_samples`` whose draws of one context cannot fit in the
+  sampling job's ``mem_mb`` (``draw_memory``).
 * ``template_problems``: a prompt (a production dataset's, an API model's Provo prompt) that
   ``str.format`` cannot fill, or that lacks the input's placeholder.
 * ``threshold_problems``, ``figure_probe_problems``: miscalibration thresholds and figure probes
@@ -563,6 +565,53 @@ def template_problems(config: dict) -> list[str]:
     return problems
 
 
+DRAW_BYTES = 600
+"""A lower bound of the memory one draw holds in a sampling job besides its token stream: its
+seed (a child ``SeedSequence``), its generator's state while its uniforms are drawn, and its
+record (measured with ``tracemalloc``: about 700 bytes a draw at 20 tokens, of which 160 are the
+uniforms)."""
+
+
+def draw_memory(n_samples: int, max_tokens: int) -> int:
+    """Bytes that the ``n_samples`` draws of one context (or input) hold at once, at least:
+    ``n_samples * (DRAW_BYTES + 8 * max_tokens)`` (a float64 uniform per token). A job holds
+    one context's draws at the least, whatever its batch size."""
+    return n_samples * (DRAW_BYTES + 8 * max_tokens)
+
+
+DRAWN = (
+    (("provo",), "max_tokens", "provo_sample", "context"),
+    (("production",), "max_new_tokens", "production_sample", "input"),
+)
+"""The sampled studies: their section, the key of a draw's token budget, the sampling rule and
+what a draw is drawn for."""
+
+
+def draw_memory_problems(config: dict) -> list[str]:
+    """``n_samples`` settings (a study's, a decoding's) whose draws of one context (or input) need more
+    memory than the sampling job has (``resources``' ``mem_mb`` of its rule, first attempt):
+    the job would die in a ``MemoryError`` after the dry run passed."""
+    problems = []
+    for section, budget, rule, unit in DRAWN:
+        study = _at(config, section)
+        if not isinstance(study, dict) or "n_samples" not in study:
+            continue
+        resources = config.get("resources", {})
+        mem_mb = {**resources.get("default", {}), **resources.get(rule, {})}.get("mem_mb")
+        if mem_mb is None:
+            continue
+        settings = [((*section, "n_samples"), study["n_samples"])]
+        settings += [((*section, "decodings", i, "n_samples"), d["n_samples"])
+                     for i, d in enumerate(study.get("decodings") or []) if isinstance(d, dict) and "n_samples" in d]
+        for path, n in settings:
+            need = draw_memory(n, study.get(budget, 1))
+            if need > mem_mb * 2**20:
+                problems.append(f"{key_path(path)}: {n:,} draws per {unit} need at least {need / 2**30:,.1f} GiB "
+                                f"in one {rule} job ({DRAW_BYTES} bytes and 8 per token of {key_path((*section, budget))} "
+                                f"a draw), more than its resources.{rule}.mem_mb {mem_mb:,} MB; lower it, or raise mem_mb")
+    return problems
+
+
 def model_problems(config: dict) -> list[str]:
     """The models the local file system already shows to be unreachable (``ModelSpec.
     local_problem``: a package not installed, a gguf_file absent, a missing or empty local
@@ -762,7 +811,7 @@ def check_config(config: dict, given: Iterable[tuple] = ()) -> None:
     problems = [*name_problems(config), *reference_problems(config), *dataset_problems(config),
                 *user_data_problems(config), *corpus_problems(config),
                 *finetune_problems(config), *analysis_problems(config), *model_problems(config),
-                *template_problems(config)]
+                *template_problems(config), *draw_memory_problems(config)]
     given = set(given)
     if "production" in config and not problems:
         problems += [*threshold_problems(config, THRESHOLDS in given),
