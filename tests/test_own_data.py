@@ -15,10 +15,12 @@ import pytest
 from varprobe import tables
 from varprobe.analysis.family import unavailable_analyses
 from varprobe.analysis.next_word import ControlSettings, oracle_splits
+from varprobe.analysis.regression import MIN_CONTEXTS, unfitted_systems
 from varprobe.cli import main
 from varprobe.config_checks import (
     corpus_problems,
     dataset_problems,
+    decoding_contexts,
     figure_context_keys,
     figure_context_problems,
     user_data_problems,
@@ -431,3 +433,16 @@ def test_a_context_with_one_response_is_left_out_of_the_study_and_counted(tmp_pa
 def test_an_oracle_split_that_fails_names_its_context():
     with pytest.raises(ValueError, match=r"context 3:7 \(text_id:word_number\): counts has n = 1"):
         oracle_splits((3, 7), {"hallo": 1}, ControlSettings(resplits=2))
+
+
+def test_a_system_whose_decoding_covers_too_few_contexts_is_not_fitted(tmp_path):
+    """Issue 60, item 16: in a context_id corpus ``texts: [1]`` is one context."""
+    corpus = _task(tmp_path, "c.csv", STANDALONE, columns=STANDALONE_COLUMNS)
+    config = {"provo": {"corpus": corpus, "texts": "all", "decodings": [
+        {"name": "ancestral"}, {"name": "exact", "method": "enumerate", "texts": [1]}]}}
+    assert decoding_contexts(config) == {"ancestral": 2, "exact": 1}
+    assert decoding_contexts({"provo": {"texts": [1], "decodings": [{"name": "ancestral"}]}}) == {}
+    unfitted = unfitted_systems([("m", "ancestral"), ("m", "exact"), ("m", "other")],
+                                {"ancestral": MIN_CONTEXTS, "exact": 1})
+    assert unfitted == {("m", "exact"): "m / exact covers 1 context, and a fit needs 6 at least (more than "
+                                        "its continuous predictors and intercept)"}

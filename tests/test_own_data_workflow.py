@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from test_production_workflow import PROBES
-from helpers import job_logs, output, scheduled, snakemake
+from helpers import TINY_EXACT, job_logs, output, scheduled, snakemake
 from varprobe import tables
 
 pytestmark = pytest.mark.slow  # a Snakemake run
@@ -138,3 +138,35 @@ def test_a_data_file_edited_with_its_time_kept_is_read_again(tmp_path, data_mirr
         path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
         os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
     assert scheduled(tmp_path, *targets) == {"provo_data": 1, "production_data": 1}
+
+
+STANDALONE_EN = [(f"q{k}", sentence, word) for k, (sentence, words) in enumerate([
+    ("I like my coffee", ("black", "hot")), ("The dog chased the", ("cat", "ball")),
+    ("She opened the", ("door", "box")), ("We went to the", ("park", "beach")),
+    ("He drank a glass of", ("water", "milk")), ("They sat on the", ("bench", "grass")),
+    ("It was a cold", ("night", "day")), ("Please close the", ("window", "door")),
+], start=1) for word in words]
+
+
+def test_a_regression_fit_with_too_few_contexts_is_not_scheduled_and_says_why(tmp_path, data_mirror, tiny_model_dir):
+    """Issue 60, item 16: on main a context_id corpus failed its figure context after sampling,
+    then its enumerated decoding's regression (``texts: [1]``, one context) 24 minutes in."""
+    (tmp_path / "cloze-en.csv").write_text("item,sentence,answer\n" + "".join(
+        f"{i},{s},{w}\n" for i, s, w in STANDALONE_EN), encoding="utf-8")
+    config = {
+        "seed": 0, "data_mirror": str(data_mirror), "models": [{"name": "tiny", "pretrained": str(tiny_model_dir)}],
+        "provo": {"corpus": {"name": "cloze-en", "file": "cloze-en.csv", "language": "en",
+                             "columns": {"context_id": "item", "context": "sentence", "response": "answer"}},
+                  "texts": "all", "n_samples": 4, "max_tokens": 5, "figure_contexts": ["q2"],
+                  "decodings": [{"name": "ancestral"}, {**TINY_EXACT, "texts": [1]}]},
+        "analyses": {"regression": {}},
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    jobs = scheduled(tmp_path)
+    assert jobs["regression"] == 1 and jobs["provo_figure_bars"] == 2
+    run = snakemake(tmp_path, "-n", "results/docs/results.md")
+    assert run.returncode == 0, output(run)
+    assert ("analyses.regression is not fitted for tiny / exact covers 1 context, and a fit needs 6 at least"
+            in output(run))
+    assert "results/analyses/regression/tiny/ancestral/coefficients.parquet" in output(run)
+    assert "results/analyses/regression/tiny/exact/" not in output(run)

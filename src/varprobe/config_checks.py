@@ -283,6 +283,22 @@ def corpus_contexts(config: dict) -> dict[str, tuple[int, int]] | None:
     return context_names(corpus)
 
 
+def decoding_contexts(config: dict) -> dict[str, int]:
+    """The contexts of the corpus file that each Provo decoding covers: those of its ``texts``
+    (an enumerated decoding's), else of ``provo.texts``; a ``context_id`` corpus's text is one
+    context. Empty where the corpus is not read at parse time (Provo, a ``datasets:`` source)."""
+    names = corpus_contexts(config)
+    if names is None:
+        return {}
+    keys = set(names.values())
+    texts = config["provo"].get("texts", "all")
+    counts = {}
+    for decoding in config["provo"].get("decodings") or []:
+        chosen = decoding.get("texts") or texts
+        counts[decoding["name"]] = len(keys) if chosen == "all" else sum(t in chosen for t, _ in keys)
+    return counts
+
+
 def figure_context_keys(config: dict) -> list[str]:
     """``provo.figure_contexts`` as ``text_id:word_number`` keys of the contexts table: a
     ``context_id`` corpus's contexts are named by their id (``corpus_contexts``), the others

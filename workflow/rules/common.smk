@@ -144,7 +144,8 @@ def data_digest(path, name):
     """The digest record of a data file the config brings (a cloze corpus, a task, a samples
     file), ``name`` naming its entry: an input of the jobs that read the file, beside it, so that
     a file edited with its time kept (``cp -p``) is read again. Brought up to date here,
-    when the workflow starts (``varprobe.data.user_files.record_digest``), not in each job."""
+    when the workflow starts (``varprobe.data.user_files.record_digest``), not in each job.
+    """
     record = Path(RESULTS) / "digests" / f"{name}.sha256"
     if workflow.is_main_process and record_digest(Path(path), record):
         print(f"varprobe: note: {path}: digest recorded in {record}", file=sys.stderr)
@@ -157,6 +158,9 @@ here and on the results page)."""
 for key, reason in NOT_RUN.items():
     print(f"varprobe: warning: analyses.{key} is not run: {reason}", file=sys.stderr)
 ANALYSES = {k: v for k, v in config.get("analyses", {}).items() if k not in NOT_RUN}
+NOT_FITTED = {}
+"""Analyses run on part of what the config asks for: key -> what was left out and why (each
+family's rule file fills it; the results page lists it with ``NOT_RUN``)."""
 ANALYSIS_FAMILIES = families()
 """Every analysis family by config key (varprobe.analysis.family)."""
 ANALYSIS_TARGETS = []

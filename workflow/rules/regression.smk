@@ -1,16 +1,33 @@
 """Why can't models reproduce human variability? ARD regression of per-context TVD on context
 predictors, per system, and the coefficient plot (Ilia & Aziz 2024, Sec. 5, Fig. 3)."""
 
+from varprobe.analysis.regression import unfitted_systems
+from varprobe.config_checks import decoding_contexts
+
 RG = config["analyses"]["regression"]
 RG_PRIOR = RG["prior"]
 REGRESSION = f"{RESULTS}/analyses/regression"
+RG_UNFITTED = unfitted_systems(systems(), decoding_contexts(config))
+"""The systems whose contexts are too few for a fit, with the reason (said here and on the
+results page)."""
+RG_SYSTEMS = [s for s in systems() if s not in RG_UNFITTED]
+"""The systems the regression is fitted on."""
+for reason in RG_UNFITTED.values():
+    print(
+        f"varprobe: warning: analyses.regression is not fitted for {reason}",
+        file=sys.stderr,
+    )
+if RG_UNFITTED:
+    NOT_FITTED["regression"] = f"not fitted for {'; '.join(RG_UNFITTED.values())}" + (
+        f" (fitted for the other {len(RG_SYSTEMS)} systems)" if RG_SYSTEMS else ""
+    )
 
 report_tables(
     "regression_coefficients",
     f"{REGRESSION}/{{model}}/{{decoding}}/coefficients.parquet",
     "Regression",
     "ARD regression coefficients of {model} / {decoding}",
-    [{"model": m, "decoding": d} for m, d in systems()],
+    [{"model": m, "decoding": d} for m, d in RG_SYSTEMS],
     schema="regression_coefficients",
     caption=(
         "Posterior of the Bayesian ARD regression of this system's per-context TVD(model, oracle) on\n"
@@ -69,7 +86,7 @@ rule regression:
 rule regression_figure:
     """Coefficients with 95% HDIs of every system, in the paper's order (paper Fig. 3)."""
     input:
-        system_path(f"{REGRESSION}/{{model}}/{{decoding}}/coefficients.parquet"),
+        [f"{REGRESSION}/{m}/{d}/coefficients.parquet" for m, d in RG_SYSTEMS],
     output:
         figure=report(
             f"{REGRESSION}/coefficients.png",
@@ -100,4 +117,5 @@ rule regression_figure:
         "--table {output.table} > {log} 2>&1"
 
 
-ANALYSIS_TARGETS.extend(rules.regression_figure.output)
+if RG_SYSTEMS:
+    ANALYSIS_TARGETS.extend(rules.regression_figure.output)

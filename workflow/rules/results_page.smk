@@ -34,7 +34,7 @@ rule results_page:
             [dict(name=name, **entry) for name, entry in REPORT_TABLES.items()]
         ),
         figures=[t for t in STUDY_TARGETS if t.endswith(".png")],
-        not_run=json.dumps(NOT_RUN, sort_keys=True),
+        not_run=json.dumps({**NOT_RUN, **NOT_FITTED}, sort_keys=True),
         # the probes of the production figures (schema defaults resolved), for its Fig. 5 table
         figure_probes=" ".join(figure_probes(config)) if "production" in config else "",
     localrule: True

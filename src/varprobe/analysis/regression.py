@@ -48,7 +48,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -351,6 +351,23 @@ def register(sub) -> None:
     p.add_argument("--figure", required=True)
     p.add_argument("--table", required=True)
     p.set_defaults(run=_regression_figure)
+
+
+MIN_CONTEXTS = len(CONTINUOUS) + 2
+"""The contexts a system's fit needs at the least: more than its continuous coefficients and the
+intercept. With fewer the fit is not identified, and with one every predictor is constant."""
+
+
+def unfitted_systems(systems: Iterable[tuple[str, str]], contexts: Mapping[str, int]) -> dict[tuple[str, str], str]:
+    """The ``(model, decoding)`` systems that are not fitted, each with the reason: those whose
+    decoding covers fewer than ``MIN_CONTEXTS`` contexts (``contexts``: decoding -> the contexts
+    it covers, where the corpus tells at parse time; a decoding absent from it is fitted)."""
+    return {
+        (model, decoding): (f"{model} / {decoding} covers {contexts[decoding]} context"
+                            f"{'' if contexts[decoding] == 1 else 's'}, and a fit needs {MIN_CONTEXTS} at "
+                            "least (more than its continuous predictors and intercept)")
+        for model, decoding in systems if contexts.get(decoding, MIN_CONTEXTS) < MIN_CONTEXTS
+    }
 
 
 def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
