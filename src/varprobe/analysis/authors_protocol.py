@@ -19,9 +19,14 @@ cited as cell:line) differs from ours (``varprobe.analysis.next_word``) is one f
   17:14). Ours: every position but (18, 3) (``varprobe.data.provo.AMBIGUOUS_POSITIONS``).
 * ``authors_split``: oracle 1 is ``half`` = 20 responses drawn without replacement and oracle 2
   the rest, after one response drawn at random is removed from an odd number
-  (``sample_oracle_without_replacement_disjoint_groups``, cell 4), with Python's ``random``
-  seeded by the split's index alone, the same seed for every context (cell 4:5). Ours: a uniform
-  permutation, floor(n/2) to oracle 1 and the rest to oracle 2, seeded per context
+  (``sample_oracle_without_replacement_disjoint_groups``, cell 4), with Python's ``random``.
+  Ours: a uniform permutation, floor(n/2) to oracle 1 and the rest to oracle 2
+  (``varprobe.metrics.distributions.split_counts``).
+* ``shared_seed``: split r is seeded by r alone, the same seed for every context
+  (``random.seed(seed)``, cell 4:5, with ``seed = k`` or 1). Contexts with as many responses
+  then draw the same positions of their response lists, so one split's mean over contexts
+  varies across seeds far more than independent splits' would. Ours: seeded per context,
+  ``SeedSequence([seed, text_id, word_number, r])``
   (``varprobe.analysis.next_word.oracle_splits``).
 * ``carried_removal``: the response that split removes from an odd number stays removed: the
   list is mutated in place (cell 4:11). The authors' kernel first split every context with seed
@@ -97,6 +102,7 @@ class Protocol:
     raw_corpus_word: bool = False
     authors_contexts: bool = False
     authors_split: bool = False
+    shared_seed: bool = False
     carried_removal: bool = False
     single_split: bool = False
     first_max_ties: bool = False
@@ -208,6 +214,69 @@ def authors_ece(confidences, correct, n_bins: int = 10) -> float:
     return float(total)
 
 
+@dataclass(frozen=True)
+class Scores:
+    """Per context (rows) and split (columns) what the ECEs and the expected TVD average.
+
+    ``human_conf`` (contexts,), ``human_hits`` (contexts, 2 + R): the human mode against the corpus
+    word, itself and O1_r; ``oracle_conf`` (contexts, R); ``oracle_hits`` (contexts, R, 3): O2_r's
+    mode against the corpus word, the human majority and O1_r's mode; ``tvds`` (contexts, R)."""
+
+    human_conf: np.ndarray
+    human_hits: np.ndarray
+    oracle_conf: np.ndarray
+    oracle_hits: np.ndarray
+    tvds: np.ndarray
+
+
+def protocol_scores(
+    norms: pd.DataFrame, protocol: Protocol, settings: ControlSettings, half: int = AUTHORS_HALF
+) -> Scores:
+    """The per-context, per-split confidences, hits and TVDs of ``protocol_values``."""
+    first = protocol.first_max_ties
+    human_conf, human_hits, oracle_conf, oracle_hits, tvds = [], [], [], [], []
+    for ctx in read_contexts(norms, protocol):
+        words = list(ctx.responses)
+        if protocol.carried_removal:
+            authors_remove_odd(words, random.Random(_split_seed(ctx.key, SINGLE_SPLIT, protocol, settings)))
+        human = distribution(counts_of(words))
+        majority, confidence = protocol_mode(human, first)
+        gold = ctx.token if protocol.raw_corpus_word else read_word(ctx.token)
+        halves = [_halves(ctx.key, words, r, protocol, settings, half) for r in range(settings.resplits)]
+        o1_modes = [protocol_mode(o1, first)[0] for o1, _ in halves]
+        o2_modes = [protocol_mode(o2, first) for _, o2 in halves]
+        human_conf.append(confidence)
+        human_hits.append([majority == gold, True, *(majority == m for m in o1_modes)])
+        oracle_conf.append([p for _, p in o2_modes])
+        oracle_hits.append([[w == gold, w == majority, w == m]
+                            for (w, _), m in zip(o2_modes, o1_modes, strict=True)])
+        tvds.append([tvd(o2, o1) for o1, o2 in halves])
+    return Scores(np.array(human_conf), np.array(human_hits, dtype=bool), np.array(oracle_conf),
+                  np.array(oracle_hits, dtype=bool), np.array(tvds))
+
+
+def resplit_values(scores: Scores, protocol: Protocol, settings: ControlSettings) -> pd.DataFrame:
+    """Per split r (rows): the seven values from split r alone, so the spread of a one-split
+    value shows (the authors' seed 1 is row ``SINGLE_SPLIT``). The human's ECEs against the
+    corpus word and its own mode have no split and repeat."""
+    score = authors_ece if protocol.authors_bins else ece
+    bins = settings.ece_bins
+    human_corpus = score(scores.human_conf, scores.human_hits[:, 0], bins)
+    human_majority = score(scores.human_conf, scores.human_hits[:, 1], bins)
+    return pd.DataFrame([
+        {
+            "human_ece_corpus": human_corpus,
+            "human_ece_human_majority": human_majority,
+            "human_ece_oracle_majority": score(scores.human_conf, scores.human_hits[:, 2 + r], bins),
+            "oracle_ece_corpus": score(scores.oracle_conf[:, r], scores.oracle_hits[:, r, 0], bins),
+            "oracle_ece_human_majority": score(scores.oracle_conf[:, r], scores.oracle_hits[:, r, 1], bins),
+            "oracle_ece_oracle_majority": score(scores.oracle_conf[:, r], scores.oracle_hits[:, r, 2], bins),
+            "oracle_expected_tvd": float(scores.tvds[:, r].mean()),
+        }
+        for r in range(settings.resplits)
+    ], columns=list(VALUES))
+
+
 def protocol_values(
     norms: pd.DataFrame,
     protocol: Protocol = OURS,
@@ -229,51 +298,30 @@ def protocol_values(
     """
     if protocol.single_split and settings.resplits <= SINGLE_SPLIT:
         raise ValueError(f"single_split needs resplits > {SINGLE_SPLIT}, got {settings.resplits}")
-    score = authors_ece if protocol.authors_bins else ece
-    first = protocol.first_max_ties
-    human_conf, human_hits, oracle_conf, oracle_hits, tvds = [], [], [], [], []
-    for ctx in read_contexts(norms, protocol):
-        words = list(ctx.responses)
-        if protocol.carried_removal:
-            authors_remove_odd(words, random.Random(SINGLE_SPLIT))
-        human = distribution(counts_of(words))
-        majority, confidence = protocol_mode(human, first)
-        gold = ctx.token if protocol.raw_corpus_word else read_word(ctx.token)
-        halves = [_halves(ctx.key, words, r, protocol, settings, half) for r in range(settings.resplits)]
-        o1_modes = [protocol_mode(o1, first)[0] for o1, _ in halves]
-        o2_modes = [protocol_mode(o2, first) for _, o2 in halves]
-        human_conf.append(confidence)
-        human_hits.append([majority == gold, True, *(majority == m for m in o1_modes)])
-        oracle_conf.append([p for _, p in o2_modes])
-        oracle_hits.append([[w == gold, w == majority, w == m] for (w, _), m in zip(o2_modes, o1_modes, strict=True)])
-        tvds.append([tvd(o2, o1) for o1, o2 in halves])
-    human_conf, human_hits = np.array(human_conf), np.array(human_hits, dtype=bool)
-    oracle_conf, oracle_hits, tvds = np.array(oracle_conf), np.array(oracle_hits, dtype=bool), np.array(tvds)
-    resplits = [SINGLE_SPLIT] if protocol.single_split else range(settings.resplits)
-    every = range(settings.resplits)
-
-    def oracle_ece(target: int, splits) -> float:
-        return float(np.mean([score(oracle_conf[:, r], oracle_hits[:, r, target], settings.ece_bins) for r in splits]))
-
+    per_split = resplit_values(protocol_scores(norms, protocol, settings, half), protocol, settings)
+    single = ("oracle_ece_corpus", "oracle_ece_human_majority", "oracle_expected_tvd")
     return {
-        "human_ece_corpus": score(human_conf, human_hits[:, 0], settings.ece_bins),
-        "human_ece_human_majority": score(human_conf, human_hits[:, 1], settings.ece_bins),
-        "human_ece_oracle_majority": float(np.mean(
-            [score(human_conf, human_hits[:, 2 + r], settings.ece_bins) for r in every])),
-        "oracle_ece_corpus": oracle_ece(0, resplits),
-        "oracle_ece_human_majority": oracle_ece(1, resplits),
-        "oracle_ece_oracle_majority": oracle_ece(2, every),
-        "oracle_expected_tvd": float(tvds[:, list(resplits)].mean()),
+        name: float(per_split[name].iloc[SINGLE_SPLIT] if protocol.single_split and name in single
+                    else per_split[name].mean())
+        for name in VALUES
     }
+
+
+def _split_seed(key: tuple[int, int], r: int, protocol: Protocol, settings: ControlSettings) -> int:
+    """The seed of the authors' ``random`` for split r of a context: r itself (``shared_seed``),
+    else one drawn from ``SeedSequence([seed, text_id, word_number, r])``."""
+    if protocol.shared_seed:
+        return r
+    return int(np.random.SeedSequence([settings.seed, *key, r]).generate_state(1)[0])
 
 
 def _halves(key, words, r, protocol, settings, half):
     """Split r of one context's responses as two distributions (O1, O2)."""
     if protocol.authors_split:
-        first, second = authors_split(words, r, half)
+        first, second = authors_split(words, _split_seed(key, r, protocol, settings), half)
         return distribution(counts_of(first)), distribution(counts_of(second))
-    rng = np.random.default_rng(np.random.SeedSequence([settings.seed, *key, r]))
-    first, second = split_counts(counts_of(words), rng)
+    entropy_seed = [settings.seed, r] if protocol.shared_seed else [settings.seed, *key, r]
+    first, second = split_counts(counts_of(words), np.random.default_rng(np.random.SeedSequence(entropy_seed)))
     return distribution(first), distribution(second)
 
 
@@ -283,15 +331,21 @@ SWITCH_TABLE_COLUMNS = ("protocol", "switch", *VALUES)
 def switch_table(
     norms: pd.DataFrame, settings: ControlSettings = ControlSettings(), half: int = AUTHORS_HALF
 ) -> pd.DataFrame:
-    """One row per protocol: ours, each switch on alone, the authors' (all on), and the paper's
-    printed digits; columns ``protocol, switch`` and ``VALUES`` (schema ``provo_authors``).
+    """The seven values (``VALUES``) under ours, each switch on alone, the authors' protocol,
+    the authors' with each switch off alone, and the paper's printed digits (schema
+    ``provo_authors``).
 
-    ``protocol`` is ``ours``, ``one switch``, ``authors`` or ``paper``; ``switch`` names the
-    switch on (empty for the others)."""
-    rows = [{"protocol": "ours", "switch": "", **protocol_values(norms, OURS, settings, half)}]
-    for name in SWITCHES:
-        values = protocol_values(norms, replace(OURS, **{name: True}), settings, half)
-        rows.append({"protocol": "one switch", "switch": name, **values})
-    rows.append({"protocol": "authors", "switch": "", **protocol_values(norms, AUTHORS, settings, half)})
+    ``protocol`` is ``ours``, ``ours + switch``, ``authors``, ``authors - switch`` or ``paper``;
+    ``switch`` names the switch turned on (or off) alone, empty for the others."""
+    rows = [_row("ours", "", norms, OURS, settings, half)]
+    rows += [_row("ours + switch", name, norms, replace(OURS, **{name: True}), settings, half)
+             for name in SWITCHES]
+    rows.append(_row("authors", "", norms, AUTHORS, settings, half))
+    rows += [_row("authors - switch", name, norms, replace(AUTHORS, **{name: False}), settings, half)
+             for name in SWITCHES]
     rows.append({"protocol": "paper", "switch": "", **PAPER})
     return pd.DataFrame(rows, columns=list(SWITCH_TABLE_COLUMNS))
+
+
+def _row(label: str, switch: str, norms, protocol, settings, half) -> dict:
+    return {"protocol": label, "switch": switch, **protocol_values(norms, protocol, settings, half)}
