@@ -242,7 +242,7 @@ def protocol_scores(
         human = distribution(counts_of(words))
         majority, confidence = protocol_mode(human, first)
         gold = ctx.token if protocol.raw_corpus_word else read_word(ctx.token)
-        halves = [_halves(ctx.key, words, r, protocol, settings, half) for r in range(settings.resplits)]
+        halves = [oracle_halves(ctx.key, words, r, protocol, settings, half) for r in range(settings.resplits)]
         o1_modes = [protocol_mode(o1, first)[0] for o1, _ in halves]
         o2_modes = [protocol_mode(o2, first) for _, o2 in halves]
         human_conf.append(confidence)
@@ -315,8 +315,12 @@ def _split_seed(key: tuple[int, int], r: int, protocol: Protocol, settings: Cont
     return int(np.random.SeedSequence([settings.seed, *key, r]).generate_state(1)[0])
 
 
-def _halves(key, words, r, protocol, settings, half):
-    """Split r of one context's responses as two distributions (O1, O2)."""
+def oracle_halves(
+    key: tuple[int, int], words: Sequence, r: int, protocol: Protocol, settings: ControlSettings,
+    half: int = AUTHORS_HALF,
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Split r of the responses ``words`` of context ``key``, as the MLEs (O1, O2), under
+    ``protocol``'s ``authors_split`` and ``shared_seed``."""
     if protocol.authors_split:
         first, second = authors_split(words, _split_seed(key, r, protocol, settings), half)
         return distribution(counts_of(first)), distribution(counts_of(second))
