@@ -205,3 +205,20 @@ def test_authors_protocol_on_provo_gives_the_papers_digits(provo_norms):
     assert round(authors["human_ece_oracle_majority"], 2) == 0.41
     ours = protocol_values(provo_norms, OURS)
     assert [round(ours[name], 3) for name in VALUES] == [0.097, 0.595, 0.414, 0.117, 0.409, 0.253, 0.433]
+
+
+def test_cli_writes_the_switch_table_of_the_selected_passages(data_mirror, tmp_path, capsys):
+    from varprobe.cli import main
+
+    out = tmp_path / "authors.parquet"
+    norms = data_mirror / "provo_cloze" / "Provo_Corpus-Predictability_Norms.csv"
+    main(["provo-authors", "--norms", str(norms), "--texts", "1", "--seed", "0", "--resplits", "3",
+          "--ece-bins", "10", "--mirror", str(data_mirror), "--out", str(out)])
+    table = tables.read(out, "provo_authors")
+    assert len(table) == 2 * len(SWITCHES) + 3
+    assert "provo-authors: authors:" in capsys.readouterr().err
+    # its first row is our protocol on passage 1 alone, with the run's seed and resplits
+    per_split = resplit_values(protocol_scores(pd.read_csv(norms, encoding="latin-1", keep_default_na=False)
+                                               .query("Text_ID == 1"), OURS, replace(SETTINGS, resplits=3)),
+                               OURS, replace(SETTINGS, resplits=3))
+    assert table.iloc[0]["oracle_expected_tvd"] == pytest.approx(per_split["oracle_expected_tvd"].mean())
