@@ -32,8 +32,8 @@ cited as cell:line) differs from ours (``varprobe.analysis.next_word``) is one f
   list is mutated in place (cell 4:11). The authors' kernel first split every context with seed
   1 (the GPT-2 loop, ``TVD/GPT2/gpt2_processing.ipynb`` cell 10:22, run there before cell 12:
   the per-context TVDs of ``TVD_oracle.json`` are reproduced exactly only so), so the human
-  distribution of both rows is that of the n - 1 responses left by the removal of seed 1.
-  Ours: all n responses.
+  distribution of both rows is that of the n - 1 responses left by the removal of split
+  ``SINGLE_SPLIT``'s seed (1 under ``shared_seed``, else that context's). Ours: all n responses.
 * ``single_split``: the oracle's expected TVD and its ECEs against the corpus word and the human
   majority come from one split, seed 1 (cell 17:18); its ECE against the oracle-1 majority is
   averaged over 20 splits as ours is (cell 17:32-36, cell 20). Ours: all three averaged over the
