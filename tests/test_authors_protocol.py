@@ -60,7 +60,7 @@ def test_raw_responses_keep_punctuation_and_read_missing_strings():
     raw, = read_contexts(norms, _on("raw_responses"))
     assert sorted(ours.responses) == ["b", "b", "na", "tightlipped", "true"]  # "?" holds no word
     assert list(raw.responses) == ["b", "b", "tight-lipped", "?", None, "true"]
-    # human ECE against its own mode = 1 - confidence: ours b 2/5, raw b 2/5 of the 5 present
+    # human ECE against its own mode = 1 - confidence: ours b is 2 of the 5 words
     assert protocol_values(norms, OURS, SETTINGS)["human_ece_human_majority"] == pytest.approx(0.6)
     raw_value = protocol_values(_norms({(1, 2): [("b", 2), ("?", 2)]}), _on("raw_responses"), SETTINGS)
     assert raw_value["human_ece_human_majority"] == pytest.approx(0.5)  # b 2/4, "?" a word
