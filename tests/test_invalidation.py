@@ -22,6 +22,7 @@ SHARDS = 2
 AGGREGATES = {"provo_summary": 1, "report_table_provo_summary": 1, "provo_figure_tvd": 1,
               "explorer": 1, "results_page": 1, "all": 1}
 METRICS = {"provo_divergence": 1, "provo_oracle": 1, **AGGREGATES}
+AUTHORS = {"provo_authors": 1}  # the authors' protocol table: the splits and bins, no bootstrap
 ONE_SYSTEM = {"provo_sample": SHARDS, "provo_merge": 1, "provo_divergence": 1,
               "provo_figure_bars": 1, **AGGREGATES}
 
@@ -67,8 +68,8 @@ CASES = {
     "unchanged": (lambda config: None, {}),
     "a model added": (_add_model, ONE_SYSTEM),
     "a decoding added": (_add_decoding, ONE_SYSTEM),
-    "resplits": (_set("provo", "resplits", 5), METRICS),
-    "ece_bins": (_set("provo", "ece_bins", 5), METRICS),
+    "resplits": (_set("provo", "resplits", 5), {**METRICS, **AUTHORS}),
+    "ece_bins": (_set("provo", "ece_bins", 5), {**METRICS, **AUTHORS}),
     "bootstrap_resamples": (_set("provo", "bootstrap_resamples", 50), METRICS),
     "figure_contexts": (_set("provo", "figure_contexts", ["1:6"]),
                         {"provo_figure_bars": 1, "results_page": 1, "all": 1}),  # it copies the figure

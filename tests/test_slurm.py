@@ -41,7 +41,7 @@ SLURM_RUN = [
 ]
 # fetch, provo_data, 2 sampling shards, divergence, oracle, bars, summary, tvd figure
 # (provo_merge is a local rule: it runs on the submitting host, not as a SLURM job).
-EXPECTED_SLURM_JOBS = 9
+EXPECTED_SLURM_JOBS = 10
 
 
 def _cannot_run() -> str | None:
@@ -145,7 +145,7 @@ def test_every_job_ran_under_slurm_and_gpu_jobs_on_the_gpu_partition(slurm_study
              for j, r in records.items()}
     assert sorted(rules.values()) == sorted([
         "fetch_dataset", "provo_data", "provo_sample", "provo_sample", "provo_divergence",
-        "provo_oracle", "provo_figure_bars", "provo_summary", "provo_figure_tvd",
+        "provo_oracle", "provo_authors", "provo_figure_bars", "provo_summary", "provo_figure_tvd",
     ])
     for job, record in records.items():
         assert record["JobState"] == "COMPLETED", record

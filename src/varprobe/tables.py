@@ -71,6 +71,14 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "mean_entropy_human": "float64",
     },
     "provo_kde": {"model": "string", "decoding": "string", "tvd": "float64", "density": "float64"},
+    # Table 1's human and oracle values under ours, each of the authors' definitions alone, the
+    # authors' protocol, it less each one, and the paper (varprobe.analysis.authors_protocol).
+    "provo_authors": {
+        "protocol": "string", "switch": "string", "human_ece_corpus": "float64",
+        "human_ece_human_majority": "float64", "human_ece_oracle_majority": "float64",
+        "oracle_ece_corpus": "float64", "oracle_ece_human_majority": "float64",
+        "oracle_ece_oracle_majority": "float64", "oracle_expected_tvd": "float64",
+    },
     "finetune_pairs": {
         "decoding": "string", "text_id": "int32", "word_number": "int32",
         "tvd_pretrained": "float64", "tvd_oracle2_oracle1": "float64", "tvd_finetuned": "float64",

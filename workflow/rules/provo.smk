@@ -298,6 +298,35 @@ rule provo_oracle:
         "--human-out {output.human} > {log} 2>&1"
 
 
+rule provo_authors:
+    """Table 1's human and oracle values under ours, each of Ilia & Aziz's definitions alone,
+    theirs, theirs less each one, and the paper (read from the norms: raw responses, every
+    position)."""
+    input:
+        PROVO_NORMS,
+    output:
+        f"{PROVO}/authors_protocol.parquet",
+    params:
+        seed=config["seed"],
+        resplits=PC["resplits"],
+        ece_bins=PC["ece_bins"],
+        texts=" ".join(map(str, PC["texts"])) if PC["texts"] != "all" else "all",
+        raw=raw_options("provo"),
+    conda:
+        CONDA_ENV
+    threads: job_threads("provo_authors")
+    resources:
+        **job_resources("provo_authors"),
+    log:
+        log_path("provo_authors", "authors"),
+    benchmark:
+        benchmark_path("provo_authors", "authors")
+    shell:
+        "varprobe provo-authors --norms {input:q} --texts {params.texts} --seed {params.seed} "
+        "--resplits {params.resplits} --ece-bins {params.ece_bins} {params.raw} "
+        "--out {output:q} > {log:q} 2>&1"
+
+
 rule provo_summary:
     """One row per model x decoding, the oracle row and the human row."""
     input:

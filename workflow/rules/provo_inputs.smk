@@ -109,10 +109,12 @@ def sample_scope(wildcards):
 
 def provo_targets():
     """The tables and figures of the Provo study; the word bars (Fig. 1) only where
-    ``provo.figure_contexts`` names contexts to draw."""
+    ``provo.figure_contexts`` names contexts to draw; the authors' protocol table only for the
+    Provo norms (not another cloze corpus)."""
     bars = config["provo"]["figure_contexts"]
     return [
         f"{PROVO}/summary.parquet",
+        *([f"{PROVO}/authors_protocol.parquet"] if CORPUS is None else []),
         f"{PROVO}/figures/tvd_density.png",
         *(system_path(f"{PROVO_SYSTEM}/bars.png") if bars else []),
     ]

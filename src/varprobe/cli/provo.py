@@ -204,6 +204,27 @@ def _provo_oracle(args: argparse.Namespace) -> None:
     tables.write(pd.DataFrame([row]), args.human_out, "provo_system", names)
 
 
+def _provo_authors(args: argparse.Namespace) -> None:
+    from varprobe.analysis.authors_protocol import VALUES, switch_table
+    from varprobe.analysis.next_word import ControlSettings
+    from varprobe.data.provo import check_complete, read_norms
+
+    verify_raw(args, "provo", args.norms)
+    norms = read_norms(Path(args.norms))
+    texts = None if args.texts == ["all"] else [int(t) for t in args.texts]
+    if not args.allow_unverified:
+        check_complete(norms, texts)
+    if texts is not None:
+        norms = norms[norms["Text_ID"].isin(texts)]
+    settings = ControlSettings(seed=args.seed, resplits=args.resplits, ece_bins=args.ece_bins)
+    table = switch_table(norms, settings)
+    for label in ("ours", "authors", "paper"):
+        row = table[table["protocol"] == label].iloc[0]
+        print(f"provo-authors: {label}: " + ", ".join(f"{k} {row[k]:.3f}" for k in VALUES), file=sys.stderr)
+    tables.write(table, args.out, "provo_authors",
+                 {"seed": args.seed, "resplits": args.resplits, "ece_bins": args.ece_bins, "texts": args.texts})
+
+
 def _write_system(args: argparse.Namespace, table: pd.DataFrame, summary: dict) -> None:
     names = {"model": args.model, "decoding": args.decoding}
     tables.write(table, args.tvd_out, "provo_tvd", names)
@@ -317,6 +338,17 @@ def register(sub) -> None:
     _add_system(p)
     p.add_argument("--human-out", required=True, help="the summary row of the full human MLE")
     p.set_defaults(run=_provo_oracle)
+
+    p = sub.add_parser("provo-authors",
+                       help="Table 1's human and oracle values under ours, the authors' protocol and each switch")
+    p.add_argument("--norms", required=True, help="the Provo norms file (raw responses, every position)")
+    p.add_argument("--texts", nargs="+", required=True, help="passage ids, or 'all'")
+    p.add_argument("--seed", type=int, required=True, help="our splits' seed (the authors' are fixed)")
+    p.add_argument("--resplits", type=int, required=True)
+    p.add_argument("--ece-bins", type=int, required=True)
+    add_raw_checks(p)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_provo_authors)
 
     p = sub.add_parser("provo-summary", help="one row per system")
     p.add_argument("--systems", nargs="+", required=True)
