@@ -42,6 +42,7 @@ for rule_file in dict.fromkeys(ANALYSIS_FAMILIES[a].rule_file for a in ANALYSES)
 
 include: "workflow/rules/report.smk"
 include: "workflow/rules/explorer.smk"
+include: "workflow/rules/page_measures.smk"
 include: "workflow/rules/results_page.smk"
 
 

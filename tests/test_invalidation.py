@@ -19,12 +19,14 @@ from varprobe import tables
 pytestmark = pytest.mark.slow  # Snakemake runs
 
 SHARDS = 2
+PAGE = {"results_page": 1, "all": 1}
+"""A config edit rerenders the page, whose settings are the validated config's."""
 AGGREGATES = {"provo_summary": 1, "report_table_provo_summary": 1, "provo_figure_tvd": 1,
-              "explorer": 1, "results_page": 1, "all": 1}
-METRICS = {"provo_divergence": 1, "provo_oracle": 1, **AGGREGATES}
+              "provo_intervals": 1, "explorer": 1, **PAGE}
+METRICS = {"provo_divergence": 1, "provo_oracle": 1, "provo_oracle_measure": 2, **AGGREGATES}
 AUTHORS = {"provo_authors": 1}  # the authors' protocol table: the splits and bins, no bootstrap
 ONE_SYSTEM = {"provo_sample": SHARDS, "provo_merge": 1, "provo_divergence": 1,
-              "provo_figure_bars": 1, **AGGREGATES}
+              "provo_figure_bars": 1, "provo_failures": 1, **AGGREGATES}
 
 
 @pytest.fixture(scope="module")
@@ -71,13 +73,13 @@ CASES = {
     "resplits": (_set("provo", "resplits", 5), {**METRICS, **AUTHORS}),
     "ece_bins": (_set("provo", "ece_bins", 5), {**METRICS, **AUTHORS}),
     "bootstrap_resamples": (_set("provo", "bootstrap_resamples", 50), METRICS),
-    "figure_contexts": (_set("provo", "figure_contexts", ["1:6"]),
-                        {"provo_figure_bars": 1, "results_page": 1, "all": 1}),  # it copies the figure
+    "figure_contexts": (_set("provo", "figure_contexts", ["1:6"]), {"provo_figure_bars": 1, **PAGE}),
     "n_samples": (_set("provo", "n_samples", 4), ONE_SYSTEM),
-    # Settings no rule's params use: how jobs run, never what they compute.
-    "batch_size": (_set("provo", "batch_size", 7), {}),
-    "resources": (_set("resources", "provo_sample", {"mem_mb": 9000, "runtime": 600}), {}),
-    "cpu_fallback (CPU model)": (_set(None, "cpu_fallback", True), {}),
+    # Settings no computing rule's params use: how jobs run, never what they compute; the page
+    # (seconds: it reads tables) shows the config it was rendered with.
+    "batch_size": (_set("provo", "batch_size", 7), PAGE),
+    "resources": (_set("resources", "provo_sample", {"mem_mb": 9000, "runtime": 600}), PAGE),
+    "cpu_fallback (CPU model)": (_set(None, "cpu_fallback", True), PAGE),
 }
 
 

@@ -163,3 +163,12 @@ def test_enumerated_distribution_gives_tvd_and_its_interval():
     summary = model_summary(table, np.zeros((2, 5), dtype=bool), 0.35, SETTINGS)
     assert summary["n_contexts_without_words"] == 1
     assert summary["expected_tvd_lower"] <= summary["expected_tvd"] <= summary["expected_tvd_upper"]
+
+
+def test_control_settings_restate_no_default_of_the_config_schema():
+    """Seed, resplits, ECE bins and bootstrap resamples come from the validated config (the schema
+    holds their defaults): the settings give none of their own."""
+    from dataclasses import MISSING, fields
+
+    assert {f.name: f.default for f in fields(ControlSettings)} == {
+        "seed": MISSING, "resplits": MISSING, "ece_bins": None, "bootstrap_resamples": None}

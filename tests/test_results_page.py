@@ -3,13 +3,20 @@ disagreements, and the page's order, names and paper values."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
+from snakemake.utils import validate
 
 from varprobe import tables
+from varprobe.cli import main
 from varprobe.results_page import paper
 from varprobe.results_page.page import copy_figures, render
 from varprobe.results_page.tables import (
@@ -156,9 +163,56 @@ def _run(tmp_path):
             "bin_weight_sum": 1000.0, "n_positions": 100, "vocabulary_size": 1000}),
             results / f"analyses/token_calibration/m/{name}.parquet", "token_calibration")
     config = tmp_path / "config.yaml"
-    config.write_text("seed: 0\nmodels: [{name: m}]\nprovo: {texts: [1], n_samples: 40, resplits: 3, "
+    config.write_text("seed: 0\nmodels: [{name: m, pretrained: m}]\nprovo: {texts: [1], n_samples: 40, resplits: 3, "
                       "ece_bins: 10, bootstrap_resamples: 50}\n")
     return results, entries, config
+
+
+SCHEMA = Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml"
+
+
+def _validated(path) -> dict:
+    """The config at ``path`` as the workflow validates it: the schema's defaults applied."""
+    config = yaml.safe_load(Path(path).read_text())
+    validate(config, str(SCHEMA))
+    return config
+
+
+def _measured(results) -> dict:
+    """The page's measured tables of ``_run``'s tables, each written by its subcommand as its
+    rule runs it (``workflow/rules/page_measures.smk``), by name."""
+    out = {name: str(results / f"page/{name}.parquet") for name in (
+        "provo_intervals", "provo_failures", "provo_oracle_splits", "provo_human_ties", "regression_codings",
+        "sample_size_intervals", "token_calibration_bins")}
+
+    def systems(pairs, name):
+        return json.dumps([{"model": m, "decoding": d, "table": str(results / f"provo/{m}/{d}/{name}")}
+                           for m, d in pairs])
+
+    provo, bootstrap = results / "provo", ["--resamples", "50", "--seed", "0"]
+    oracles = ["--contexts", str(provo / "contexts.parquet"), "--responses", str(provo / "responses.parquet"),
+               "--resplits", "3", "--bins", "10", *bootstrap]
+    token = results / "analyses/token_calibration/m"
+    for command in (
+        ["provo-intervals", "--systems", systems([("m", "ancestral"), ("oracle", "control")], "tvd.parquet"),
+         "--bins", "10", *bootstrap],
+        ["provo-failures", "--systems", systems([("m", "ancestral")], "samples.parquet")],
+        ["provo-oracle-splits", *oracles],
+        ["provo-human-ties", *oracles],
+        ["regression-codings", "--tvd", str(provo / "m/ancestral/tvd.parquet"), "--contexts",
+         str(provo / "contexts.parquet"), "--model", "m", "--decoding", "ancestral"],
+        ["sample-size-intervals", "--contexts", str(results / "analyses/sample_size/m/ancestral/contexts.parquet"),
+         *bootstrap],
+        ["token-calibration-bins", "--tables", json.dumps(
+            [{"table": str(token / "metrics.parquet"), "labels": "corpus"},
+             {"table": str(token / "floor.parquet"), "labels": "drawn from the model"}])],
+    ):
+        main([*command, "--out", out[command[0].replace("-", "_")]])
+    wmt = results / "production/wmt14"
+    out["production_miscalibrated"] = [str(wmt / "m/ancestral/miscalibrated.parquet")]
+    out["production_examples"] = {"wmt14": {"instances": str(wmt / "instances.parquet"),
+                                            "samples": str(wmt / "m/ancestral/samples.parquet")}}
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -172,8 +226,9 @@ def page(tmp_path_factory):
     bench.parent.mkdir(parents=True)
     bench.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
                      "12.0\t0:00:12\t812.5\t1\t1\t1\t0\t0\t90\t11.0\n")
-    return render(configfiles=[str(config)], commit="abc123", entries=entries, figures=figures,
-                  benchmarks=str(results / "benchmarks"), results=str(results))
+    return render(config=_validated(config), configfiles=[str(config)], commit="abc123", entries=entries,
+                  figures=figures, benchmarks=str(results / "benchmarks"), measured=_measured(results),
+                  results=str(results))
 
 
 def _row(page: str, first_cell: str) -> str:
@@ -587,9 +642,9 @@ def test_a_run_of_many_decodings_shows_fig_5s_numbers_and_reads_them_against_the
                                  "ci_low": value - 0.005, "ci_high": value + 0.005})
     path = next(e["table"] for e in entries if e["name"] == "production_summary")
     pd.DataFrame(rows).to_parquet(path)
-    page = render(configfiles=[str(config)], commit="abc", entries=entries, figures=[],
-                  benchmarks=str(results / "benchmarks"), results=str(results),
-                  figure_probes=["lexical-1", "semantic"])
+    page = render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries,
+                  figures=[], benchmarks=str(results / "benchmarks"), measured=_measured(results),
+                  results=str(results), figure_probes=["lexical-1", "semantic"])
     table = page[page.index("### Production"):page.index("Reading it against the paper (Giulianelli")]
     assert re.search(r"\| dataset\s+\| system\s+\| inputs\s+\| lexical-1\s+\| semantic\s+\|", table)
     assert re.search(r"\| asset\s+\| m / top-k-30\s+\| 200\s+\| \*\*0\.100 \[0\.095, 0\.105\]\*\*\s+\|", table)
@@ -602,15 +657,6 @@ def test_a_run_of_many_decodings_shows_fig_5s_numbers_and_reads_them_against_the
     assert "another decoding is lowest in 1 of the 14 task x probe cells" in part
     assert "in 0 of those 1 cells the lowest decoding's 95% interval overlaps ancestral's (there" in part
     assert re.search(r"\| asset\s+\| m\s+\| lexical-1\s+\| top-k-30\s+\| 0\.100\s+\| 0\.300\s+\| no\s+\|", part)
-
-
-def test_the_page_reads_a_study_switched_off_by_an_overlay_as_absent(tmp_path):
-    from varprobe.results_page.page import merged_config
-
-    (tmp_path / "base.yaml").write_text("seed: 0\nprovo: {texts: [1]}\nanalyses: {sample_size: {}}\n")
-    (tmp_path / "overlay.yaml").write_text("provo: null\nanalyses: null\nproduction: {max_inputs: 200}\n")
-    config = merged_config([str(tmp_path / "base.yaml"), str(tmp_path / "overlay.yaml")])
-    assert config == {"seed": 0, "production": {"max_inputs": 200}}
 
 
 def test_the_glossary_defines_only_the_quantities_of_the_sections_on_the_page():
@@ -638,6 +684,59 @@ def test_a_panel_with_none_below_it_labels_its_shared_x_axis():
 def test_what_was_run_names_a_whole_corpus_as_all_passages(tmp_path):
     from varprobe.results_page.findings import what_was_run
 
-    _, entries, _ = _run(tmp_path)
-    lines = dict(what_was_run({"models": [{"name": "m"}], "provo": {"texts": "all", "n_samples": 40}}, entries))
+    _, entries, config = _run(tmp_path)
+    config = _validated(config)
+    config["provo"]["texts"] = "all"
+    lines = dict(what_was_run(config, entries))
     assert lines["Provo"].startswith("all passages (6 contexts), 40 draws per context")
+
+
+def test_the_page_imports_no_computation():
+    """The page reads tables: importing it loads no model fitting, tagging or sampling library
+    and none of the package's analyses or metrics (their tables come from the workflow's rules)."""
+    code = ("import sys, varprobe.results_page.page; print('\\n'.join(m for m in sys.modules if m.startswith("
+            "('sklearn', 'nltk', 'pymc', 'varprobe.analysis', 'varprobe.metrics', 'varprobe.probes'))))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == []
+
+
+def _schema_defaults(node: dict) -> set[str]:
+    """The keys of the config schema that have a default, at any depth."""
+    found = set()
+    for key, entry in node.get("properties", {}).items():
+        if "default" in entry:
+            found.add(key)
+        found |= _schema_defaults(entry)
+    return found | (_schema_defaults(node["items"]) if isinstance(node.get("items"), dict) else set())
+
+
+def test_no_schema_default_is_restated_by_the_page():
+    """The page reads the validated config, whose defaults the schema applied: no ``.get(KEY,
+    DEFAULT)`` of a key the schema gives a default restates it in the page's code."""
+    import ast
+
+    keys = _schema_defaults(yaml.safe_load(SCHEMA.read_text()))
+    restated = []
+    for path in sorted((Path(__file__).parents[1] / "src/varprobe/results_page").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                    and len(node.args) == 2 and isinstance(node.args[0], ast.Constant)
+                    and node.args[0].value in keys):
+                restated.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    assert restated == []
+
+
+def test_the_page_renders_from_the_validated_config_alone(tmp_path):
+    """Given the validated config and the measured tables, the page needs no setting of its own:
+    Table 1 says the configured bins and draws, and a config without the Provo study makes no
+    Provo section."""
+    results, entries, config = _run(tmp_path)
+    settings = _validated(config)
+    settings["provo"]["ece_bins"] = 7
+    page = render(config=settings, configfiles=[str(config)], commit="abc", entries=entries, figures=[],
+                  benchmarks=str(results / "benchmarks"), measured=_measured(results), results=str(results))
+    assert "ECE uses 7 equal-width bins" in page and "sampled 40 times per context" in page
+    del settings["provo"]
+    page = render(config=settings, configfiles=[str(config)], commit="abc", entries=[], figures=[],
+                  benchmarks=str(results / "benchmarks"), measured={}, results=str(results))
+    assert "### Table 1" not in page and "## The paper's draw count" not in page

@@ -125,7 +125,7 @@ def test_an_overlay_switches_a_study_off_with_null(tmp_path, data_mirror):
     assert "varprobe: note: provo: null in the config: not run" in output(run)
     # the overlay alone on the command line: the page still merges it over the base config
     run = snakemake(tmp_path, "-n", "-p", "--configfile", "overlay.yaml")
-    page = next(line for line in output(run).splitlines() if "results-page --configfiles" in line)
+    page = next(line for line in output(run).splitlines() if "results-page --config" in line)
     assert page.index("config.yaml") < page.index("overlay.yaml"), page
 
 
@@ -221,7 +221,8 @@ def test_only_the_new_model_and_the_aggregates_are_scheduled(tiny_run):
     assert jobs == {
         "provo_sample": 2, "provo_merge": 2, "provo_enumerate": 1, "provo_divergence": 3,
         "provo_figure_bars": 3, "provo_summary": 1, "report_table_provo_summary": 1,
-        "provo_figure_tvd": 1, "explorer": 1, "results_page": 1, "all": 1,
+        "provo_figure_tvd": 1, "provo_intervals": 1, "provo_failures": 1, "explorer": 1,
+        "results_page": 1, "all": 1,
     }
 
 

@@ -79,6 +79,46 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "oracle_ece_corpus": "float64", "oracle_ece_human_majority": "float64",
         "oracle_ece_oracle_majority": "float64", "oracle_expected_tvd": "float64",
     },
+    # The results page's measures (varprobe.analysis.page_measures), one table each.
+    # Table 1's bootstrap intervals: per system and quantity (mean NaN where the summary has it).
+    "provo_intervals": {
+        "model": "string", "decoding": "string", "quantity": "string", "mean": "float64",
+        "ci_low": "float64", "ci_high": "float64",
+    },
+    # Per sampled system and failure reason: its draws, how the paper's protocol reads them (a
+    # system without a failed draw: one row of reason "" and 0 draws).
+    "provo_failures": {
+        "model": "string", "decoding": "string", "reason": "string", "draws": "int64",
+        "share_of_draws": "float64", "draws_without_letter": "int64", "paper_protocol": "string",
+        "total_draws": "int64",
+    },
+    # Per oracle resplit: the mean over contexts of TVD(O2, O1) and of TVD(O2, H).
+    "provo_oracle_splits": {
+        "resplit": "int64", "tvd_oracle2_oracle1": "float64", "tvd_oracle2_humans": "float64",
+    },
+    # One row: the human row's oracle-1-majority ECE under two tie-breakings of the modes.
+    "provo_human_ties": {
+        "ties_lexicographic": "float64", "ties_random": "float64",
+        "accuracy_lexicographic": "float64", "accuracy_random": "float64",
+        "mean_confidence": "float64", "share_tied": "float64",
+    },
+    # One system's quick ARD fit under each coding: two coefficients, contexts, their correlation.
+    "regression_codings": {
+        "model": "string", "decoding": "string", "coding": "string", "reference": "string",
+        "tvd_oracle2_oracle1": "float64", "entropy_human": "float64", "n_contexts": "int64",
+        "correlation": "float64",
+    },
+    # The sample-size MSE's bootstrap interval over contexts, per system and subsample size.
+    "sample_size_intervals": {
+        "model": "string", "decoding": "string", "size": "int64", "ci_low": "float64",
+        "ci_high": "float64",
+    },
+    # Each token-calibration metric at every bin count M, scored on the corpus's labels or on
+    # labels drawn from the model; its largest / smallest M ratio and RSD over M on every row.
+    "token_calibration_bins": {
+        "model": "string", "labels": "string", "metric": "string", "bins": "int64",
+        "value": "float64", "ratio": "float64", "rsd": "float64", "n_positions": "int64",
+    },
     "finetune_pairs": {
         "decoding": "string", "text_id": "int32", "word_number": "int32",
         "tvd_pretrained": "float64", "tvd_oracle2_oracle1": "float64", "tvd_finetuned": "float64",

@@ -21,12 +21,16 @@ rule results_page:
     input:
         targets=STUDY_TARGETS,
         tables=[entry["table"] for entry in REPORT_TABLES.values()],
+        measured=page_table_paths(),
     output:
         page=RESULTS_PAGE,
         figures=directory(f"{RESULTS}/docs/figures"),
     params:
-        # The config files and the checkout, not their contents: a speed-only setting or a
-        # new commit changes no table, so it must not rerun the page (the page reads them).
+        # The validated config (the schema's defaults applied): the page reads its settings
+        # there alone; a changed setting rerenders it (seconds: it reads tables only). The
+        # files are shown as written; the checkout, not its commit: a new commit changes no
+        # table, so it must not rerun the page.
+        config=lambda w: json.dumps(config, sort_keys=True),
         configfiles=CONFIG_FILES,
         workflow_dir=workflow.basedir,
         # a function: the registry's titles may hold braces, which a plain string would expand
@@ -35,6 +39,7 @@ rule results_page:
         ),
         figures=[t for t in STUDY_TARGETS if t.endswith(".png")],
         not_run=json.dumps({**NOT_RUN, **NOT_FITTED}, sort_keys=True),
+        measured=lambda w: json.dumps(PAGE_TABLES, sort_keys=True),
         # the probes of the production figures (schema defaults resolved), for its Fig. 5 table
         figure_probes=" ".join(figure_probes(config)) if "production" in config else "",
     localrule: True
@@ -48,7 +53,8 @@ rule results_page:
     benchmark:
         benchmark_path("results_page", "results")
     shell:
-        "varprobe results-page --configfiles {params.configfiles:q} "
+        "varprobe results-page --config {params.config:q} "
+        "--configfiles {params.configfiles:q} --measured {params.measured:q} "
         "--workflow-dir {params.workflow_dir:q} "
         "--tables {params.tables:q} --figures {params.figures} "
         f"--results {RESULTS} --benchmarks {RESULTS}/benchmarks "

@@ -47,12 +47,14 @@ from varprobe.metrics.distributions import entropy, mle, mode, split_counts, tvd
 
 @dataclass(frozen=True)
 class ControlSettings:
-    """Seed and number of oracle resplits, ECE bins and bootstrap resamples."""
+    """Seed and number of oracle resplits, ECE bins and bootstrap resamples: the config's ``seed``
+    and ``provo`` settings, passed by the rules (the config schema holds their defaults); a
+    computation that bins no ECE or resamples nothing leaves those None."""
 
-    seed: int = 0
-    resplits: int = 20
-    ece_bins: int = 10
-    bootstrap_resamples: int = 1000
+    seed: int
+    resplits: int
+    ece_bins: int | None = None
+    bootstrap_resamples: int | None = None
 
 
 @dataclass(frozen=True)

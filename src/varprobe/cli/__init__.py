@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 
 from varprobe.analysis.family import families
-from varprobe.cli import api, explorer, finetune, production, provo, report, setup
+from varprobe.cli import api, explorer, finetune, page_measures, production, provo, report, setup
 
-STUDIES = (setup, provo, api, production, finetune, report, explorer)
+STUDIES = (setup, provo, api, production, finetune, page_measures, report, explorer)
 
 
 def build_parser() -> argparse.ArgumentParser:

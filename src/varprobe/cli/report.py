@@ -24,10 +24,9 @@ def _results_page(args: argparse.Namespace) -> None:
 
     out = Path(args.out)
     figures = copy_figures(args.figures, args.results, Path(args.figures_dir))
-    page = render(configfiles=args.configfiles, commit=commit(args.workflow_dir),
-                  entries=args.tables, figures=figures,
-                  benchmarks=args.benchmarks, results=args.results, not_run=args.not_run,
-                  figure_probes=args.figure_probes)
+    page = render(config=args.config, configfiles=args.configfiles, commit=commit(args.workflow_dir),
+                  entries=args.tables, figures=figures, benchmarks=args.benchmarks, measured=args.measured,
+                  results=args.results, not_run=args.not_run, figure_probes=args.figure_probes)
     with tables.atomic(out) as partial:
         partial.write_text(page, encoding="utf-8")
 
@@ -64,11 +63,15 @@ def register(sub) -> None:
     p.set_defaults(run=_report_table)
 
     p = sub.add_parser("results-page", help="the run's results page (Markdown and its figures)")
+    p.add_argument("--config", type=json_value, required=True,
+                   help="JSON: the run's validated config, the schema's defaults applied")
     p.add_argument("--configfiles", nargs="+", required=True,
-                   help="the run's config files, in the order Snakemake layered them")
+                   help="the run's config files, in the order Snakemake layered them (shown as written)")
     p.add_argument("--workflow-dir", required=True, help="the workflow's checkout (its commit)")
     p.add_argument("--tables", type=json_value, required=True,
                    help="JSON list of the registered summary tables: {name, table, title, category}")
+    p.add_argument("--measured", type=json_value, required=True,
+                   help="JSON {name: path, or production paths}: the run's measured tables of the page")
     p.add_argument("--figures", nargs="*", default=[], help="every figure of the run")
     p.add_argument("--results", required=True, help="the results folder the figures lie in")
     p.add_argument("--benchmarks", required=True, help="the run's benchmark folder")

@@ -6,16 +6,14 @@ is on the page."""
 from __future__ import annotations
 
 from itertools import zip_longest
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from varprobe import tables
-from varprobe.analysis.next_word import ControlSettings, human_counts, oracle_splits
-from varprobe.metrics.distributions import mle, tvd
-from varprobe.results_page import measures, paper
-from varprobe.results_page.tables import markdown, miscalibrated, number, production_signs
+from varprobe.results_page import paper
+from varprobe.results_page.tables import (
+    markdown, metric_by_bins, miscalibrated, number, production_example, production_signs)
 
 PAPER_DRAWS = 1000
 """The paper's draws per context for GPT-2 (Table 1's ancestral row, App. C.1)."""
@@ -36,13 +34,14 @@ def _frame(entries: list[dict], prefix: str) -> pd.DataFrame | None:
 def draws_per_context(provo: dict) -> str:
     """The Provo draws per context of the run's sampled decodings: ``provo.n_samples``, and each
     decoding that sets its own (``n_samples`` of its entry)."""
-    own = [f"{d['name']}: {d['n_samples']:,}" for d in provo.get("decodings", []) if "n_samples" in d]
-    return f"{provo.get('n_samples')}" + (f" ({', '.join(own)})" if own else "")
+    own = [f"{d['name']}: {d['n_samples']:,}" for d in provo["decodings"] if "n_samples" in d]
+    return f"{provo['n_samples']}" + (f" ({', '.join(own)})" if own else "")
 
 
 def most_draws(provo: dict) -> int:
-    """The most draws per context of any of the run's sampled decodings."""
-    return max([provo.get("n_samples", 0), *(d.get("n_samples", 0) for d in provo.get("decodings", []))])
+    """The most draws per context of any of the run's sampled decodings (``provo.n_samples``, or
+    a decoding's own)."""
+    return max([provo["n_samples"], *(d["n_samples"] for d in provo["decodings"] if "n_samples" in d)])
 
 
 def what_was_run(config: dict, entries: list[dict]) -> list[tuple[str, str]]:
@@ -55,18 +54,18 @@ def what_was_run(config: dict, entries: list[dict]) -> list[tuple[str, str]]:
     provo = config.get("provo")
     if provo and summary is not None:
         contexts = int(summary["n_contexts"].max())
-        texts = provo.get("texts")
+        texts = provo["texts"]
         passages = "all passages" if texts == "all" else f"passages {', '.join(map(str, texts))}"
         lines.append(("Provo", f"{passages} ({contexts:,} contexts), {draws_per_context(provo)} draws per context and sampled "
                                f"system (the paper: 1,000 for GPT-2, 40 for the others)"))
     production = config.get("production")
     if production:
-        names = ", ".join(d["name"] for d in production.get("datasets", []))
-        most = production.get("max_inputs")
-        decodings = ", ".join(d["name"] for d in production.get("decodings", []))
-        chosen = "a seeded choice of" if production.get("input_choice") == "seeded" else "the first"
+        names = ", ".join(d["name"] for d in production["datasets"])
+        most = production["max_inputs"]
+        decodings = ", ".join(d["name"] for d in production["decodings"])
+        chosen = "a seeded choice of" if production["input_choice"] == "seeded" else "the first"
         lines.append(("production", f"{names}, {'every input' if most is None else f'{chosen} {most} inputs'} "
-                                    f"of each, {production.get('n_samples')} outputs per input, decodings {decodings}"))
+                                    f"of each, {production['n_samples']} outputs per input, decodings {decodings}"))
     return lines
 
 
@@ -197,8 +196,8 @@ def findings(entries: list[dict]) -> list[str]:
 def absent_sections(config: dict, present: set[str]) -> list[dict]:
     """The sections that need more compute than this run had, with the command that makes them."""
     out = []
-    draws = most_draws(config.get("provo", {}))
-    if "provo" in config and draws < PAPER_DRAWS:
+    draws = most_draws(config["provo"]) if "provo" in config else PAPER_DRAWS
+    if draws < PAPER_DRAWS:
         out.append({"heading": "The paper's draw count (1,000 draws per context)", "text": (
             f"Not run: this run draws at most {draws} per context, so its sample-size figure subsamples "
             f"those {draws} (sizes at or above {draws} cannot be drawn), not the paper's 1,000, and Table 1's "
@@ -206,10 +205,10 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
             "(`configs/paper-scale.yaml` has `ancestral-1000`; `configs/paper-draws.yaml` runs it alone) "
             "puts Table 1 at 1,000 draws beside the others and draws the sample-size figure as the paper "
             "does (subsamples of 10, 20, 40 and 100 of the 1,000).")})
-    decodings = config.get("production", {}).get("decodings", [])
+    decodings = config["production"]["decodings"] if "production" in config else []
     families = {f for f, keys in DECODING_FAMILIES.items() for d in decodings
                 if (keys and any(k in d for k in keys)) or (not keys and set(d) == {"name"})}
-    if config.get("production") is not None and len(families) < len(DECODING_FAMILIES):
+    if "production" in config and len(families) < len(DECODING_FAMILIES):
         out.append({"heading": "Decoding families", "text": (
             f"Not run: this run's decodings cover {', '.join(sorted(families)) or 'none'} of the paper's five "
             "families (ancestral, temperature, top-k, top-p, typical). `scripts/run.sh --configfile "
@@ -221,15 +220,10 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
     return out
 
 
-def miscalibrated_block(entries: list[dict], root: Path) -> dict | None:
+def miscalibrated_block(measured: dict) -> dict | None:
     """Giulianelli et al. Sec. 7: the most miscalibrated inputs of every production system of the
-    run (``production/DATASET/MODEL/DECODING/miscalibrated.parquet``), as a page table block."""
-    summary = _frame(entries, "production_summary")
-    if summary is None:
-        return None
-    systems = summary[["dataset", "model", "decoding"]].drop_duplicates().itertuples(index=False)
-    paths = [root / "production" / d / m / dec / "miscalibrated.parquet" for d, m, dec in systems]
-    frames = [tables.read_frame(p) for p in paths if p.is_file()]
+    run (its ``production_miscalibrated`` tables), as a page table block."""
+    frames = [tables.read(p, "production_miscalibrated") for p in measured.get("production_miscalibrated", [])]
     frames = [f for f in frames if len(f)]
     if not frames:
         return None
@@ -240,22 +234,28 @@ def miscalibrated_block(entries: list[dict], root: Path) -> dict | None:
             "body": markdown(miscalibrated(pd.concat(frames, ignore_index=True)))}
 
 
-def _failures(entries, root: Path) -> dict | None:
+FAILURE_COLUMNS = {"reason": "reason", "draws": "draws", "share_of_draws": "share of draws",
+                   "draws_without_letter": "draws without any letter",
+                   "paper_protocol": "the paper's protocol"}
+"""The columns of a ``provo_failures`` table that the failure-rate disagreement shows, and their
+names there."""
+
+
+def _failures(entries, measured: dict) -> dict | None:
     summary = _frame(entries, "provo_summary")
-    if summary is None:
+    if summary is None or "provo_failures" not in measured:
         return None
+    failures = tables.read(measured["provo_failures"], "provo_failures")
     rows, notes = [], []
     for r in summary.itertuples(index=False):
-        path = root / "provo" / r.model / r.decoding / "samples.parquet"
-        if not path.is_file():
+        table = failures[(failures["model"] == r.model) & (failures["decoding"] == r.decoding)]
+        if table.empty:
             continue
-        samples = tables.read(path, "provo_samples")
-        table = measures.failure_breakdown(samples)
-        total = int(samples["count"].sum())
-        paper_rate = table["draws without any letter"].sum() / total
+        paper_rate = table["draws_without_letter"].sum() / table["total_draws"].iloc[0]
         notes.append(f"`{r.model} / {r.decoding}`: {r.failure_rate:.2%} of draws fail; under the "
                      f"paper's reading at most {paper_rate:.2%} would (the draws without any letter)")
-        rows.extend({"system": f"{r.model} / {r.decoding}", **row} for row in table.to_dict("records"))
+        shown = table.loc[table["reason"] != "", list(FAILURE_COLUMNS)].rename(columns=FAILURE_COLUMNS)
+        rows.extend({"system": f"{r.model} / {r.decoding}", **row} for row in shown.to_dict("records"))
     if not rows:
         return None
     frame = pd.DataFrame(rows)
@@ -271,57 +271,47 @@ def _failures(entries, root: Path) -> dict | None:
             "table": markdown(frame)}
 
 
-def _regression(entries, root: Path) -> dict | None:
+def _regression(entries, measured: dict) -> dict | None:
     coefficients = _frame(entries, "regression_coefficients")
-    contexts = root / "provo" / "contexts.parquet"
-    if coefficients is None or not contexts.is_file():
+    if coefficients is None or "regression_codings" not in measured:
         return None
-    from varprobe.analysis.regression import last_word_tags
-    from varprobe.probes.pos_tags import UniversalTagger
-
-    first = coefficients.iloc[0]
-    path = root / "provo" / first["model"] / first["decoding"] / "tvd.parquet"
-    if not path.is_file():
-        return None
-    frame = tables.read(path, "provo_tvd")
-    tags = last_word_tags(frame, tables.read(contexts, "provo_contexts"), UniversalTagger())
-    codings = measures.regression_codings(frame, tags)
-    ours = coefficients[(coefficients["model"] == first["model"]) & (coefficients["decoding"] == first["decoding"])
+    codings = tables.read(measured["regression_codings"], "regression_codings")
+    model, decoding = codings["model"].iloc[0], codings["decoding"].iloc[0]
+    ours = coefficients[(coefficients["model"] == model) & (coefficients["decoding"] == decoding)
                         & (coefficients["predictor"] == "tvd_oracle2_oracle1")]
-    spread = codings["TVD between oracles"]
-    shown = codings.assign(**{c: codings[c].map(number) for c in ("TVD between oracles", "human entropy")})
+    spread = codings["tvd_oracle2_oracle1"]
+    shown = pd.DataFrame({"coding": codings["coding"], "reference": codings["reference"],
+                          "TVD between oracles": spread.map(number),
+                          "human entropy": codings["entropy_human"].map(number),
+                          "contexts": codings["n_contexts"].astype(str)})
     return {"title": "Table 3: the coefficient of TVD between oracles",
             "paper": f"+{paper.TABLE_3['tvd_oracle2_oracle1']}, the largest of GPT-2's predictors",
-            "ours": (f"{number(float(ours['mean'].iloc[0]))} for {first['model']} / {first['decoding']} (NUTS)"
+            "ours": (f"{number(float(ours['mean'].iloc[0]))} for {model} / {decoding} (NUTS)"
                      if len(ours) else "–"),
-            "cause": (f"Measured on {first['model']} / {first['decoding']} by a quick ARD fit (scikit-learn, "
+            "cause": (f"Measured on {model} / {decoding} by a quick ARD fit (scikit-learn, "
                       f"type-II maximum likelihood) under each coding (below): across reference level and "
                       f"standardisation the coefficient is {_span(spread[:4].min(), spread[:4].max())}; without "
                       f"human entropy in the design it is "
                       f"{number(spread.iloc[-1])}. The two predictors correlate at "
-                      f"{codings.attrs['correlation']:.2f} over these contexts. Neither coding choice gives "
+                      f"{codings['correlation'].iloc[0]:.2f} over these contexts. Neither coding choice gives "
                       f"the paper's +{paper.TABLE_3['tvd_oracle2_oracle1']}; what remains (GPT-2 against "
                       f"SmolLM2 or Gemma, 1,000 draws against the run's) is unexplained."),
             "table": markdown(shown)}
 
 
-LABELS = {"metrics.parquet": "corpus", "floor.parquet": "drawn from the model"}
-"""The token-calibration tables of a model (``analyses/token_calibration/MODEL/``) and whose
-labels each scores: the corpus's next tokens, or labels drawn from the model's own distributions
-(a perfectly calibrated model: the estimators' floor)."""
+DRAWN = "drawn from the model"
+"""The labels of a model's token-calibration floor: drawn from its own distributions (a perfectly
+calibrated model: the estimators' floor), beside the corpus's (``corpus``)."""
 
 
-def _token_bins(entries, root: Path) -> dict | None:
-    found = [(path, labels) for name, labels in LABELS.items()
-             for path in sorted((root / "analyses" / "token_calibration").glob(f"*/{name}"))]
+def _token_bins(entries, measured: dict) -> dict | None:
     summary = _frame(entries, "token_calibration_summary")
-    if not found or summary is None:
+    if "token_calibration_bins" not in measured or summary is None:
         return None
-    frame = pd.concat([tables.read_frame(p).assign(labels=labels) for p, labels in found], ignore_index=True)
-    wide = measures.metric_by_bins(frame)
+    wide = metric_by_bins(tables.read(measured["token_calibration_bins"], "token_calibration_bins"))
     full = wide[wide["metric"] == "full_ece"].set_index(["model", "labels"])
     ms = [c for c in wide.columns if c.startswith("M=")]
-    drawn = LABELS["floor.parquet"]
+    drawn = DRAWN
 
     def line(model: str) -> str:
         ours, floor = full.loc[(model, "corpus")], full.loc[(model, drawn)]
@@ -349,17 +339,17 @@ def _token_bins(entries, root: Path) -> dict | None:
             "table": markdown(wide.assign(**{"RSD over M": wide["RSD over M"].map("{:.0%}".format)}))}
 
 
-def _production(entries, root: Path) -> dict | None:
+def _production(entries, measured: dict) -> dict | None:
     summary = _frame(entries, "production_summary")
     if summary is None:
         return None
     signs = production_signs(summary)
     examples = []
     for dataset in dict.fromkeys(signs["dataset"]):
-        instances = root / "production" / dataset / "instances.parquet"
-        samples = sorted((root / "production" / dataset).glob("*/ancestral/samples.parquet"))
-        if instances.is_file() and samples:
-            ex = measures.production_example(tables.read_frame(instances), tables.read_frame(samples[0]))
+        paths = measured.get("production_examples", {}).get(dataset)
+        if paths:
+            ex = production_example(tables.read(paths["instances"], "production_instances"),
+                                    tables.read(paths["samples"], "production_samples"))
             rows = list(zip_longest(map(_cell, ex["references"]), map(_cell, ex["outputs"]), fillvalue=""))
             examples.append({"dataset": dataset, "input_id": ex["input_id"], "source": _cell(ex["source"]),
                              "rows": rows})
@@ -397,15 +387,11 @@ def _decodings(entries) -> dict | None:
                 {True: "yes", False: "no"})}))}
 
 
-def _human_ece(entries, root: Path, settings: dict) -> dict | None:
+def _human_ece(entries, measured: dict) -> dict | None:
     summary = _frame(entries, "provo_summary")
-    contexts, responses = root / "provo" / "contexts.parquet", root / "provo" / "responses.parquet"
-    if summary is None or not contexts.is_file() or not responses.is_file():
+    if summary is None or "provo_human_ties" not in measured:
         return None
-    control = ControlSettings(seed=settings["seed"], resplits=settings["resplits"], ece_bins=settings["bins"],
-                              bootstrap_resamples=settings["resamples"])
-    m = measures.human_oracle_majority_ece(tables.read(contexts, "provo_contexts"),
-                                           tables.read(responses, "provo_responses"), control)
+    m = tables.read(measured["provo_human_ties"], "provo_human_ties").iloc[0]
     human = summary[summary["model"] == "human"]
     return {"title": "The human row's oracle-1-majority ECE",
             "paper": f"{paper.TABLE_1['Human'][2]}",
@@ -456,16 +442,11 @@ def _replacement(entries) -> dict | None:
             "table": None}
 
 
-def _oracle_split(entries, root: Path, settings: dict) -> dict | None:
-    contexts, responses = root / "provo" / "contexts.parquet", root / "provo" / "responses.parquet"
-    if not contexts.is_file() or not responses.is_file():
+def _oracle_split(measured: dict) -> dict | None:
+    if "provo_oracle_splits" not in measured:
         return None
-    control = ControlSettings(seed=settings["seed"], resplits=settings["resplits"], ece_bins=settings["bins"],
-                              bootstrap_resamples=settings["resamples"])
-    humans = human_counts(tables.read(responses, "provo_responses"))
-    keys = [(int(t), int(w)) for t, w in tables.read(contexts, "provo_contexts")[["text_id", "word_number"]].itertuples(index=False)]
-    per_split = pd.DataFrame([[tvd(o2, o1) for o1, o2 in oracle_splits(k, humans[k], control)] for k in keys]).mean()
-    half = pd.DataFrame([[tvd(o2, mle(humans[k])) for _, o2 in oracle_splits(k, humans[k], control)] for k in keys]).mean()
+    splits = tables.read(measured["provo_oracle_splits"], "provo_oracle_splits")
+    per_split, half = splits["tvd_oracle2_oracle1"], splits["tvd_oracle2_humans"]
     return {"title": "The oracles' expected TVD",
             "paper": f"{paper.TABLE_1['Oracle2'][3]} (Table 1); the authors' code, one split per context with "
                      f"seed 0: {paper.AUTHORS_DATA['oracle_tvd_one_split'][0]} (github.com/evgeniael/predict_next_word)",
@@ -484,14 +465,15 @@ def _cell(text) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-def disagreements(entries: list[dict], root: Path, settings: dict) -> list[dict]:
+def disagreements(entries: list[dict], measured: dict) -> list[dict]:
     """Each disagreement with a paper: the paper's value, ours, the measured cause (or
-    "unexplained") and the table it was measured with; the ones the run cannot measure are left
-    out by their function (it returns None)."""
-    found = [_oracle_split(entries, root, settings), _failures(entries, root),
-             _regression(entries, root), _replacement(entries), _token_bins(entries, root),
-             _production(entries, root),
-             _decodings(entries), _human_ece(entries, root, settings)]
+    "unexplained") and the table it was measured with (``measured``: the run's measured tables
+    by name); the ones the run did not measure are left out by their function (it returns
+    None)."""
+    found = [_oracle_split(measured), _failures(entries, measured),
+             _regression(entries, measured), _replacement(entries), _token_bins(entries, measured),
+             _production(entries, measured),
+             _decodings(entries), _human_ece(entries, measured)]
     return [d for d in found if d is not None]
 
 

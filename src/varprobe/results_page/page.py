@@ -1,8 +1,9 @@
 """Assemble and render the results page through ``template.md.j2``: what was run and the findings
 first, then one section per study (``SECTIONS``: its tables with the papers' values beside ours,
 then its figures, captioned with the paper's table or figure), the disagreements with the papers
-and their measured causes (``varprobe.results_page.measures``), the papers' tables and figures
-and where each is, and last the configuration and the stage times."""
+and their measured causes (tables the workflow measured: ``varprobe.analysis.page_measures``),
+the papers' tables and figures and where each is, and last the configuration and the stage
+times. The page reads tables and the validated config only."""
 
 from __future__ import annotations
 
@@ -17,11 +18,9 @@ from pathlib import Path
 
 import jinja2
 import pandas as pd
-import yaml
 
 from varprobe import tables
-from varprobe.config_checks import switch_off
-from varprobe.results_page import findings, measures, paper
+from varprobe.results_page import findings, paper
 from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
 
@@ -61,22 +60,6 @@ def commit(checkout: str) -> str:
                               capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-
-
-def merged_config(configfiles: list[str]) -> dict:
-    """The run's config: each file's keys over the ones before it, nested mappings merged; a
-    section switched off (null, ``varprobe.config_checks.switch_off``) is left out."""
-    def merge(base: dict, over: dict) -> dict:
-        out = dict(base)
-        for key, value in over.items():
-            out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-        return out
-
-    config: dict = {}
-    for path in configfiles:
-        config = merge(config, yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {})
-    switch_off(config)
-    return config
 
 
 PAGE_RULES = frozenset({"results_page", "all"})
@@ -220,12 +203,13 @@ def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
     return listed
 
 
-def _sample_size_view(results: Path, settings: dict):
-    """The sample-size view with the MSE intervals computed from the run's per-context tables
-    (``analyses/sample_size/MODEL/DECODING/contexts.parquet``)."""
-    paths = sorted((results / "analyses" / "sample_size").glob("*/*/contexts.parquet"))
-    contexts = pd.concat([tables.read_frame(p) for p in paths], ignore_index=True) if paths else None
-    intervals = measures.mse_intervals(contexts, settings["resamples"], settings["seed"]) if contexts is not None else {}
+def _sample_size_view(measured: dict):
+    """The sample-size view with the MSE intervals of the run's ``sample_size_intervals`` table
+    (none without it)."""
+    path = measured.get("sample_size_intervals")
+    found = tables.read(path, "sample_size_intervals") if path else None
+    intervals = {} if found is None else {
+        (r.model, r.decoding, r.size): (r.ci_low, r.ci_high) for r in found.itertuples(index=False)}
     return lambda frames: [views.sample_size(f, intervals) for f in frames]
 
 
@@ -268,58 +252,43 @@ def _blocks(entries: list[dict], views_by_prefix: dict = VIEWS) -> list[dict]:
     return blocks
 
 
-def _table_one(entries: list[dict], results: Path, settings: dict) -> str | None:
-    """Table 1 with the bootstrap intervals computed from the per-context tables that the run
-    has (``results/provo/MODEL/DECODING/tvd.parquet``)."""
+def _table_one(entries: list[dict], measured: dict) -> str | None:
+    """Table 1 with the run's bootstrap intervals (its ``provo_intervals`` table)."""
     first = next((e for e in entries if e.get("schema") == "provo_system"), None)
     if first is None:
         return None
     summary = tables.read(first["table"], "provo_system")
-    intervals = {}
-    for r in summary.itertuples(index=False):
-        path = results / "provo" / r.model / r.decoding / "tvd.parquet"
-        if r.model == "human" or not path.is_file():
-            continue
-        tvd = tables.read(path, "provo_tvd")
-        if r.model == "oracle":
-            intervals[(r.model, r.decoding)] = {"tvd_humans": measures.oracle_to_humans(
-                tvd, settings["resamples"], settings["seed"])}
-        else:
-            intervals[(r.model, r.decoding)] = measures.system_intervals(
-                tvd, settings["bins"], settings["resamples"], settings["seed"])
+    intervals = views.intervals(tables.read(measured["provo_intervals"], "provo_intervals"))
     return views.markdown(views.table_one(summary, intervals))
 
 
-def render(*, configfiles: list[str], commit: str, entries: list[dict], figures: list[dict],
-           benchmarks: str, results: str | None = None,
+def render(*, config: dict, configfiles: list[str], commit: str, entries: list[dict], figures: list[dict],
+           benchmarks: str, measured: dict, results: str | None = None,
            not_run: dict[str, str] | None = None, figure_probes: list[str] | None = None) -> str:
-    """The page's Markdown. ``configfiles`` are shown last, as they are, in the order given
-    (each over the ones before it, a file given twice once); ``results``: the run's results
-    folder, where the page finds the per-context tables its intervals and measured causes are
-    computed from; ``not_run``: the configured analyses that could not run on the corpus, with
-    the reason; ``figure_probes``: the probes of the production figures."""
+    """The page's Markdown. ``config``: the run's validated config, the schema's defaults applied
+    (``varprobe.config_checks.validate_config``); ``configfiles`` are shown last, as they are, in
+    the order given (each over the ones before it, a file given twice once); ``measured``: the
+    run's measured tables by name (``PAGE_TABLES`` of ``workflow/rules/page_inputs.smk``), each
+    a path, or for the production tables a list or mapping of paths; ``results``: the run's results folder (its Snakemake logs
+    beside it); ``not_run``: the configured analyses that could not run on the corpus, with the
+    reason; ``figure_probes``: the probes of the production figures."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True)
     configfiles = list(dict.fromkeys(str(Path(p).resolve()) for p in configfiles))
-    config = merged_config(configfiles)
-    provo = config.get("provo", {})
-    settings = {"seed": int(config.get("seed", 0)), "bins": int(provo.get("ece_bins", 10)),
-                "resamples": int(provo.get("bootstrap_resamples", 1000)),
-                "resplits": int(provo.get("resplits", 20))}
     root = Path(results) if results else Path(benchmarks).parent
     stages = stage_times(Path(benchmarks)) if Path(benchmarks).is_dir() else {}
     sections = []
     for key, section in SECTIONS.items():
         mine = [e for e in entries if e["name"].startswith(section.entries)]
         shown = [f for f in figures if f["study"] in section.figures]
-        one = _table_one(mine, root, settings) if key == "provo" else None
+        one = _table_one(mine, measured) if key == "provo" else None
         if one is not None:
             mine = [e for e in mine if e.get("schema") != "provo_system"]
-        blocks = _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(root, settings),
+        blocks = _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(measured),
                                 "production_summary": _production_view(figure_probes)})
         if key == "production":
-            blocks += [b for b in [findings.miscalibrated_block(entries, root)] if b]
+            blocks += [b for b in [findings.miscalibrated_block(measured)] if b]
         if mine or shown or one:
             sections.append({"key": key, "heading": section.heading, "paper": section.paper,
                              "table_one": one, "blocks": blocks, "figures": shown})
@@ -333,11 +302,11 @@ def render(*, configfiles: list[str], commit: str, entries: list[dict], figures:
         glossary=views.glossary({s["key"] for s in sections}),
         sections=sections,
         absent=findings.absent_sections(config, {s["key"] for s in sections}),
-        disagreements=findings.disagreements(entries, root, settings),
+        disagreements=findings.disagreements(entries, measured),
         index=findings.paper_index({s["key"]: s["heading"] for s in sections}),
         reproduce=reproduce(configfiles),
-        bins=settings["bins"],
-        n_samples=findings.draws_per_context(provo),
+        bins=config["provo"]["ece_bins"] if "provo" in config else None,
+        n_samples=findings.draws_per_context(config["provo"]) if "provo" in config else None,
         configs=[{"path": path, "text": Path(path).read_text(encoding="utf-8").rstrip()}
                  for path in configfiles],
         stages=table(stages) if stages else "no benchmark files",

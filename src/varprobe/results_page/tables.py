@@ -381,3 +381,36 @@ def miscalibrated(table: pd.DataFrame, top: int = 3) -> pd.DataFrame:
         "a reference": shown["references"].map(lambda r: short(r[0]) if len(r) else "–"),
         "a model output": shown["samples"].map(lambda s: short(s[0]) if len(s) else "–"),
     })
+
+
+def intervals(found: pd.DataFrame) -> dict:
+    """Table 1's intervals (schema ``provo_intervals``) as ``table_one`` takes them:
+    ``{(model, decoding): {quantity: (low, high)}}``, ``(mean, low, high)`` for the oracle's
+    ``tvd_humans`` (the summary has no mean of it)."""
+    out: dict = {}
+    for r in found.itertuples(index=False):
+        shown = (r.mean, r.ci_low, r.ci_high) if r.quantity == "tvd_humans" else (r.ci_low, r.ci_high)
+        out.setdefault((r.model, r.decoding), {})[r.quantity] = shown
+    return out
+
+
+def metric_by_bins(found: pd.DataFrame) -> pd.DataFrame:
+    """Each token-calibration metric at every bin count (schema ``token_calibration_bins``), one
+    row per model, labels and metric with a column ``M=...`` per bin count, then the ratio of its
+    value at the largest M to the smallest, its RSD over M and its positions."""
+    keys = ["model", "labels", "metric"]
+    wide = found.pivot_table(index=keys, columns="bins", values="value").reset_index()
+    wide.columns = [f"M={c}" if c not in keys else c for c in wide.columns]
+    ends = found.groupby(keys, as_index=False)[["ratio", "rsd", "n_positions"]].first()
+    wide = wide.merge(ends, on=keys).rename(columns={"ratio": "largest / smallest M", "rsd": "RSD over M",
+                                                     "n_positions": "positions"})
+    return wide.sort_values(keys, ignore_index=True)
+
+
+def production_example(instances: pd.DataFrame, samples: pd.DataFrame, n: int = 3) -> dict:
+    """One input of a production task (its first): the source, ``n`` human references and ``n``
+    model outputs, for reading what the distances compare."""
+    first = instances.iloc[0]
+    outputs = samples[samples["input_id"] == first["input_id"]].sort_values("sample_index")["text"]
+    return {"input_id": first["input_id"], "source": first["source"],
+            "references": list(first["references"])[:n], "outputs": list(outputs)[:n]}

@@ -1,7 +1,9 @@
-"""What the page measures from a run's per-context tables beyond its summary tables: the
+"""What the results page shows from a run's per-context tables beyond its summary tables: the
 bootstrap intervals the summaries lack, and the measured causes of the page's disagreements with
-the papers (failure reasons, the regression's coding, the human row's tie-breaking, the bin
-counts behind Full-ECE's RSD). Each function takes tables and returns numbers or a table.
+the papers (failure reasons, the oracles' resplits, the regression's coding, the human row's
+tie-breaking, the bin counts behind Full-ECE's RSD). Each ``*_table`` function takes tables and
+returns one table of a declared schema (``varprobe.tables.SCHEMAS``), which a workflow rule
+writes (``varprobe.cli.page_measures``) and the page reads (``varprobe.results_page``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ import pandas as pd
 from varprobe.analysis.next_word import ControlSettings, human_counts, oracle_splits
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.calibration import ece
-from varprobe.metrics.distributions import mle
+from varprobe.metrics.distributions import mle, tvd
+from varprobe.metrics.token_calibration import relative_std
 from varprobe.words import has_word_char
 
 
@@ -77,20 +80,20 @@ non-empty run taken) reads a draw that ours rejects, by our failure reason."""
 
 
 def failure_breakdown(samples: pd.DataFrame) -> pd.DataFrame:
-    """Per failure reason of one sampled system (schema ``provo_samples``): its draws, their
-    share of all draws, how the paper's 5-token protocol reads it (``PAPER_PROTOCOL``) and how
-    many of its draws hold no letter or digit at all (a failure under either protocol)."""
+    """Per failure reason of one sampled system (schema ``provo_samples``), most draws first: its
+    draws, their share of all draws, how many of them hold no letter or digit at all (a failure
+    under either protocol) and how the paper's 5-token protocol reads it (``PAPER_PROTOCOL``)."""
     total = int(samples["count"].sum())
     failed = samples[samples["failed"]]
     rows = []
     for reason, group in failed.groupby("failure", sort=False):
         no_letter = int(group.loc[~group["text"].map(has_word_char), "count"].sum())
         draws = int(group["count"].sum())
-        rows.append({"reason": reason, "draws": draws, "share of draws": draws / total,
-                     "draws without any letter": no_letter,
-                     "the paper's protocol": PAPER_PROTOCOL.get(reason, "unknown")})
-    return pd.DataFrame(rows, columns=["reason", "draws", "share of draws", "draws without any letter",
-                                       "the paper's protocol"]).sort_values("draws", ascending=False)
+        rows.append({"reason": reason, "draws": draws, "share_of_draws": draws / total,
+                     "draws_without_letter": no_letter,
+                     "paper_protocol": PAPER_PROTOCOL.get(reason, "unknown")})
+    return pd.DataFrame(rows, columns=["reason", "draws", "share_of_draws", "draws_without_letter",
+                                       "paper_protocol"]).sort_values("draws", ascending=False)
 
 
 def human_oracle_majority_ece(contexts: pd.DataFrame, responses: pd.DataFrame,
@@ -143,8 +146,9 @@ what the two correlated predictors share."""
 def regression_codings(tvd: pd.DataFrame, tags: list[str]) -> pd.DataFrame:
     """The coefficient of TVD between oracles and of human entropy under each coding of
     ``REGRESSION_CODINGS``, by scikit-learn's ARD regression (type-II maximum likelihood, a quick
-    stand-in for the NUTS posterior of the workflow's fit), and the correlation of the two
-    predictors; original-units coefficients are per TVD unit and per nat."""
+    stand-in for the NUTS posterior of the workflow's fit), the contexts fitted and the
+    correlation of the two predictors over them (schema ``regression_codings`` without the
+    system's columns); original-units coefficients are per TVD unit and per nat."""
     from sklearn.linear_model import ARDRegression
 
     from varprobe.analysis.regression import CONTINUOUS, TARGET, TAG_ORDER
@@ -167,11 +171,10 @@ def regression_codings(tvd: pd.DataFrame, tags: list[str]) -> pd.DataFrame:
         fit = ARDRegression().fit(design.to_numpy(), frame[TARGET].to_numpy(dtype=float))
         coef = dict(zip(design.columns, fit.coef_, strict=True))
         rows.append({"coding": name, "reference": frequent if reference == "frequent" else "none",
-                     "TVD between oracles": coef["tvd_oracle2_oracle1"],
-                     "human entropy": coef.get("entropy_human", np.nan), "contexts": str(len(frame))})
-    table = pd.DataFrame(rows)
-    table.attrs["correlation"] = correlation
-    return table
+                     "tvd_oracle2_oracle1": coef["tvd_oracle2_oracle1"],
+                     "entropy_human": coef.get("entropy_human", np.nan), "n_contexts": len(frame),
+                     "correlation": correlation})
+    return pd.DataFrame(rows)
 
 
 def metric_by_bins(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -179,8 +182,6 @@ def metric_by_bins(metrics: pd.DataFrame) -> pd.DataFrame:
     with a ``labels`` column: whose labels were scored), one column per M, with the ratio of its
     value at the largest M to its value at the smallest and its RSD over the Ms (ddof 1): what
     its RSD over M is made of."""
-    from varprobe.metrics.token_calibration import relative_std
-
     keys = ["model", "labels", "metric"]
     wide = metrics.pivot_table(index=keys, columns="bins", values="value").reset_index()
     ms = sorted(c for c in wide.columns if isinstance(c, (int, np.integer)))
@@ -191,10 +192,67 @@ def metric_by_bins(metrics: pd.DataFrame) -> pd.DataFrame:
     return wide.sort_values(keys, ignore_index=True)
 
 
-def production_example(instances: pd.DataFrame, samples: pd.DataFrame, n: int = 3) -> dict:
-    """One input of a production task (its first): the source, ``n`` human references and ``n``
-    model outputs, for reading what the distances compare."""
-    first = instances.iloc[0]
-    outputs = samples[samples["input_id"] == first["input_id"]].sort_values("sample_index")["text"]
-    return {"input_id": first["input_id"], "source": first["source"],
-            "references": list(first["references"])[:n], "outputs": list(outputs)[:n]}
+def interval_table(systems: list[tuple[str, str, pd.DataFrame]], bins: int, resamples: int,
+                   seed: int) -> pd.DataFrame:
+    """Table 1's bootstrap intervals (schema ``provo_intervals``), one row per system and
+    quantity: for the oracle control (model ``oracle``) E TVD(O2, H) with its mean
+    (``oracle_to_humans``, quantity ``tvd_humans``); for a model the intervals of
+    ``system_intervals`` (its means are in the Provo summary: NaN here). ``systems``: (model,
+    decoding, per-context table of schema ``provo_tvd``) each."""
+    rows = []
+    for model, decoding, tvd_table in systems:
+        if model == "oracle":
+            found = {"tvd_humans": oracle_to_humans(tvd_table, resamples, seed)}
+        else:
+            found = {k: (np.nan, *v) for k, v in system_intervals(tvd_table, bins, resamples, seed).items()}
+        rows.extend({"model": model, "decoding": decoding, "quantity": quantity, "mean": mean,
+                     "ci_low": low, "ci_high": high} for quantity, (mean, low, high) in found.items())
+    return pd.DataFrame(rows, columns=["model", "decoding", "quantity", "mean", "ci_low", "ci_high"])
+
+
+def failure_table(systems: list[tuple[str, str, pd.DataFrame]]) -> pd.DataFrame:
+    """``failure_breakdown`` of every sampled system (schema ``provo_failures``), with its draws
+    in all (``total_draws``); a system without a failed draw has one row of reason ``""`` and 0
+    draws. ``systems``: (model, decoding, table of schema ``provo_samples``)."""
+    none = pd.DataFrame([{"reason": "", "draws": 0, "share_of_draws": 0.0, "draws_without_letter": 0,
+                          "paper_protocol": ""}])
+    frames = [(failure_breakdown(samples) if samples["failed"].any() else none).assign(
+                  model=model, decoding=decoding, total_draws=int(samples["count"].sum()))
+              for model, decoding, samples in systems]
+    columns = ["model", "decoding", "reason", "draws", "share_of_draws", "draws_without_letter",
+               "paper_protocol", "total_draws"]
+    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
+
+
+def oracle_split_table(contexts: pd.DataFrame, responses: pd.DataFrame,
+                       settings: ControlSettings) -> pd.DataFrame:
+    """Per oracle resplit (schema ``provo_oracle_splits``): the mean over contexts of TVD(O2, O1)
+    between the resplit's halves and of TVD(O2, H), half against all the humans."""
+    humans = human_counts(responses)
+    keys = [(int(t), int(w)) for t, w in contexts[["text_id", "word_number"]].itertuples(index=False)]
+    splits = {k: oracle_splits(k, humans[k], settings) for k in keys}
+    between = pd.DataFrame([[tvd(o2, o1) for o1, o2 in splits[k]] for k in keys]).mean()
+    half = pd.DataFrame([[tvd(o2, mle(humans[k])) for _, o2 in splits[k]] for k in keys]).mean()
+    return pd.DataFrame({"resplit": range(len(between)), "tvd_oracle2_oracle1": between.to_numpy(),
+                         "tvd_oracle2_humans": half.to_numpy()})
+
+
+def bins_table(metrics: pd.DataFrame) -> pd.DataFrame:
+    """``metric_by_bins`` long (schema ``token_calibration_bins``): one row per model, labels,
+    metric and bin count with the value there, and the metric's largest / smallest M ratio, RSD
+    over M and positions repeated on its rows."""
+    wide = metric_by_bins(metrics)
+    keys = ["model", "labels", "metric"]
+    ms = [c for c in wide.columns if c.startswith("M=")]
+    long = wide.melt(id_vars=[*keys, "largest / smallest M", "RSD over M", "positions"], value_vars=ms,
+                     var_name="bins", value_name="value")
+    long["bins"] = long["bins"].str.removeprefix("M=").astype(int)
+    return long.rename(columns={"largest / smallest M": "ratio", "RSD over M": "rsd",
+                                "positions": "n_positions"}).sort_values([*keys, "bins"], ignore_index=True)
+
+
+def mse_interval_table(contexts: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
+    """``mse_intervals`` as a table (schema ``sample_size_intervals``)."""
+    rows = [{"model": m, "decoding": d, "size": size, "ci_low": low, "ci_high": high}
+            for (m, d, size), (low, high) in mse_intervals(contexts, resamples, seed).items()]
+    return pd.DataFrame(rows, columns=["model", "decoding", "size", "ci_low", "ci_high"])

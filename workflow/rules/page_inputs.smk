@@ -1,0 +1,67 @@
+"""The tables of the results page measured from the studies' per-context tables, by name
+(PAGE_TABLES), the systems each is measured on, and the production tables the page shows beside
+them; the rules that write them: page_measures.smk."""
+
+import json
+
+PAGE_TABLES = {}
+"""Each measured table of the page, by its name in varprobe.results_page (the page reads these,
+never a path of its own)."""
+
+if "provo" in config:
+    PAGE_SYSTEMS = [*systems(), ("oracle", "control")]
+    SAMPLED_SYSTEMS = [(m, d) for m, d in systems() if d not in ENUMERATED]
+    PAGE_TABLES.update(
+        provo_intervals=f"{PROVO}/page/intervals.parquet",
+        provo_failures=f"{PROVO}/page/failures.parquet",
+        provo_oracle_splits=f"{PROVO}/page/oracle_splits.parquet",
+        provo_human_ties=f"{PROVO}/page/human_ties.parquet",
+    )
+if "regression" in ANALYSES:
+    PAGE_TABLES["regression_codings"] = f"{REGRESSION}/codings.parquet"
+if "sample_size" in ANALYSES:
+    PAGE_TABLES["sample_size_intervals"] = f"{SAMPLE_SIZE_DIR}/intervals.parquet"
+if "token_calibration" in ANALYSES:
+    PAGE_TABLES["token_calibration_bins"] = f"{TC_DIR}/bins.parquet"
+    TC_LABELS = {"metrics": "corpus", "floor": "drawn from the model"}
+    """Whose labels each of a model's token-calibration tables scores."""
+
+if "production" in config:
+    PAGE_TABLES["production_miscalibrated"] = production_path(
+        f"{PROD_SYSTEM}/miscalibrated.parquet"
+    )
+    # One input per task with its references and the outputs of its first model's ancestral draws.
+    PAGE_TABLES["production_examples"] = {
+        d: {
+            "instances": f"{PROD}/{d}/instances.parquet",
+            "samples": f"{PROD}/{d}/{min(models)}/ancestral/samples.parquet",
+        }
+        for d in PROD_DATASETS
+        for models in [
+            [m for d2, m, dec in production_systems() if d2 == d and dec == "ancestral"]
+        ]
+        if models
+    }
+
+
+def system_tables(pairs, pattern):
+    """JSON list of {model, decoding, table}: ``pattern`` (with {model}, {decoding}) per pair."""
+    return json.dumps(
+        [
+            {"model": m, "decoding": d, "table": pattern.format(model=m, decoding=d)}
+            for m, d in pairs
+        ]
+    )
+
+
+def page_table_paths():
+    """Every path of PAGE_TABLES (a production entry holds several)."""
+    paths = []
+    for value in PAGE_TABLES.values():
+        if isinstance(value, str):
+            paths.append(value)
+        elif isinstance(value, list):
+            paths.extend(value)
+        else:
+            paths.extend(p for entry in value.values() for p in entry.values())
+    return paths
