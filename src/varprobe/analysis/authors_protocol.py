@@ -279,8 +279,8 @@ def resplit_values(scores: Scores, protocol: Protocol, settings: ControlSettings
 
 def protocol_values(
     norms: pd.DataFrame,
-    protocol: Protocol = OURS,
-    settings: ControlSettings = ControlSettings(),
+    protocol: Protocol,
+    settings: ControlSettings,
     half: int = AUTHORS_HALF,
 ) -> dict[str, float]:
     """The seven human and oracle values of Table 1 (``VALUES``) from a norms table.
@@ -333,7 +333,7 @@ SWITCH_TABLE_COLUMNS = ("protocol", "switch", *VALUES)
 
 
 def switch_table(
-    norms: pd.DataFrame, settings: ControlSettings = ControlSettings(), half: int = AUTHORS_HALF
+    norms: pd.DataFrame, settings: ControlSettings, half: int = AUTHORS_HALF
 ) -> pd.DataFrame:
     """The seven values (``VALUES``) under ours, each switch on alone, the authors' protocol,
     the authors' with each switch off alone, and the paper's printed digits (schema
