@@ -350,3 +350,12 @@ def test_a_datasets_source_is_read_through_load_dataset(monkeypatch):
     assert _triples(table) == [("1", "x", ["a", "b"]), ("2", "y", ["c"])]
     assert list(table["split"].unique()) == ["validation"]
     assert table.attrs["provenance"]["datasets"] == entry["datasets"]
+
+
+def test_a_corpus_in_estonian_keeps_its_capital_o_tilde(tmp_path):
+    text = "passage,position,text,response\n1,2,Õhtul sõin Õuna.,sõin\n1,3,Õhtul sõin Õuna.,Õuna\n"
+    corpus = read_corpus(_task(tmp_path, "c.csv", text, language="et", columns={
+        "passage": "passage", "position": "position", "text": "text", "response": "response"}))
+    assert corpus["contexts"]["context"].tolist() == ["Õhtul", "Õhtul sõin"]
+    assert corpus["contexts"]["corpus_word"].tolist() == ["sõin", "õuna"]
+    assert corpus["responses"]["response"].tolist() == ["sõin", "õuna"]
