@@ -359,3 +359,21 @@ def test_a_corpus_in_estonian_keeps_its_capital_o_tilde(tmp_path):
     assert corpus["contexts"]["context"].tolist() == ["Õhtul", "Õhtul sõin"]
     assert corpus["contexts"]["corpus_word"].tolist() == ["sõin", "õuna"]
     assert corpus["responses"]["response"].tolist() == ["sõin", "õuna"]
+
+
+@pytest.mark.parametrize("spaced", ["De  fiets stond stil.", "De\tfiets stond stil.", "De\u00a0fiets stond stil.",
+                                    " De fiets stond stil. ", "De fiets \t stond\u00a0 stil.\n"])
+def test_a_passage_splits_on_runs_of_whitespace(tmp_path, spaced):
+    rows = "".join(f'{1},{k},"{spaced}",x\n' for k in (2, 3, 4))
+    corpus = read_corpus(_task(tmp_path, "c.csv", "passage,position,text,response\n" + rows, columns={
+        "passage": "passage", "position": "position", "text": "text", "response": "response"}))
+    assert corpus["contexts"][["context", "context_length", "corpus_word"]].values.tolist() == [
+        ["De", 1, "fiets"], ["De fiets", 2, "stond"], ["De fiets stond", 3, "stil"]]
+
+
+def test_a_given_context_is_its_words_joined_by_single_spaces(tmp_path):
+    text = 'item,sentence,answer\nq1,"Ik  drink\\tgraag ",koffie\n'.replace("\\t", "\t")
+    corpus = read_corpus(_task(tmp_path, "c.csv", text, columns={
+        "context_id": "item", "context": "sentence", "response": "answer"}))
+    assert corpus["contexts"][["context", "context_length", "word_number"]].values.tolist() == [
+        ["Ik drink graag", 3, 4]]

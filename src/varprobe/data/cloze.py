@@ -6,8 +6,9 @@ source), its ``language`` and its ``columns``: what each role is called in the f
 is given in one of two ways:
 
 * ``passage`` and ``position``: the context of position n of a passage is its first n-1 words,
-  read off the passage ``text`` (whitespace tokens, as in Provo: Ilia & Aziz 2024, Sec. 4) or
-  given whole in ``context``;
+  read off the passage ``text`` (whitespace tokens, as in Provo: Ilia & Aziz 2024, Sec. 4; a
+  run of whitespace of any kind, leading and trailing included, delimits as one space does) or
+  given whole in ``context`` (its words joined by single spaces as well);
 * ``context_id`` and ``context``: each context stands alone (its position is its length + 1).
 
 ``response`` holds a participant's response; ``count`` how many gave it (absent: one row per
@@ -73,7 +74,7 @@ def read_corpus(entry: Mapping) -> dict:
     name = origin.get("file", f"corpus {entry['name']!r}")
     require_columns(frame.columns, {f"columns.{role}": column for role, column in columns.items()}, name)
     cells = {role: frame[column].map(text_cell).str.strip() if role not in ("text", "context")
-             else frame[column].map(text_cell) for role, column in columns.items()}
+             else frame[column].map(text_cell).map(_words_joined) for role, column in columns.items()}
     rows = frame[ROW]
     for role in ("passage", "position", "context_id", "response"):
         if role in cells:
@@ -118,7 +119,7 @@ def _contexts(keys: pd.DataFrame, cells: dict[str, pd.Series], columns: Mapping[
                                  f"{role}s (column {columns[role]!r}) in {rows_named(list(clash))}")
     first = given.drop_duplicates(["text_id", "word_number"]).copy()
     if "text" in first:
-        tokens = first["text"].str.split(" ")
+        tokens = first["text"].str.split(" ")  # single spaces: _words_joined
         too_far = [r for t, k, r in zip(tokens, first["word_number"], first[ROW], strict=True) if k > len(t)]
         if too_far:
             raise ValueError(f"{name}: position beyond the end of its passage's text in {rows_named(too_far)}")
@@ -145,6 +146,13 @@ def _contexts(keys: pd.DataFrame, cells: dict[str, pd.Series], columns: Mapping[
         "corpus_word": first["word"].map(read_word),
     })
     return table.sort_values(["text_id", "word_number"], ignore_index=True)
+
+
+def _words_joined(text: str) -> str:
+    """``text``'s words (its runs of non-whitespace: spaces, tabs, no-break spaces, line breaks
+    all delimit) joined by single spaces, so that position n is the n-th run however the
+    words are spaced."""
+    return " ".join(text.split())
 
 
 def _no_empty(rows: pd.Series, values: pd.Series, what: str, name: str) -> None:
