@@ -377,3 +377,32 @@ def test_a_given_context_is_its_words_joined_by_single_spaces(tmp_path):
         "context_id": "item", "context": "sentence", "response": "answer"}))
     assert corpus["contexts"][["context", "context_length", "word_number"]].values.tolist() == [
         ["Ik drink graag", 3, 4]]
+
+
+REPEATED_HEADERS = {
+    "cloze CSV": ("c.csv", CLOZE + CLOZE, {"columns": CLOZE_COLUMNS}, read_corpus, "row 6 repeat"),
+    "cloze CSV of standalone contexts": ("c.csv", "item,sentence,answer\nq1,Ik drink,koffie\nitem,sentence,answer\n",
+                                         {"columns": {"context_id": "item", "context": "sentence", "response": "answer"}},
+                                         read_corpus, "row 2 repeat"),
+    "cloze TSV": ("c.tsv", "passage\tposition\ttext\tresponse\n1\t2\tDe fiets.\tfiets\n"
+                  "passage\tposition\ttext\tresponse\n",
+                  {"columns": {"passage": "passage", "position": "position", "text": "text", "response": "response"}},
+                  read_corpus, "row 2 repeat"),
+    "task long CSV": ("t.csv", _long_csv(ROWS) + _long_csv(ROWS), {"fields": {"references": "reference"}},
+                      lambda e: read_task(e, "file"), "row 7 repeat"),
+    "task wide CSV, columns reordered": ("w.csv", _wide_csv(ROWS) + "source,id,r3,r2,r1\n",
+                                         {"fields": {"references": ["r1", "r2", "r3"]}},
+                                         lambda e: read_task(e, "file"), "row 4 repeat"),
+    "task JSON lines": ("t.jsonl", _jsonl(ROWS) + '{"id": "id", "source": "source", "references": "references"}\n',
+                        {}, lambda e: read_task(e, "file"), "row 4 repeat"),
+}
+
+
+@pytest.mark.parametrize("case", REPEATED_HEADERS)
+def test_a_header_repeated_inside_a_file_is_refused_naming_the_row(tmp_path, case):
+    name, text, keys, read, message = REPEATED_HEADERS[case]
+    entry = _task(tmp_path, name, text, **keys)
+    with pytest.raises(ValueError) as raised:
+        read(entry)
+    assert str(raised.value).startswith(entry["file"]) and message in str(raised.value)
+    assert "files joined end to end" in str(raised.value)

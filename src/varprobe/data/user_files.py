@@ -5,10 +5,10 @@ Hugging Face ``datasets`` source (``{path, name, split}``; it needs the ``datase
 internet, and is read as the hub serves it). Every check here names the file and what is wrong:
 a missing file, an optional ``sha256`` that does not match (``data/sources.py`` checks the
 built-in files the same way), an encoding other than UTF-8 (``data/raw_text.py``), a line of JSON
-that does not parse, and columns that the entry names but the file lacks, listed with the
-columns it has (``require_columns``). Rows are numbered from 1, the first data row (a CSV's
-header is row 0, a JSON lines file's row n is its line n); every message about a row uses that
-number. ``provenance`` is what a result table records of the file: its path, digest and size.
+that does not parse, a row that repeats the header (files joined end to end), and columns that
+the entry names but the file lacks, listed with the columns it has (``require_columns``). Rows
+are numbered from 1, the first data row (a CSV's header is row 0, a JSON lines file's row n is
+its line n); every message about a row uses that number. ``provenance`` is what a result table records of the file: its path, digest and size.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from varprobe.data.headers import header_rows
 from varprobe.data.raw_text import decode, read_text
 from varprobe.data.sources import Digest
 
@@ -69,7 +70,18 @@ def read_user_table(entry: Mapping) -> tuple[pd.DataFrame, dict]:
     frame = _parse(path, file_format(path))
     if ROW in frame.columns:
         raise ValueError(f"{path}: a column may not be named {ROW!r} (the rows' numbers in messages)")
+    _no_header_rows(frame, path)
     return frame.assign(**{ROW: range(1, len(frame) + 1)}), provenance(path, digest)
+
+
+def _no_header_rows(frame: pd.DataFrame, path: Path) -> None:
+    """ValueError naming the file and the rows that repeat its header (``header_rows``)."""
+    repeated = header_rows(frame, frame.columns)
+    if repeated:
+        raise ValueError(f"{path}: {rows_named([k + 1 for k in repeated])} "
+                         f"{'repeats' if len(repeated) == 1 else 'repeat'} the header "
+                         f"({', '.join(map(str, frame.columns))}), as files joined end to end do; "
+                         "remove the repeated header")
 
 
 def file_problem(entry: Mapping, wanted: Mapping[str, str]) -> str | None:
