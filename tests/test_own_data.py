@@ -406,3 +406,47 @@ def test_a_header_repeated_inside_a_file_is_refused_naming_the_row(tmp_path, cas
         read(entry)
     assert str(raised.value).startswith(entry["file"]) and message in str(raised.value)
     assert "files joined end to end" in str(raised.value)
+
+
+NOT_TEXT = {
+    "a reference object in a list": (
+        "t.jsonl", '{"id": "a", "source": "x", "references": ["y", {"text": "z", "annotator": 3}]}\n', {},
+        "row 1: column 'references[1]' holds dict \"{'text': 'z', 'annotator': 3}\", not text"),
+    "a source object": (
+        "t.jsonl", '{"id": "a", "source": {"text": "x"}, "references": ["y"]}\n', {},
+        "row 1: column 'source' holds dict \"{'text': 'x'}\", not text"),
+    "a reference object (long)": (
+        "t.jsonl", '{"id": "a", "source": "x", "ref": "y"}\n{"id": "a", "source": "x", "ref": {"text": "z"}}\n',
+        {"fields": {"references": "ref"}}, "row 2: column 'ref' holds dict"),
+    "a reference object (wide)": (
+        "t.jsonl", '{"id": "a", "source": "x", "r1": "y", "r2": {"text": "z"}}\n',
+        {"fields": {"references": ["r1", "r2"]}}, "row 1: column 'r2' holds dict"),
+    "a boolean id": ("t.jsonl", '{"id": true, "source": "x", "references": ["y"]}\n', {},
+                     "row 1: column 'id' holds bool 'True', not text"),
+}
+
+
+@pytest.mark.parametrize("case", NOT_TEXT)
+def test_a_value_that_is_no_text_is_refused_naming_file_row_and_column(tmp_path, case):
+    name, text, keys, message = NOT_TEXT[case]
+    entry = _task(tmp_path, name, text, **keys)
+    with pytest.raises(ValueError) as raised:
+        read_task(entry, "file")
+    assert str(raised.value).startswith(entry["file"]) and message in str(raised.value)
+
+
+def test_a_corpus_value_that_is_no_text_is_refused(tmp_path):
+    text = '{"item": "q1", "sentence": "Ik drink", "answer": {"word": "koffie"}}\n'
+    entry = _task(tmp_path, "c.jsonl", text, columns={"context_id": "item", "context": "sentence", "response": "answer"})
+    with pytest.raises(ValueError, match=r"c.jsonl: row 1: column 'answer' holds dict"):
+        read_corpus(entry)
+
+
+def test_numbers_are_read_as_text_with_a_note(tmp_path, capsys):
+    text = '{"id": 7, "source": "x", "references": ["y", 42]}\n{"id": 8, "source": 3.5, "references": ["z"]}\n'
+    table = read_task(_task(tmp_path, "t.jsonl", text), "file")
+    assert _triples(table) == [("7", "x", ["y", "42"]), ("8", "3.5", ["z"])]
+    err = capsys.readouterr().err
+    assert "column 'id' holds numbers in rows 1, 2, read as text" in err
+    assert "column 'source' holds numbers in row 2, read as text" in err
+    assert "column 'references' holds numbers in row 1, read as text" in err

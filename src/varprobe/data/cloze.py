@@ -32,7 +32,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from varprobe.data.user_files import ROW, read_user_table, require_columns, rows_named, text_cell
+from varprobe.data.user_files import ROW, read_user_table, require_columns, rows_named, text_column
 from varprobe.words import read_word
 
 FORMS = {
@@ -73,8 +73,8 @@ def read_corpus(entry: Mapping) -> dict:
     frame, origin = read_user_table(entry)
     name = origin.get("file", f"corpus {entry['name']!r}")
     require_columns(frame.columns, {f"columns.{role}": column for role, column in columns.items()}, name)
-    cells = {role: frame[column].map(text_cell).str.strip() if role not in ("text", "context")
-             else frame[column].map(text_cell).map(_words_joined) for role, column in columns.items()}
+    cells = {role: text_column(frame, column, name).str.strip() if role not in ("text", "context")
+             else text_column(frame, column, name).map(_words_joined) for role, column in columns.items()}
     rows = frame[ROW]
     for role in ("passage", "position", "context_id", "response"):
         if role in cells:

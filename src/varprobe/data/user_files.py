@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import io
 import json
+import numbers
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from varprobe.data.headers import header_rows
@@ -172,11 +175,41 @@ def require_columns(columns: Iterable[str], wanted: Mapping[str, str], name: str
         raise ValueError(f"{name}: no column {', '.join(missing)}; its columns: {', '.join(map(repr, columns))}")
 
 
-def text_cell(value: object) -> str:
-    """A cell as text: ``""`` for a missing value (None, NaN), ``str`` of anything else."""
-    if value is None or (isinstance(value, float) and value != value):
+def is_number(value: object) -> bool:
+    """Whether ``value`` is a number that is not missing (NaN) and not a boolean."""
+    return (isinstance(value, numbers.Number) and not isinstance(value, (bool, np.bool_))
+            and not (isinstance(value, (float, np.floating)) and value != value))
+
+
+def text_cell(value: object, row: int, column: str, name: str) -> str:
+    """A cell as text: ``""`` for a missing value (None, NaN), a string as it is, a number as
+    ``str`` of it (``text_column`` notes it). ValueError naming the file ``name``, the row and
+    the column for anything else (a JSON object, a list, a boolean): read as text it would be
+    its Python repr, in the references and inside the prompt."""
+    if value is None or (isinstance(value, (float, np.floating)) and value != value):
         return ""
-    return str(value)
+    if isinstance(value, str):
+        return value
+    if is_number(value):
+        return str(value)
+    raise ValueError(f"{name}: row {row}: column {column!r} holds {type(value).__name__} "
+                     f"{str(value)[:60]!r}, not text; give a string")
+
+
+def text_column(frame: pd.DataFrame, column: str, name: str) -> pd.Series:
+    """The cells of ``column`` as text (``text_cell``); where some are numbers, one line on
+    stderr names the column and their rows."""
+    values = frame[column]
+    texts = [text_cell(v, row, column, name) for v, row in zip(values, frame[ROW], strict=True)]
+    note_numbers([row for v, row in zip(values, frame[ROW], strict=True) if is_number(v)], column, name)
+    return pd.Series(texts, index=frame.index, dtype=object)
+
+
+def note_numbers(rows: list[int], column: str, name: str) -> None:
+    """One line on stderr where ``rows`` of ``column`` hold numbers that are read as text."""
+    if rows:
+        print(f"{name}: column {column!r} holds numbers in {rows_named(rows)}, read as text",
+              file=sys.stderr)
 
 
 def rows_named(rows: Iterable[int], limit: int = 5) -> str:
