@@ -450,3 +450,25 @@ def test_numbers_are_read_as_text_with_a_note(tmp_path, capsys):
     assert "column 'id' holds numbers in rows 1, 2, read as text" in err
     assert "column 'source' holds numbers in row 2, read as text" in err
     assert "column 'references' holds numbers in row 1, read as text" in err
+
+
+def test_a_json_file_holding_an_array_of_objects_reads_like_json_lines(tmp_path, capsys):
+    rows = [{"id": i, "source": s, "references": r} for i, s, r in ROWS]
+    entry = _task(tmp_path, "t.json", json.dumps(rows, indent=2))
+    assert _triples(read_task(entry, "file")) == [(i, s, r) for i, s, r in ROWS]
+    assert user_data_problems({"production": {"datasets": [{**entry, "prompt": "{source}"}]}}) == []
+    assert _triples(read_task(_task(tmp_path, "l.json", _jsonl(ROWS)), "file")) == [(i, s, r) for i, s, r in ROWS]
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("t.json", '[{"id": "a", "source": "x", "references": ["y"]}, 3]', "element 2 of the array: a JSON object"),
+    ("t.json", '[{"id": "a",\n "source": }]', "line 2: not JSON"),
+    ("t.jsonl", '[{"id": "a",\n "source": "x", "references": ["y"]}]', "line 1: not JSON (Expecting"),
+    ("t.jsonl", '[{"id": "a", "source": "x", "references": ["y"]}]', "a JSON object is expected, got list"),
+])
+def test_a_json_array_where_json_lines_are_due_says_so(tmp_path, name, text, message):
+    with pytest.raises(ValueError) as raised:
+        read_task(_task(tmp_path, name, text), "file")
+    assert message in str(raised.value)
+    if name.endswith(".jsonl"):
+        assert "the file holds a JSON array, and a .jsonl file is read as JSON lines" in str(raised.value)

@@ -8,7 +8,7 @@ built-in files the same way), an encoding other than UTF-8 (``data/raw_text.py``
 that does not parse, a row that repeats the header (files joined end to end), and columns that
 the entry names but the file lacks, listed with the columns it has (``require_columns``). Rows
 are numbered from 1, the first data row (a CSV's header is row 0, a JSON lines file's row n is
-its line n); every message about a row uses that number. ``provenance`` is what a result table records of the file: its path, digest and size.
+its line n, a JSON array's row n its n-th object); every message about a row uses that number. ``provenance`` is what a result table records of the file: its path, digest and size.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from varprobe.data.headers import header_rows
 from varprobe.data.raw_text import decode, read_text
 from varprobe.data.sources import Digest
 
-SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".jsonl": "jsonl", ".json": "jsonl"}
-"""The formats a user file may have, by its suffix."""
+SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".jsonl": "jsonl", ".json": "json"}
+"""The formats a user file may have, by its suffix: a ``.json`` file holds JSON lines or one
+JSON array of objects."""
 
 ROW = "row"
 """The column ``read_user_table`` adds: each row's number (1 = the first data row)."""
@@ -112,6 +113,8 @@ def _header(path: Path, kind: str) -> list[str]:
         import pyarrow.parquet as pq
 
         return list(pq.read_schema(path).names)
+    if kind == "json" and _is_array(read_text(path)):
+        return list(_parse(path, kind).columns)
     with open(path, "rb") as stream:
         first = stream.readline()
     if not first.strip():
@@ -130,8 +133,13 @@ def _parse(path: Path, kind: str) -> pd.DataFrame:
 
 
 def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
-    """``text``, the content of the file at ``path``, read as ``kind`` (CSV, TSV, JSON lines)."""
-    if kind == "jsonl":
+    """``text``, the content of the file at ``path``, read as ``kind`` (CSV, TSV, JSON lines, a
+    ``.json`` file's JSON array or JSON lines)."""
+    if kind == "json" and _is_array(text):
+        return _json_array(text, path)
+    if kind in ("json", "jsonl"):
+        hint = ("; the file holds a JSON array, and a .jsonl file is read as JSON lines (one object per "
+                "line): write one object per line, or name the file .json") if _is_array(text) else ""
         rows = []
         # Split on line feeds only, as the DailyDialog++ reader does: a JSON string may hold
         # U+2028 or other characters str.splitlines() would also break the line at.
@@ -141,9 +149,10 @@ def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as err:
-                raise ValueError(f"{path}, line {number}: not JSON ({err.msg})") from err
+                raise ValueError(f"{path}, line {number}: not JSON ({err.msg}){hint}") from err
             if not isinstance(row, dict):
-                raise ValueError(f"{path}, line {number}: a JSON object is expected, got {type(row).__name__}")
+                raise ValueError(f"{path}, line {number}: a JSON object is expected, got "
+                                 f"{type(row).__name__}{hint}")
             rows.append(row)
         return pd.DataFrame(rows)
     try:
@@ -151,6 +160,28 @@ def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
                            keep_default_na=False, na_values=[])
     except pd.errors.ParserError as err:
         raise ValueError(f"{path} is not a readable {kind.upper()} file: {err}") from err
+
+
+def _is_array(text: str) -> bool:
+    """Whether a ``.json`` file's ``text`` is one JSON array (it opens with ``[``), not JSON lines."""
+    return text.lstrip().startswith("[")
+
+
+def _json_array(text: str, path: Path) -> pd.DataFrame:
+    """A JSON array of objects as a table, its n-th object row n; ValueError naming the file and
+    the line, or the element, of what is wrong."""
+    try:
+        rows = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}, line {err.lineno}: not JSON ({err.msg}); a .json file holds one JSON "
+                         "array of objects or JSON lines (one object per line)") from err
+    if not isinstance(rows, list):
+        raise ValueError(f"{path}: a JSON array of objects is expected, got {type(rows).__name__}")
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, dict):
+            raise ValueError(f"{path}, element {number} of the array: a JSON object is expected, got "
+                             f"{type(row).__name__}")
+    return pd.DataFrame(rows)
 
 
 def read_datasets_source(source: Mapping) -> pd.DataFrame:
