@@ -78,3 +78,12 @@ def test_generation_refuses_a_prompt_past_the_models_positions(llama):
         list(generate(llama, work, Decoding("ancestral"), settings))
     assert str(raised.value).startswith("the prompt of input 'b' encodes to 250 tokens; with up to 10 new "
                                         "tokens it needs 260 positions")
+
+
+def test_word_scoring_refuses_a_context_past_the_models_positions(llama):
+    from varprobe.sampling.scoring import WordScorer
+
+    scorer = WordScorer(llama.model, llama.tokenizer)
+    assert len(list(scorer.next_token_log_probs(["The cat", _words(llama, 256)]))) == 2
+    with pytest.raises(ValueError, match=r"context 'the the .*' \(.* words\) encodes to 256 tokens; with up to 1 "):
+        next(scorer.word_log_probs_many([("The cat", ["sat"]), (_words(llama, 256), ["the"])]))

@@ -42,6 +42,9 @@ FORMS = {
 """How a context is given: the columns the form needs, and those of which it needs one."""
 ROLES = ("passage", "position", "text", "context", "context_id", "response", "count", "word")
 """Every column a corpus entry may name."""
+TEXT_ROLES = ("text", "context", "response", "word")
+"""The roles that hold text (the others hold ids and numbers): a number there is read as text
+with a note."""
 _INTEGER = re.compile(r"^[0-9]+$")
 
 
@@ -73,8 +76,9 @@ def read_corpus(entry: Mapping) -> dict:
     frame, origin = read_user_table(entry)
     name = origin.get("file", f"corpus {entry['name']!r}")
     require_columns(frame.columns, {f"columns.{role}": column for role, column in columns.items()}, name)
-    cells = {role: text_column(frame, column, name).str.strip() if role not in ("text", "context")
-             else text_column(frame, column, name).map(_words_joined) for role, column in columns.items()}
+    cells = {role: text_column(frame, column, name, note=role in TEXT_ROLES) for role, column in columns.items()}
+    cells = {role: values.map(_words_joined) if role in ("text", "context") else values.str.strip()
+             for role, values in cells.items()}
     rows = frame[ROW]
     for role in ("passage", "position", "context_id", "response"):
         if role in cells:

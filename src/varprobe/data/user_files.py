@@ -227,12 +227,14 @@ def text_cell(value: object, row: int, column: str, name: str) -> str:
                      f"{str(value)[:60]!r}, not text; give a string")
 
 
-def text_column(frame: pd.DataFrame, column: str, name: str) -> pd.Series:
-    """The cells of ``column`` as text (``text_cell``); where some are numbers, one line on
-    stderr names the column and their rows."""
+def text_column(frame: pd.DataFrame, column: str, name: str, note: bool = True) -> pd.Series:
+    """The cells of ``column`` as text (``text_cell``); where some are numbers and ``note`` is
+    set (a column of texts, not of ids or counts), one line on stderr names the column and
+    their rows."""
     values = frame[column]
     texts = [text_cell(v, row, column, name) for v, row in zip(values, frame[ROW], strict=True)]
-    note_numbers([row for v, row in zip(values, frame[ROW], strict=True) if is_number(v)], column, name)
+    if note:
+        note_numbers([row for v, row in zip(values, frame[ROW], strict=True) if is_number(v)], column, name)
     return pd.Series(texts, index=frame.index, dtype=object)
 
 

@@ -86,7 +86,7 @@ def read_task(entry: Mapping, split: str) -> pd.DataFrame:
     references = fields["references"]
     wide = isinstance(references, list)
     require_columns(frame.columns, wanted_columns(entry), name)
-    ids = text_column(frame, fields["id"], name).str.strip()
+    ids = text_column(frame, fields["id"], name, note=False).str.strip()
     sources = text_column(frame, fields["source"], name)
     _no_empty(frame, ids, f"empty id (column {fields['id']!r})", name)
     _no_empty(frame, sources.str.strip(), f"empty source (column {fields['source']!r})", name)
