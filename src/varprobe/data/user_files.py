@@ -65,6 +65,7 @@ def read_user_table(entry: Mapping) -> tuple[pd.DataFrame, dict]:
     (file, digest, size; for a ``datasets`` source, the source)."""
     if "datasets" in entry:
         frame = read_datasets_source(entry["datasets"])
+        _no_header_rows(frame, f"dataset {entry['datasets'].get('path')!r}")
         return frame.assign(**{ROW: range(1, len(frame) + 1)}), {"datasets": dict(entry["datasets"])}
     path = Path(entry["file"])
     if not path.is_file():
@@ -78,7 +79,7 @@ def read_user_table(entry: Mapping) -> tuple[pd.DataFrame, dict]:
     return frame.assign(**{ROW: range(1, len(frame) + 1)}), provenance(path, digest)
 
 
-def _no_header_rows(frame: pd.DataFrame, path: Path) -> None:
+def _no_header_rows(frame: pd.DataFrame, path: Path | str) -> None:
     """ValueError naming the file and the rows that repeat its header (``header_rows``)."""
     repeated = header_rows(frame, frame.columns)
     if repeated:
