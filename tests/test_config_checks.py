@@ -607,3 +607,50 @@ def validated_copy(tmp_path: Path, config: dict) -> dict:
     config = yaml.safe_load(yaml.safe_dump(config))
     validate(config, str(SCHEMA_PATH))
     return config
+
+
+def _task_entry(tmp_path: Path, language: str) -> dict:
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"id": "a", "source": "x", "references": ["y"]}\n')
+    return {"name": "mine", "file": str(path), "language": language, "prompt": "{source}"}
+
+
+def test_a_tasks_language_code_is_matched_without_case(tmp_path):
+    """`language: EN` dropped the task's syntactic and semantic probes without a word."""
+    config = _production()
+    config["production"]["datasets"].append(_task_entry(tmp_path, "EN"))
+    notes = _validated(tmp_path, config)
+    assert "production.datasets[1].language: language 'EN' read as 'en'" in notes
+    task = config["production"]["datasets"][1]
+    assert computed_probes(config, task) == computed_probes(config, config["production"]["datasets"][0])
+    assert {"syntactic-2", "semantic"} <= set(computed_probes(config, task))
+
+
+def test_a_language_key_of_the_probes_is_matched_without_case(tmp_path):
+    config = _production(spacy_pipelines={"EN": None})
+    _validated(tmp_path, config)
+    assert config["production"]["probes"]["spacy_pipelines"] == {"en": None}
+    assert "syntactic-2" not in computed_probes(config, config["production"]["datasets"][0])
+
+
+def test_a_corpus_language_code_is_matched_without_case(tmp_path):
+    from varprobe.analysis.family import unavailable_analyses
+
+    path = tmp_path / "c.csv"
+    path.write_text("passage,position,text,response\n1,2,De fiets.,fiets\n")
+    corpus = {"name": "mine", "file": str(path), "language": "EN",
+              "columns": {"passage": "passage", "position": "position", "text": "text", "response": "response"}}
+    config = {"models": [SMOLLM2], "provo": {"corpus": corpus}, "analyses": {"syntactic_tvd": {}}}
+    _validated(tmp_path, config)
+    assert config["provo"]["corpus"]["language"] == "en"
+    assert unavailable_analyses(config) == {}
+
+
+def test_an_unknown_task_language_is_named_with_the_known_ones(tmp_path):
+    config = _production()
+    config["production"]["datasets"].append(_task_entry(tmp_path, "xx"))
+    with pytest.raises(ConfigError) as err:
+        _validated(tmp_path, config)
+    assert ("production.datasets[1].language: 'xx' is no language of production.probes (known: de, en); "
+            "give one of them, or add 'xx' to production.probes.spacy_pipelines and sentence_encoders "
+            "(null where there is none)") in str(err.value)

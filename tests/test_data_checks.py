@@ -190,6 +190,10 @@ def passage_one_contexts(provo_norms) -> pd.DataFrame:
         ("text_id,word_number,sample\n1,2,caf\xe9\n".encode("latin-1"),
          "wrong encoding: byte 0xe9 at offset 34 is not utf-8"),
         (b"text_id,word_number,sample\n1,2,are\n1,2,\"is\n", "is not a readable CSV"),
+        (b"text_id,word_number,sample\n1,2,are\ntext_id,word_number,sample\n1,2,is\n",
+         "row 3: the header repeated (1 such rows)"),
+        (b"text_id,word_number,sample,count\n1,2,are,1\n sample , text_id,count,word_number\n",
+         "row 3: the header repeated (1 such rows)"),
     ],
 )
 def test_unusable_samples_files_say_what_is_wrong(tmp_path, passage_one_contexts, corpus, content, message):

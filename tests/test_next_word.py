@@ -172,3 +172,26 @@ def test_control_settings_restate_no_default_of_the_config_schema():
 
     assert {f.name: f.default for f in fields(ControlSettings)} == {
         "seed": MISSING, "resplits": MISSING, "ece_bins": None, "bootstrap_resamples": None}
+
+
+def test_a_context_without_a_corpus_word_is_left_out_of_that_ece_and_counted():
+    """An empty cell of a corpus's optional `word` column: (1,3) has no corpus word. The model's
+    modes b (1.0, a hit) and e (1.0) give ECE 0 over (1,2) alone, not 0.5 with (1,3) a miss;
+    the human row's, over (1,2) alone, is |1 - 0.75| = 0.25 (0.375 with the two)."""
+    contexts = _contexts().assign(word=["b", ""], corpus_word=["b", ""])
+    samples = _samples([(1, 2, "b", 4), (1, 3, "e", 4)])
+    table, hits = context_table(contexts, _responses(), sampled_estimates(samples), SETTINGS)
+    summary = model_summary(table, hits, failure_rate=0.0, settings=SETTINGS)
+    assert summary["ece_corpus"] == pytest.approx(0.0)
+    assert summary["ece_human_majority"] == pytest.approx(0.5)
+    assert summary["n_contexts_without_corpus_word"] == 1
+    human = human_summary(contexts, _responses(), SETTINGS)
+    assert human["ece_corpus"] == pytest.approx(0.25) and human["n_contexts_without_corpus_word"] == 1
+    oracle_rows, confidences, oracle_hits = oracle_table(contexts, _responses(), SETTINGS)
+    oracle = oracle_summary(oracle_rows, confidences, oracle_hits, SETTINGS)
+    expected = np.mean([abs(float(oracle_hits[0, r, 0]) - confidences[0, r]) for r in range(SETTINGS.resplits)])
+    assert oracle["ece_corpus"] == pytest.approx(expected) and oracle["n_contexts_without_corpus_word"] == 1
+    none = contexts.assign(word="", corpus_word="")
+    table, hits = context_table(none, _responses(), sampled_estimates(samples), SETTINGS)
+    assert np.isnan(model_summary(table, hits, failure_rate=0.0, settings=SETTINGS)["ece_corpus"])
+    assert np.isnan(human_summary(none, _responses(), SETTINGS)["ece_corpus"])

@@ -446,3 +446,125 @@ def test_a_system_whose_decoding_covers_too_few_contexts_is_not_fitted(tmp_path)
                                 {"ancestral": MIN_CONTEXTS, "exact": 1})
     assert unfitted == {("m", "exact"): "m / exact covers 1 context, and a fit needs 6 at least (more than "
                                         "its continuous predictors and intercept)"}
+
+
+def test_a_corpus_in_estonian_keeps_its_capital_o_tilde(tmp_path):
+    text = "passage,position,text,response\n1,2,Õhtul sõin Õuna.,sõin\n1,3,Õhtul sõin Õuna.,Õuna\n"
+    corpus = read_corpus(_task(tmp_path, "c.csv", text, language="et", columns={
+        "passage": "passage", "position": "position", "text": "text", "response": "response"}))
+    assert corpus["contexts"]["context"].tolist() == ["Õhtul", "Õhtul sõin"]
+    assert corpus["contexts"]["corpus_word"].tolist() == ["sõin", "õuna"]
+    assert corpus["responses"]["response"].tolist() == ["sõin", "õuna"]
+
+
+@pytest.mark.parametrize("spaced", ["De  fiets stond stil.", "De\tfiets stond stil.", "De\u00a0fiets stond stil.",
+                                    " De fiets stond stil. ", "De fiets \t stond\u00a0 stil.\n"])
+def test_a_passage_splits_on_runs_of_whitespace(tmp_path, spaced):
+    rows = "".join(f'{1},{k},"{spaced}",x\n' for k in (2, 3, 4))
+    corpus = read_corpus(_task(tmp_path, "c.csv", "passage,position,text,response\n" + rows, columns={
+        "passage": "passage", "position": "position", "text": "text", "response": "response"}))
+    assert corpus["contexts"][["context", "context_length", "corpus_word"]].values.tolist() == [
+        ["De", 1, "fiets"], ["De fiets", 2, "stond"], ["De fiets stond", 3, "stil"]]
+
+
+def test_a_given_context_is_its_words_joined_by_single_spaces(tmp_path):
+    text = 'item,sentence,answer\nq1,"Ik  drink\\tgraag ",koffie\n'.replace("\\t", "\t")
+    corpus = read_corpus(_task(tmp_path, "c.csv", text, columns={
+        "context_id": "item", "context": "sentence", "response": "answer"}))
+    assert corpus["contexts"][["context", "context_length", "word_number"]].values.tolist() == [
+        ["Ik drink graag", 3, 4]]
+
+
+REPEATED_HEADERS = {
+    "cloze CSV": ("c.csv", CLOZE + CLOZE, {"columns": CLOZE_COLUMNS}, read_corpus, "row 6 repeat"),
+    "cloze CSV of standalone contexts": ("c.csv", "item,sentence,answer\nq1,Ik drink,koffie\nitem,sentence,answer\n",
+                                         {"columns": {"context_id": "item", "context": "sentence", "response": "answer"}},
+                                         read_corpus, "row 2 repeat"),
+    "cloze TSV": ("c.tsv", "passage\tposition\ttext\tresponse\n1\t2\tDe fiets.\tfiets\n"
+                  "passage\tposition\ttext\tresponse\n",
+                  {"columns": {"passage": "passage", "position": "position", "text": "text", "response": "response"}},
+                  read_corpus, "row 2 repeat"),
+    "task long CSV": ("t.csv", _long_csv(ROWS) + _long_csv(ROWS), {"fields": {"references": "reference"}},
+                      lambda e: read_task(e, "file"), "row 7 repeat"),
+    "task wide CSV, columns reordered": ("w.csv", _wide_csv(ROWS) + "source,id,r3,r2,r1\n",
+                                         {"fields": {"references": ["r1", "r2", "r3"]}},
+                                         lambda e: read_task(e, "file"), "row 4 repeat"),
+    "task JSON lines": ("t.jsonl", _jsonl(ROWS) + '{"id": "id", "source": "source", "references": "references"}\n',
+                        {}, lambda e: read_task(e, "file"), "row 4 repeat"),
+}
+
+
+@pytest.mark.parametrize("case", REPEATED_HEADERS)
+def test_a_header_repeated_inside_a_file_is_refused_naming_the_row(tmp_path, case):
+    name, text, keys, read, message = REPEATED_HEADERS[case]
+    entry = _task(tmp_path, name, text, **keys)
+    with pytest.raises(ValueError) as raised:
+        read(entry)
+    assert str(raised.value).startswith(entry["file"]) and message in str(raised.value)
+    assert "files joined end to end" in str(raised.value)
+
+
+NOT_TEXT = {
+    "a reference object in a list": (
+        "t.jsonl", '{"id": "a", "source": "x", "references": ["y", {"text": "z", "annotator": 3}]}\n', {},
+        "row 1: column 'references[1]' holds dict \"{'text': 'z', 'annotator': 3}\", not text"),
+    "a source object": (
+        "t.jsonl", '{"id": "a", "source": {"text": "x"}, "references": ["y"]}\n', {},
+        "row 1: column 'source' holds dict \"{'text': 'x'}\", not text"),
+    "a reference object (long)": (
+        "t.jsonl", '{"id": "a", "source": "x", "ref": "y"}\n{"id": "a", "source": "x", "ref": {"text": "z"}}\n',
+        {"fields": {"references": "ref"}}, "row 2: column 'ref' holds dict"),
+    "a reference object (wide)": (
+        "t.jsonl", '{"id": "a", "source": "x", "r1": "y", "r2": {"text": "z"}}\n',
+        {"fields": {"references": ["r1", "r2"]}}, "row 1: column 'r2' holds dict"),
+    "a boolean id": ("t.jsonl", '{"id": true, "source": "x", "references": ["y"]}\n', {},
+                     "row 1: column 'id' holds bool 'True', not text"),
+}
+
+
+@pytest.mark.parametrize("case", NOT_TEXT)
+def test_a_value_that_is_no_text_is_refused_naming_file_row_and_column(tmp_path, case):
+    name, text, keys, message = NOT_TEXT[case]
+    entry = _task(tmp_path, name, text, **keys)
+    with pytest.raises(ValueError) as raised:
+        read_task(entry, "file")
+    assert str(raised.value).startswith(entry["file"]) and message in str(raised.value)
+
+
+def test_a_corpus_value_that_is_no_text_is_refused(tmp_path):
+    text = '{"item": "q1", "sentence": "Ik drink", "answer": {"word": "koffie"}}\n'
+    entry = _task(tmp_path, "c.jsonl", text, columns={"context_id": "item", "context": "sentence", "response": "answer"})
+    with pytest.raises(ValueError, match=r"c.jsonl: row 1: column 'answer' holds dict"):
+        read_corpus(entry)
+
+
+def test_numbers_are_read_as_text_with_a_note(tmp_path, capsys):
+    text = '{"id": 7, "source": "x", "references": ["y", 42]}\n{"id": 8, "source": 3.5, "references": ["z"]}\n'
+    table = read_task(_task(tmp_path, "t.jsonl", text), "file")
+    assert _triples(table) == [("7", "x", ["y", "42"]), ("8", "3.5", ["z"])]
+    err = capsys.readouterr().err
+    assert "column 'id'" not in err  # ids are numbers often: no note
+    assert "column 'source' holds numbers in row 2, read as text" in err
+    assert "column 'references' holds numbers in row 1, read as text" in err
+
+
+def test_a_json_file_holding_an_array_of_objects_reads_like_json_lines(tmp_path, capsys):
+    rows = [{"id": i, "source": s, "references": r} for i, s, r in ROWS]
+    entry = _task(tmp_path, "t.json", json.dumps(rows, indent=2))
+    assert _triples(read_task(entry, "file")) == [(i, s, r) for i, s, r in ROWS]
+    assert user_data_problems({"production": {"datasets": [{**entry, "prompt": "{source}"}]}}) == []
+    assert _triples(read_task(_task(tmp_path, "l.json", _jsonl(ROWS)), "file")) == [(i, s, r) for i, s, r in ROWS]
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("t.json", '[{"id": "a", "source": "x", "references": ["y"]}, 3]', "element 2 of the array: a JSON object"),
+    ("t.json", '[{"id": "a",\n "source": }]', "line 2: not JSON"),
+    ("t.jsonl", '[{"id": "a",\n "source": "x", "references": ["y"]}]', "line 1: not JSON (Expecting"),
+    ("t.jsonl", '[{"id": "a", "source": "x", "references": ["y"]}]', "a JSON object is expected, got list"),
+])
+def test_a_json_array_where_json_lines_are_due_says_so(tmp_path, name, text, message):
+    with pytest.raises(ValueError) as raised:
+        read_task(_task(tmp_path, name, text), "file")
+    assert message in str(raised.value)
+    if name.endswith(".jsonl"):
+        assert "the file holds a JSON array, and a .jsonl file is read as JSON lines" in str(raised.value)

@@ -28,7 +28,7 @@ def _system(model, decoding, tvd, low=np.nan, high=np.nan, lower=np.nan, upper=n
             "expected_tvd": tvd, "ci_low": low, "ci_high": high, "expected_tvd_lower": lower,
             "expected_tvd_upper": upper, "expected_tvd_oracle1": 0.5, "oracle_expected_tvd": 0.42, "ece_corpus": 0.1,
             "ece_human_majority": 0.2, "ece_oracle_majority": 0.3, "failure_rate": 0.05,
-            "mean_entropy_model": 1.5, "mean_entropy_human": 2.0}
+            "mean_entropy_model": 1.5, "mean_entropy_human": 2.0, "n_contexts_without_corpus_word": 0}
 
 
 SUMMARY = pd.DataFrame([
@@ -255,6 +255,15 @@ def test_table_one_puts_the_oracle_tvd_under_its_definition():
     assert table.loc["paper: Oracle2", to_o1] == "0.42" and number(table.loc["paper: Oracle2", to_h]) == "–"
     assert table.loc["paper: GPT2", to_h] == "0.64" and table.loc["human / mle", to_h] == "–"
     assert list(table.index[:4]) == ["human / mle", "oracle / control", "m / ancestral", "m / exact"]
+
+
+def test_table_one_counts_the_contexts_without_a_corpus_word_where_there_are_any():
+    """A cloze corpus's empty `word` cells: those contexts are not in the ECE against the corpus
+    word, and Table 1 says how many; on Provo (every context has one) the column is absent."""
+    column = "contexts without corpus word (not in ECE corpus word)"
+    assert column not in table_one(SUMMARY).columns
+    table = table_one(SUMMARY.assign(n_contexts_without_corpus_word=2)).set_index("system")
+    assert table.loc["m / ancestral", column] == "2" and table.loc["paper: GPT2", column] == ""
 
 
 def test_the_glossary_names_every_quantity_once(page):

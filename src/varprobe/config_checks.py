@@ -660,6 +660,59 @@ PROBE_RESOURCE_KEYS = {"tagger": "spacy_pipelines", "encoder": "sentence_encoder
 (``varprobe.probes.NEEDS``; the tokenizer is always there)."""
 
 
+LANGUAGE_MAPS = ("spacy_pipelines", "sentence_encoders", "truncation_tokenizers")
+"""The keys of ``production.probes`` that map a language code to a resource."""
+
+
+def normalise_languages(config: dict) -> list[str]:
+    """Write every language code of ``config`` in lowercase, in place: a production dataset's and
+    the cloze corpus's ``language`` and the language keys of ``production.probes``'
+    ``LANGUAGE_MAPS``, so that ``EN`` is ``en`` wherever a code is compared; a note per code
+    that changed. Codes are matched without case (ISO 639-1 writes them in lowercase)."""
+    notes = []
+
+    def lower(mapping: dict, key: str, path: tuple) -> None:
+        code = mapping.get(key)
+        if isinstance(code, str) and code != code.strip().lower():
+            mapping[key] = code.strip().lower()
+            notes.append(f"{key_path(path)}: language {code!r} read as {mapping[key]!r}")
+
+    for i, entry in enumerate(_at(config, ("production", "datasets")) or []):
+        lower(entry, "language", ("production", "datasets", i, "language"))
+    corpus = _at(config, ("provo", "corpus"))
+    if isinstance(corpus, dict):
+        lower(corpus, "language", ("provo", "corpus", "language"))
+    probes = _at(config, ("production", "probes")) or {}
+    for key in LANGUAGE_MAPS:
+        mapping = probes.get(key) or {}
+        for code in list(mapping):
+            if code != code.strip().lower():
+                mapping[code.strip().lower()] = mapping.pop(code)
+                notes.append(f"production.probes.{key}: language {code!r} read as {code.strip().lower()!r}")
+    return notes
+
+
+def known_languages(config: dict) -> list[str]:
+    """The languages a production task may be in: those ``production.probes`` names a resource
+    (or null) for in one of ``LANGUAGE_MAPS``."""
+    probes = _at(config, ("production", "probes")) or {}
+    return sorted({code for key in LANGUAGE_MAPS for code in probes.get(key) or {}})
+
+
+def language_problems(config: dict) -> list[str]:
+    """Production datasets whose ``language`` is none of ``known_languages``: its probes would
+    have no entry to read (a task would lose them without a word, or fail in a job)."""
+    known = known_languages(config)
+    return [
+        f"{key_path(('production', 'datasets', i, 'language'))}: {entry['language']!r} is no language "
+        f"of production.probes (known: {', '.join(known)}); give one of them, or add "
+        f"{entry['language']!r} to production.probes.spacy_pipelines and sentence_encoders "
+        "(null where there is none)"
+        for i, entry in enumerate(_at(config, ("production", "datasets")) or [])
+        if known and "language" in entry and entry["language"] not in known
+    ]
+
+
 def computed_probes(config: dict, dataset: dict) -> list[str]:
     """The probes the production study computes for a dataset entry: every probe of
     ``production.probes.ngram_orders`` whose need is configured (not null) for the dataset's
@@ -827,7 +880,8 @@ def check_config(config: dict, given: Iterable[tuple] = ()) -> None:
     problems = [*name_problems(config), *reference_problems(config), *dataset_problems(config),
                 *user_data_problems(config), *corpus_problems(config),
                 *finetune_problems(config), *analysis_problems(config), *model_problems(config),
-                *template_problems(config), *draw_memory_problems(config)]
+                *template_problems(config), *draw_memory_problems(config),
+                *language_problems(config)]
     given = set(given)
     if "production" in config and not problems:
         problems += [*threshold_problems(config, THRESHOLDS in given),
@@ -915,7 +969,8 @@ def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> lis
     return the ``config_notes`` for the console. A base config not read, a key given twice in a
     file, or a schema error, raises ``ConfigError`` with one line each (instead of silent
     defaults, a silent last-wins, or Snakemake's dump of the schema). A section of ``SWITCHABLE``
-    set to null is removed first (``switch_off``)."""
+    set to null is removed first (``switch_off``); language codes are lowercased after the
+    schema (``normalise_languages``)."""
     import yaml
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
@@ -934,9 +989,10 @@ def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> lis
         validate(config, schema_path)
     except WorkflowError:
         raise ConfigError(_report(schema_errors(config, schema))) from None
+    languages = normalise_languages(config)
     entry = schema["properties"]["production"]["properties"]["datasets"]["items"]["properties"]
     options = dataset_option_problems(config, entry)
     if options:
         raise ConfigError(_report(options))
     check_config(config, given)
-    return [*off, *config_notes(config)]
+    return [*off, *languages, *config_notes(config)]

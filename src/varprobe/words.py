@@ -46,7 +46,6 @@ from dataclasses import dataclass
 # an apostrophe here: like the other apostrophes it is no letter and is removed by normalisation.
 _WORD_CHAR = re.compile(r"[^\W_ʼ]")
 _NON_WORD = re.compile(r"[\W_ʼ]+")
-_MOJIBAKE = str.maketrans({"Õ": "'"})
 _RUN = re.compile(r"\S+")
 
 COMPLETE = "complete"
@@ -58,10 +57,11 @@ def normalise_word(text: str) -> str:
     """NFC, then lowercase and remove punctuation: ``"Don't" -> "dont"``, ``"space," -> "space"``,
     ``"cafe"`` + U+0301 -> ``"café"``.
 
-    Provo's MacRoman apostrophe (``Õ`` read as Latin-1) is an apostrophe. Text with no letter
-    or digit normalises to ``""``.
+    Every letter is kept, ``Õ`` among them (Provo's file spells its apostrophes so, and its
+    reader, ``varprobe.data.provo``, repairs them there). Text with no letter or digit
+    normalises to ``""``.
     """
-    return _NON_WORD.sub("", unicodedata.normalize("NFC", text.translate(_MOJIBAKE))).lower()
+    return _NON_WORD.sub("", unicodedata.normalize("NFC", text)).lower()
 
 
 def has_word_char(text: str) -> bool:

@@ -17,7 +17,9 @@ for an exact decoding, the enumerated word masses renormalised over the resolved
 
 A system's summary has the expected TVD (mean over contexts) with a percentile-bootstrap 95% CI,
 and ECE with 10 equal-width bins and three targets: the corpus word, the human majority word and
-the oracle-1 majority word; the last is averaged over the R resplits (paper, Table 1). Contexts
+the oracle-1 majority word; the last is averaged over the R resplits (paper, Table 1). The ECE
+against the corpus word is over the contexts that have one (a cloze corpus's optional ``word``
+may be empty: no miss, a context left out, counted in ``n_contexts_without_corpus_word``). Contexts
 without a model word are left out of a system's row, so a system that covers only some contexts
 (a partial samples file) carries the oracle's expected TVD over the same contexts
 (``oracle_expected_tvd``, a paired comparison) beside its count, and ``coverage_notes`` names it
@@ -244,19 +246,16 @@ def model_summary(
     has_words = table["tvd"].notna().to_numpy()
     used = table[has_words]
     confidence = used["confidence"].to_numpy()
-    targets = {
-        "ece_corpus": (used["model_mode"] == used["corpus_word"]).to_numpy(),
-        "ece_human_majority": (used["model_mode"] == used["human_majority"]).to_numpy(),
-    }
     row = _tvd_summary(used, "tvd", settings)
-    row.update({name: ece(confidence, hit, settings.ece_bins) for name, hit in targets.items()})
-    if not has_corpus_words(table):
-        row["ece_corpus"] = np.nan
+    row["ece_corpus"] = corpus_ece(confidence, used["model_mode"].to_numpy(), used["corpus_word"], settings)
+    row["ece_human_majority"] = ece(confidence, (used["model_mode"] == used["human_majority"]).to_numpy(),
+                                    settings.ece_bins)
     row["ece_oracle_majority"] = float(np.mean(
         [ece(confidence, oracle_hits[has_words, r], settings.ece_bins) for r in range(settings.resplits)]
     ))
     row.update(
         n_contexts_without_words=int((~has_words).sum()),
+        n_contexts_without_corpus_word=without_corpus_word(table),
         oracle_expected_tvd=float(used["tvd_oracle2_oracle1"].mean()),
         failure_rate=failure_rate,
         expected_tvd_lower=float(used["tvd_lower"].mean()),
@@ -265,10 +264,22 @@ def model_summary(
     return row
 
 
-def has_corpus_words(contexts: pd.DataFrame) -> bool:
-    """Whether some context has a corpus word: a cloze corpus may have none
-    (``varprobe.data.cloze``), and then every ECE against the corpus word is NaN."""
-    return bool(contexts["corpus_word"].astype(bool).any())
+def without_corpus_word(contexts: pd.DataFrame) -> int:
+    """How many contexts have no corpus word (``""``: an empty cell of a corpus's optional
+    ``word`` column, or a word of punctuation alone); the ECE against the corpus word leaves
+    them out."""
+    return int((contexts["corpus_word"] == "").sum())
+
+
+def corpus_ece(confidence: np.ndarray, modes: np.ndarray, corpus_words: pd.Series,
+               settings: ControlSettings) -> float:
+    """ECE of the ``modes`` with their ``confidence`` against the corpus word, over the contexts
+    that have one (``without_corpus_word``: a context without one is no miss); NaN where none
+    has."""
+    known = (corpus_words != "").to_numpy()
+    if not known.any():
+        return np.nan
+    return ece(confidence[known], (np.asarray(modes) == corpus_words.to_numpy())[known], settings.ece_bins)
 
 
 def oracle_summary(
@@ -276,15 +287,16 @@ def oracle_summary(
 ) -> dict:
     """The summary row of the oracle control: expected TVD = mean TVD(o2, o1), ECE of o2."""
     row = _tvd_summary(table, "tvd_oracle2_oracle1", settings)
+    known = (table["corpus_word"] != "").to_numpy()
     for index, name in enumerate(("ece_corpus", "ece_human_majority", "ece_oracle_majority")):
+        rows = known if name == "ece_corpus" else np.ones(len(table), dtype=bool)
         row[name] = float(np.mean([
-            ece(confidences[:, r], hits[:, r, index], settings.ece_bins)
+            ece(confidences[rows, r], hits[rows, r, index], settings.ece_bins)
             for r in range(settings.resplits)
-        ]))
-    row.update(n_contexts_without_words=0, oracle_expected_tvd=row["expected_tvd"], failure_rate=0.0,
+        ])) if rows.any() else np.nan
+    row.update(n_contexts_without_words=0, n_contexts_without_corpus_word=without_corpus_word(table),
+               oracle_expected_tvd=row["expected_tvd"], failure_rate=0.0,
                expected_tvd_lower=np.nan, expected_tvd_upper=np.nan)
-    if not has_corpus_words(table):
-        row["ece_corpus"] = np.nan
     return row
 
 
@@ -294,7 +306,7 @@ def human_summary(contexts: pd.DataFrame, responses: pd.DataFrame, settings: Con
     corpus word, the human majority and the oracle-1 majority (mean over the R resplits, the
     splits every model meets), mean entropies; no expected TVD (NaN): it is the target itself."""
     humans = human_counts(responses)
-    confidences, hits, entropies = [], [], []
+    confidences, modes, hits, entropies = [], [], [], []
     for ctx in contexts.itertuples(index=False):
         key = (int(ctx.text_id), int(ctx.word_number))
         human = mle(humans[key])
@@ -302,16 +314,18 @@ def human_summary(contexts: pd.DataFrame, responses: pd.DataFrame, settings: Con
         o1_modes = [mode(o1)[0] for o1, _ in oracle_splits(key, humans[key], settings)]
         confidences.append(confidence)
         entropies.append(entropy(human))
-        hits.append([word == ctx.corpus_word, True, *(word == w for w in o1_modes)])
+        modes.append(word)
+        hits.append([True, *(word == w for w in o1_modes)])
     confidence, hit = np.array(confidences), np.array(hits, dtype=bool)
     return {
         "n_contexts": len(contexts), "n_contexts_without_words": 0,
+        "n_contexts_without_corpus_word": without_corpus_word(contexts),
         "expected_tvd": np.nan, "ci_low": np.nan, "ci_high": np.nan,
         "expected_tvd_lower": np.nan, "expected_tvd_upper": np.nan, "expected_tvd_oracle1": np.nan,
         "oracle_expected_tvd": np.nan,
-        "ece_corpus": ece(confidence, hit[:, 0], settings.ece_bins) if has_corpus_words(contexts) else np.nan,
-        "ece_human_majority": ece(confidence, hit[:, 1], settings.ece_bins),
-        "ece_oracle_majority": float(np.mean([ece(confidence, hit[:, 2 + r], settings.ece_bins)
+        "ece_corpus": corpus_ece(confidence, np.array(modes, dtype=object), contexts["corpus_word"], settings),
+        "ece_human_majority": ece(confidence, hit[:, 0], settings.ece_bins),
+        "ece_oracle_majority": float(np.mean([ece(confidence, hit[:, 1 + r], settings.ece_bins)
                                               for r in range(settings.resplits)])),
         "failure_rate": 0.0,
         "mean_entropy_model": float(np.mean(entropies)),

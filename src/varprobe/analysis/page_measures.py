@@ -35,8 +35,9 @@ def ece_interval(confidence: np.ndarray, hit: np.ndarray, bins: int, resamples: 
 def system_intervals(tvd: pd.DataFrame, bins: int, resamples: int, seed: int) -> dict[str, tuple]:
     """Bootstrap intervals over contexts (those with a model word) of one system's per-context
     table (schema ``provo_tvd``): E TVD(M, O1) and the ECE against the corpus word and against
-    the human majority. The oracle-1-majority ECE needs each resplit's oracle mode, which the
-    table does not keep: it has none. A system with no word anywhere has no interval."""
+    the human majority (the former over the contexts that have a corpus word). The
+    oracle-1-majority ECE needs each resplit's oracle mode, which the table does not keep: it has
+    none. A system with no word anywhere has no interval."""
     used = tvd[tvd["tvd"].notna()]
     if used.empty:
         return {}
@@ -45,8 +46,10 @@ def system_intervals(tvd: pd.DataFrame, bins: int, resamples: int, seed: int) ->
                                             _rng(seed, 1), n_resamples=resamples)[1:]}
     for stream, (column, target) in enumerate((("ece_corpus", "corpus_word"),
                                                ("ece_human_majority", "human_majority")), start=2):
-        hit = (used["model_mode"] == used[target]).to_numpy()
-        out[column] = ece_interval(confidence, hit, bins, resamples, _rng(seed, stream))
+        known = (used[target] != "").to_numpy()  # a context without a corpus word is no miss
+        if known.any():
+            hit = (used["model_mode"] == used[target]).to_numpy()
+            out[column] = ece_interval(confidence[known], hit[known], bins, resamples, _rng(seed, stream))
     return out
 
 

@@ -17,6 +17,7 @@ from varprobe import tables
 from varprobe.analysis.family import Family
 from varprobe.commands import json_value, load_model
 from varprobe.metrics.token_calibration import CalibrationAccumulator
+from varprobe.models.window import position_limit
 
 
 def provo_passages(contexts: pd.DataFrame, max_texts: int | None = None) -> list[str]:
@@ -39,13 +40,9 @@ def reference_texts(instances: pd.DataFrame, max_texts: int | None = None) -> li
 
 
 def max_length(model) -> int:
-    """The longest input the model takes (its position embeddings), or 1024 if it does not say."""
-    config = model.config
-    for name in ("max_position_embeddings", "n_positions", "n_ctx"):
-        value = getattr(config, name, None)
-        if isinstance(value, int) and value > 1:
-            return value
-    return 1024
+    """The longest input the model takes (``varprobe.models.window.position_limit``), or 1024
+    if it does not say."""
+    return position_limit(model.config) or 1024
 
 
 def token_sequences(tokenizer, texts: Iterable[str]) -> Iterator[list[int]]:

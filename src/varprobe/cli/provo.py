@@ -145,7 +145,8 @@ def _provo_enumerate(args: argparse.Namespace) -> None:
     enumerator = Enumerator(loaded.model, loaded.tokenizer, decoding, settings)
     rows = []
     keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))
-    found_all = tqdm(enumerator.enumerate_many(contexts["context"]), total=len(keys), file=sys.stderr,
+    found_all = tqdm(enumerator.enumerate_many(contexts["context"], [f"context ({t}, {w})" for t, w in keys]),
+                     total=len(keys), file=sys.stderr,
                      mininterval=5, desc=f"{loaded.spec.name}/{decoding.name}")
     for (t, w), found in zip(keys, found_all, strict=True):
         shared = {"text_id": t, "word_number": w, "unresolved_mass": found.unresolved_mass,

@@ -6,8 +6,9 @@ source), its ``language`` and its ``columns``: what each role is called in the f
 is given in one of two ways:
 
 * ``passage`` and ``position``: the context of position n of a passage is its first n-1 words,
-  read off the passage ``text`` (whitespace tokens, as in Provo: Ilia & Aziz 2024, Sec. 4) or
-  given whole in ``context``;
+  read off the passage ``text`` (whitespace tokens, as in Provo: Ilia & Aziz 2024, Sec. 4; a
+  run of whitespace of any kind, leading and trailing included, delimits as one space does) or
+  given whole in ``context`` (its words joined by single spaces as well);
 * ``context_id`` and ``context``: each context stands alone (its position is its length + 1).
 
 ``response`` holds a participant's response; ``count`` how many gave it (absent: one row per
@@ -31,7 +32,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from varprobe.data.user_files import ROW, read_user_table, require_columns, rows_named, text_cell
+from varprobe.data.user_files import ROW, read_user_table, require_columns, rows_named, text_column
 from varprobe.words import read_word
 
 FORMS = {
@@ -41,6 +42,9 @@ FORMS = {
 """How a context is given: the columns the form needs, and those of which it needs one."""
 ROLES = ("passage", "position", "text", "context", "context_id", "response", "count", "word")
 """Every column a corpus entry may name."""
+TEXT_ROLES = ("text", "context", "response", "word")
+"""The roles that hold text (the others hold ids and numbers): a number there is read as text
+with a note."""
 _INTEGER = re.compile(r"^[0-9]+$")
 
 
@@ -132,8 +136,9 @@ def _cells(entry: Mapping, columns: Mapping[str, str]) -> tuple[pd.DataFrame, di
     frame, origin = read_user_table(entry)
     name = origin.get("file", f"corpus {entry['name']!r}")
     require_columns(frame.columns, {f"columns.{role}": column for role, column in columns.items()}, name)
-    cells = {role: frame[column].map(text_cell).str.strip() if role not in ("text", "context")
-             else frame[column].map(text_cell) for role, column in columns.items()}
+    cells = {role: text_column(frame, column, name, note=role in TEXT_ROLES) for role, column in columns.items()}
+    cells = {role: values.map(_words_joined) if role in ("text", "context") else values.str.strip()
+             for role, values in cells.items()}
     for role in ("passage", "position", "context_id", "response"):
         if role in cells:
             _no_empty(frame[ROW], cells[role], f"empty {role} (column {columns[role]!r})", name)
@@ -166,7 +171,7 @@ def _contexts(keys: pd.DataFrame, cells: dict[str, pd.Series], columns: Mapping[
                                  f"{role}s (column {columns[role]!r}) in {rows_named(list(clash))}")
     first = given.drop_duplicates(["text_id", "word_number"]).copy()
     if "text" in first:
-        tokens = first["text"].str.split(" ")
+        tokens = first["text"].str.split(" ")  # single spaces: _words_joined
         too_far = [r for t, k, r in zip(tokens, first["word_number"], first[ROW], strict=True) if k > len(t)]
         if too_far:
             raise ValueError(f"{name}: position beyond the end of its passage's text in {rows_named(too_far)}")
@@ -193,6 +198,13 @@ def _contexts(keys: pd.DataFrame, cells: dict[str, pd.Series], columns: Mapping[
         "corpus_word": first["word"].map(read_word),
     })
     return table.sort_values(["text_id", "word_number"], ignore_index=True)
+
+
+def _words_joined(text: str) -> str:
+    """``text``'s words (its runs of non-whitespace: spaces, tabs, no-break spaces, line breaks
+    all delimit) joined by single spaces, so that position n is the n-th run however the
+    words are spaced."""
+    return " ".join(text.split())
 
 
 def _no_empty(rows: pd.Series, values: pd.Series, what: str, name: str) -> None:

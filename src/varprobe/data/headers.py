@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import pandas as pd
+
 
 def match_columns(header: Iterable[str], required: Iterable[str], optional: Iterable[str] = (),
                   name: str = "table", others: bool = False) -> tuple[dict[str, str], list[str]]:
@@ -46,3 +48,14 @@ def match_columns(header: Iterable[str], required: Iterable[str], optional: Iter
     warnings = [f"{name}: column {cell!r} read as {column!r} (whitespace or case differs)"
                 for cell, column in renames.items()]
     return renames, warnings
+
+
+def header_rows(frame: pd.DataFrame, columns: Iterable[str]) -> list[int]:
+    """The positions (0 = the first data row) of the rows of ``frame`` that repeat its header: the
+    cells of ``columns``, as text without surrounding whitespace, are those columns' names (in
+    any order). Files joined end to end leave such a row; read as data it would be a context
+    named after a column with the column's name as its response."""
+    columns = list(columns)
+    names = sorted(str(c).strip() for c in columns)
+    return [k for k, row in enumerate(frame[columns].itertuples(index=False))
+            if all(isinstance(v, str) for v in row) and sorted(v.strip() for v in row) == names]

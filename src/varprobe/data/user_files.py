@@ -5,29 +5,35 @@ Hugging Face ``datasets`` source (``{path, name, split}``; it needs the ``datase
 internet, and is read as the hub serves it). Every check here names the file and what is wrong:
 a missing file, an optional ``sha256`` that does not match (``data/sources.py`` checks the
 built-in files the same way), an encoding other than UTF-8 (``data/raw_text.py``), a line of JSON
-that does not parse, and columns that the entry names but the file lacks, listed with the
-columns it has (``require_columns``). Rows are numbered from 1, the first data row (a CSV's
-header is row 0, a JSON lines file's row n is its line n); every message about a row uses that
-number. ``provenance`` is what a result table records of the file: its path, digest and size;
-``record_digest`` keeps the same digest in a small file that the workflow's jobs take as their
-input, so that an edit which keeps the file's time (``cp -p``, ``rsync -a``) still reruns them.
+that does not parse, a row that repeats the header (files joined end to end), and columns that
+the entry names but the file lacks, listed with the columns it has (``require_columns``). Rows
+are numbered from 1, the first data row (a CSV's header is row 0, a JSON lines file's row n is
+its line n, a JSON array's row n its n-th object); every message about a row uses that number. ``provenance`` is what a
+result table records of the file: its path, digest and size; ``record_digest`` keeps the same
+digest in a small file that the workflow's jobs take as their input, so that an edit which keeps
+the file's time (``cp -p``, ``rsync -a``) still reruns them.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import numbers
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
+from varprobe.data.headers import header_rows
 from varprobe.data.raw_text import decode, read_text
 from varprobe.data.sources import Digest
 
-SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".jsonl": "jsonl", ".json": "jsonl"}
-"""The formats a user file may have, by its suffix."""
+SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".jsonl": "jsonl", ".json": "json"}
+"""The formats a user file may have, by its suffix: a ``.json`` file holds JSON lines or one
+JSON array of objects."""
 
 ROW = "row"
 """The column ``read_user_table`` adds: each row's number (1 = the first data row)."""
@@ -85,6 +91,7 @@ def read_user_table(entry: Mapping) -> tuple[pd.DataFrame, dict]:
     (file, digest, size; for a ``datasets`` source, the source)."""
     if "datasets" in entry:
         frame = read_datasets_source(entry["datasets"])
+        _no_header_rows(frame, f"dataset {entry['datasets'].get('path')!r}")
         return frame.assign(**{ROW: range(1, len(frame) + 1)}), {"datasets": dict(entry["datasets"])}
     path = Path(entry["file"])
     if not path.is_file():
@@ -94,7 +101,18 @@ def read_user_table(entry: Mapping) -> tuple[pd.DataFrame, dict]:
     frame = _parse(path, file_format(path))
     if ROW in frame.columns:
         raise ValueError(f"{path}: a column may not be named {ROW!r} (the rows' numbers in messages)")
+    _no_header_rows(frame, path)
     return frame.assign(**{ROW: range(1, len(frame) + 1)}), provenance(path, digest)
+
+
+def _no_header_rows(frame: pd.DataFrame, path: Path | str) -> None:
+    """ValueError naming the file and the rows that repeat its header (``header_rows``)."""
+    repeated = header_rows(frame, frame.columns)
+    if repeated:
+        raise ValueError(f"{path}: {rows_named([k + 1 for k in repeated])} "
+                         f"{'repeats' if len(repeated) == 1 else 'repeat'} the header "
+                         f"({', '.join(map(str, frame.columns))}), as files joined end to end do; "
+                         "remove the repeated header")
 
 
 def file_problem(entry: Mapping, wanted: Mapping[str, str]) -> str | None:
@@ -122,6 +140,8 @@ def _header(path: Path, kind: str) -> list[str]:
         import pyarrow.parquet as pq
 
         return list(pq.read_schema(path).names)
+    if kind == "json" and _is_array(read_text(path)):
+        return list(_parse(path, kind).columns)
     with open(path, "rb") as stream:
         first = stream.readline()
     if not first.strip():
@@ -140,8 +160,13 @@ def _parse(path: Path, kind: str) -> pd.DataFrame:
 
 
 def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
-    """``text``, the content of the file at ``path``, read as ``kind`` (CSV, TSV, JSON lines)."""
-    if kind == "jsonl":
+    """``text``, the content of the file at ``path``, read as ``kind`` (CSV, TSV, JSON lines, a
+    ``.json`` file's JSON array or JSON lines)."""
+    if kind == "json" and _is_array(text):
+        return _json_array(text, path)
+    if kind in ("json", "jsonl"):
+        hint = ("; the file holds a JSON array, and a .jsonl file is read as JSON lines (one object per "
+                "line): write one object per line, or name the file .json") if _is_array(text) else ""
         rows = []
         # Split on line feeds only, as the DailyDialog++ reader does: a JSON string may hold
         # U+2028 or other characters str.splitlines() would also break the line at.
@@ -151,9 +176,10 @@ def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as err:
-                raise ValueError(f"{path}, line {number}: not JSON ({err.msg})") from err
+                raise ValueError(f"{path}, line {number}: not JSON ({err.msg}){hint}") from err
             if not isinstance(row, dict):
-                raise ValueError(f"{path}, line {number}: a JSON object is expected, got {type(row).__name__}")
+                raise ValueError(f"{path}, line {number}: a JSON object is expected, got "
+                                 f"{type(row).__name__}{hint}")
             rows.append(row)
         return pd.DataFrame(rows)
     try:
@@ -161,6 +187,28 @@ def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
                            keep_default_na=False, na_values=[])
     except pd.errors.ParserError as err:
         raise ValueError(f"{path} is not a readable {kind.upper()} file: {err}") from err
+
+
+def _is_array(text: str) -> bool:
+    """Whether a ``.json`` file's ``text`` is one JSON array (it opens with ``[``), not JSON lines."""
+    return text.lstrip().startswith("[")
+
+
+def _json_array(text: str, path: Path) -> pd.DataFrame:
+    """A JSON array of objects as a table, its n-th object row n; ValueError naming the file and
+    the line, or the element, of what is wrong."""
+    try:
+        rows = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}, line {err.lineno}: not JSON ({err.msg}); a .json file holds one JSON "
+                         "array of objects or JSON lines (one object per line)") from err
+    if not isinstance(rows, list):
+        raise ValueError(f"{path}: a JSON array of objects is expected, got {type(rows).__name__}")
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, dict):
+            raise ValueError(f"{path}, element {number} of the array: a JSON object is expected, got "
+                             f"{type(row).__name__}")
+    return pd.DataFrame(rows)
 
 
 def read_datasets_source(source: Mapping) -> pd.DataFrame:
@@ -185,11 +233,43 @@ def require_columns(columns: Iterable[str], wanted: Mapping[str, str], name: str
         raise ValueError(f"{name}: no column {', '.join(missing)}; its columns: {', '.join(map(repr, columns))}")
 
 
-def text_cell(value: object) -> str:
-    """A cell as text: ``""`` for a missing value (None, NaN), ``str`` of anything else."""
-    if value is None or (isinstance(value, float) and value != value):
+def is_number(value: object) -> bool:
+    """Whether ``value`` is a number that is not missing (NaN) and not a boolean."""
+    return (isinstance(value, numbers.Number) and not isinstance(value, (bool, np.bool_))
+            and not (isinstance(value, (float, np.floating)) and value != value))
+
+
+def text_cell(value: object, row: int, column: str, name: str) -> str:
+    """A cell as text: ``""`` for a missing value (None, NaN), a string as it is, a number as
+    ``str`` of it (``text_column`` notes it). ValueError naming the file ``name``, the row and
+    the column for anything else (a JSON object, a list, a boolean): read as text it would be
+    its Python repr, in the references and inside the prompt."""
+    if value is None or (isinstance(value, (float, np.floating)) and value != value):
         return ""
-    return str(value)
+    if isinstance(value, str):
+        return value
+    if is_number(value):
+        return str(value)
+    raise ValueError(f"{name}: row {row}: column {column!r} holds {type(value).__name__} "
+                     f"{str(value)[:60]!r}, not text; give a string")
+
+
+def text_column(frame: pd.DataFrame, column: str, name: str, note: bool = True) -> pd.Series:
+    """The cells of ``column`` as text (``text_cell``); where some are numbers and ``note`` is
+    set (a column of texts, not of ids or counts), one line on stderr names the column and
+    their rows."""
+    values = frame[column]
+    texts = [text_cell(v, row, column, name) for v, row in zip(values, frame[ROW], strict=True)]
+    if note:
+        note_numbers([row for v, row in zip(values, frame[ROW], strict=True) if is_number(v)], column, name)
+    return pd.Series(texts, index=frame.index, dtype=object)
+
+
+def note_numbers(rows: list[int], column: str, name: str) -> None:
+    """One line on stderr where ``rows`` of ``column`` hold numbers that are read as text."""
+    if rows:
+        print(f"{name}: column {column!r} holds numbers in {rows_named(rows)}, read as text",
+              file=sys.stderr)
 
 
 def rows_named(rows: Iterable[int], limit: int = 5) -> str:

@@ -15,7 +15,8 @@ the workflow use like a registered dataset's. ``fields`` names the columns (defa
 Checks, each naming the file, the rows and the value: columns the entry names but the file lacks
 (with the columns it has), an empty id or source, an id given twice (one row per input) or with
 two sources (long), an empty reference (a list's or a long row's; a wide layout's empty cell is
-no reference). An input with fewer than ``min_references`` references is dropped and counted
+no reference), an id, source or reference that is no text (a JSON object, a list where text is
+due, a boolean; a number is read as text, its rows noted on stderr). An input with fewer than ``min_references`` references is dropped and counted
 (stderr, and the ``provenance`` the instances table records: file digest, rows, inputs kept and
 dropped).
 """
@@ -25,11 +26,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 
 from varprobe.data.dataset import Dataset
 from varprobe.data.instances import instances_table
-from varprobe.data.user_files import ROW, read_user_table, require_columns, rows_named, text_cell
+from varprobe.data.user_files import (ROW, is_number, note_numbers, read_user_table, require_columns, rows_named,
+                                      text_cell, text_column)
 
 FIELDS = {"id": "id", "source": "source", "references": "references"}
 """The columns of a task file when ``fields`` does not name them."""
@@ -83,18 +86,20 @@ def read_task(entry: Mapping, split: str) -> pd.DataFrame:
     references = fields["references"]
     wide = isinstance(references, list)
     require_columns(frame.columns, wanted_columns(entry), name)
-    ids = frame[fields["id"]].map(text_cell).str.strip()
-    sources = frame[fields["source"]].map(text_cell)
+    ids = text_column(frame, fields["id"], name, note=False).str.strip()
+    sources = text_column(frame, fields["source"], name)
     _no_empty(frame, ids, f"empty id (column {fields['id']!r})", name)
     _no_empty(frame, sources.str.strip(), f"empty source (column {fields['source']!r})", name)
     if wide:
-        lists = [[t for t in (text_cell(row[c]) for c in references) if t.strip()]
-                 for _, row in frame.iterrows()]
+        cells = [text_column(frame, c, name) for c in references]
+        lists = [[t for t in row if t.strip()] for row in zip(*cells, strict=True)]
         rows = _one_row_per_input(frame, ids, sources, lists, name)
-    elif frame[references].map(lambda v: isinstance(v, str)).all():
-        rows = _long_rows(frame, ids, sources, frame[references], name)
+    elif _texts_not_lists(frame[references]):
+        rows = _long_rows(frame, ids, sources, text_column(frame, references, name).rename(references), name)
     else:
         lists = [_reference_list(v, r, references, name) for v, r in zip(frame[references], frame[ROW], strict=True)]
+        note_numbers([r for v, r in zip(frame[references], frame[ROW], strict=True)
+                      if isinstance(v, (list, np.ndarray)) and any(map(is_number, v))], references, name)
         rows = _one_row_per_input(frame, ids, sources, lists, name)
     minimum = entry.get("min_references", 1)
     kept = [row for row in rows if len(row[2]) >= minimum]
@@ -117,13 +122,20 @@ def _no_empty(frame: pd.DataFrame, values: pd.Series, what: str, name: str) -> N
         raise ValueError(f"{name}: {what} in {rows_named(empty)}")
 
 
+def _texts_not_lists(values: pd.Series) -> bool:
+    """Whether a single references column is the long layout's: it holds texts and no lists (a
+    number or an object among the texts is ``text_cell``'s to read or refuse)."""
+    return bool(values.map(lambda v: isinstance(v, str)).any()
+                and not values.map(lambda v: isinstance(v, (list, tuple, np.ndarray))).any())
+
+
 def _reference_list(value: object, row: int, column: str, name: str) -> list[str]:
     """One row's list of references; ValueError naming the row where it is no list of texts or
     holds an empty one."""
     if not hasattr(value, "__len__") or isinstance(value, (str, dict)):
         raise ValueError(f"{name}: row {row}: column {column!r} holds {type(value).__name__} "
                          f"{str(value)[:40]!r}, not a list of references")
-    texts = [text_cell(v) for v in value]
+    texts = [text_cell(v, row, f"{column}[{k}]", name) for k, v in enumerate(value)]
     if any(not t.strip() for t in texts):
         raise ValueError(f"{name}: row {row}: an empty reference in column {column!r}")
     return texts

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
+from varprobe.models.window import position_limit
 from varprobe.sampling.generate import encode_prompt
 
 IGNORE = -100
@@ -52,10 +53,9 @@ def text_examples(tokenizer, texts: Sequence[str], max_length: int) -> list[Exam
 
 
 def length_limit(model, max_length: int) -> int:
-    """``max_length``, or the model's number of positions where that is smaller (GPT-2
-    ``n_positions``, Llama ``max_position_embeddings``; none for relative positions as in T5)."""
-    positions = getattr(model.config, "n_positions", None) or getattr(
-        model.config, "max_position_embeddings", None)
+    """``max_length``, or the model's number of positions where that is smaller
+    (``varprobe.models.window.position_limit``; none for relative positions as in T5)."""
+    positions = position_limit(model.config)
     return min(max_length, positions) if positions else max_length
 
 

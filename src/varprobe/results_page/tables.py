@@ -109,6 +109,7 @@ TABLE_ONE_COLUMNS = {
     "mean_entropy_human": "mean entropy (H)",
     "failure_rate": "failure rate",
     "n_contexts": "contexts",
+    "n_contexts_without_corpus_word": "contexts without corpus word (not in ECE corpus word)",
 }
 
 
@@ -130,7 +131,8 @@ def _system_row(r, intervals: dict) -> dict:
     for column in ("ece_corpus", "ece_human_majority"):
         row[column] = with_interval(getattr(r, column), *extra.get(column, (math.nan,) * 2))
     row.update({k: getattr(r, k) for k in ("ece_oracle_majority", "mean_entropy_model",
-                                           "mean_entropy_human", "failure_rate", "n_contexts")})
+                                           "mean_entropy_human", "failure_rate", "n_contexts",
+                                           "n_contexts_without_corpus_word")})
     return row
 
 
@@ -138,7 +140,9 @@ def table_one(summary: pd.DataFrame, intervals: dict | None = None) -> pd.DataFr
     """Ilia & Aziz 2024, Table 1, transposed (one row per system): the human MLE, the oracle
     control and every model x decoding of the run's Provo summary (schema ``provo_system``),
     then every column of the paper's table (``paper.TABLE_1``) under ``paper:``, its "Avg TVD"
-    in the column of the same definition (TVD(O2, O1) for Oracle2, TVD(M, H) for a model)."""
+    in the column of the same definition (TVD(O2, O1) for Oracle2, TVD(M, H) for a model). The
+    count of contexts without a corpus word, which the ECE against it leaves out, is a column
+    where a system has any (a cloze corpus's empty ``word`` cells)."""
     first = {"human": 0, "oracle": 1}
     ordered = summary.assign(_order=summary["model"].map(first).fillna(2)).sort_values(
         ["_order", "model", "decoding"], kind="stable")
@@ -149,7 +153,10 @@ def table_one(summary: pd.DataFrame, intervals: dict | None = None) -> pd.DataFr
         rows.append({"system": f"paper: {system}", **shown,
                      ("tvd_oracle1" if system == "Oracle2" else "tvd_humans"): tvd})
     table = pd.DataFrame(rows, columns=["system", *TABLE_ONE_COLUMNS])
-    table["n_contexts"] = table["n_contexts"].map(lambda n: "" if pd.isna(n) else str(int(n)))
+    for column in ("n_contexts", "n_contexts_without_corpus_word"):
+        table[column] = table[column].map(lambda n: "" if pd.isna(n) else str(int(n)))
+    if not (summary["n_contexts_without_corpus_word"] > 0).any():  # Provo: every context has one
+        table = table.drop(columns="n_contexts_without_corpus_word")
     return table.rename(columns=TABLE_ONE_COLUMNS)
 
 

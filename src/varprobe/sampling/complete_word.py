@@ -33,6 +33,7 @@ import torch
 from transformers import AttentionInterface
 from transformers.cache_utils import Cache, CacheLayerMixin
 
+from varprobe.models.window import check_window, model_name
 from varprobe.sampling.chains import prefix_chains
 from varprobe.sampling.decoding import Decoding, UnusableWeights, inverse_cdf
 from varprobe.words import INCOMPLETE, Extraction, first_word
@@ -40,6 +41,10 @@ from varprobe.words import INCOMPLETE, Extraction, first_word
 
 CHAIN_DRAWS = 2048
 """At most this many draws (contexts x n_samples) are sampled from one shared encoding."""
+WINDOW_FIX = ("a context is never cut (the humans read it whole): shorten its passage, or leave the "
+              "passage out (provo.texts), or run a model with more positions")
+"""What the refusal of a context longer than the model's positions tells the user."""
+
 PASS_NODES = {"cpu": 256, "cuda": 1024}
 """Open prefix-tree nodes per forward pass over generated tokens, per device type (other
 devices: the CUDA count). A step's open nodes, in tree order, are cut into passes of this many
@@ -157,20 +162,27 @@ class CompleteWordSampler:
 
     def sample(self, key: Sequence[int], context: str) -> list[Draw]:
         """The ``n_samples`` draws for one context, ordered by sample index."""
-        return self._sample_chain([(key, self.encode(context))])[0]
+        return next(self.sample_many([(key, context)]))
 
     def sample_many(self, contexts: Iterable[tuple[Sequence[int], str]]) -> Iterator[list[Draw]]:
         """Yield the draws of each ``(key, context)`` in order.
 
+        Every context is encoded first and checked against the model's positions
+        (``varprobe.models.window.check_window``: a context whose tokens and ``max_tokens``
+        draws do not fit is refused, named with its key and lengths, before any draw).
         Consecutive contexts whose token ids extend one another (the prefixes of one passage)
         form a chain of at most ``CHAIN_DRAWS`` draws that is encoded once and sampled in one
         batch; see ``_draw_chain``. Chains never depend on ``batch_size``: the passage
         encoding a context reads, and the passes its draws run in, are computed for the same
         chain whatever the batch size, so the draws are the same to the bit.
         """
+        encoded = [(key, context, self.encode(context)) for key, context in contexts]
+        check_window(((f"context ({', '.join(map(str, key))}) ({len(context.split()):,} words)", len(ids))
+                      for key, context, ids in encoded),
+                     self.settings.max_tokens, self.model.config, model_name(self.model), WINDOW_FIX)
         limit = max(1, CHAIN_DRAWS // self.settings.n_samples)
-        for chain in prefix_chains(contexts, lambda item: self.encode(item[1]), limit):
-            yield from self._sample_chain([(key, ids) for (key, _), ids in chain])
+        for chain in prefix_chains(encoded, lambda item: item[2], limit):
+            yield from self._sample_chain([(key, ids) for (key, _, _), ids in chain])
 
     def _sample_chain(self, chain: list[tuple[Sequence[int], list[int]]]) -> list[list[Draw]]:
         """``_draw_chain``; where a next-token distribution is unusable (``UnusableWeights``), an

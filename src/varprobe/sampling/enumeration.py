@@ -71,8 +71,9 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
+from varprobe.models.window import check_window, model_name
 from varprobe.sampling.chains import prefix_chains
-from varprobe.sampling.complete_word import Vocabulary
+from varprobe.sampling.complete_word import WINDOW_FIX, Vocabulary
 from varprobe.sampling.decoding import Decoding, UnusableWeights, usable
 from varprobe.words import COMPLETE, FAILURES, Extraction, first_word, is_delimiter
 
@@ -283,12 +284,20 @@ class Enumerator:
 
     def enumerate(self, context: str) -> Enumeration:
         """Enumerate the first complete word after one context until a stopping rule holds."""
-        return self._enumerate_chain([self.encode(context)])[0]
+        return next(self.enumerate_many([context]))
 
-    def enumerate_many(self, contexts: Iterable[str]) -> Iterator[Enumeration]:
+    def enumerate_many(self, contexts: Iterable[str], names: Iterable[str] | None = None) -> Iterator[Enumeration]:
         """Yield the enumeration of each context in order, consecutive contexts whose tokens
-        extend one another enumerated together (module docstring)."""
-        for chain in prefix_chains(contexts, self.encode, CHAIN_CONTEXTS):
+        extend one another enumerated together (module docstring). Every context is encoded
+        and checked against the model's positions first (``check_window``, as the sampler);
+        ``names`` name the contexts in its message (default: their order, from 1)."""
+        contexts = list(contexts)
+        encoded = [self.encode(context) for context in contexts]
+        names = list(names) if names is not None else [f"context {k}" for k in range(1, len(contexts) + 1)]
+        check_window(((f"{name} ({len(context.split()):,} words)", len(ids))
+                      for name, context, ids in zip(names, contexts, encoded, strict=True)),
+                     self.settings.max_tokens, self.model.config, model_name(self.model), WINDOW_FIX)
+        for chain in prefix_chains(range(len(contexts)), encoded.__getitem__, CHAIN_CONTEXTS):
             yield from self._enumerate_chain([ids for _, ids in chain])
 
     def _enumerate_chain(self, chain: list[list[int]]) -> list[Enumeration]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from varprobe.data.headers import match_columns
+from varprobe.data.headers import header_rows, match_columns
 from varprobe.data.raw_text import decode, read_text
 from varprobe.words import first_word
 
@@ -85,8 +85,8 @@ def read_external_samples(path: str | Path, contexts: pd.DataFrame,
     warnings (``check_header``).
 
     Errors name the file, the column or row, and the bad value: an empty or header-only file, a
-    file in another encoding than UTF-8, a missing or unknown column, a non-integer id or count,
-    a count below 1, or contexts that the corpus does not have.
+    row that repeats the header, a file in another encoding than UTF-8, a missing or unknown
+    column, a non-integer id or count, a count below 1, or contexts that the corpus does not have.
     """
     raw = _read_csv(Path(path))
     renames, warnings = check_header(path, list(raw.columns))
@@ -136,6 +136,10 @@ def _read_csv(path: Path) -> pd.DataFrame:
         raise ValueError(f"samples file {path} is not a readable CSV: {err}") from err
     if raw.empty:
         raise ValueError(f"samples file {path} has a header but no rows (no draws)")
+    repeated = header_rows(raw, raw.columns)
+    if repeated:
+        raise ValueError(f"samples file {path}, row {repeated[0] + 2}: the header repeated ({len(repeated)} "
+                         "such rows), as files joined end to end leave it; remove it")
     return raw
 
 

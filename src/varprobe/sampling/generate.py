@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
+from varprobe.models.window import check_window, model_name
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.engine import Engine, prompt_capacity
 
@@ -101,6 +102,8 @@ def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settin
     finish: ``(input_id, its n_samples decoded productions)`` (special tokens and outer
     whitespace removed), drawn by the generation engine (``varprobe.sampling.engine``) with
     ``batch_size`` rows in flight. For a causal LM the production is the continuation only.
+    A prompt that does not fit the model's positions with ``max_new_tokens`` more (a causal LM;
+    a seq2seq model's source alone) is refused before any draw (``check_window``).
     The skipped inputs (those a resumed job finished before) still size the cache, so every
     production is the one a whole run of ``work`` gives. ``template``: the prompt template the
     prompts were rendered from; a causal LM then encodes its ``shared_prefix`` once for the job."""
@@ -108,6 +111,10 @@ def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settin
     eos, pad = end_and_pad(model, tokenizer)
     chat = settings.chat and not loaded.is_seq2seq
     encoded = [(input_id, encode_prompt(tokenizer, prompt, chat)[0].tolist()) for input_id, prompt in work]
+    check_window(((f"the prompt of input {input_id!r}", len(ids)) for input_id, ids in encoded),
+                 0 if loaded.is_seq2seq else settings.max_new_tokens, model.config, model_name(model),
+                 "a prompt is never cut: shorten the input's source or the prompt template, lower "
+                 "max_new_tokens, or run a model with more positions")
     prefix = shared_prefix(tokenizer, template, chat) if template and not loaded.is_seq2seq else ()
     engine = Engine(model, decoding, eos, pad, settings.n_samples, settings.max_new_tokens, settings.seed,
                     batch_size, prefix)

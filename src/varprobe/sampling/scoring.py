@@ -27,8 +27,9 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
+from varprobe.models.window import check_window, model_name
 from varprobe.sampling.chains import Item, prefix_chains
-from varprobe.sampling.complete_word import Vocabulary
+from varprobe.sampling.complete_word import WINDOW_FIX, Vocabulary
 from varprobe.sampling.decoding import UnusableWeights
 from varprobe.sampling.enumeration import delimiter_tokens
 
@@ -104,10 +105,17 @@ class WordScorer:
         only, so a passage of n contexts costs one pass over its tokens, not n passes over
         its prefixes. The chains depend on the contexts alone, not on how they are batched or
         sharded by passage. Logits that hold NaN or infinity at a context's end are an error
-        naming the context.
+        naming the context; so is a context that does not fit the model's positions with its
+        longest word (``check_window``, before any pass).
         """
-        for chain in prefix_chains(items, lambda item: self.encode(item[0]), CHAIN_CONTEXTS):
-            yield from self._chain_encodings(chain)
+        encoded = [(item, self.encode(item[0])) for item in items]
+        check_window(((f"context {_opening(item[0])} ({len(item[0].split()):,} words)", len(ids))
+                      for item, ids in encoded),
+                     max((len(self.word_ids(w)) for (_, words), _ in encoded
+                          for w in (() if words is None else words)), default=0),
+                     self.model.config, model_name(self.model), WINDOW_FIX)
+        for chain in prefix_chains(encoded, lambda pair: pair[1], CHAIN_CONTEXTS):
+            yield from self._chain_encodings([(item, ids) for (item, _), ids in chain])
 
     @torch.inference_mode()
     def _chain_encodings(self, chain: list) -> Iterator[tuple]:
@@ -180,3 +188,8 @@ class WordScorer:
         closing = (mass[:, -1] @ self.closing_weight).log_() + top[:, -1, 0] - norm[:, -1]
         inner = picked - norm[:, :-1]
         return (first[tokens[:, 0]] + inner.sum(-1) + closing).cpu().numpy()
+
+
+def _opening(context: str) -> str:
+    """A context's first words in a message: its first 40 characters, quoted."""
+    return repr(context[:40] + ("..." if len(context) > 40 else ""))
