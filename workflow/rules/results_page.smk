@@ -36,7 +36,7 @@ rule results_page:
         figures=[t for t in STUDY_TARGETS if t.endswith(".png")],
         not_run=json.dumps(NOT_RUN, sort_keys=True),
         # the probes of the production figures (schema defaults resolved), for its Fig. 5 table
-        figure_probes=" ".join(figure_probes(config)) if "production" in config else "",
+        figure_probes=figure_probes(config) if "production" in config else [],
     localrule: True
     conda:
         CONDA_ENV
@@ -50,8 +50,8 @@ rule results_page:
     shell:
         "varprobe results-page --configfiles {params.configfiles:q} "
         "--workflow-dir {params.workflow_dir:q} "
-        "--tables {params.tables:q} --figures {params.figures} "
+        "--tables {params.tables:q} --figures {params.figures:q} "
         f"--results {RESULTS} --benchmarks {RESULTS}/benchmarks "
-        "--figures-dir {output.figures} --not-run {params.not_run:q} "
-        "--figure-probes {params.figure_probes} "
-        "--out {output.page} > {log} 2>&1"
+        "--figures-dir {output.figures:q} --not-run {params.not_run:q} "
+        "--figure-probes {params.figure_probes:q} "
+        "--out {output.page:q} > {log:q} 2>&1"
