@@ -4,6 +4,9 @@ The workflow (``workflow/rules/common.smk``) calls these before any target is bu
 config fails ``snakemake --dry-run`` with one line per problem naming the key path and the bad
 value. They read the config only (and, for models, the local file system): no network, no model.
 
+* ``credential_problems``: no config value (nor ``$VARPROBE_DATA_MIRROR``) is a URL that carries
+  a credential (``varprobe.credentials``): the run would write it wherever it writes the config.
+  It runs before the schema, so that no other message repeats such a value.
 * ``schema_errors``: the schema's complaints, one line each (key path, bad value, what is allowed).
 * ``name_problems``: every list the workflow turns into a dict by name has unique names, and no
   name is one the result tables use for their own rows (``RESERVED_MODELS``,
@@ -33,13 +36,14 @@ value. They read the config only (and, for models, the local file system): no ne
 
 ``check_config`` raises one ``ConfigError`` naming all of them; ``validate_config`` runs the
 schema (filling in its defaults), ``dataset_option_problems`` and then ``check_config``, after
-``base_config_problem`` has found the base config among the files read and ``duplicate_keys`` no
-key given twice in a config file.
+``base_config_problem`` has found the base config among the files read, ``duplicate_keys`` no
+key given twice in a config file and ``credential_problems`` no credential in a URL.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 RESERVED_MODELS = {"oracle": "the oracle control's row of the Provo summaries",
@@ -141,6 +145,46 @@ def _at(config: dict, path: tuple) -> object:
             return None
         config = config[key]
     return config
+
+
+def _strings(value: object, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
+    """``(key path, string)`` of every string held anywhere in ``value`` (mappings, lists)."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _strings(item, (*path, key))
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _strings(item, (*path, i))
+
+
+def credential_problems(config: dict, environ: Mapping[str, str]) -> list[str]:
+    """A line per config value, and for ``$VARPROBE_DATA_MIRROR`` in ``environ``, that is a URL
+    carrying a credential (``varprobe.credentials.url_credentials``), naming the key and what
+    it carries but not the value. An API model's ``base_url`` is pointed to ``api_key_env``."""
+    from varprobe.credentials import url_credentials
+    from varprobe.data.sources import MIRROR_ENV
+
+    problems = []
+    for path, value in _strings(config):
+        found = url_credentials(value)
+        if found is None:
+            continue
+        if len(path) == 4 and path[0] == "models" and path[2:] == ("api", "base_url"):
+            name = config["models"][path[1]].get("name")
+            problems.append(f"{key_path(path)}: model {name!r}: the URL holds {found}, which the run "
+                            "would write into its results, the samples' metadata, the API cache and "
+                            "the logs; remove it and give the key through api.api_key_env, the name "
+                            "of the environment variable holding it (sent as a bearer token, never "
+                            "written)")
+        else:
+            problems.append(f"{key_path(path)}: the URL holds {found}, which the run would write "
+                            "into its results and logs; remove it (a key belongs in the environment)")
+    found = url_credentials(environ.get(MIRROR_ENV, ""))
+    if found is not None:
+        problems.append(f"${MIRROR_ENV}: the URL holds {found}; the data mirror is a local folder")
+    return problems
 
 
 def _duplicates(values: list, path: tuple, what: str, field: str | None = None) -> list[str]:
@@ -733,7 +777,7 @@ def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> lis
     """Validate ``config`` (read from the YAML ``files``) against the schema at ``schema_path``,
     filling in the schema's defaults (``snakemake.utils.validate``), then ``check_config``, and
     return the ``config_notes`` for the console. A base config not read, a key given twice in a
-    file, or a schema error, raises ``ConfigError`` with one line each (instead of silent
+    file, a credential in a URL, or a schema error, raises ``ConfigError`` with one line each (instead of silent
     defaults, a silent last-wins, or Snakemake's dump of the schema). A section of ``SWITCHABLE``
     set to null is removed first (``switch_off``)."""
     import yaml
@@ -748,6 +792,9 @@ def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> lis
     twice = [line for path in files for line in duplicate_keys(path)]
     if twice:
         raise ConfigError(_report(twice))
+    credentials = credential_problems(config, os.environ)
+    if credentials:
+        raise ConfigError(_report(credentials))
     schema = yaml.safe_load(Path(schema_path).read_text())
     given = [path for path in DEPENDENT_DEFAULTS if _at(config, path) is not None]
     try:
