@@ -23,6 +23,7 @@ from varprobe.config_checks import (
     key_path,
     miscalibration_thresholds,
     name_problems,
+    path_problems,
     production_shards,
     provo_shards,
     reference_problems,
@@ -607,3 +608,22 @@ def test_validate_config_refuses_a_credential_before_any_message_could_repeat_it
         validate_config(config, str(SCHEMA_PATH), [str(tmp_path / "config.yaml")])
     assert str(refused.value).startswith("the config is invalid:\n  models[0].api.base_url: model 'chat': ")
     assert "s3cret-value" not in str(refused.value) and "seed" not in str(refused.value)
+
+
+def test_a_brace_in_any_path_is_refused_naming_the_key_and_value_and_prompts_keep_theirs():
+    """A path with ``{HOME}`` would be read by Snakemake as a wildcard (a WildcardError that
+    named no key); every key of PATH_KEYS is checked, placeholders of prompts are not paths."""
+    config, _ = _config_with_url("{HOME}/data.csv")
+    config["provo"]["corpus"] = {"file": "{HOME}/cloze.tsv"}
+    config["production"]["datasets"].append({"name": "own", "file": "~/{user}/task.jsonl", "prompt": "{source}"})
+    problems = path_problems(config)
+    assert [p.split(": ", 1)[0] for p in problems] == [
+        "data_mirror", "api_cache", "models[0].pretrained", "models[1].samples", "models[2].gguf_file",
+        "provo.corpus.file", "production.datasets[0].datasets.path", "production.datasets[0].data_mirror",
+        "production.datasets[1].file", "production.probes.spacy_pipelines.en",
+        "production.probes.truncation_tokenizers.en", "analyses.syntactic_tvd.nltk_data[0]",
+        "analyses.semantic_tvd.embeddings.path"]
+    assert problems[3] == ("models[1].samples: value '{HOME}/data.csv' holds a brace: a path is taken as "
+                           "written (no {placeholder} is filled in, and the workflow would read braces as "
+                           "wildcards); give the path itself")
+    assert path_problems({"models": [{"name": "m", "samples": "/home/me/draws.csv"}]}) == []

@@ -27,6 +27,7 @@ value. They read the config only (and, for models, the local file system): no ne
   is readable as configured, and no model needs Provo itself.
 * ``model_problems``: models the local file system shows to be unreachable, and samples files
   whose header names a column the reader does not know.
+* ``path_problems``: no path of ``PATH_KEYS`` holds a brace (a placeholder such as ``{HOME}``).
 * ``threshold_problems``, ``figure_probe_problems``: miscalibration thresholds and figure probes
   the user gave for probes the config does not compute, or none left; the notes say what is
   dropped (defaults, ``DEPENDENT_DEFAULTS``, and a dataset's thresholds of probes it lacks).
@@ -493,6 +494,42 @@ def analysis_problems(config: dict) -> list[str]:
     return problems
 
 
+PATH_KEYS = (
+    ("data_mirror",),
+    ("api_cache",),
+    ("models", "*", "pretrained"),
+    ("models", "*", "gguf_file"),
+    ("models", "*", "samples"),
+    ("provo", "corpus", "file"),
+    ("provo", "corpus", "datasets", "path"),
+    ("production", "datasets", "*", "file"),
+    ("production", "datasets", "*", "datasets", "path"),
+    ("production", "datasets", "*", "data_mirror"),
+    ("production", "probes", "spacy_pipelines", "*"),
+    ("production", "probes", "sentence_encoders", "*"),
+    ("production", "probes", "truncation_tokenizers", "*"),
+    ("analyses", "syntactic_tvd", "nltk_data", "*"),
+    ("analyses", "semantic_tvd", "embeddings", "path"),
+)
+"""The config keys that hold a path (or a hub id, which may be one); ``*`` is any list index or
+mapping key."""
+
+
+def _is_path_key(path: tuple) -> bool:
+    return any(len(path) == len(key) and all(k in ("*", p) for k, p in zip(key, path)) for key in PATH_KEYS)
+
+
+def path_problems(config: dict) -> list[str]:
+    """A line per value of ``PATH_KEYS`` that holds a brace. A path is taken as written: varprobe
+    expands no placeholder (``{HOME}``), and Snakemake would read the braces of an input path as
+    a wildcard; so a path with braces is refused, naming the key and the value, rather than
+    taken literally (a folder named ``{HOME}``, most likely a mistake)."""
+    return [f"{key_path(path)}: value {_short(value)} holds a brace: a path is taken as written "
+            "(no {placeholder} is filled in, and the workflow would read braces as wildcards); "
+            "give the path itself"
+            for path, value in _strings(config) if _is_path_key(path) and ("{" in value or "}" in value)]
+
+
 def model_problems(config: dict) -> list[str]:
     """The models the local file system already shows to be unreachable (``ModelSpec.
     local_problem``: a package not installed, a gguf_file absent, a missing or empty local
@@ -691,7 +728,8 @@ def check_config(config: dict, given: Iterable[tuple] = ()) -> None:
     the user set (the others hold the schema's defaults)."""
     problems = [*name_problems(config), *reference_problems(config), *dataset_problems(config),
                 *user_data_problems(config), *corpus_problems(config),
-                *finetune_problems(config), *analysis_problems(config), *model_problems(config)]
+                *finetune_problems(config), *analysis_problems(config), *model_problems(config),
+                *path_problems(config)]
     given = set(given)
     if "production" in config and not problems:
         problems += [*threshold_problems(config, THRESHOLDS in given),
