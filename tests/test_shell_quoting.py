@@ -195,3 +195,17 @@ def test_each_planted_value_reaches_the_cli_as_one_argument(quoting_runs):
     assert [c["file"] for c in corpora] == [f"{planted('cloze')}.tsv"]
     page = recorded["results_page"][0]
     assert str(quoting_runs["overlay"]) in page[page.index("--configfiles") + 1:page.index("--workflow-dir")]
+
+
+def test_every_recorded_command_is_one_the_cli_accepts(quoting_runs):
+    """A value split into several arguments, or several options passed as one, fails here as it
+    fails the job ("unrecognized arguments")."""
+    from varprobe.cli import build_parser
+
+    parser = build_parser()
+    for rule, calls in quoting_runs["recorded"].items():
+        for call in calls:
+            try:
+                parser.parse_args(call)
+            except SystemExit:
+                pytest.fail(f"rule {rule}: the CLI refuses varprobe {call}")
