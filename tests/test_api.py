@@ -38,6 +38,10 @@ def test_config_defaults_and_errors_name_the_model_and_key():
     assert _endpoint(endpoint="completions", base_url="http://h/v1/").url == "http://h/v1/completions"
     bad = [
         ({"base_url": None}, "api.base_url is required"),
+        ({"base_url": f"http://user:{SECRET}@127.0.0.1:1/v1"},
+         r"api.base_url holds credentials before its host \(user:password@\); remove it and give the key "
+         "through api.api_key_env"),
+        ({"base_url": f"https://host/v1?key={SECRET}"}, r"api.base_url holds a credential in its query \(key=\)"),
         ({"model": ""}, "api.model is required"),
         ({"colour": 1}, r"unknown api key\(s\) \['colour'\]"),
         ({"endpoint": "embeddings"}, "api.endpoint must be one of"),

@@ -122,3 +122,22 @@ def test_a_decoding_the_endpoint_cannot_apply_is_refused_before_any_request(tmp_
     assert run.returncode != 0
     assert "model 'chat'" in output(run) and "top_k" in output(run) and "top-k-5" in output(run)
     assert "`decodings:`" in output(run)
+
+
+def test_a_credential_in_a_url_stops_the_run_before_anything_is_written(tmp_path, data_mirror):
+    """Credentials in base_url (or any URL of the config) would be copied into the results page,
+    the samples' metadata, the cache and the logs: the run stops at parse time, naming the keys
+    but not the secret, and the config stays the only file holding it."""
+    secret = "s3cret-in-the-url"
+    model = {"name": "chat", "api": {"base_url": f"http://user:{secret}@127.0.0.1:9/v1", "model": "m"}}
+    write_config(tmp_path, data_mirror, [model])
+    config = yaml.safe_load((tmp_path / "config.yaml").read_text())
+    config["api_cache"] = f"https://cache.example/replies?token={secret}"
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    run = snakemake(tmp_path)
+    assert run.returncode != 0
+    assert "models[0].api.base_url: model 'chat': the URL holds credentials before its host" in output(run)
+    assert "api.api_key_env" in output(run)
+    assert "api_cache: the URL holds a credential in its query (token=)" in output(run)
+    assert secret not in output(run)
+    assert files_containing(tmp_path, secret) == [tmp_path / "config.yaml"]

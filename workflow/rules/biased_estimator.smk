@@ -25,7 +25,7 @@ rule biased_estimator:
         model=model_entry,
         seed=config["seed"],
         shards=len(SHARDS),
-        nucleus=" ".join(map(str, BIASED["nucleus"])),
+        nucleus=BIASED["nucleus"],
         nucleus_samples=BIASED["nucleus_samples"],
         max_tokens=PC["max_tokens"],
         cpu_fallback=cpu_fallback,
@@ -43,13 +43,13 @@ rule biased_estimator:
     benchmark:
         benchmark_path("biased_estimator", "{model}", "{shard}")
     shell:
-        "OMP_NUM_THREADS={threads} varprobe biased-estimator --model {params.model:q} "
-        "--contexts {input.contexts} --responses {input.responses} --seed {params.seed} "
-        "--samples {input.samples} --nucleus {params.nucleus} "
-        "--nucleus-samples {params.nucleus_samples} --max-tokens {params.max_tokens} "
-        "--batch-size {resources.batch_size} --score-batch {resources.score_batch} "
-        "--shard {wildcards.shard} --shards {params.shards} "
-        "--gpus {resources.gpu} {params.cpu_fallback} --out {output} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads:q} varprobe biased-estimator --model {params.model:q} "
+        "--contexts {input.contexts:q} --responses {input.responses:q} --seed {params.seed:q} "
+        "--samples {input.samples:q} --nucleus {params.nucleus:q} "
+        "--nucleus-samples {params.nucleus_samples:q} --max-tokens {params.max_tokens:q} "
+        "--batch-size {resources.batch_size:q} --score-batch {resources.score_batch:q} "
+        "--shard {wildcards.shard:q} --shards {params.shards:q} "
+        "--gpus {resources.gpu:q} {params.cpu_fallback:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule biased_estimator_merge:
@@ -76,8 +76,8 @@ rule biased_estimator_merge:
     benchmark:
         benchmark_path("biased_estimator_merge", "{model}")
     shell:
-        f"varprobe biased-estimator-merge --shards {{input.shards}} {CONTROL_ARGS} "
-        "--support-out {output.support} > {log} 2>&1"
+        f"varprobe biased-estimator-merge --shards {{input.shards:q}} {CONTROL_ARGS} "
+        "--support-out {output.support:q} > {log:q} 2>&1"
 
 
 report_tables(
@@ -115,7 +115,7 @@ rule biased_estimator_summary:
     benchmark:
         benchmark_path("biased_estimator_summary", "{model}")
     shell:
-        "varprobe provo-summary --systems {input} --out {output} > {log} 2>&1"
+        "varprobe provo-summary --systems {input:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule biased_estimator_figure:
@@ -138,6 +138,7 @@ rule biased_estimator_figure:
             "the oracle's means the estimate is further from the humans than a human sample of half the\n"
             "size. The bars are in ``tvd_histogram.parquet``."
         ),
+        series=lambda w: f"{w.model} (biased)",
     conda:
         CONDA_ENV
     threads: job_threads("biased_estimator_figure")
@@ -148,10 +149,10 @@ rule biased_estimator_figure:
     benchmark:
         benchmark_path("biased_estimator_figure", "{model}")
     shell:
-        "varprobe tvd-histogram --series '{wildcards.model} (biased)' provo_tvd tvd {input.model} "
-        "--series 'oracle 2' provo_tvd tvd {input.oracle} "
-        "--xlabel 'TVD(·, H) per context' --figure {output.figure} "
-        "--table {output.table} > {log} 2>&1"
+        "varprobe tvd-histogram --series {params.series:q} provo_tvd tvd {input.model:q} "
+        "--series 'oracle 2' provo_tvd tvd {input.oracle:q} "
+        "--xlabel 'TVD(·, H) per context' --figure {output.figure:q} "
+        "--table {output.table:q} > {log:q} 2>&1"
 
 
 ANALYSIS_TARGETS.extend(

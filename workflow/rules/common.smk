@@ -112,13 +112,14 @@ def dataset_mirror(dataset):
 
 
 def raw_options(dataset):
-    """The options of every job that fetches or reads ``dataset``'s raw files: ``--mirror DIR``
-    and, when ``data_verify`` is false, ``--allow-unverified``."""
+    """The options of every job that fetches or reads ``dataset``'s raw files, as a list of
+    arguments: ``--mirror DIR`` and, when ``data_verify`` is false, ``--allow-unverified``.
+    """
     mirror = dataset_mirror(dataset)
-    options = [f"--mirror {shlex.quote(mirror)}"] if mirror else []
+    options = ["--mirror", mirror] if mirror else []
     if not config["data_verify"]:
         options.append("--allow-unverified")
-    return " ".join(options)
+    return options
 
 
 def mirror_origin(wildcards):

@@ -29,5 +29,5 @@ rule fetch_dataset:
     benchmark:
         benchmark_path("fetch", "{dataset}", "{file}")
     shell:
-        "varprobe fetch --dataset {wildcards.dataset} --file {wildcards.file} --dest {output} "
-        "{params.options} > {log} 2>&1"
+        "varprobe fetch --dataset {wildcards.dataset:q} --file {wildcards.file:q} --dest {output:q} "
+        "{params.options:q} > {log:q} 2>&1"

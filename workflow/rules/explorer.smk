@@ -28,12 +28,17 @@ PRODUCTION_EXPLORED = (
 )
 
 
-# The CLI options naming each table (a path or a list of paths): --provo-tvd A B ...
-EXPLORER_OPTIONS = " ".join(
-    f"--{study}-{key} " + " ".join(paths if isinstance(paths, list) else [paths])
+# The CLI options naming each table (a path or a list of paths), as a list of arguments:
+# --provo-tvd A B ...
+EXPLORER_OPTIONS = [
+    argument
     for study, found in (("provo", PROVO_EXPLORED), ("production", PRODUCTION_EXPLORED))
     for key, paths in found.items()
-)
+    for argument in (
+        f"--{study}-{key}",
+        *(paths if isinstance(paths, list) else [paths]),
+    )
+]
 
 
 rule explorer:
@@ -69,8 +74,8 @@ rule explorer:
     benchmark:
         benchmark_path("explorer", "explorer")
     shell:
-        "varprobe explorer {params.options} --out {output.folder} --single {output.single} "
-        "> {log} 2>&1"
+        "varprobe explorer {params.options:q} --out {output.folder:q} --single {output.single:q} "
+        "> {log:q} 2>&1"
 
 
 EXPLORER_TARGETS = [EXPLORER] if PROVO_EXPLORED or PRODUCTION_EXPLORED else []

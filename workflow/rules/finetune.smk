@@ -36,10 +36,10 @@ rule finetune_provo:
     benchmark:
         benchmark_path("finetune_provo", "{model}", "{fold}")
     shell:
-        "OMP_NUM_THREADS={threads} varprobe finetune-provo --model {params.model:q} "
-        "--norms {input.norms} {params.raw} --fold {wildcards.fold} "
-        "--train-passages {params.passages[train]} "
-        f"--validation-passages {{params.passages[validation]}} {FINETUNE_JOB}"
+        "OMP_NUM_THREADS={threads:q} varprobe finetune-provo --model {params.model:q} "
+        "--norms {input.norms:q} {params.raw:q} --fold {wildcards.fold:q} "
+        "--train-passages {params.passages[train]:q} "
+        f"--validation-passages {{params.passages[validation]:q}} {FINETUNE_JOB}"
 
 
 rule finetune_data:
@@ -64,8 +64,8 @@ rule finetune_data:
     benchmark:
         benchmark_path("finetune_data", "{model}", "{split}")
     shell:
-        "varprobe production-data --dataset {params.dataset} --raw-dir {params.raw_dir} "
-        "--split {wildcards.split} {params.raw} --out {output} > {log} 2>&1"
+        "varprobe production-data --dataset {params.dataset:q} --raw-dir {params.raw_dir:q} "
+        "--split {wildcards.split:q} {params.raw:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule finetune_production:
@@ -83,9 +83,9 @@ rule finetune_production:
         prompt=lambda w: PROD_DATASETS[FINETUNED[w.model]["dataset"]]["prompt"],
         chat="--chat" if PRODUCTION.get("chat_template") else "--no-chat",
         validation=lambda w, input: (
-            f"--validation-instances {input.validation}"
+            ["--validation-instances", input.validation]
             if "validation" in input.keys()
-            else ""
+            else []
         ),
         cpu_fallback=cpu_fallback,
     threads: job_threads("finetune_production")
@@ -99,9 +99,9 @@ rule finetune_production:
     benchmark:
         benchmark_path("finetune_production", "{model}")
     shell:
-        "OMP_NUM_THREADS={threads} varprobe finetune-production --model {params.model:q} "
-        "--instances {input.train} {params.validation} --prompt {params.prompt:q} "
-        f"{{params.chat}} {FINETUNE_JOB}"
+        "OMP_NUM_THREADS={threads:q} varprobe finetune-production --model {params.model:q} "
+        "--instances {input.train:q} {params.validation:q} --prompt {params.prompt:q} "
+        f"{{params.chat:q}} {FINETUNE_JOB}"
 
 
 rule finetune_figure:
@@ -133,8 +133,8 @@ rule finetune_figure:
     benchmark:
         benchmark_path("finetune_figure", "{model}")
     shell:
-        "varprobe finetune-figure --losses {input} --figure {output.figure} "
-        "--table {output.table} > {log} 2>&1"
+        "varprobe finetune-figure --losses {input:q} --figure {output.figure:q} "
+        "--table {output.table:q} > {log:q} 2>&1"
 
 
 rule finetune_comparison:
@@ -167,7 +167,7 @@ rule finetune_comparison:
             "and for the pretrained model it was fine-tuned from (Ilia & Aziz 2024, Fig. 17)."
         ),
         base=lambda w: FINETUNED[w.model]["base"],
-        decodings=lambda w: " ".join(compared_decodings(w.model)),
+        decodings=lambda w: compared_decodings(w.model),
         seed=config["seed"],
         bootstrap=lambda w: config["provo"]["bootstrap_resamples"],  # Provo fine-tunings only
     threads: job_threads("finetune_comparison")
@@ -180,10 +180,10 @@ rule finetune_comparison:
     benchmark:
         benchmark_path("finetune_comparison", "{model}")
     shell:
-        "varprobe finetune-comparison --model {wildcards.model} --base {params.base} "
-        "--decodings {params.decodings} --finetuned {input.finetuned} --pretrained {input.base} "
-        "--seed {params.seed} --bootstrap {params.bootstrap} --contexts-out {output.contexts} "
-        "--summary-out {output.summary} --figure {output.figure} > {log} 2>&1"
+        "varprobe finetune-comparison --model {wildcards.model:q} --base {params.base:q} "
+        "--decodings {params.decodings:q} --finetuned {input.finetuned:q} --pretrained {input.base:q} "
+        "--seed {params.seed:q} --bootstrap {params.bootstrap:q} --contexts-out {output.contexts:q} "
+        "--summary-out {output.summary:q} --figure {output.figure:q} > {log:q} 2>&1"
 
 
 FINETUNE_TARGETS.extend(f"{FT_DIR}/{m}/figures/losses.png" for m in FINETUNED)

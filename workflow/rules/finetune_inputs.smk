@@ -38,9 +38,7 @@ def fold_passages(wildcards):
         passage_span(tune["train_passages"]), tune["folds"], int(wildcards.fold)
     )
     validation = passage_span(tune["validation_passages"])
-    return dict(
-        train=" ".join(map(str, train)), validation=" ".join(map(str, validation))
-    )
+    return dict(train=train, validation=validation)
 
 
 def finetune_split_files(wildcards):
@@ -63,8 +61,8 @@ def finetune_instances(wildcards):
 
 
 FINETUNE_JOB = (
-    "--settings {params.settings:q} --gpus {resources.gpu} {params.cpu_fallback} "
-    "--checkpoint-out {output.checkpoint} --losses-out {output.losses} > {log} 2>&1"
+    "--settings {params.settings:q} --gpus {resources.gpu:q} {params.cpu_fallback:q} "
+    "--checkpoint-out {output.checkpoint:q} --losses-out {output.losses:q} > {log:q} 2>&1"
 )
 
 

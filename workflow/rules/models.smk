@@ -59,7 +59,7 @@ API_RESOURCES = {
 }
 """Resources of a job that may query an API model: changing them reruns nothing."""
 API_OPTIONS = " ".join(
-    f"--api-{key.replace('_', '-')} {{resources.api_{key}}}"
+    f"--api-{key.replace('_', '-')} {{resources.api_{key}:q}}"
     for key in [*API_TUNING, "cache"]
 )
 """The CLI options passing ``API_RESOURCES`` on."""

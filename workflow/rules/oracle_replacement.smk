@@ -17,9 +17,9 @@ rule oracle_replacement:
     params:
         kind=estimate_kind,
         seed=config["seed"],
-        oracle_sizes=" ".join(map(str, REPLACEMENT["oracle_sizes"])),
+        oracle_sizes=REPLACEMENT["oracle_sizes"],
         seeds=REPLACEMENT["seeds"],
-        k_percent=" ".join(map(str, REPLACEMENT["k_percent"])),
+        k_percent=REPLACEMENT["k_percent"],
         bins=REPLACEMENT["bins"],
     conda:
         CONDA_ENV
@@ -31,11 +31,11 @@ rule oracle_replacement:
     benchmark:
         benchmark_path("oracle_replacement", "{model}", "{decoding}")
     shell:
-        "varprobe oracle-replacement --{params.kind} {input.model} --responses {input.responses} "
-        "--seed {params.seed} --oracle-sizes {params.oracle_sizes} --seeds {params.seeds} "
-        "--k-percent {params.k_percent} --bins {params.bins} --model {wildcards.model} "
-        "--decoding {wildcards.decoding} --curve-out {output.curve} "
-        "--histogram-out {output.histograms} > {log} 2>&1"
+        "varprobe oracle-replacement --{params.kind:q} {input.model:q} --responses {input.responses:q} "
+        "--seed {params.seed:q} --oracle-sizes {params.oracle_sizes:q} --seeds {params.seeds:q} "
+        "--k-percent {params.k_percent:q} --bins {params.bins:q} --model {wildcards.model:q} "
+        "--decoding {wildcards.decoding:q} --curve-out {output.curve:q} "
+        "--histogram-out {output.histograms:q} > {log:q} 2>&1"
 
 
 report_table(
@@ -88,7 +88,7 @@ rule oracle_replacement_summary:
             "sizes; paper Figs. 14-16). The k = 0 panel is the model, k = 100 the oracles. The numbers are in\n"
             "``histograms.parquet``."
         ),
-        figure_k=" ".join(map(str, REPLACEMENT["figure_k"])),
+        figure_k=REPLACEMENT["figure_k"],
     conda:
         CONDA_ENV
     threads: job_threads("oracle_replacement_summary")
@@ -99,10 +99,10 @@ rule oracle_replacement_summary:
     benchmark:
         benchmark_path("oracle_replacement_summary", "summary")
     shell:
-        "varprobe oracle-replacement-summary --curves {input.curves} "
-        "--histograms {input.histograms} --figure-k {params.figure_k} "
-        "--summary-out {output.summary} --table {output.table} "
-        "--curve-figure {output.curve} --histogram-figure {output.histogram} > {log} 2>&1"
+        "varprobe oracle-replacement-summary --curves {input.curves:q} "
+        "--histograms {input.histograms:q} --figure-k {params.figure_k:q} "
+        "--summary-out {output.summary:q} --table {output.table:q} "
+        "--curve-figure {output.curve:q} --histogram-figure {output.histogram:q} > {log:q} 2>&1"
 
 
 rule tvd_differences:
@@ -136,8 +136,8 @@ rule tvd_differences:
     benchmark:
         benchmark_path("tvd_differences", "figure")
     shell:
-        "varprobe tvd-differences --tvd {input.tvd} --oracle {input.oracle} --bins {params.bins} "
-        "--out {output.differences} --table {output.table} --figure {output.figure} > {log} 2>&1"
+        "varprobe tvd-differences --tvd {input.tvd:q} --oracle {input.oracle:q} --bins {params.bins:q} "
+        "--out {output.differences:q} --table {output.table:q} --figure {output.figure:q} > {log:q} 2>&1"
 
 
 ANALYSIS_TARGETS.extend(

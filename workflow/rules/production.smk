@@ -29,8 +29,8 @@ rule production_data:
     benchmark:
         benchmark_path("production_data", "{dataset}")
     shell:
-        "varprobe production-data --dataset {wildcards.dataset} --raw-dir {params.raw_dir} "
-        "{params.options} {params.raw} --out {output} > {log} 2>&1"
+        "varprobe production-data --dataset {wildcards.dataset:q} --raw-dir {params.raw_dir:q} "
+        "{params.options:q} {params.raw:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule production_sample:
@@ -51,7 +51,7 @@ rule production_sample:
         seed=config["seed"],
         shards=dataset_shards,
         checkpoint=lambda w, input: (
-            f"--checkpoint {input.checkpoint}" if input.checkpoint else ""
+            ["--checkpoint", input.checkpoint] if input.checkpoint else []
         ),
         cpu_fallback=cpu_fallback,
     conda:
@@ -69,14 +69,14 @@ rule production_sample:
             "production_sample", "{dataset}", "{model}", "{decoding}", "{shard}"
         )
     shell:
-        "OMP_NUM_THREADS={threads} varprobe production-sample --model {params.model:q} "
-        "--decoding {params.decoding:q} --instances {input.instances} "
-        "--prompt {params.prompt:q} {params.chat} --n-samples {params.n_samples} "
-        "--max-new-tokens {params.max_new_tokens} --batch-size {resources.batch_size} "
-        "--seed {params.seed} {params.checkpoint} "
-        "--shard {wildcards.shard} --shards {params.shards} "
-        f"--gpus {{resources.gpu}} {{params.cpu_fallback}} {API_OPTIONS} --out {{output}} "
-        "> {log} 2>&1"
+        "OMP_NUM_THREADS={threads:q} varprobe production-sample --model {params.model:q} "
+        "--decoding {params.decoding:q} --instances {input.instances:q} "
+        "--prompt {params.prompt:q} {params.chat:q} --n-samples {params.n_samples:q} "
+        "--max-new-tokens {params.max_new_tokens:q} --batch-size {resources.batch_size:q} "
+        "--seed {params.seed:q} {params.checkpoint:q} "
+        "--shard {wildcards.shard:q} --shards {params.shards:q} "
+        f"--gpus {{resources.gpu:q}} {{params.cpu_fallback:q}} {API_OPTIONS} --out {{output:q}} "
+        "> {log:q} 2>&1"
 
 
 rule production_merge:
@@ -96,7 +96,7 @@ rule production_merge:
     benchmark:
         benchmark_path("production_merge", "{dataset}", "{model}", "{decoding}")
     shell:
-        "varprobe production-merge --shards {input} --out {output} > {log} 2>&1"
+        "varprobe production-merge --shards {input:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule production_distances:
@@ -108,7 +108,7 @@ rule production_distances:
         f"{PROD_SYSTEM}/distances.parquet",
     params:
         resources=probe_resources,
-        orders=" ".join(map(str, PROBES["ngram_orders"])),
+        orders=PROBES["ngram_orders"],
         batch_size=PROBES["batch_size"],
     conda:
         CONDA_ENV
@@ -120,9 +120,9 @@ rule production_distances:
     benchmark:
         benchmark_path("production_distances", "{dataset}", "{model}", "{decoding}")
     shell:
-        "OMP_NUM_THREADS={threads} varprobe production-distances --instances {input.instances} "
-        "--samples {input.samples} {params.resources} --orders {params.orders} "
-        "--batch-size {params.batch_size} --out {output} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads:q} varprobe production-distances --instances {input.instances:q} "
+        "--samples {input.samples:q} {params.resources:q} --orders {params.orders:q} "
+        "--batch-size {params.batch_size:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule production_divergence:
@@ -144,8 +144,8 @@ rule production_divergence:
     benchmark:
         benchmark_path("production_divergence", "{dataset}", "{model}", "{decoding}")
     shell:
-        "varprobe production-divergence --instances {input.instances} "
-        "--distances {input.distances} --seed {params.seed} --out {output} > {log} 2>&1"
+        "varprobe production-divergence --instances {input.instances:q} "
+        "--distances {input.distances:q} --seed {params.seed:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule production_miscalibrated:
@@ -170,10 +170,10 @@ rule production_miscalibrated:
     benchmark:
         benchmark_path("production_miscalibrated", "{dataset}", "{model}", "{decoding}")
     shell:
-        "varprobe production-miscalibrated --instances {input.instances} "
-        "--samples {input.samples} --divergences {input.divergences} "
-        "--statistic {params.statistic} --thresholds {params.thresholds:q} "
-        "--limit {params.limit} --out {output} > {log} 2>&1"
+        "varprobe production-miscalibrated --instances {input.instances:q} "
+        "--samples {input.samples:q} --divergences {input.divergences:q} "
+        "--statistic {params.statistic:q} --thresholds {params.thresholds:q} "
+        "--limit {params.limit:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule production_summary:
@@ -183,7 +183,7 @@ rule production_summary:
     output:
         f"{PROD}/summary.parquet",
     params:
-        orders=" ".join(map(str, PROBES["ngram_orders"])),
+        orders=PROBES["ngram_orders"],
         seed=config["seed"],
         bootstrap=PRODUCTION["bootstrap_resamples"],
     conda:
@@ -196,8 +196,8 @@ rule production_summary:
     benchmark:
         benchmark_path("production_summary", "summary")
     shell:
-        "varprobe production-summary --divergences {input} --orders {params.orders} "
-        "--seed {params.seed} --bootstrap {params.bootstrap} --out {output} > {log} 2>&1"
+        "varprobe production-summary --divergences {input:q} --orders {params.orders:q} "
+        "--seed {params.seed:q} --bootstrap {params.bootstrap:q} --out {output:q} > {log:q} 2>&1"
 
 
 report_table(
@@ -237,7 +237,7 @@ rule production_figures:
             "and probe; mean M - mean H per input; per-input W1(C, H) beside the human control; mean W1(C, H)\n"
             "per decoding setting beside the human control, the paper's level for most decodings (0.1) dotted."
         ),
-        probes=" ".join(figure_probes(config)),
+        probes=figure_probes(config),
         decoding=PRODUCTION["figures"]["decoding"],
     conda:
         CONDA_ENV
@@ -249,6 +249,6 @@ rule production_figures:
     benchmark:
         benchmark_path("production_figures", "figures")
     shell:
-        "varprobe production-figures --summary {input.summary} "
-        "--divergences {input.divergences} --human {input.human} --probes {params.probes} "
-        "--decoding {params.decoding} --figures {output} > {log} 2>&1"
+        "varprobe production-figures --summary {input.summary:q} "
+        "--divergences {input.divergences:q} --human {input.human:q} --probes {params.probes:q} "
+        "--decoding {params.decoding:q} --figures {output:q} > {log:q} 2>&1"

@@ -1,7 +1,6 @@
 """The production study's targets, input functions and settings (its rules: production.smk)."""
 
 import json
-import shlex
 
 from varprobe.config_checks import (
     PROBE_RESOURCE_KEYS,
@@ -101,7 +100,8 @@ def raw_inputs(wildcards):
 
 
 def data_options(wildcards):
-    """The command-line options of a dataset's instances table, its own options among them."""
+    """The command-line options of a dataset's instances table, its own options among them, as
+    a list of arguments."""
     d = wildcards.dataset
     choice = dataset_setting(d, "input_choice")
     options = {
@@ -118,11 +118,12 @@ def data_options(wildcards):
         "input_choice": None if choice == "first" else choice,
         "max_references": dataset_setting(d, "max_references"),
     }
-    return " ".join(
-        f"--{key.replace('_', '-')} {shlex.quote(str(value))}"
+    return [
+        argument
         for key, value in options.items()
         if value is not None
-    )
+        for argument in (f"--{key.replace('_', '-')}", str(value))
+    ]
 
 
 PROBE_RESOURCES = {
@@ -152,25 +153,25 @@ _check_probe_resources()
 def probe_resources(wildcards):
     """A dataset's output language and, for each resource the probe records need, the one
     configured for that language (null: none, and the probes needing it are unavailable), as
-    options; then the truncation options."""
+    options; then the truncation options. A list of arguments."""
     language = dataset_setting(wildcards.dataset, "language")
     configured = PRODUCTION["probes"]
-    options = [f"--language {language}"]
+    options = ["--language", language]
     for need, (key, option) in PROBE_RESOURCES.items():
         resource = configured[key].get(language) if need in PROBE_NEEDS else None
-        options.append(f"{option} '{json.dumps(resource)}'")
+        options += [option, json.dumps(resource)]
     encoder = configured["sentence_encoders"].get(language)
-    return " ".join(options) + truncation_options(language, encoder)
+    return options + truncation_options(language, encoder)
 
 
 def truncation_options(language, encoder):
     """The token budget of every probed text and the language's tokenizer that counts it (its
-    sentence encoder's unless configured), as options; none when texts are probed whole.
-    """
+    sentence encoder's unless configured), as a list of arguments; none when texts are probed
+    whole."""
     probes = PRODUCTION["probes"]
     budget = probes.get("max_response_tokens", PRODUCTION["max_new_tokens"])
     if budget is None:
-        return ""
+        return []
     tokenizer = probes.get("truncation_tokenizers", {}).get(language, encoder)
     if tokenizer is None:
         raise ValueError(
@@ -179,7 +180,9 @@ def truncation_options(language, encoder):
             f"production.probes.truncation_tokenizers.{language} to a hub id, path or "
             "{package: NAME}, or max_response_tokens: null to probe whole texts"
         )
-    return (
-        f" --max-response-tokens {budget} "
-        f"--truncation-tokenizer '{json.dumps(tokenizer)}'"
-    )
+    return [
+        "--max-response-tokens",
+        str(budget),
+        "--truncation-tokenizer",
+        json.dumps(tokenizer),
+    ]

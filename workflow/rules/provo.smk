@@ -6,9 +6,9 @@ include: "provo_inputs.smk"
 
 PC = config["provo"]
 CONTROL_ARGS = (
-    "--seed {params.seed} --resplits {params.resplits} --ece-bins {params.ece_bins} "
-    "--bootstrap {params.bootstrap} --contexts {input.contexts} --responses {input.responses} "
-    "--tvd-out {output.tvd} --system-out {output.system}"
+    "--seed {params.seed:q} --resplits {params.resplits:q} --ece-bins {params.ece_bins:q} "
+    "--bootstrap {params.bootstrap:q} --contexts {input.contexts:q} "
+    "--responses {input.responses:q} --tvd-out {output.tvd:q} --system-out {output.system:q}"
 )
 CONTROL_PARAMS = dict(
     seed=config["seed"],
@@ -28,7 +28,7 @@ rule provo_data:
         responses=f"{PROVO}/responses.parquet",
     params:
         **CORPUS_PARAMS,
-        texts=" ".join(map(str, PC["texts"])) if PC["texts"] != "all" else "all",
+        texts=PC["texts"],
         raw=raw_options("provo"),
     conda:
         CONDA_ENV
@@ -40,9 +40,9 @@ rule provo_data:
     benchmark:
         benchmark_path("provo_data", "provo")
     shell:
-        f"varprobe provo-data {CORPUS_OPTION} --texts {{params.texts}} "
-        "--contexts-out {output.contexts} --responses-out {output.responses} {params.raw} "
-        "> {log} 2>&1"
+        f"varprobe provo-data {CORPUS_OPTION} --texts {{params.texts:q}} "
+        "--contexts-out {output.contexts:q} --responses-out {output.responses:q} {params.raw:q} "
+        "> {log:q} 2>&1"
 
 
 rule provo_sample:
@@ -79,11 +79,11 @@ rule provo_sample:
     benchmark:
         benchmark_path("provo_sample", "{model}", "{decoding}", "{shard}")
     shell:
-        "OMP_NUM_THREADS={threads} varprobe provo-sample --model {params.model:q} "
-        "--decoding {params.decoding:q} --contexts {input.contexts} --n-samples {params.n_samples} "
-        "--max-tokens {params.max_tokens} --batch-size {resources.batch_size} --seed {params.seed} "
-        "--shard {wildcards.shard} --shards {params.shards} {params.scope} "
-        "--gpus {resources.gpu} {params.cpu_fallback} --out {output} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads:q} varprobe provo-sample --model {params.model:q} "
+        "--decoding {params.decoding:q} --contexts {input.contexts:q} --n-samples {params.n_samples:q} "
+        "--max-tokens {params.max_tokens:q} --batch-size {resources.batch_size:q} --seed {params.seed:q} "
+        "--shard {wildcards.shard:q} --shards {params.shards:q} {params.scope:q} "
+        "--gpus {resources.gpu:q} {params.cpu_fallback:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule provo_enumerate:
@@ -116,10 +116,10 @@ rule provo_enumerate:
     benchmark:
         benchmark_path("provo_enumerate", "{model}", "{decoding}")
     shell:
-        "OMP_NUM_THREADS={threads} varprobe provo-enumerate --model {params.model:q} "
-        "--decoding {params.decoding:q} --contexts {input.contexts} "
-        "--max-tokens {params.max_tokens} --batch-size {resources.batch_size} "
-        "--gpus {resources.gpu} {params.cpu_fallback} --out {output} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads:q} varprobe provo-enumerate --model {params.model:q} "
+        "--decoding {params.decoding:q} --contexts {input.contexts:q} "
+        "--max-tokens {params.max_tokens:q} --batch-size {resources.batch_size:q} "
+        "--gpus {resources.gpu:q} {params.cpu_fallback:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule provo_merge:
@@ -146,7 +146,7 @@ rule provo_merge:
     benchmark:
         benchmark_path("provo_merge", "{model}", "{decoding}")
     shell:
-        "varprobe provo-merge --shards {input} --out {output} > {log} 2>&1"
+        "varprobe provo-merge --shards {input:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule provo_api_sample:
@@ -177,8 +177,8 @@ rule provo_api_sample:
         benchmark_path("provo_api_sample", "{model}", "{decoding}")
     shell:
         "varprobe provo-api-sample --model {params.model:q} --decoding {params.decoding:q} "
-        "--contexts {input.contexts} --n-samples {params.n_samples} --seed {params.seed} "
-        f"{API_OPTIONS} --out {{output.samples}} --replies-out {{output.replies}} > {{log}} 2>&1"
+        "--contexts {input.contexts:q} --n-samples {params.n_samples:q} --seed {params.seed:q} "
+        f"{API_OPTIONS} --out {{output.samples:q}} --replies-out {{output.replies:q}} > {{log:q}} 2>&1"
 
 
 rule provo_api_summary:
@@ -197,7 +197,7 @@ rule provo_api_summary:
     benchmark:
         benchmark_path("provo_api_summary", "summary")
     shell:
-        "varprobe provo-api-summary --replies {input} --out {output} > {log} 2>&1"
+        "varprobe provo-api-summary --replies {input:q} --out {output:q} > {log:q} 2>&1"
 
 
 if API:
@@ -242,8 +242,8 @@ rule provo_ingest:
     benchmark:
         benchmark_path("provo_ingest", "{model}")
     shell:
-        "varprobe provo-ingest --samples-csv {input.csv} --contexts {input.contexts} "
-        "--norms {input.norms} {params.raw} --out {output} > {log} 2>&1"
+        "varprobe provo-ingest --samples-csv {input.csv:q} --contexts {input.contexts:q} "
+        "--norms {input.norms:q} {params.raw:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule provo_divergence:
@@ -268,8 +268,8 @@ rule provo_divergence:
     benchmark:
         benchmark_path("provo_divergence", "{model}", "{decoding}")
     shell:
-        "varprobe provo-divergence --model {wildcards.model} --decoding {wildcards.decoding} "
-        f"{CONTROL_ARGS} --{{params.kind}} {{input.model}} > {{log}} 2>&1"
+        "varprobe provo-divergence --model {wildcards.model:q} --decoding {wildcards.decoding:q} "
+        f"{CONTROL_ARGS} --{{params.kind:q}} {{input.model:q}} > {{log:q}} 2>&1"
 
 
 rule provo_oracle:
@@ -295,7 +295,7 @@ rule provo_oracle:
         benchmark_path("provo_oracle", "oracle")
     shell:
         f"varprobe provo-oracle --model oracle --decoding control {CONTROL_ARGS} "
-        "--human-out {output.human} > {log} 2>&1"
+        "--human-out {output.human:q} > {log:q} 2>&1"
 
 
 rule provo_authors:
@@ -310,7 +310,7 @@ rule provo_authors:
         seed=config["seed"],
         resplits=PC["resplits"],
         ece_bins=PC["ece_bins"],
-        texts=" ".join(map(str, PC["texts"])) if PC["texts"] != "all" else "all",
+        texts=PC["texts"] if PC["texts"] != "all" else ["all"],
         raw=raw_options("provo"),
     conda:
         CONDA_ENV
@@ -322,8 +322,8 @@ rule provo_authors:
     benchmark:
         benchmark_path("provo_authors", "authors")
     shell:
-        "varprobe provo-authors --norms {input:q} --texts {params.texts} --seed {params.seed} "
-        "--resplits {params.resplits} --ece-bins {params.ece_bins} {params.raw} "
+        "varprobe provo-authors --norms {input:q} --texts {params.texts:q} --seed {params.seed:q} "
+        "--resplits {params.resplits:q} --ece-bins {params.ece_bins:q} {params.raw:q} "
         "--out {output:q} > {log:q} 2>&1"
 
 
@@ -345,7 +345,7 @@ rule provo_summary:
     benchmark:
         benchmark_path("provo_summary", "summary")
     shell:
-        "varprobe provo-summary --systems {input} --out {output} > {log} 2>&1"
+        "varprobe provo-summary --systems {input:q} --out {output:q} > {log:q} 2>&1"
 
 
 onsuccess:
@@ -408,8 +408,8 @@ rule provo_figure_tvd:
     benchmark:
         benchmark_path("provo_figure_tvd", "figure")
     shell:
-        "varprobe provo-figure-tvd --tvd {input} --figure {output.figure} "
-        "--table {output.table} > {log} 2>&1"
+        "varprobe provo-figure-tvd --tvd {input:q} --figure {output.figure:q} "
+        "--table {output.table:q} > {log:q} 2>&1"
 
 
 rule provo_figure_bars:
@@ -432,8 +432,9 @@ rule provo_figure_bars:
             "samples (right) for the contexts chosen in ``provo.figure_contexts``. The numbers are in\n"
             "``bars.parquet`` beside the figure."
         ),
-        select=" ".join(FIGURE_CONTEXTS),
+        select=FIGURE_CONTEXTS,
         kind=estimate_kind,
+        label=lambda w: f"{w.model} / {w.decoding}",
     conda:
         CONDA_ENV
     threads: job_threads("provo_figure_bars")
@@ -444,6 +445,6 @@ rule provo_figure_bars:
     benchmark:
         benchmark_path("provo_figure_bars", "{model}", "{decoding}")
     shell:
-        "varprobe provo-figure-bars --contexts {input.contexts} --responses {input.responses} "
-        "--{params.kind} {input.model} --label '{wildcards.model} / {wildcards.decoding}' "
-        "--select {params.select} --figure {output.figure} --table {output.table} > {log} 2>&1"
+        "varprobe provo-figure-bars --contexts {input.contexts:q} --responses {input.responses:q} "
+        "--{params.kind:q} {input.model:q} --label {params.label:q} "
+        "--select {params.select:q} --figure {output.figure:q} --table {output.table:q} > {log:q} 2>&1"

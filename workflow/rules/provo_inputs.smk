@@ -38,7 +38,7 @@ def corpus_input():
 # The provo-data option naming what it reads: the norms file, or the corpus entry (JSON) as a
 # param. Provo's command and params stay as they were before corpora, so that a Provo run's
 # results are not redone for them.
-CORPUS_OPTION = "--norms {input}" if CORPUS is None else "--corpus {params.corpus:q}"
+CORPUS_OPTION = "--norms {input:q}" if CORPUS is None else "--corpus {params.corpus:q}"
 CORPUS_PARAMS = {} if CORPUS is None else {"corpus": json.dumps(CORPUS, sort_keys=True)}
 
 
@@ -97,14 +97,13 @@ def sample_checkpoint(wildcards):
 
 
 def sample_scope(wildcards):
-    """The options that place a sampling shard: its fold's checkpoint and held-out passages
-    for a fine-tuned model, else nothing (the shard's share of the contexts)."""
+    """The options that place a sampling shard, as a list of arguments: its fold's checkpoint
+    and held-out passages for a fine-tuned model, else none (the shard's share of the
+    contexts)."""
     if wildcards.model not in PROVO_FINETUNED:
-        return ""
+        return []
     fold, texts = sampled_folds(wildcards.model)[int(wildcards.shard) - 1]
-    return f"--checkpoint {fold_checkpoint(wildcards.model, fold)} --texts " + " ".join(
-        map(str, texts)
-    )
+    return ["--checkpoint", fold_checkpoint(wildcards.model, fold), "--texts", *texts]
 
 
 def provo_targets():

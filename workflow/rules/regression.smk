@@ -56,9 +56,7 @@ rule regression:
         tune=RG["tune"],
         target_accept=RG["target_accept"],
         reference=(
-            f"--reference-tag '{RG['reference_tag']}'"
-            if RG.get("reference_tag")
-            else ""
+            ["--reference-tag", RG["reference_tag"]] if RG.get("reference_tag") else []
         ),
         precision_shape=RG_PRIOR["precision_shape"],
         precision_rate=RG_PRIOR["precision_rate"],
@@ -74,13 +72,13 @@ rule regression:
     benchmark:
         benchmark_path("regression", "{model}", "{decoding}")
     shell:
-        "varprobe regression --tvd {input.tvd} --contexts {input.contexts} "
-        "--model {wildcards.model} --decoding {wildcards.decoding} --seed {params.seed} "
-        "--chains {params.chains} --draws {params.draws} --tune {params.tune} "
-        "--target-accept {params.target_accept} {params.reference} "
-        "--precision-shape {params.precision_shape} --precision-rate {params.precision_rate} "
-        "--intercept-sd {params.intercept_sd} --sigma-sd {params.sigma_sd} "
-        "--out {output} > {log} 2>&1"
+        "varprobe regression --tvd {input.tvd:q} --contexts {input.contexts:q} "
+        "--model {wildcards.model:q} --decoding {wildcards.decoding:q} --seed {params.seed:q} "
+        "--chains {params.chains:q} --draws {params.draws:q} --tune {params.tune:q} "
+        "--target-accept {params.target_accept:q} {params.reference:q} "
+        "--precision-shape {params.precision_shape:q} --precision-rate {params.precision_rate:q} "
+        "--intercept-sd {params.intercept_sd:q} --sigma-sd {params.sigma_sd:q} "
+        "--out {output:q} > {log:q} 2>&1"
 
 
 rule regression_figure:
@@ -113,8 +111,8 @@ rule regression_figure:
     benchmark:
         benchmark_path("regression_figure", "figure")
     shell:
-        "varprobe regression-figure --coefficients {input} --figure {output.figure} "
-        "--table {output.table} > {log} 2>&1"
+        "varprobe regression-figure --coefficients {input:q} --figure {output.figure:q} "
+        "--table {output.table:q} > {log:q} 2>&1"
 
 
 if RG_SYSTEMS:

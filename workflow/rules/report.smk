@@ -26,8 +26,8 @@ for name, entry in REPORT_TABLES.items():
         log:
             log_path("report_table", name),
         shell:
-            "varprobe report-table --table {input} --title {params.title:q} --out {output} "
-            "> {log} 2>&1"
+            "varprobe report-table --table {input:q} --title {params.title:q} --out {output:q} "
+            "> {log:q} 2>&1"
 
 
 REPORT_PAGES = [f"{RESULTS}/report/{name}.html" for name in REPORT_TABLES]

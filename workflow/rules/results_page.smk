@@ -41,7 +41,7 @@ rule results_page:
         not_run=json.dumps({**NOT_RUN, **NOT_FITTED}, sort_keys=True),
         measured=lambda w: json.dumps(PAGE_TABLES, sort_keys=True),
         # the probes of the production figures (schema defaults resolved), for its Fig. 5 table
-        figure_probes=" ".join(figure_probes(config)) if "production" in config else "",
+        figure_probes=figure_probes(config) if "production" in config else [],
     localrule: True
     conda:
         CONDA_ENV
@@ -56,8 +56,8 @@ rule results_page:
         "varprobe results-page --config {params.config:q} "
         "--configfiles {params.configfiles:q} --measured {params.measured:q} "
         "--workflow-dir {params.workflow_dir:q} "
-        "--tables {params.tables:q} --figures {params.figures} "
+        "--tables {params.tables:q} --figures {params.figures:q} "
         f"--results {RESULTS} --benchmarks {RESULTS}/benchmarks "
-        "--figures-dir {output.figures} --not-run {params.not_run:q} "
-        "--figure-probes {params.figure_probes} "
-        "--out {output.page} > {log} 2>&1"
+        "--figures-dir {output.figures:q} --not-run {params.not_run:q} "
+        "--figure-probes {params.figure_probes:q} "
+        "--out {output.page:q} > {log:q} 2>&1"

@@ -19,7 +19,7 @@ rule sample_size:
     params:
         seed=config["seed"],
         resplits=config["provo"]["resplits"],
-        sizes=" ".join(map(str, SAMPLE_SIZE["sizes"])),
+        sizes=SAMPLE_SIZE["sizes"],
         repeats=SAMPLE_SIZE["repeats"],
     conda:
         CONDA_ENV
@@ -31,10 +31,10 @@ rule sample_size:
     benchmark:
         benchmark_path("sample_size", "{model}", "{decoding}")
     shell:
-        "varprobe sample-size --samples {input.samples} --responses {input.responses} "
-        "--seed {params.seed} --resplits {params.resplits} --sizes {params.sizes} "
-        "--repeats {params.repeats} --model {wildcards.model} --decoding {wildcards.decoding} "
-        "--out {output.contexts} --summary-out {output.summary} > {log} 2>&1"
+        "varprobe sample-size --samples {input.samples:q} --responses {input.responses:q} "
+        "--seed {params.seed:q} --resplits {params.resplits:q} --sizes {params.sizes:q} "
+        "--repeats {params.repeats:q} --model {wildcards.model:q} --decoding {wildcards.decoding:q} "
+        "--out {output.contexts:q} --summary-out {output.summary:q} > {log:q} 2>&1"
 
 
 report_table(
@@ -90,9 +90,9 @@ rule sample_size_figure:
     benchmark:
         benchmark_path("sample_size_figure", "figure")
     shell:
-        "varprobe sample-size-figure --contexts {input.contexts} --summaries {input.summaries} "
-        "--bins {params.bins} --summary-out {output.summary} --table {output.table} "
-        "--figure {output.figure} > {log} 2>&1"
+        "varprobe sample-size-figure --contexts {input.contexts:q} --summaries {input.summaries:q} "
+        "--bins {params.bins:q} --summary-out {output.summary:q} --table {output.table:q} "
+        "--figure {output.figure:q} > {log:q} 2>&1"
 
 
 ANALYSIS_TARGETS.extend(rules.sample_size_figure.output)

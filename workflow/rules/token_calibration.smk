@@ -32,8 +32,8 @@ rule token_calibration:
         model=model_entry,
         corpus=TC_CORPUS_NAME,
         kind=TC_CORPUS_KIND,
-        bins=" ".join(map(str, TC_BINS)),
-        max_texts=f"--max-texts {TC['max_texts']}" if TC["max_texts"] else "",
+        bins=TC_BINS,
+        max_texts=["--max-texts", TC["max_texts"]] if TC["max_texts"] else [],
         ddof=TC["rsd_ddof"],
         seed=config["seed"],
         cpu_fallback=cpu_fallback,
@@ -50,11 +50,11 @@ rule token_calibration:
     benchmark:
         benchmark_path("token_calibration", "{model}")
     shell:
-        "OMP_NUM_THREADS={threads} varprobe token-calibration --model {params.model:q} "
-        "--{params.kind} {input} --corpus {params.corpus} --bins {params.bins} "
-        "{params.max_texts} --ddof {params.ddof} --rows-per-update {resources.rows_per_update} "
-        "--seed {params.seed} --gpus {resources.gpu} {params.cpu_fallback} --out {output.metrics} "
-        "--rsd-out {output.rsd} --floor-out {output.floor} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads:q} varprobe token-calibration --model {params.model:q} "
+        "--{params.kind:q} {input:q} --corpus {params.corpus:q} --bins {params.bins:q} "
+        "{params.max_texts:q} --ddof {params.ddof:q} --rows-per-update {resources.rows_per_update:q} "
+        "--seed {params.seed:q} --gpus {resources.gpu:q} {params.cpu_fallback:q} --out {output.metrics:q} "
+        "--rsd-out {output.rsd:q} --floor-out {output.floor:q} > {log:q} 2>&1"
 
 
 report_table(
@@ -103,9 +103,9 @@ rule token_calibration_summary:
     benchmark:
         benchmark_path("token_calibration_summary", "summary")
     shell:
-        "varprobe token-calibration-summary --metrics {input.metrics} --rsd {input.rsd} "
-        "--bins {params.bins} --out {output.summary} --figure {output.figure} "
-        "--table {output.table} > {log} 2>&1"
+        "varprobe token-calibration-summary --metrics {input.metrics:q} --rsd {input.rsd:q} "
+        "--bins {params.bins:q} --out {output.summary:q} --figure {output.figure:q} "
+        "--table {output.table:q} > {log:q} 2>&1"
 
 
 ANALYSIS_TARGETS.extend(

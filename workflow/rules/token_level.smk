@@ -43,11 +43,11 @@ rule token_level:
     benchmark:
         benchmark_path("token_level", "{model}")
     shell:
-        "OMP_NUM_THREADS={threads} varprobe token-level --model {params.model:q} "
-        "--contexts {input.contexts} --responses {input.responses} --seed {params.seed} "
-        "--resplits {params.resplits} --ece-bins {params.ece_bins} "
-        "--bootstrap {params.bootstrap} --gpus {resources.gpu} {params.cpu_fallback} "
-        "--tvd-out {output.tvd} --summary-out {output.summary} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads:q} varprobe token-level --model {params.model:q} "
+        "--contexts {input.contexts:q} --responses {input.responses:q} --seed {params.seed:q} "
+        "--resplits {params.resplits:q} --ece-bins {params.ece_bins:q} "
+        "--bootstrap {params.bootstrap:q} --gpus {resources.gpu:q} {params.cpu_fallback:q} "
+        "--tvd-out {output.tvd:q} --summary-out {output.summary:q} > {log:q} 2>&1"
 
 
 rule token_level_figure:
@@ -79,10 +79,10 @@ rule token_level_figure:
     benchmark:
         benchmark_path("token_level_figure", "{model}")
     shell:
-        "varprobe tvd-histogram --series '{wildcards.model}' token_level_tvd tvd {input} "
-        "--series 'oracle 2' token_level_tvd tvd_oracle2_human {input} "
-        "--xlabel 'first-token TVD(·, H) per context' --figure {output.figure} "
-        "--table {output.table} > {log} 2>&1"
+        "varprobe tvd-histogram --series {wildcards.model:q} token_level_tvd tvd {input:q} "
+        "--series 'oracle 2' token_level_tvd tvd_oracle2_human {input:q} "
+        "--xlabel 'first-token TVD(·, H) per context' --figure {output.figure:q} "
+        "--table {output.table:q} > {log:q} 2>&1"
 
 
 ANALYSIS_TARGETS.extend(

@@ -43,15 +43,19 @@ WORD_CLASS_CAPTIONS = {
 
 
 def word_class_options(key):
-    """The level's own CLI options, from its config entry (a param: changing it reruns its jobs)."""
+    """The level's own CLI options, from its config entry, as a list of arguments (a param:
+    changing it reruns its jobs)."""
     settings = ANALYSES[key]
     if key == "syntactic_tvd":
-        return " ".join(["--nltk-data", *map(shlex.quote, settings["nltk_data"])])
-    embeddings = shlex.quote(json.dumps(settings["embeddings"], sort_keys=True))
-    return (
-        f"--embeddings {embeddings} --n-init {settings['n_init']} "
-        f"--max-iter {settings['max_iter']}"
-    )
+        return ["--nltk-data", *settings["nltk_data"]]
+    return [
+        "--embeddings",
+        json.dumps(settings["embeddings"], sort_keys=True),
+        "--n-init",
+        settings["n_init"],
+        "--max-iter",
+        settings["max_iter"],
+    ]
 
 
 for KEY, LEVEL in WORD_CLASS_LEVELS.items():
@@ -90,12 +94,12 @@ for KEY, LEVEL in WORD_CLASS_LEVELS.items():
         benchmark:
             benchmark_path(KEY, "{model}", "{decoding}")
         shell:
-            "OMP_NUM_THREADS={threads} varprobe {params.subcommand} {params.options} "
-            "--model {wildcards.model} --decoding {wildcards.decoding} --seed {params.seed} "
-            "--resplits {params.resplits} --bootstrap {params.bootstrap} "
-            "--contexts {input.contexts} --responses {input.responses} "
-            "--{params.kind} {input.model} --tvd-out {output.tvd} "
-            "--system-out {output.system} > {log} 2>&1"
+            "OMP_NUM_THREADS={threads:q} varprobe {params.subcommand:q} {params.options:q} "
+            "--model {wildcards.model:q} --decoding {wildcards.decoding:q} --seed {params.seed:q} "
+            "--resplits {params.resplits:q} --bootstrap {params.bootstrap:q} "
+            "--contexts {input.contexts:q} --responses {input.responses:q} "
+            "--{params.kind:q} {input.model:q} --tvd-out {output.tvd:q} "
+            "--system-out {output.system:q} > {log:q} 2>&1"
 
     rule:
         """One row per system: mean class TVD to the humans and between oracles, with CIs."""
@@ -117,8 +121,8 @@ for KEY, LEVEL in WORD_CLASS_LEVELS.items():
         benchmark:
             benchmark_path(f"{KEY}_summary", "summary")
         shell:
-            "varprobe word-class-summary --level {params.level} --systems {input} "
-            "--out {output} > {log} 2>&1"
+            "varprobe word-class-summary --level {params.level:q} --systems {input:q} "
+            "--out {output:q} > {log:q} 2>&1"
 
     rule:
         """Histograms of per-context class TVD of every system and its oracles (paper Fig. 4)."""
@@ -146,8 +150,8 @@ for KEY, LEVEL in WORD_CLASS_LEVELS.items():
         benchmark:
             benchmark_path(f"{KEY}_figure", "figure")
         shell:
-            "varprobe word-class-figure --level {params.level} --tvd {input} "
-            "--figure {output.figure} --table {output.table} > {log} 2>&1"
+            "varprobe word-class-figure --level {params.level:q} --tvd {input:q} "
+            "--figure {output.figure:q} --table {output.table:q} > {log:q} 2>&1"
 
     report_table(
         f"{KEY}_summary",

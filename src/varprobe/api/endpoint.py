@@ -17,7 +17,9 @@
       timeout: 60
       backoff: 1.0
 
-The key itself is read from the environment when a request is sent and is never stored.
+The key itself is read from the environment when a request is sent and is never stored. A
+``base_url`` carrying credentials (``http://user:secret@host/v1``, ``?key=...``) is refused: it
+would be written wherever the model's entry is (``varprobe.credentials``).
 
 A server fills the fields a request omits with its own defaults, which may truncate the
 distribution; ``parameters`` and ``extra_body`` must override every such default. OpenAI:
@@ -34,6 +36,8 @@ can fill omitted fields from the model's ``generation_config.json`` (its
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+
+from varprobe.credentials import url_credentials
 
 ENDPOINTS = {"chat": "chat/completions", "completions": "completions"}
 """Endpoint kinds and their paths under ``base_url``."""
@@ -145,6 +149,11 @@ class ApiEndpoint:
         for key in ("base_url", "model"):
             if not isinstance(block.get(key), str) or not block[key]:
                 raise ValueError(f"model {name!r}: api.{key} is required (a non-empty string)")
+        credential = url_credentials(block["base_url"])
+        if credential is not None:
+            raise ValueError(f"model {name!r}: api.base_url holds {credential}; remove it and give "
+                             "the key through api.api_key_env, the name of the environment "
+                             "variable holding it (it is sent as a bearer token, never written)")
         values = {k: v for k, v in block.items() if v is not None}
         values["base_url"] = block["base_url"].rstrip("/")
         if isinstance(values.get("parameters"), list):
