@@ -123,10 +123,11 @@ def _run(tmp_path):
                   "references": [["Eine Katze."]], "samples": [["I cannot translate."]]}).to_parquet(
         wmt / "m/ancestral/miscalibrated.parquet")
     add("oracle_replacement_summary", pd.DataFrame({
-        "model": "m", "decoding": "ancestral", "oracle_size": 10, "k": [0.0, 60.0, 100.0], "n_seeds": 3,
+        "model": "m", "decoding": "ancestral", "oracle_size": "10", "k": [0.0, 60.0, 100.0], "n_seeds": 3,
         "n_contexts": 6, "mean_tvd": [0.6, 0.48, 0.4], "sd_tvd": 0.01, "min_tvd": 0.3, "max_tvd": 0.7,
-        "oracle_mean_tvd": 0.4, "oracle_sd_tvd": 0.01, "model_mean_tvd": 0.6,
-        "matches_oracle": [False, False, True], "k_match": 100.0}), "k%-oracle replacement")
+        "oracle_mean_tvd": 0.4, "oracle_sd_tvd": 0.01, "model_mean_tvd": 0.6, "overlap": [0.5, 0.7, 1.0],
+        "overlap_threshold": 0.8, "matches_oracle": [False, False, True], "k_match": 100.0}),
+        "k%-oracle replacement")
     add("finetune_losses_ft", pd.DataFrame({
         "model": "ft", "fold": pd.array([1] * 4, dtype="Int32"), "epoch": [0, 1, 2, 1],
         "split": ["validation", "validation", "validation", "train"], "loss": [4.0, 3.5, 3.4, 3.0],
