@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from varprobe.plots.layout import legend_below  # noqa: E402
+from varprobe.plots.layout import bounded, legend_below  # noqa: E402
 
 
 def step_histogram(ax, rows: pd.DataFrame, label: str, **style) -> None:
@@ -40,7 +40,7 @@ def replacement_curves(summary: pd.DataFrame) -> plt.Figure:
     (dashed) with its +- sd band; below the overlap of the replaced set's histogram with the
     oracles', the threshold dashed. The matching k is dotted in both."""
     sizes = sorted(summary["oracle_size"].unique(), key=size_order)
-    fig, axes = plt.subplots(2, len(sizes), figsize=(3.6 * len(sizes), 5.6), squeeze=False, sharex=True,
+    fig, axes = plt.subplots(2, len(sizes), figsize=bounded(3.6 * len(sizes), 5.6), squeeze=False, sharex=True,
                              constrained_layout=True)
     for j, s in enumerate(sizes):
         top, bottom = axes[0][j], axes[1][j]
@@ -76,7 +76,7 @@ def replacement_histograms(histograms: pd.DataFrame, figure_k: list[float]) -> p
     sizes = sorted({g.split()[0][2:] for g in histograms["group"]}, key=size_order)
     systems = sorted(set(zip(histograms["model"], histograms["decoding"], strict=True)))
     colour = {system: f"C{i}" for i, system in enumerate(systems)}
-    fig, axes = plt.subplots(len(sizes), len(figure_k), figsize=(2.9 * len(figure_k), 2.3 * len(sizes) + 0.6),
+    fig, axes = plt.subplots(len(sizes), len(figure_k), figsize=bounded(2.9 * len(figure_k), 2.3 * len(sizes) + 0.6),
                              squeeze=False, sharex=True, constrained_layout=True)
     for i, s in enumerate(sizes):
         for j, k in enumerate(figure_k):
@@ -98,12 +98,11 @@ def replacement_histograms(histograms: pd.DataFrame, figure_k: list[float]) -> p
 
 def difference_histograms(histograms: pd.DataFrame) -> plt.Figure:
     """Density histograms of TVD(model, humans) - TVD(oracle 2, humans), one line per system."""
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    fig, ax = plt.subplots(figsize=bounded(6.4, 4.0), constrained_layout=True)
     for (model, decoding), part in histograms.groupby(["model", "decoding"]):
         step_histogram(ax, part, system_label(model, decoding))
     ax.axvline(0.0, color="black", linestyle="--", linewidth=1)
     ax.set_xlabel("TVD(M, H) - TVD(O2, H), per context")
     ax.set_ylabel("density")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    legend_below(fig, ax)
     return fig
