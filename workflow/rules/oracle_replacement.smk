@@ -142,8 +142,9 @@ rule tvd_differences:
     benchmark:
         benchmark_path("tvd_differences", "figure")
     shell:
-        "varprobe tvd-differences --tvd {input.tvd} --oracle {input.oracle} --bins {params.bins} "
-        "--out {output.differences} --table {output.table} --figure {output.figure} > {log} 2>&1"
+        "varprobe tvd-differences --tvd {input.tvd:q} --oracle {input.oracle:q} "
+        "--bins {params.bins} --out {output.differences:q} --table {output.table:q} "
+        "--figure {output.figure:q} > {log:q} 2>&1"
 
 
 ANALYSIS_TARGETS.extend(
