@@ -355,6 +355,12 @@ def test_an_oracle_replacement_figure_k_outside_the_grid_is_named():
         "analyses.oracle_replacement.figure_k[1]: 25 is not in k_percent (those are: 0, 50, 100)"]
 
 
+def test_an_oracle_replacement_grid_without_100_is_named():
+    config = {"models": [SMOLLM2], "analyses": {"oracle_replacement": {"k_percent": [0, 50], "figure_k": [0]}}}
+    assert reference_problems(config) == [
+        "analyses.oracle_replacement.k_percent: [0, 50] lacks 100, the oracles' histogram every k is matched against"]
+
+
 def test_a_key_given_twice_in_a_config_file_is_named_with_both_lines(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text("models: []\nprovo:\n  texts: [1]\n  n_samples: 4\n  texts: all\n")

@@ -14,6 +14,7 @@ from varprobe.metrics import bootstrap
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.calibration import ece, reliability_table
 from varprobe.metrics.distributions import entropy, mle, mode, split_counts, tvd, tvd_interval
+from varprobe.metrics.histogram import histogram_overlap
 
 # ---- tvd --------------------------------------------------------------------
 
@@ -314,3 +315,24 @@ def test_every_public_metric_is_documented_with_an_example(name):
     doc = getattr(varprobe.metrics, name).__doc__
     for section in ("Parameters\n", "Examples\n", ">>> "):
         assert section in doc, f"varprobe.metrics.{name} has no {section.strip()!r} in its docstring"
+
+
+# ---- histogram_overlap -------------------------------------------------------
+
+
+def test_histogram_overlap_is_one_minus_the_tvd_of_the_bin_shares_whatever_the_counts():
+    # shares (.5, .5, 0) and (.25, .25, .5): mins .25 + .25 + 0 = .5 = 1 - TVD
+    assert histogram_overlap(np.array([2, 2, 0]), np.array([1, 1, 2])) == pytest.approx(0.5)
+    assert histogram_overlap(np.array([20, 20, 0]), np.array([1, 1, 2])) == pytest.approx(0.5)
+    assert histogram_overlap(np.array([3, 1]), np.array([30, 10])) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("a", "b", "match"), [
+    ([1, 2], [1, 2, 3], "the bins must be the same"),
+    ([0, 0], [1, 1], "counts: an empty histogram"),
+    ([1, -1], [1, 1], "counts must be finite and non-negative"),
+    ([1, 1], [np.nan, 1], "other .* counts must be finite"),
+])
+def test_histogram_overlap_refuses_what_has_no_shape(a, b, match):
+    with pytest.raises(ValueError, match=match):
+        histogram_overlap(np.array(a, dtype=float), np.array(b, dtype=float))

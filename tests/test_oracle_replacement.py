@@ -19,8 +19,11 @@ from varprobe.analysis.next_word import ModelEstimate
 from varprobe.analysis.oracle_replacement import (
     disjoint_oracles,
     oracle_pairs,
+    oracle_size,
+    pooled_histograms,
     replaced_values,
     replacement_curve,
+    replacement_overlap,
     replacement_summary,
     tvd_differences,
 )
@@ -53,16 +56,30 @@ def test_disjoint_oracles_have_size_s_and_share_no_response():
 
 
 def test_pairs_skip_and_count_contexts():
-    pairs, skipped = oracle_pairs(responses_table(HUMANS), MODEL, [5, 11], 3, 0)
+    pairs, skipped = oracle_pairs(responses_table(HUMANS), MODEL, ["5", "11"], 3, 0)
     assert skipped.to_dict("records") == [
-        {"oracle_size": 5, "n_too_few_humans": 1, "n_without_words": 1},
-        {"oracle_size": 11, "n_too_few_humans": 2, "n_without_words": 1},  # 21 and 9 < 22
+        {"oracle_size": "5", "n_too_few_humans": 1, "n_without_words": 1},
+        {"oracle_size": "11", "n_too_few_humans": 2, "n_without_words": 1},  # 21 and 9 < 22
     ]
     assert set(map(tuple, pairs[["text_id", "word_number"]].values)) == {(1, 1), (1, 2)}
     # the model only says "fish" in (1, 2), which no human does: TVD to any oracle is 1
     assert (pairs.loc[pairs["word_number"] == 2, "tvd_model_oracle"] == 1).all()
-    again, _ = oracle_pairs(responses_table(HUMANS), MODEL, [5, 11], 3, 0)
+    again, _ = oracle_pairs(responses_table(HUMANS), MODEL, ["5", "11"], 3, 0)
     pd.testing.assert_frame_equal(pairs, again)
+
+
+def test_the_half_split_gives_each_oracle_half_the_responses():
+    # 22, 21 and 9 responses: oracles of 11, 10 (one response left out) and 4; (1, 3) has no model word
+    humans = {**HUMANS, (1, 5): {"x": 1}}    # one response: too few for two halves
+    pairs, skipped = oracle_pairs(responses_table(humans), MODEL, ["half"], 2, 0)
+    assert skipped.to_dict("records") == [{"oracle_size": "half", "n_too_few_humans": 1, "n_without_words": 1}]
+    assert set(map(tuple, pairs[["text_id", "word_number"]].values)) == {(1, 1), (1, 2), (1, 4)}
+    # (1, 4): every response is "on", so both halves and the model are the same distribution
+    assert (pairs.loc[pairs["word_number"] == 4, ["tvd_oracle_oracle", "tvd_model_oracle"]] == 0).all(axis=None)
+    assert oracle_size("half") == "half" and oracle_size("10") == "10"
+    for bad in ("0", "-3", "halves", "2.5"):
+        with pytest.raises(ValueError, match=f"oracle size '{bad}'"):
+            oracle_size(bad)
 
 
 def synthetic_pairs(n: int = 50, seed: int = 0) -> pd.DataFrame:
@@ -100,17 +117,53 @@ def test_curve_and_summary_with_matching_k():
     assert at0["mean_tvd"].tolist() == pytest.approx(at0["model_mean_tvd"].tolist())
     assert at100["mean_tvd"].tolist() == pytest.approx(at100["oracle_mean_tvd"].tolist())
     assert (histograms.groupby(["group", "seed_index"])["count"].sum() == 40).all()
-    # hand-made curve: oracle means 0.4 and 0.6 over two seeds (mean 0.5, sd 0.1414)
-    hand = pd.DataFrame({
-        "model": "m", "decoding": "d", "oracle_size": 10, "seed_index": [0, 1] * 3,
-        "k": [0, 0, 50, 50, 100, 100], "n_contexts": 40,
-        "mean_tvd": [0.9, 0.9, 0.6, 0.64, 0.4, 0.6], "model_mean_tvd": 0.9,
-        "oracle_mean_tvd": [0.4, 0.6] * 3,
-    })
-    summary = replacement_summary(hand)
-    assert summary["k_match"].unique().tolist() == [50]
-    assert summary["matches_oracle"].tolist() == [False, True, True]
-    assert summary.loc[2, "oracle_sd_tvd"] == pytest.approx(np.std([0.4, 0.6], ddof=1))
+
+
+def constant_pairs(model: list[float], oracle: list[float]) -> pd.DataFrame:
+    """One seed's pairs: the model's TVD m(c) and the oracles' h(c) of each context."""
+    return pd.DataFrame({"text_id": 1, "word_number": np.arange(len(model)), "oracle_size": "half",
+                         "seed_index": 0, "tvd_oracle_oracle": oracle, "tvd_model_oracle": model})
+
+
+def summarised(pairs: pd.DataFrame, threshold: float = 0.8) -> pd.DataFrame:
+    """The summary of one system over the grid 0, 10, ..., 100 with 4 bins of [0, 1]."""
+    skipped = pd.DataFrame([{"oracle_size": "half", "n_too_few_humans": 0, "n_without_words": 0}])
+    curve, histograms = replacement_curve(pairs, skipped, list(range(0, 101, 10)), 0, 4)
+    names = {"model": "m", "decoding": "d"}
+    pooled = pooled_histograms(histograms.assign(**names))
+    return replacement_summary(curve.assign(**names), replacement_overlap(pooled), threshold).set_index("k")
+
+
+def test_the_overlap_matches_before_k_100_where_the_distributions_match():
+    # The oracles' TVDs are all 0.1 (bin [0, 0.25)), the model's all 0.9: with k% replaced, k% of
+    # the mass is in the oracles' bin, so overlap_k = k / 100 exactly (20 contexts, round(k C / 100)).
+    summary = summarised(constant_pairs([0.9] * 20, [0.1] * 20))
+    assert summary["overlap"].tolist() == pytest.approx([k / 100 for k in range(0, 101, 10)])
+    assert summary.loc[80, "matches_oracle"] and not summary.loc[70, "matches_oracle"]
+    assert summary["k_match"].unique().tolist() == [80]
+    # A model whose TVDs are the oracles', in another order of contexts, matches at once.
+    oracle = list(np.linspace(0.05, 0.95, 20))
+    assert summarised(constant_pairs(oracle[::-1], oracle))["k_match"].unique().tolist() == [0]
+
+
+def test_the_overlap_does_not_match_where_only_the_means_do():
+    # The oracles' TVDs are all 0.5, the model's half 0.1 and half 0.9: the means agree at k = 0,
+    # the distributions do not; half the model's mass at most is ever in the oracles' bin
+    # [0.5, 0.75) before k = 100, so with threshold 0.8 no k below 80 matches.
+    summary = summarised(constant_pairs([0.1, 0.9] * 10, [0.5] * 20))
+    assert summary.loc[0, "mean_tvd"] == pytest.approx(summary.loc[0, "oracle_mean_tvd"])
+    assert summary.loc[0, "overlap"] == 0 and not summary.loc[70, "matches_oracle"]
+    assert summary["k_match"].iloc[0] == 80
+    assert summarised(constant_pairs([0.1, 0.9] * 10, [0.5] * 20), threshold=1.0)["k_match"].iloc[0] == 100
+
+
+def test_the_overlap_needs_the_oracles_histogram():
+    pooled = pooled_histograms(pd.DataFrame({
+        "model": "m", "decoding": "d", "group": "s=10 k=50", "seed_index": [0, 1],
+        "bin_left": 0.0, "bin_right": 1.0, "count": [3, 4], "density": 1.0}))
+    assert pooled["count"].tolist() == [7] and pooled["density"].tolist() == [1.0]
+    with pytest.raises(ValueError, match="m / d, oracle size 10: no histogram at k = 100"):
+        replacement_overlap(pooled)
 
 
 def tvd_table(values: dict[tuple[int, int], float]) -> pd.DataFrame:
@@ -142,20 +195,24 @@ def test_cli_on_small_tables(tmp_path):
     tables.write(pd.DataFrame(rows), samples, "provo_samples")
     curve, hist = tmp_path / "curve.parquet", tmp_path / "hist.parquet"
     main(["oracle-replacement", "--samples", str(samples), "--responses", str(responses), "--seed", "0",
-          "--oracle-sizes", "5", "--seeds", "2", "--k-percent", "0", "50", "100", "--bins", "5",
+          "--oracle-sizes", "half", "5", "--seeds", "2", "--k-percent", "0", "50", "100", "--bins", "5",
           "--model", "m", "--decoding", "d", "--curve-out", str(curve), "--histogram-out", str(hist)])
     written = tables.read(curve, "oracle_replacement")
-    assert written["n_contexts"].unique().tolist() == [3] and len(written) == 6
+    # the half split keeps (1, 4), whose 9 responses cannot fill two oracles of 5
+    assert written["n_contexts"].tolist() == [4] * 6 + [3] * 6
     out = {n: tmp_path / n for n in ("summary.parquet", "pooled.parquet", "curve.png", "hist.png")}
     main(["oracle-replacement-summary", "--curves", str(curve), "--histograms", str(hist),
-          "--figure-k", "0", "100", "--summary-out", str(out["summary.parquet"]),
+          "--figure-k", "0", "50", "--overlap-threshold", "0.8", "--summary-out", str(out["summary.parquet"]),
           "--table", str(out["pooled.parquet"]), "--curve-figure", str(out["curve.png"]),
           "--histogram-figure", str(out["hist.png"])])
     summary = tables.read(out["summary.parquet"], "oracle_replacement_summary")
-    assert summary["k"].tolist() == [0, 50, 100] and summary["n_seeds"].unique().tolist() == [2]
+    assert summary["k"].tolist() == [0, 50, 100] * 2 and summary["n_seeds"].unique().tolist() == [2]
+    assert summary["oracle_size"].tolist() == ["5"] * 3 + ["half"] * 3
+    assert summary.loc[summary["k"] == 100, "overlap"].tolist() == pytest.approx([1.0, 1.0])
     pooled = tables.read(out["pooled.parquet"], "histogram")
-    assert set(pooled["group"]) == {"s=5 k=0", "s=5 k=100"}
-    assert pooled.groupby("group")["count"].sum().unique().tolist() == [6]
+    assert set(pooled["group"]) == {f"s={s} k={k}" for s in ("5", "half") for k in (0, 50, 100)}
+    assert pooled.groupby("group")["count"].sum().to_dict() == {
+        **{f"s=5 k={k}": 6 for k in (0, 50, 100)}, **{f"s=half k={k}": 8 for k in (0, 50, 100)}}
     tables.write(tvd_table({(1, 1): 0.7, (1, 2): 0.9}), model_tvd, "provo_tvd",
                  {"model": "m", "decoding": "d"})
     tables.write(tvd_table({(1, 1): 0.3, (1, 2): 0.4}), oracle_tvd, "provo_tvd")

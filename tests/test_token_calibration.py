@@ -262,11 +262,12 @@ def test_cli_on_the_tiny_model(tmp_path, tiny_model_dir, provo_norms):
 
     summary, figure, curve = tmp_path / "summary.parquet", tmp_path / "fig.png", tmp_path / "curve.parquet"
     main(["token-calibration-summary", "--metrics", str(outputs["contexts"][0]), "--rsd",
-          str(outputs["contexts"][1]), "--bins", "10", "--out", str(summary), "--figure", str(figure),
-          "--table", str(curve)])
+          str(outputs["contexts"][1]), "--floors", str(tmp_path / "contexts-floor.parquet"), "--bins", "10",
+          "--out", str(summary), "--figure", str(figure), "--table", str(curve)])
     table = tables.read(summary, "token_calibration_summary")
     assert len(table) == 4 and (table["bins"] == 10).all() and (table["accumulator_peak_bytes"] > 0).all()
-    assert figure.stat().st_size > 0 and len(tables.read(curve, "token_calibration")) == 12
+    drawn = tables.read(curve, "token_calibration_figure")
+    assert figure.stat().st_size > 0 and drawn["labels"].value_counts().to_dict() == {"corpus": 12, "drawn": 12}
 
 
 @pytest.mark.slow

@@ -573,8 +573,9 @@ def test_real_smollm2_analyses(real_run):
     # Replacing every model TVD by the oracle's reaches the oracle (k = 100); none, the model.
     curve = tables.read(analyses / "oracle_replacement/summary.parquet", "oracle_replacement_summary")
     ends = curve.query(pretrained).set_index(["oracle_size", "k"])
-    assert ends.loc[(20, 0.0), "mean_tvd"] == pytest.approx(ends.loc[(20, 0.0), "model_mean_tvd"])
-    assert ends.loc[(20, 100.0), "mean_tvd"] == pytest.approx(ends.loc[(20, 100.0), "oracle_mean_tvd"])
+    assert ends.loc[("20", 0.0), "mean_tvd"] == pytest.approx(ends.loc[("20", 0.0), "model_mean_tvd"])
+    assert ends.loc[("20", 100.0), "mean_tvd"] == pytest.approx(ends.loc[("20", 100.0), "oracle_mean_tvd"])
+    assert ends.loc[("half", 100.0), "overlap"] == pytest.approx(1.0)
 
 
 def test_real_smollm2_fine_tuned_on_provo_against_the_pretrained_model(real_run):

@@ -286,6 +286,9 @@ def reference_problems(config: dict) -> list[str]:
         if "k_percent" in replacement and k not in replacement["k_percent"]:
             problems.append(_unknown(("analyses", "oracle_replacement", "figure_k", i), k,
                                      map(repr, replacement["k_percent"]), "in k_percent"))
+    if 100 not in replacement.get("k_percent", [100]):
+        problems.append(f"{key_path(('analyses', 'oracle_replacement', 'k_percent'))}: "
+                        f"{replacement['k_percent']} lacks 100, the oracles' histogram every k is matched against")
     problems += _corpus_problems(config)
     texts = _at(config, ("provo", "texts"))
     for i, decoding in enumerate(_at(config, ("provo", "decodings")) or []):

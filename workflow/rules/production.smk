@@ -235,7 +235,9 @@ rule production_figures:
         caption=(
             "Production variability figures (Giulianelli et al. 2023, Figs. 2-5): human variability per task\n"
             "and probe; mean M - mean H per input; per-input W1(C, H) beside the human control; mean W1(C, H)\n"
-            "per decoding setting beside the human control, the paper's level for most decodings (0.1) dotted."
+            "per decoding setting beside the human control, the paper's level for most decodings (0.1) dotted.\n"
+            "A probe that could not be computed (no tagger or encoder for a task's output language) has no\n"
+            "panel; the figure's title names it, and a panel's title names a task it lacks."
         ),
         probes=figure_probes(config),
         decoding=PRODUCTION["figures"]["decoding"],

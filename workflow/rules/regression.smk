@@ -99,7 +99,8 @@ rule regression_figure:
             "paper's order (human entropy, model entropy, TVD between oracles, context length as z-scores;\n"
             "then the last context word's tag against the reference tag). An interval clear of the line at 0\n"
             "marks a predictor of where the model fails to reproduce human variability; positive means higher\n"
-            "TVD. The numbers are in ``regression/coefficients.parquet``."
+            "TVD. One panel per system; the open diamonds are the paper's coefficients for GPT-2 (its Table 3),\n"
+            "drawn in every panel. The numbers are in ``regression/coefficients.parquet``."
         ),
     conda:
         CONDA_ENV

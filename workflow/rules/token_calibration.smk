@@ -78,6 +78,7 @@ rule token_calibration_summary:
     input:
         metrics=expand(f"{TC_DIR}/{{model}}/metrics.parquet", model=NETWORKS),
         rsd=expand(f"{TC_DIR}/{{model}}/rsd.parquet", model=NETWORKS),
+        floors=expand(f"{TC_DIR}/{{model}}/floor.parquet", model=NETWORKS),
     output:
         summary=f"{TC_DIR}/summary.parquet",
         figure=report(
@@ -89,8 +90,11 @@ rule token_calibration_summary:
     params:
         caption=(
             "Each token-level calibration metric (one panel) against the number of bins M on a log axis, one line\n"
-            "per model. A flat line means the metric is robust to the choice of M (Liu et al. 2024 report that\n"
-            "Full-ECE varies much less with M than classwise ECE); the table behind the figure holds every point."
+            "per model, beside its floor (dashed, the same colour): the metric with labels drawn from the model's\n"
+            "own distributions, what a perfectly calibrated model scores on as many positions, the estimator's\n"
+            "finite-sample bias. A flat line means the metric is robust to the choice of M (Liu et al. 2024 report\n"
+            "that Full-ECE varies much less with M than classwise ECE); the table behind the figure holds every\n"
+            "point."
         ),
         bins=TC["bins"],
     conda:
@@ -104,6 +108,7 @@ rule token_calibration_summary:
         benchmark_path("token_calibration_summary", "summary")
     shell:
         "varprobe token-calibration-summary --metrics {input.metrics:q} --rsd {input.rsd:q} "
+        "--floors {input.floors:q} "
         "--bins {params.bins:q} --out {output.summary:q} --figure {output.figure:q} "
         "--table {output.table:q} > {log:q} 2>&1"
 

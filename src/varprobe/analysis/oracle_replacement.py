@@ -1,34 +1,49 @@
 """What do TVD differences mean? The k%-oracle replacement experiment (Ilia & Aziz 2024, Sec. 5,
 App. E, Figs. 14-16) and the model-minus-oracle TVD differences (App. C.4, Fig. 12).
 
-Oracle pairs. For oracle size s and seed index i, in context c = (t, w) with at least 2s human
-responses, two disjoint oracles A and B of s responses each are drawn without replacement from the
-responses (listed in word order, permuted with ``SeedSequence([seed, s, i, t, w])``; the first s
-form A, the next s form B). Per context
+Oracle pairs. For an oracle size s and seed index i, in context c = (t, w), two disjoint oracles
+A and B of s responses each are drawn without replacement from the responses (listed in word
+order, permuted with ``SeedSequence([seed, s, i, t, w])``; the first s form A, the next s form
+B). The size s is a number of responses (Figs. 15-16: 10 and 20), or ``half``, the half split of
+Sec. 5 and Fig. 14: s = floor(n(c) / 2) for the context's n(c) responses, so that with an odd
+n(c) one response, at random, is in neither oracle (as the authors' code drops one). Per context
 
     h(c) = TVD(A, B)        (oracle against oracle: human performance)
     m(c) = TVD(q, B)        (the model against the same oracle B)
 
-Contexts with fewer than 2s responses, and contexts where the model has no word, are skipped and
-counted.
+Contexts with fewer than 2s responses (for ``half``, fewer than 2), and contexts where the model
+has no word, are skipped and counted.
 
-Replacement. The C kept contexts are permuted once per (s, i) with ``SeedSequence([seed, s, i])``;
-for k in the grid the first round(k C / 100) contexts of that permutation have m(c) replaced by
-h(c). The replaced sets are nested (a larger k replaces a superset), so one seed's curve is free
-of independent per-k noise. The replaced set's mean
+Replacement. The C kept contexts are permuted once per (s, i) with ``SeedSequence([seed, s, i])``
+(``half`` enters as s = 0); for k in the grid the first round(k C / 100) contexts of that
+permutation have m(c) replaced by h(c). The replaced sets are nested (a larger k replaces a
+superset), so one seed's curve is free of independent per-k noise. The replaced set's mean
 
     M_k = 1/C [ sum_{c replaced} h(c) + sum_{c kept} m(c) ]
 
 runs from the model's mean M_0 to the oracles' mean M_100 and, in expectation over the
 permutation, linearly: E[M_k] = M_0 - (k / 100) (M_0 - M_100). A TVD gap of d units is therefore
 worth 100 d / (M_0 - M_100) percentage points of contexts given a plausible (human) distribution.
+A mean cannot say when the replaced TVDs are distributed like the oracles' (it reaches M_100 only
+at k = 100), so it is not the criterion.
 
-Matching k. Over the seeds, mean(M_k) and the oracle mean mean(M_100) with its seed spread
-sd(M_100) (sample standard deviation over seeds; 0 with one seed). The matching k is the smallest
-grid k with |mean(M_k) - mean(M_100)| <= sd(M_100): the share of plausible distributions the model
-would need for its TVD to be indistinguishable, at the resolution the oracle's own seed-to-seed
-variation allows, from human performance. A model already at or below the oracle mean matches at
-k = 0.
+Matching k (the paper's judgement). The paper replaces k% of GPT-2's TVDs until they "distribute
+similarly to human performance" (Sec. 5: about 60%), reading the histograms of Figs. 14-16. The
+criterion here is that histogram's overlap: per system and oracle size, the replaced sets of all
+seeds are pooled into the figure's histogram (``bins`` equal bins of [0, 1]), and
+
+    overlap_k = sum_b min(P_k(b), P_100(b)) = 1 - TVD(P_k, P_100)
+
+(``varprobe.metrics.histogram_overlap``), with P_k the bin shares at k and P_100 the oracles'
+(every TVD replaced). The replaced set matches the oracles when overlap_k >= theta, the stated
+``overlap_threshold`` (default 0.8), and the matching k is the smallest grid k that matches. The
+default reproduces the paper's reading: the authors' notebook prints the TVDs' mean and sd at
+k = 0 and 100 (0.633 +- 0.221, 0.399 +- 0.181); for normal densities with these moments over 20
+bins, overlap_k is 0.787 at k = 50 and 0.830 at k = 60, so theta = 0.8 matches at 60%. Being a
+comparison of shapes, it does not grow stricter with the number of contexts, as a two-sample test
+would (its p-value would also be invalid here: the replaced TVDs are a subset of the oracles'
+sample). In expectation overlap_k = 1 - (1 - k / 100) TVD(P_0, P_100), so a model matches before
+k = 100 whenever theta < 1.
 
 TVD differences (App. C.4). Per context, TVD(q, p) - mean_r TVD(o2_r, p): the system's ``tvd``
 minus the oracle control's ``tvd`` (both against all humans p).
@@ -49,7 +64,28 @@ from varprobe.analysis.family import Family
 from varprobe.analysis.next_word import ModelEstimate, human_counts
 from varprobe.commands import add_estimates, read_estimates
 from varprobe.metrics.distributions import mle, tvd
-from varprobe.metrics.histogram import histogram_rows
+from varprobe.metrics.histogram import histogram_overlap, histogram_rows
+
+HALF = "half"
+"""The oracle size of the half split (Sec. 5, Fig. 14): each oracle holds half a context's responses."""
+
+
+def oracle_size(text: str) -> str:
+    """An oracle size as the tables hold it: ``half`` or a positive number of responses, as a
+    string (``"10"``); ValueError naming ``text`` otherwise."""
+    if str(text) == HALF:
+        return HALF
+    try:
+        size = int(text)
+    except ValueError:
+        size = 0
+    if size < 1 or str(size) != str(text).strip():
+        raise ValueError(f"oracle size {text!r}: must be {HALF!r} or a positive integer")
+    return str(size)
+
+
+def _seed_part(size: str) -> int:
+    return 0 if size == HALF else int(size)
 
 
 def disjoint_oracles(
@@ -77,11 +113,12 @@ def disjoint_oracles(
 def oracle_pairs(
     responses: pd.DataFrame,
     estimates: dict[tuple[int, int], ModelEstimate],
-    oracle_sizes: list[int],
+    oracle_sizes: list[str],
     seeds: int,
     seed: int,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per context x oracle size x seed index: h = TVD(A, B) and m = TVD(q, B).
+    """Per context x oracle size x seed index: h = TVD(A, B) and m = TVD(q, B); ``oracle_sizes``
+    as ``oracle_size`` gives them (``half`` or a number of responses).
 
     Returns the pairs (columns text_id, word_number, oracle_size, seed_index, tvd_oracle_oracle,
     tvd_model_oracle) and, per oracle size, the contexts skipped (n_too_few_humans,
@@ -89,20 +126,21 @@ def oracle_pairs(
     """
     humans = human_counts(responses)
     rows, skipped = [], []
-    for s in oracle_sizes:
+    for s in map(oracle_size, oracle_sizes):
         too_few = without_words = 0
         for key in sorted(humans):
             counts = humans[key]
             model = estimates.get(key, ModelEstimate(None)).distribution
-            if sum(counts.values()) < 2 * s:
+            size = sum(counts.values()) // 2 if s == HALF else int(s)
+            if sum(counts.values()) < 2 * max(size, 1):
                 too_few += 1
                 continue
             if model is None:
                 without_words += 1
                 continue
             for i in range(seeds):
-                rng = np.random.default_rng(np.random.SeedSequence([seed, s, i, *key]))
-                a, b = (mle(o) for o in disjoint_oracles(counts, s, rng))
+                rng = np.random.default_rng(np.random.SeedSequence([seed, _seed_part(s), i, *key]))
+                a, b = (mle(o) for o in disjoint_oracles(counts, size, rng))
                 rows.append({"text_id": key[0], "word_number": key[1], "oracle_size": s, "seed_index": i,
                              "tvd_oracle_oracle": tvd(a, b), "tvd_model_oracle": tvd(model, b)})
         skipped.append({"oracle_size": s, "n_too_few_humans": too_few, "n_without_words": without_words})
@@ -136,7 +174,7 @@ def replacement_curve(
     for s, row in skipped.set_index("oracle_size").iterrows():
         for i, group in pairs[pairs["oracle_size"] == s].groupby("seed_index"):
             for k in k_percent:
-                values = replaced_values(group, k, [seed, int(s), int(i)])
+                values = replaced_values(group, k, [seed, _seed_part(s), int(i)])
                 curve.append({
                     "oracle_size": s, "seed_index": i, "k": k, "n_contexts": len(values),
                     "n_replaced": int(np.floor(k * len(values) / 100 + 0.5)),
@@ -148,27 +186,67 @@ def replacement_curve(
     return pd.DataFrame(curve), pd.concat(histograms, ignore_index=True) if histograms else pd.DataFrame()
 
 
-def replacement_summary(curve: pd.DataFrame) -> pd.DataFrame:
+def pooled_histograms(histograms: pd.DataFrame) -> pd.DataFrame:
+    """The per-seed histograms of the replaced sets (schema ``histogram``) pooled over seeds: per
+    system, group and bin the summed count, its density (area 1; NaN where nothing is counted)
+    and ``seed_index`` NA."""
+    pooled = (histograms.groupby(["model", "decoding", "group", "bin_left", "bin_right"], sort=True)["count"]
+              .sum().reset_index())
+    width = pooled["bin_right"] - pooled["bin_left"]
+    totals = pooled.groupby(["model", "decoding", "group"])["count"].transform("sum")
+    pooled["density"] = (pooled["count"] / (totals * width)).where(totals > 0, np.nan)
+    pooled["seed_index"] = pd.NA
+    return pooled
+
+
+def replacement_overlap(pooled: pd.DataFrame) -> pd.DataFrame:
+    """Per system, oracle size and k: overlap_k, the overlap of the pooled histogram at k with the
+    one at k = 100 (the oracles'; module docstring). ``pooled``: ``pooled_histograms`` of groups
+    ``s=S k=K``. Raises ValueError naming the system and size whose grid lacks k = 100."""
+    parts = pooled["group"].str.extract(r"^s=(?P<oracle_size>\S+) k=(?P<k>\S+)$")
+    if parts.isna().any(axis=None):
+        raise ValueError(f"histogram groups {sorted(pooled.loc[parts.isna().any(axis=1), 'group'].unique())}: "
+                         "not of the form 's=S k=K'")
+    frame = pooled.assign(oracle_size=parts["oracle_size"], k=parts["k"].astype(float))
+    rows = []
+    for (model, decoding, s), system in frame.groupby(["model", "decoding", "oracle_size"], sort=True):
+        oracle = system[system["k"] == 100].sort_values("bin_left")["count"].to_numpy()
+        if not len(oracle):
+            raise ValueError(f"{model} / {decoding}, oracle size {s}: no histogram at k = 100 (the oracles'); "
+                             "k_percent must hold 100")
+        for k, at_k in system.groupby("k", sort=True):
+            rows.append({"model": model, "decoding": decoding, "oracle_size": s, "k": k,
+                         "overlap": histogram_overlap(at_k.sort_values("bin_left")["count"].to_numpy(), oracle)})
+    return pd.DataFrame(rows, columns=["model", "decoding", "oracle_size", "k", "overlap"])
+
+
+def replacement_summary(curve: pd.DataFrame, overlap: pd.DataFrame, threshold: float) -> pd.DataFrame:
     """Per system, oracle size and k: M_k's mean and spread over seeds, the oracle mean and spread,
-    whether M_k matches the oracle and the matching k (module docstring; NA when none does)."""
+    overlap_k (``replacement_overlap``), whether it reaches ``threshold`` and the matching k, the
+    smallest such k (module docstring; NA when none does)."""
+    if not 0 < threshold <= 1:
+        raise ValueError(f"overlap threshold {threshold}: must lie in (0, 1]")
+    keys = ["model", "decoding", "oracle_size", "k"]
+    overlap = overlap.set_index(keys)["overlap"]
     rows = []
     for (model, decoding, s), group in curve.groupby(["model", "decoding", "oracle_size"], sort=True):
         oracle = group.groupby("seed_index")["oracle_mean_tvd"].first()
-        oracle_mean, oracle_sd = float(oracle.mean()), _sd(oracle)
         per_k = []
         for k, at_k in group.groupby("k", sort=True):
-            mean = float(at_k["mean_tvd"].mean())
+            if (model, decoding, s, k) not in overlap.index:
+                raise ValueError(f"{model} / {decoding}, oracle size {s}, k = {k:g}: no histogram overlap")
             per_k.append({
                 "model": model, "decoding": decoding, "oracle_size": s, "k": k,
                 "n_seeds": len(at_k), "n_contexts": int(at_k["n_contexts"].iloc[0]),
-                "mean_tvd": mean, "sd_tvd": _sd(at_k["mean_tvd"]),
+                "mean_tvd": float(at_k["mean_tvd"].mean()), "sd_tvd": _sd(at_k["mean_tvd"]),
                 "min_tvd": float(at_k["mean_tvd"].min()), "max_tvd": float(at_k["mean_tvd"].max()),
-                "oracle_mean_tvd": oracle_mean, "oracle_sd_tvd": oracle_sd,
+                "oracle_mean_tvd": float(oracle.mean()), "oracle_sd_tvd": _sd(oracle),
                 "model_mean_tvd": float(at_k["model_mean_tvd"].mean()),
-                "matches_oracle": abs(mean - oracle_mean) <= oracle_sd or mean <= oracle_mean,
+                "overlap": float(overlap[(model, decoding, s, k)]), "overlap_threshold": threshold,
             })
-        matched = [r["k"] for r in per_k if r["matches_oracle"]]
+        matched = [r["k"] for r in per_k if r["overlap"] >= threshold]
         for r in per_k:
+            r["matches_oracle"] = r["overlap"] >= threshold
             r["k_match"] = min(matched) if matched else np.nan
         rows.extend(per_k)
     return pd.DataFrame(rows)
@@ -213,22 +291,15 @@ def _oracle_replacement_summary(args: argparse.Namespace) -> None:
     from varprobe.plots.oracle_replacement import replacement_curves, replacement_histograms
 
     curve = pd.concat([tables.read(p, "oracle_replacement") for p in args.curves], ignore_index=True)
-    summary = replacement_summary(curve)
     histograms = pd.concat([tables.read(p, "histogram") for p in args.histograms], ignore_index=True)
-    shown = {f"k={k:g}" for k in args.figure_k}
-    histograms = histograms[histograms["group"].str.split().str[1].isin(shown)]
-    if histograms.empty:
-        raise ValueError(f"figure_k {args.figure_k}: none of these k is in the replacement grid")
-    pooled = (histograms.groupby(["model", "decoding", "group", "bin_left", "bin_right"], sort=True)["count"]
-              .sum().reset_index())
-    width = pooled["bin_right"] - pooled["bin_left"]
-    totals = pooled.groupby(["model", "decoding", "group"])["count"].transform("sum")
-    pooled["density"] = (pooled["count"] / (totals * width)).where(totals > 0, np.nan)
-    pooled["seed_index"] = pd.NA
+    pooled = pooled_histograms(histograms)
+    summary = replacement_summary(curve, replacement_overlap(pooled), args.overlap_threshold)
+    shown = {f"k={k:g}" for k in [*args.figure_k, 100]}
+    drawn = pooled[pooled["group"].str.split().str[1].isin(shown)]
     tables.write(summary, args.summary_out, "oracle_replacement_summary")
-    tables.write(pooled, args.table, "histogram")
+    tables.write(drawn, args.table, "histogram")
     replacement_curves(summary).savefig(args.curve_figure, dpi=150)
-    replacement_histograms(pooled).savefig(args.histogram_figure, dpi=150)
+    replacement_histograms(drawn, args.figure_k).savefig(args.histogram_figure, dpi=150)
 
 
 def _tvd_differences(args: argparse.Namespace) -> None:
@@ -256,7 +327,8 @@ def register(sub) -> None:
     add_estimates(p)
     p.add_argument("--responses", required=True)
     p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--oracle-sizes", type=int, nargs="+", required=True, help="responses per oracle")
+    p.add_argument("--oracle-sizes", type=oracle_size, nargs="+", required=True,
+                   help=f"responses per oracle, or {HALF!r}: half the context's responses")
     p.add_argument("--seeds", type=int, required=True, help="oracle pairs drawn per size")
     p.add_argument("--k-percent", type=float, nargs="+", required=True, help="shares replaced, in %%")
     p.add_argument("--bins", type=int, required=True, help="histogram bins over [0, 1]")
@@ -270,6 +342,8 @@ def register(sub) -> None:
     p.add_argument("--curves", nargs="+", required=True)
     p.add_argument("--histograms", nargs="+", required=True)
     p.add_argument("--figure-k", type=float, nargs="+", required=True, help="k shown as histograms")
+    p.add_argument("--overlap-threshold", type=float, required=True,
+                   help="the histogram overlap with the oracles' at which k matches")
     p.add_argument("--summary-out", required=True)
     p.add_argument("--table", required=True, help="the pooled histograms drawn")
     p.add_argument("--curve-figure", required=True)
@@ -297,7 +371,7 @@ def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
     except (OSError, ValueError, ImportError):
         return None
     most = int(responses.groupby(["text_id", "word_number"])["count"].sum().max())
-    smallest = min(settings["oracle_sizes"])
+    smallest = min((1 if s == HALF else int(s) for s in settings["oracle_sizes"]))
     if most >= 2 * smallest:
         return None
     return (f"two disjoint oracles of {smallest} responses (the smallest of oracle_sizes) need a context "
@@ -310,19 +384,23 @@ FAMILY = Family(
     register=register,
     unavailable=unavailable,
     tables={
-        # The k%-oracle replacement (Sec. 5, App. E): M_k per system x oracle size x seed x k.
+        # The k%-oracle replacement (Sec. 5, App. E): M_k per system x oracle size x seed x k;
+        # oracle_size "half" (the half split, Fig. 14) or a number of responses ("10").
         "oracle_replacement": {
-            "model": "string", "decoding": "string", "oracle_size": "int64", "seed_index": "int64",
+            "model": "string", "decoding": "string", "oracle_size": "string", "seed_index": "int64",
             "k": "float64", "n_contexts": "int64", "n_replaced": "int64", "n_too_few_humans": "int64",
             "n_without_words": "int64", "mean_tvd": "float64", "model_mean_tvd": "float64",
             "oracle_mean_tvd": "float64",
         },
+        # Per system x oracle size x k: M_k over seeds, and overlap_k, the overlap of the replaced
+        # TVDs' histogram (pooled over seeds) with the oracles' (k = 100); matches_oracle:
+        # overlap >= overlap_threshold; k_match: the smallest such k (NaN: none in the grid).
         "oracle_replacement_summary": {
-            "model": "string", "decoding": "string", "oracle_size": "int64", "k": "float64",
+            "model": "string", "decoding": "string", "oracle_size": "string", "k": "float64",
             "n_seeds": "int64", "n_contexts": "int64", "mean_tvd": "float64", "sd_tvd": "float64",
             "min_tvd": "float64", "max_tvd": "float64", "oracle_mean_tvd": "float64",
-            "oracle_sd_tvd": "float64", "model_mean_tvd": "float64", "matches_oracle": "bool",
-            "k_match": "float64",
+            "oracle_sd_tvd": "float64", "model_mean_tvd": "float64", "overlap": "float64",
+            "overlap_threshold": "float64", "matches_oracle": "bool", "k_match": "float64",
         },
         # TVD(model, humans) - mean_r TVD(o2_r, humans) per context (App. C.4).
         "tvd_differences": {

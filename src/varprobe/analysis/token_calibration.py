@@ -191,9 +191,11 @@ def _token_calibration_summary(args: argparse.Namespace) -> None:
     summary = summary_table(metrics, rsd, args.bins)
     summary["accumulator_peak_bytes"] = summary["model"].map(peaks)
     tables.write(summary, args.out, "token_calibration_summary", {"headline_bins": args.bins})
-    curve = metrics.sort_values(["model", "metric", "bins"], ignore_index=True)
+    floors = pd.concat([tables.read(p, "token_calibration") for p in args.floors], ignore_index=True)
+    curve = (pd.concat([metrics.assign(labels="corpus"), floors.assign(labels="drawn")], ignore_index=True)
+             .sort_values(["model", "labels", "metric", "bins"], ignore_index=True))
     metrics_against_bins(curve).savefig(args.figure, dpi=150)
-    tables.write(curve, args.table, "token_calibration")
+    tables.write(curve, args.table, "token_calibration_figure")
 
 
 def register(sub) -> None:
@@ -225,6 +227,8 @@ def register(sub) -> None:
                        help="token calibration across models: headline table and figure")
     p.add_argument("--metrics", nargs="+", required=True)
     p.add_argument("--rsd", nargs="+", required=True)
+    p.add_argument("--floors", nargs="+", required=True,
+                   help="the models' floor tables (labels drawn from the model), drawn beside the metrics")
     p.add_argument("--bins", type=int, required=True, help="the headline number of bins")
     p.add_argument("--out", required=True)
     p.add_argument("--figure", required=True)
@@ -250,6 +254,12 @@ FAMILY = Family(
             "model": "string", "corpus": "string", "metric": "string", "bins": "string",
             "n_bins_values": "int32", "mean": "float64", "std": "float64", "rsd": "float64",
             "ddof": "int32",
+        },
+        # The figure's numbers: the metrics (labels "corpus") and their floors (labels "drawn").
+        "token_calibration_figure": {
+            "model": "string", "corpus": "string", "labels": "string", "metric": "string",
+            "bins": "int32", "value": "float64", "bin_weight_sum": "float64", "n_positions": "int64",
+            "vocabulary_size": "int64",
         },
         "token_calibration_summary": {
             "model": "string", "corpus": "string", "metric": "string", "bins": "int32",

@@ -300,10 +300,11 @@ FAMILY = Family(
             "ci_high": "float64", "expected_tvd_oracle1": "float64", "expected_tvd_oracles": "float64",
             "oracle_ci_low": "float64", "oracle_ci_high": "float64", "mean_classes": "float64",
         },
-        # The counts drawn in the histograms of TVD_syn / TVD_sem (paper Fig. 4).
+        # The histograms of TVD_syn / TVD_sem (paper Fig. 4): counts, and the densities drawn
+        # (area 1; NaN where nothing is counted).
         "word_class_histogram": {
             "level": "string", "model": "string", "decoding": "string", "series": "string",
-            "bin_low": "float64", "bin_high": "float64", "count": "int64",
+            "bin_low": "float64", "bin_high": "float64", "count": "int64", "density": "float64",
         },
     },
 )

@@ -20,7 +20,7 @@ modules are named for what they hold:
 ``bootstrap``
     ``bootstrap_mean_ci``
 ``histogram``
-    ``histogram_rows``
+    ``histogram_rows``, ``histogram_overlap``
 ``word_classes``
     ``coarsen``, ``elbow``
 """
@@ -29,7 +29,7 @@ from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.calibration import ece, reliability_table
 from varprobe.metrics.dense import dense_entropy, dense_tvd, renormalise
 from varprobe.metrics.distributions import entropy, mle, mode, split_counts, tvd, tvd_interval
-from varprobe.metrics.histogram import histogram_rows
+from varprobe.metrics.histogram import histogram_overlap, histogram_rows
 from varprobe.metrics.token_calibration import (
     METRICS, PAPER_BINS, CalibrationAccumulator, bin_index, relative_std,
 )
@@ -39,6 +39,6 @@ from varprobe.metrics.word_classes import coarsen, elbow
 __all__ = [
     "METRICS", "PAPER_BINS", "CalibrationAccumulator", "bin_index", "bootstrap_mean_ci",
     "coarsen", "control_split", "control_w1", "dense_entropy", "dense_tvd", "ece", "elbow",
-    "entropy", "histogram_rows", "mle", "mode", "relative_std", "reliability_table",
+    "entropy", "histogram_overlap", "histogram_rows", "mle", "mode", "relative_std", "reliability_table",
     "renormalise", "split_counts", "tvd", "tvd_interval", "w1",
 ]

@@ -47,3 +47,48 @@ def histogram_rows(values: np.ndarray, edges: np.ndarray, group: str, **extra) -
     density = counts / (counts.sum() * widths) if counts.sum() else np.full(len(counts), np.nan)
     return pd.DataFrame({"group": group, "bin_left": edges[:-1], "bin_right": edges[1:], "count": counts,
                          "density": density, **extra})
+
+
+def histogram_overlap(counts: np.ndarray, other: np.ndarray) -> float:
+    """The overlap of two histograms over the same bins: the mass their normalised bars share.
+
+    With p_i = a_i / sum_j a_j and q_i = b_i / sum_j b_j the bin shares of the counts a and b,
+
+        overlap(a, b) = sum_i min(p_i, q_i) = 1 - TVD(p, q),
+
+    1 for histograms of the same shape and 0 for histograms on disjoint bins. Ilia & Aziz (2024,
+    Sec. 5, App. E, Figs. 14-16) judge by it, by eye, whether a set of TVDs "distributes similarly"
+    to the oracles'. It compares shapes: the number counted does not enter, so systems with
+    different context counts are compared alike.
+
+    Parameters
+    ----------
+    counts, other : numpy.ndarray
+        Non-negative counts per bin, the same bins in the same order; each with a positive sum.
+
+    Returns
+    -------
+    float
+        The overlap, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        When the lengths differ, a count is negative or not finite, or a histogram is empty.
+
+    Examples
+    --------
+    >>> histogram_overlap(np.array([1, 1, 2]), np.array([0, 2, 2]))
+    0.75
+    >>> histogram_overlap(np.array([3, 0]), np.array([0, 5]))
+    0.0
+    """
+    a, b = np.asarray(counts, dtype=float), np.asarray(other, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"histograms of {a.shape} and {b.shape} bins: the bins must be the same")
+    for name, c in (("counts", a), ("other", b)):
+        if not np.all(np.isfinite(c)) or np.any(c < 0):
+            raise ValueError(f"{name} {c.tolist()}: counts must be finite and non-negative")
+        if c.sum() == 0:
+            raise ValueError(f"{name}: an empty histogram has no shape to compare")
+    return float(np.minimum(a / a.sum(), b / b.sum()).sum())

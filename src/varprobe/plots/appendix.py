@@ -10,6 +10,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from varprobe.plots.layout import bounded, legend_below  # noqa: E402
+
 BINS = np.linspace(0.0, 1.0, 21)
 
 
@@ -20,7 +22,7 @@ def tvd_histograms(series: dict[str, np.ndarray], xlabel: str) -> tuple[plt.Figu
     Returns the figure and the table of exactly the bars drawn (schema ``tvd_histogram``); a
     series with no finite value has zero counts and NaN density.
     """
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    fig, ax = plt.subplots(figsize=bounded(6.4, 4.0), constrained_layout=True)
     rows = []
     for label, values in series.items():
         values = np.asarray(values, dtype=float)
@@ -34,6 +36,5 @@ def tvd_histograms(series: dict[str, np.ndarray], xlabel: str) -> tuple[plt.Figu
     ax.set_xlabel(xlabel)
     ax.set_ylabel("density")
     ax.set_xlim(0, 1)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    legend_below(fig, ax)
     return fig, pd.concat(rows, ignore_index=True)

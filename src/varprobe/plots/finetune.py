@@ -46,17 +46,20 @@ def loss_curves(losses: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
 
 
 def tvd_histograms(paired: pd.DataFrame, model: str, base: str):
-    """Histograms of per-context TVD to the humans, pretrained beside fine-tuned, one panel per
-    decoding (Ilia & Aziz 2024, Fig. 17); ``paired`` is the ``finetune_pairs`` table."""
+    """Density histograms (area 1) of per-context TVD to the humans, pretrained over fine-tuned,
+    one panel per decoding (Ilia & Aziz 2024, Fig. 17), at most three a row, one legend below;
+    ``paired`` is the ``finetune_pairs`` table. A context without a model word has no TVD, so
+    the two systems may count different contexts: each series is a density over its own."""
     decodings = list(dict.fromkeys(paired["decoding"]))
-    fig, axes = plt.subplots(1, len(decodings), figsize=(4.5 * len(decodings), 3.4), squeeze=False)
+    fig, axes = panel_grid(len(decodings), sharex=True)
     bins = np.linspace(0.0, 1.0, 21)
-    for ax, decoding in zip(axes[0], decodings, strict=True):
+    for ax, decoding in zip(axes, decodings, strict=True):
         rows = paired[paired["decoding"] == decoding]
-        ax.hist(rows["tvd_pretrained"], bins=bins, alpha=0.6, label=base)
-        ax.hist(rows["tvd_finetuned"], bins=bins, alpha=0.6, label=model)
-        ax.set(title=f"{decoding} ({len(rows)} held-out contexts)", xlabel="TVD(M, H) per held-out context",
-               ylabel="contexts")
-        ax.legend()
-    fig.tight_layout()
+        for column, label, colour in (("tvd_pretrained", base, "tab:blue"), ("tvd_finetuned", model, "tab:orange")):
+            values = rows[column].dropna()
+            if len(values):
+                ax.hist(values, bins=bins, density=True, histtype="step", color=colour, label=label)
+        ax.set(title=f"{decoding} ({len(rows)} held-out contexts)", xlabel="TVD(M, H) per held-out context")
+    axes[0].set_ylabel("density")
+    legend_below(fig, axes)
     return fig

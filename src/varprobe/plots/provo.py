@@ -13,6 +13,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from scipy.stats import gaussian_kde  # noqa: E402
 
+from varprobe.plots.layout import bounded  # noqa: E402
+
 GRID = np.linspace(0.0, 1.0, 201)
 
 
@@ -23,7 +25,7 @@ def tvd_density(series: dict[tuple[str, str], np.ndarray]) -> tuple[plt.Figure, 
     their TVD(M, H), as the paper's Fig. 2 draws them; the legend names each definition. A series with fewer than two distinct
     values has no density and is drawn as a vertical line at its value (density NaN in the table).
     """
-    fig, ax = plt.subplots(figsize=(6.4, 4.6), constrained_layout=True)
+    fig, ax = plt.subplots(figsize=bounded(6.4, 4.6), constrained_layout=True)
     rows = []
     for (model, decoding), values in series.items():
         values = np.asarray(values, dtype=float)
@@ -57,7 +59,7 @@ def word_bars(
     Ranks break ties alphabetically. ``contexts`` holds the chosen contexts' rows.
     """
     n = len(contexts)
-    fig, axes = plt.subplots(n, 2, figsize=(10, 3.2 * n), squeeze=False)
+    fig, axes = plt.subplots(n, 2, figsize=bounded(10, 3.2 * n), squeeze=False)
     rows = []
     for i, ctx in enumerate(contexts.itertuples(index=False)):
         key = (int(ctx.text_id), int(ctx.word_number))

@@ -16,6 +16,8 @@ Numbers that are in the authors' repository but not in the paper are kept apart
 
 from __future__ import annotations
 
+from varprobe.analysis.regression import PAPER_COEFFICIENTS
+
 TABLE_1_COLUMNS = ("ece_corpus", "ece_human_majority", "ece_oracle_majority", "avg_tvd")
 """Ilia & Aziz 2024, Table 1's rows, as the columns of ``TABLE_1``: ECE against the corpus word
 ("Original"), the human majority and the oracle-1 majority, and "Avg TVD"."""
@@ -41,15 +43,9 @@ TABLE_2 = {
 """Ilia & Aziz 2024, Table 2 (App. A): ECE of GPT-2's biased model estimate and of the oracles,
 by gold label."""
 
-TABLE_3 = {
-    "entropy_human": 0.053, "entropy_model": 0.095, "tvd_oracle2_oracle1": 0.117,
-    "context_length": 0.0, ".": -0.010, "ADJ": 0.016, "ADP": -0.026, "ADV": 0.0, "CONJ": 0.0,
-    "DET": 0.0, "NOUN": 0.0, "NUM": 0.049, "PRON": 0.0, "PRT": 0.0, "VERB": 0.0,
-}
-"""Ilia & Aziz 2024, Table 3 (App. B): the ARD coefficients of GPT-2's TVD to the oracle, keyed
-by the regression's predictor ids (``varprobe.analysis.regression``: a continuous column or a
-universal tag), not by label, so a relabelled row cannot lose its paper value. The paper gives a
-coefficient to every tag it names (Noun and Verb 0) and states no reference level."""
+TABLE_3 = PAPER_COEFFICIENTS
+"""Ilia & Aziz 2024, Table 3 (App. B), kept with the regression that the figure draws it beside
+(``varprobe.analysis.regression.PAPER_COEFFICIENTS``)."""
 
 TABLE_3_LABELS = {
     "entropy_human": "Human Entropy", "entropy_model": "Model Entropy",

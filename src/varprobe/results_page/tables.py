@@ -311,8 +311,8 @@ def sample_size(summary: pd.DataFrame, intervals: dict | None = None) -> pd.Data
 
 def replacement_headline(summary: pd.DataFrame) -> pd.DataFrame:
     """Sec. 5 and App. E: per system and oracle size, the model's and the oracles' mean TVD and
-    the smallest k (% of contexts replaced by the oracle's TVD) at which the model's mean is
-    within the oracles' seed spread, beside the paper's "about 60%" for GPT-2."""
+    the smallest k (% of contexts replaced by the oracle's TVD) at which the replaced TVDs'
+    histogram overlaps the oracles' by the threshold, beside the paper's "about 60%" for GPT-2."""
     ends = summary.groupby(["model", "decoding", "oracle_size"], as_index=False).agg(
         model_mean_tvd=("model_mean_tvd", "first"), oracle_mean_tvd=("oracle_mean_tvd", "first"),
         k_match=("k_match", "first"), n_seeds=("n_seeds", "first"))
