@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from varprobe import tables
+from varprobe.published import PAPER_COEFFICIENTS
 from varprobe.analysis.family import Family
 
 TARGET = "tvd_model_oracle1"
@@ -72,15 +73,6 @@ LABELS = {
 PREDICTOR_ORDER = (*CONTINUOUS, *TAG_ORDER)
 """The paper's order of the coefficient plot: human entropy, model entropy, TVD between oracles,
 context length, punctuation, then the tags."""
-PAPER_COEFFICIENTS = {
-    "entropy_human": 0.053, "entropy_model": 0.095, "tvd_oracle2_oracle1": 0.117,
-    "context_length": 0.0, ".": -0.010, "ADJ": 0.016, "ADP": -0.026, "ADV": 0.0, "CONJ": 0.0,
-    "DET": 0.0, "NOUN": 0.0, "NUM": 0.049, "PRON": 0.0, "PRT": 0.0, "VERB": 0.0,
-}
-"""Ilia & Aziz 2024, Table 3 (App. B): the ARD coefficients of GPT-2's TVD to the oracle, keyed
-by the regression's predictor ids (a continuous column or a universal tag), not by label, so a
-relabelled row cannot lose its paper value. The paper gives a coefficient to every tag it names
-(Noun and Verb 0) and states no reference level. The figure draws them beside each system's."""
 R_HAT_MAX = 1.01
 ESS_MIN = 400
 """Convergence thresholds (Vehtari et al. 2021): a row beyond them is flagged."""

@@ -16,7 +16,7 @@ Numbers that are in the authors' repository but not in the paper are kept apart
 
 from __future__ import annotations
 
-from varprobe.analysis.regression import PAPER_COEFFICIENTS
+from varprobe.published import PAPER_COEFFICIENTS
 
 TABLE_1_COLUMNS = ("ece_corpus", "ece_human_majority", "ece_oracle_majority", "avg_tvd")
 """Ilia & Aziz 2024, Table 1's rows, as the columns of ``TABLE_1``: ECE against the corpus word
@@ -45,7 +45,7 @@ by gold label."""
 
 TABLE_3 = PAPER_COEFFICIENTS
 """Ilia & Aziz 2024, Table 3 (App. B), kept with the regression that the figure draws it beside
-(``varprobe.analysis.regression.PAPER_COEFFICIENTS``)."""
+(``varprobe.published.PAPER_COEFFICIENTS``)."""
 
 TABLE_3_LABELS = {
     "entropy_human": "Human Entropy", "entropy_model": "Model Entropy",
