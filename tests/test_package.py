@@ -183,8 +183,27 @@ def run(command: list, cwd: Path, timeout: float = 600) -> subprocess.CompletedP
                           timeout=timeout)
 
 
+def modules_of(files: set[str]) -> list[str]:
+    """The package's module names for its ``files`` (paths inside ``varprobe/``), a package by its
+    ``__init__``; ``__main__`` (it runs the command line) left out."""
+    parts = [Path(f).with_suffix("").parts for f in sorted(files) if f.endswith(".py")]
+    names = ["varprobe" + "".join("." + p for p in (m[:-1] if m[-1] == "__init__" else m)) for m in parts]
+    return [name for name in names if name != "varprobe.__main__"]
+
+
+def required_imports() -> list[str]:
+    """The third-party modules the package imports, but an optional feature's (an extra's); the
+    test imports them itself, since importing the package's modules skips imports inside functions."""
+    extras = project().get("optional-dependencies", {}).values()
+    optional = {canonicalize_name(Requirement(line).name) for extra in extras for line in extra}
+    return sorted(m for m in third_party_imports() if not distributions_of(m) & optional)
+
+
 @pytest.mark.slow
 def test_a_wheel_of_the_checkout_works_with_only_its_declared_requirements(tmp_path):
+    """The wheel holds every file of ``src/varprobe``; a fresh environment of the wheel and what its
+    requirements need (each at the lock's version) passes ``pip check``, imports every module of
+    the package and every third-party module it imports, and runs ``varprobe --help``."""
     wheel = build_wheel(tmp_path)
     files = {n.removeprefix("varprobe/") for n in zipfile.ZipFile(wheel).namelist() if n.startswith("varprobe/")}
     sources = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
@@ -196,26 +215,20 @@ def test_a_wheel_of_the_checkout_works_with_only_its_declared_requirements(tmp_p
     installed = run([sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-deps",
                      "--no-index", wheel], tmp_path)
     assert installed.returncode == 0, installed.stderr
-    site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp_path).stdout.strip())
     closure = requirement_closure(wheel_requirements(wheel))
     pins = lock_pins()
     unpinned = sorted(name for name in closure if name not in pins)
     assert not unpinned, f"the wheel's requirements need distributions the lock does not pin: {unpinned}"
-    off_lock = {name: d.version for name, d in closure.items() if not SpecifierSet(f"=={pins[name]}").contains(d.version)}
+    off_lock = {name: d.version for name, d in closure.items()
+                if not SpecifierSet(f"=={pins[name]}").contains(d.version)}
     assert not off_lock, f"installed here at other versions than the lock's: {off_lock}"
+    site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp_path).stdout.strip())
     link_distributions(closure, site)
 
     checked = run([sys.executable, "-m", "pip", "--python", python, "check"], tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    modules = sorted(".".join(Path(f).with_suffix("").parts[:-1] if f.endswith("__init__.py")
-                              else Path(f).with_suffix("").parts) for f in files if f.endswith(".py"))
-    modules = ["varprobe" + ("." + m if m else "") for m in modules if m != "__main__"]
-    # and what its modules import inside functions, but for the optional features' (extras)
-    optional = {name for extra in project().get("optional-dependencies", {}).values()
-                for name in (canonicalize_name(Requirement(line).name) for line in extra)}
-    lazy = sorted(m for m in third_party_imports() if not distributions_of(m) & optional)
-    code = ("import importlib, sys, varprobe\n"
-            f"for name in {modules + lazy!r}: importlib.import_module(name)\n"
+    code = ("import importlib, varprobe\n"
+            f"for name in {modules_of(files) + required_imports()!r}: importlib.import_module(name)\n"
             "print(varprobe.__file__)")
     imported = run([python, "-c", code], tmp_path)
     assert imported.returncode == 0, imported.stderr[-4000:]
