@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run the whole test suite (set up the environment first if needed). Arguments go to pytest.
+# Run the whole test suite (set up the environment first if needed, with the llama.cpp server of
+# the API-model tests: scripts/bootstrap.sh --with-llama). Arguments go to pytest.
 # pytest-xdist runs it in VARPROBE_TEST_WORKERS processes (default: one more than the cores, since
 # the tests also wait on subprocesses, servers and the cluster; none on a one-core machine, or 0:
 # one process, no xdist). Tests that share an expensive fixture (a module's
@@ -10,7 +11,7 @@
 # stops it again; the trap below stops it too if pytest dies or times out on the way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/bootstrap.sh
+bash scripts/bootstrap.sh --with-llama
 export PATH="$PWD/.venv/bin:$PATH"
 export VARPROBE_DATA_MIRROR="${VARPROBE_DATA_MIRROR:-$(cd .. && pwd)/shared/data}"
 snakemake --lint
