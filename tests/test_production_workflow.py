@@ -42,6 +42,10 @@ def test_every_table_and_figure_is_written(production_run):
     summary = tables.read(out / "summary.parquet", "production_summary")
     systems = summary[["dataset", "model", "decoding"]].drop_duplicates()
     assert len(systems) == 5
+    adequacy = tables.read(out / "adequacy.parquet", "production_adequacy_summary")
+    assert len(adequacy[["dataset", "model", "decoding"]].drop_duplicates()) == 5
+    assert set(adequacy.groupby("dataset")["language"].first().items()) == {
+        ("wmt14", "de"), ("asset", "en"), ("dailydialog", "en"), ("writingprompts", "en")}
     assert scheduled(production_run) == {}
 
 
@@ -55,9 +59,10 @@ def test_a_new_decoding_schedules_only_its_jobs_and_the_aggregates(production_ru
         config["production"]["decodings"].pop()
         (production_run / "config.yaml").write_text(yaml.safe_dump(config))
     per_system = ("production_sample", "production_distances", "production_divergence",
-                  "production_miscalibrated")
+                  "production_miscalibrated", "production_adequacy")
     assert jobs == {**dict.fromkeys(per_system, 5), "production_merge": 5, "production_summary": 1,
-                    "report_table_production_summary": 1,
+                    "report_table_production_summary": 1, "production_adequacy_summary": 1,
+                    "report_table_production_adequacy": 1,
                     "production_figures": 1, "explorer": 1, "results_page": 1, "all": 1}
 
 

@@ -148,6 +148,70 @@ rule production_divergence:
         "--distances {input.distances} --seed {params.seed} --out {output} > {log} 2>&1"
 
 
+rule production_adequacy:
+    """Per input: chrF and BLEU against the references, the shares of outputs in the task's
+    language, empty and copying the input."""
+    input:
+        instances=rules.production_data.output,
+        samples=rules.production_merge.output,
+    output:
+        f"{PROD_SYSTEM}/adequacy.parquet",
+    params:
+        language=lambda w: dataset_setting(w.dataset, "language"),
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_adequacy")
+    resources:
+        **job_resources("production_adequacy"),
+    log:
+        log_path("production_adequacy", "{dataset}", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("production_adequacy", "{dataset}", "{model}", "{decoding}")
+    shell:
+        "varprobe production-adequacy --instances {input.instances} "
+        "--samples {input.samples} --language {params.language:q} --out {output} "
+        "> {log} 2>&1"
+
+
+rule production_adequacy_summary:
+    """Mean of every per-input adequacy statistic with a 95% bootstrap CI, per system."""
+    input:
+        production_path(f"{PROD_SYSTEM}/adequacy.parquet"),
+    output:
+        f"{PROD}/adequacy.parquet",
+    params:
+        seed=config["seed"],
+        bootstrap=PRODUCTION["bootstrap_resamples"],
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_adequacy_summary")
+    resources:
+        **job_resources("production_adequacy_summary"),
+    log:
+        log_path("production_adequacy_summary", "summary"),
+    benchmark:
+        benchmark_path("production_adequacy_summary", "summary")
+    shell:
+        "varprobe production-adequacy-summary --adequacy {input} --seed {params.seed} "
+        "--bootstrap {params.bootstrap} --out {output} > {log} 2>&1"
+
+
+report_table(
+    "production_adequacy",
+    f"{PROD}/adequacy.parquet",
+    "Production",
+    "Production adequacy: does each generator do its task?",
+    schema="production_adequacy_summary",
+    caption=(
+        "Adequacy of every production system on its task, the condition for reading its variability:\n"
+        "the mean over inputs of each input's mean sentence chrF and BLEU (sacrebleu) of its outputs\n"
+        "against its references, and of the shares of its outputs identified (py3langid) as in the\n"
+        "task's output language (``language``), empty, and copying the input (equal to it, or to one of\n"
+        "its lines, up to case, spacing and NFKC), with 95% percentile-bootstrap intervals over inputs."
+    ),
+)
+
+
 rule production_miscalibrated:
     """The inputs whose W1 exceeds every configured threshold, with human and model outputs."""
     input:

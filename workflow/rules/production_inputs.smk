@@ -68,6 +68,7 @@ def production_targets():
     """The tables and figures of the production study."""
     return [
         f"{PROD}/summary.parquet",
+        f"{PROD}/adequacy.parquet",
         *(f"{PROD}/figures/{name}.png" for name in PRODUCTION_FIGURES),
         *production_path(f"{PROD_SYSTEM}/miscalibrated.parquet"),
     ]

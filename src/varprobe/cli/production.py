@@ -224,6 +224,28 @@ def _production_summary(args: argparse.Namespace) -> None:
     tables.write(pd.concat(frames, ignore_index=True), args.out, "production_summary")
 
 
+def _production_adequacy(args: argparse.Namespace) -> None:
+    from varprobe.analysis.adequacy import IDENTIFIER, input_adequacy
+
+    instances = tables.read(args.instances, "production_instances")
+    samples = tables.read(args.samples, "production_samples")
+    tables.write(input_adequacy(instances, samples, args.language), args.out, "production_adequacy",
+                 {"language": args.language, "identifier": IDENTIFIER,
+                  "prompt": tables.read_metadata(args.samples).get("prompt")})
+
+
+def _production_adequacy_summary(args: argparse.Namespace) -> None:
+    from varprobe.analysis.adequacy import summarise
+
+    frames = []
+    for path in args.adequacy:
+        language = tables.read_metadata(path)["language"]
+        summary = summarise(tables.read(path, "production_adequacy"), args.seed, args.bootstrap)
+        frames.append(summary.assign(**_system_names(path), language=language))
+    columns = list(tables.SCHEMAS["production_adequacy_summary"])
+    tables.write(pd.concat(frames, ignore_index=True)[columns], args.out, "production_adequacy_summary")
+
+
 def _production_miscalibrated(args: argparse.Namespace) -> None:
     from varprobe.analysis.production import miscalibrated
 
@@ -345,6 +367,23 @@ def register(sub) -> None:
     p.add_argument("--bootstrap", type=int, required=True)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_summary)
+
+    p = sub.add_parser("production-adequacy",
+                       help="per input: chrF, BLEU, output-language, empty and copy shares")
+    p.add_argument("--instances", required=True)
+    p.add_argument("--samples", required=True)
+    p.add_argument("--language", required=True, help="the task's output language (ISO 639-1)")
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_production_adequacy)
+
+    p = sub.add_parser("production-adequacy-summary",
+                       help="bootstrap means over inputs of every system's adequacy")
+    p.add_argument("--adequacy", nargs="+", required=True,
+                   help="per-input adequacy tables, at .../DATASET/MODEL/DECODING/adequacy.parquet")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--bootstrap", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_production_adequacy_summary)
 
     p = sub.add_parser("production-miscalibrated", help="the most miscalibrated inputs (Sec. 7)")
     p.add_argument("--instances", required=True)
