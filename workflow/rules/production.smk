@@ -33,18 +33,44 @@ rule production_data:
         "{params.options} {params.raw} --out {output} > {log} 2>&1"
 
 
+rule production_examples:
+    """A dataset's few-shot split -> the instances table its prompt examples are drawn from."""
+    input:
+        example_inputs,
+    output:
+        f"{PROD}/{{dataset}}/examples.parquet",
+    params:
+        options=example_options,
+        raw=lambda w: raw_options(w.dataset),
+        raw_dir=lambda w: f"{RESULTS}/raw/{w.dataset}",
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_examples")
+    resources:
+        **job_resources("production_examples"),
+    log:
+        log_path("production_examples", "{dataset}"),
+    benchmark:
+        benchmark_path("production_examples", "{dataset}")
+    shell:
+        "varprobe production-data --dataset {wildcards.dataset} --raw-dir {params.raw_dir} "
+        "{params.options} {params.raw} --out {output} > {log} 2>&1"
+
+
 rule production_sample:
     """n_samples productions per input from a model under a decoding (a network, a fine-tuned
     network with its checkpoint, or an API model)."""
     input:
         instances=rules.production_data.output,
         checkpoint=production_checkpoint,
+        examples=few_shot_examples,
     output:
         f"{PROD_SYSTEM}/shards/{{shard}}.parquet",
     params:
         model=model_entry,
         decoding=production_decoding_entry,
         prompt=lambda w: PROD_DATASETS[w.dataset]["prompt"],
+        few_shot=few_shot_options,
         chat="--chat" if PRODUCTION["chat_template"] else "--no-chat",
         n_samples=PRODUCTION["n_samples"],
         max_new_tokens=PRODUCTION["max_new_tokens"],
@@ -71,7 +97,8 @@ rule production_sample:
     shell:
         "OMP_NUM_THREADS={threads} varprobe production-sample --model {params.model:q} "
         "--decoding {params.decoding:q} --instances {input.instances} "
-        "--prompt {params.prompt:q} {params.chat} --n-samples {params.n_samples} "
+        "--prompt {params.prompt:q} {params.few_shot} {params.chat} "
+        "--n-samples {params.n_samples} "
         "--max-new-tokens {params.max_new_tokens} --batch-size {resources.batch_size} "
         "--seed {params.seed} {params.checkpoint} "
         "--shard {wildcards.shard} --shards {params.shards} "
