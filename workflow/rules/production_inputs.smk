@@ -112,11 +112,10 @@ def example_inputs(wildcards):
     return _raw_files(wildcards.dataset, few_shot_split(wildcards.dataset))
 
 
-def _options(dataset, split, inputs):
-    """The command-line options of an instances table of ``split`` of ``dataset``, its own
+def _options(d, split, inputs):
+    """The command-line options of an instances table of ``split`` of dataset ``d``, its own
     options among them; with ``inputs``, the configured choice and cap of inputs and references
     (without, every input and reference of the split)."""
-    d = dataset
     choice = dataset_setting(d, "input_choice")
     chosen = {
         "max_inputs": dataset_setting(d, "max_inputs"),
