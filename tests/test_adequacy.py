@@ -43,6 +43,7 @@ def test_input_adequacy_by_hand():
     assert 100 / 3 <= a["chrf"] < 50 and 100 / 3 <= a["bleu"] < 50
     assert b["chrf"] == pytest.approx(100.0) and b["bleu"] == pytest.approx(100.0)
     assert b["language_share"] == 1.0 and b["empty_share"] == b["copy_share"] == 0.0
+    assert a["reference_language_share"] == b["reference_language_share"] == 1.0
 
 
 def test_input_adequacy_names_samples_of_unknown_inputs():
@@ -90,7 +91,7 @@ def test_the_results_page_shows_one_row_per_system_beside_the_production_tables(
 
     rows = [{"dataset": "wmt14", "model": m, "decoding": "ancestral", "language": "de",
              "statistic": s, "n_inputs": 10, "n_outputs": 50, "mean": v, "ci_low": v - 1, "ci_high": v + 1}
-            for m in ("m1", "m2") for s, v in zip(STATISTICS, (40.0, 12.0, 0.25, 0.0, 0.5), strict=True)]
+            for m in ("m1", "m2") for s, v in zip(STATISTICS, (40.0, 12.0, 0.25, 0.0, 0.5, 0.9), strict=True)]
     path = tmp_path / "adequacy.parquet"
     tables.write(pd.DataFrame(rows), path, "production_adequacy_summary")
     assert "production_adequacy" in page.SECTIONS["production"].entries

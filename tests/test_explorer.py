@@ -177,11 +177,13 @@ def test_production_adequacy_follows_the_inputs_order_and_is_empty_without_a_tab
     assert production_adequacy(instances, system) == {}
     adequacy = tables.conform(pd.DataFrame({
         "input_id": ["c", "a"], "n_outputs": [1, 2], "chrf": [10.0, 55.5], "bleu": [0.0, 20.0],
-        "language_share": [1.0, 0.5], "empty_share": [0.0, 0.5], "copy_share": [0.0, 0.0]}),
+        "language_share": [1.0, 0.5], "empty_share": [0.0, 0.5], "copy_share": [0.0, 0.0],
+        "reference_language_share": [1.0, 1.0]}),
         "production_adequacy")
     found = production_adequacy(instances, dataclasses.replace(system, adequacy=adequacy))
     assert found["chrf"] == [55.5, None, 10.0] and found["empty_share"] == [0.5, None, 0.0]
-    assert set(found) == {"chrf", "bleu", "language_share", "empty_share", "copy_share"}
+    assert set(found) == {"chrf", "bleu", "language_share", "empty_share", "copy_share",
+                          "reference_language_share"}
 
 
 def test_production_texts_and_outputs_come_in_blocks():
@@ -307,7 +309,8 @@ def test_cli_reads_each_systems_adequacy_beside_its_divergences(tmp_path, capsys
                                 ("divergences", system.divergences, "production_divergences"),
                                 ("adequacy", pd.DataFrame({
                                     "input_id": ["b"], "n_outputs": [1], "chrf": [42.0], "bleu": [7.0],
-                                    "language_share": [1.0], "empty_share": [0.0], "copy_share": [1.0]}),
+                                    "language_share": [1.0], "empty_share": [0.0], "copy_share": [1.0],
+                                    "reference_language_share": [1.0]}),
                                  "production_adequacy")]:
         tables.write(frame, folder / f"{name}.parquet", schema)
     options = ["explorer", "--out", str(tmp_path / "explorer"),

@@ -105,6 +105,7 @@ SCHEMAS: dict[str, dict[str, str]] = {
     "production_adequacy": {
         "input_id": "string", "n_outputs": "int64", "chrf": "float64", "bleu": "float64",
         "language_share": "float64", "empty_share": "float64", "copy_share": "float64",
+        "reference_language_share": "float64",
     },
     "production_adequacy_summary": {
         "dataset": "string", "model": "string", "decoding": "string", "language": "string",

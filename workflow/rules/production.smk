@@ -234,7 +234,8 @@ report_table(
         "the mean over inputs of each input's mean sentence chrF and BLEU (sacrebleu) of its outputs\n"
         "against its references, and of the shares of its outputs identified (py3langid) as in the\n"
         "task's output language (``language``), empty, and copying the input (equal to it, or to one of\n"
-        "its lines, up to case, spacing and NFKC), with 95% percentile-bootstrap intervals over inputs."
+        "its lines, up to case, spacing and NFKC), with 95% percentile-bootstrap intervals over inputs;\n"
+        "the references' share in the task's language is the identifier's ceiling."
     ),
 )
 

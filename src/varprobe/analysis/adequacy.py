@@ -25,8 +25,11 @@ from varprobe.metrics.adequacy import (
     mean_chrf,
 )
 
-STATISTICS = ("chrf", "bleu", "language_share", "empty_share", "copy_share")
-"""The per-input adequacy statistics, as columns of the per-input table and rows of the summary."""
+STATISTICS = ("chrf", "bleu", "language_share", "empty_share", "copy_share",
+              "reference_language_share")
+"""The per-input adequacy statistics, as columns of the per-input table and rows of the summary;
+``reference_language_share`` is ``language_share`` of the input's references, what the
+identifier makes of human outputs of the task (its ceiling on short texts)."""
 
 IDENTIFIER = "py3langid"
 """The language identifier: py3langid (Lui & Baldwin 2012's langid.py, its 97 languages and
@@ -67,7 +70,8 @@ def input_adequacy(instances: pd.DataFrame, samples: pd.DataFrame, language: str
                      "chrf": mean_chrf(outputs, list(references)),
                      "bleu": mean_bleu(outputs, list(references)),
                      "language_share": language_share(identify(outputs), language),
-                     "empty_share": empty_share(outputs), "copy_share": copy_share(outputs, source)})
+                     "empty_share": empty_share(outputs), "copy_share": copy_share(outputs, source),
+                     "reference_language_share": language_share(identify(list(references)), language)})
     return pd.DataFrame(rows, columns=["input_id", "n_outputs", *STATISTICS])
 
 

@@ -45,7 +45,8 @@ PRODUCTION_STATISTICS = (
     "mean_H", "mean_M", "mean_C", "mean_M_minus_H", "mean_C_minus_H", "w1_M_H", "w1_C_H",
     "w1_control",
 )
-PRODUCTION_ADEQUACY = ("chrf", "bleu", "language_share", "empty_share", "copy_share")
+PRODUCTION_ADEQUACY = ("chrf", "bleu", "language_share", "empty_share", "copy_share",
+                       "reference_language_share")
 """The per-input adequacy statistics shown (``analysis.adequacy.STATISTICS``)."""
 
 

@@ -249,7 +249,7 @@ def production_w1(summary: pd.DataFrame) -> pd.DataFrame:
 
 ADEQUACY_STATISTICS = {
     "chrf": "chrF", "bleu": "BLEU", "language_share": "in the task's language", "empty_share": "empty",
-    "copy_share": "copies the input",
+    "copy_share": "copies the input", "reference_language_share": "references in the task's language",
 }
 
 

@@ -300,6 +300,7 @@ const VP = (() => {
     ["language_share", "in the task's language", "share of outputs identified as in the task's language"],
     ["empty_share", "empty", "share of empty outputs"],
     ["copy_share", "copies the input", "share of outputs that copy the input"],
+    ["reference_language_share", "references in the task's language", "share of the references identified as in the task's language (the identifier's ceiling)"],
   ];
 
   function productionStart(manifest) {
