@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -15,6 +16,7 @@ from varprobe.cli import main
 from varprobe.explorer.data import (
     ProductionSystem,
     ProvoSystem,
+    production_adequacy,
     production_outputs,
     production_sources,
     production_statistics,
@@ -170,6 +172,20 @@ def test_production_statistics_follow_the_inputs_order():
     assert found["statistics"]["lexical-1"]["w1_control"] == [None, None, 0.3]
 
 
+def test_production_adequacy_follows_the_inputs_order_and_is_empty_without_a_table():
+    instances, system = production_tables()
+    assert production_adequacy(instances, system) == {}
+    adequacy = tables.conform(pd.DataFrame({
+        "input_id": ["c", "a"], "n_outputs": [1, 2], "chrf": [10.0, 55.5], "bleu": [0.0, 20.0],
+        "language_share": [1.0, 0.5], "empty_share": [0.0, 0.5], "copy_share": [0.0, 0.0],
+        "reference_language_share": [1.0, 1.0]}),
+        "production_adequacy")
+    found = production_adequacy(instances, dataclasses.replace(system, adequacy=adequacy))
+    assert found["chrf"] == [55.5, None, 10.0] and found["empty_share"] == [0.5, None, 0.0]
+    assert set(found) == {"chrf", "bleu", "language_share", "empty_share", "copy_share",
+                          "reference_language_share"}
+
+
 def test_production_texts_and_outputs_come_in_blocks():
     instances, system = production_tables()
     assert production_sources(instances)["source"] == ["Source A.", "Source B.", "Source C."]
@@ -209,7 +225,8 @@ def test_the_folder_holds_the_page_its_assets_and_every_chunk_it_names(tmp_path)
     named = [manifest["provo"]["table"], *manifest["provo"]["passages"].values(),
              *manifest["production"]["datasets"]["asset"]["blocks"],
              manifest["production"]["datasets"]["asset"]["sources"],
-             *(c for s in manifest["production"]["systems"] for c in [s["statistics"], *s["blocks"]])]
+             *(c for s in manifest["production"]["systems"]
+               for c in [s["statistics"], s["adequacy"], *s["blocks"]])]
     assert sorted(f"{n}.js" for n in [*named, "manifest"]) == sorted(p.name for p in (out / "data").iterdir())
     for chunk in named:
         assert _chunk(out / "data" / f"{chunk}.js")[0] == chunk
@@ -273,10 +290,37 @@ def test_the_explorer_names_each_quantity_as_the_results_page_does():
     from pathlib import Path
 
     from varprobe.explorer import page
-    from varprobe.results_page.tables import PRODUCTION_STATISTICS
+    from varprobe.results_page.tables import ADEQUACY_STATISTICS, PRODUCTION_STATISTICS
 
     script = (Path(page.__file__).parent / "assets" / "explorer.js").read_text()
     labels = dict(re.findall(r'\["(\w+)", "([^"]+)", "[^"]*"\]', script))
     assert {k: labels[k] for k in PRODUCTION_STATISTICS} == PRODUCTION_STATISTICS
+    assert {k: labels[k] for k in ADEQUACY_STATISTICS} == ADEQUACY_STATISTICS
     assert '"TVD(O2, O1)"' in script and '" TVD(M, H)"' in script
     assert "oracle TVD" not in script and "W1(C,H)" not in script
+
+
+def test_cli_reads_each_systems_adequacy_beside_its_divergences(tmp_path, capsys):
+    instances, system = production_tables()
+    folder = tmp_path / "asset/m/top-k-30"
+    tables.write(instances, tmp_path / "asset/instances.parquet", "production_instances")
+    for name, frame, schema in [("samples", system.samples, "production_samples"),
+                                ("distances", system.distances, "production_distances"),
+                                ("divergences", system.divergences, "production_divergences"),
+                                ("adequacy", pd.DataFrame({
+                                    "input_id": ["b"], "n_outputs": [1], "chrf": [42.0], "bleu": [7.0],
+                                    "language_share": [1.0], "empty_share": [0.0], "copy_share": [1.0],
+                                    "reference_language_share": [1.0]}),
+                                 "production_adequacy")]:
+        tables.write(frame, folder / f"{name}.parquet", schema)
+    options = ["explorer", "--out", str(tmp_path / "explorer"),
+               "--production-instances", str(tmp_path / "asset/instances.parquet"),
+               *(x for name in ("samples", "distances", "divergences")
+                 for x in (f"--production-{name}", str(folder / f"{name}.parquet")))]
+    main([*options, "--production-adequacy", str(folder / "adequacy.parquet")])
+    _, manifest = _chunk(tmp_path / "explorer/data/manifest.js")
+    _, adequacy = _chunk(tmp_path / "explorer/data" / f"{manifest['production']['systems'][0]['adequacy']}.js")
+    assert adequacy["chrf"] == [None, 42.0, None] and adequacy["copy_share"] == [None, 1.0, None]
+    with pytest.raises(SystemExit):
+        main([*options, "--production-adequacy", str(folder / "adequacy.parquet"), str(folder / "adequacy.parquet")])
+    assert "--production-adequacy needs one path per system (1), got 2" in capsys.readouterr().err

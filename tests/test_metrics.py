@@ -336,3 +336,68 @@ def test_histogram_overlap_is_one_minus_the_tvd_of_the_bin_shares_whatever_the_c
 def test_histogram_overlap_refuses_what_has_no_shape(a, b, match):
     with pytest.raises(ValueError, match=match):
         histogram_overlap(np.array(a, dtype=float), np.array(b, dtype=float))
+
+
+# ---- adequacy ------------------------------------------------------------------
+
+
+def test_chrf_and_bleu_are_100_for_an_output_equal_to_a_reference_and_0_for_empty():
+    from varprobe.metrics.adequacy import mean_bleu, mean_chrf
+
+    refs = ["Der Hund schläft im Garten.", "Im Garten schläft der Hund."]
+    assert mean_chrf(["Im Garten schläft der Hund."], refs) == pytest.approx(100.0)
+    assert mean_bleu(["Im Garten schläft der Hund."], refs) == pytest.approx(100.0)
+    assert mean_chrf([""], refs) == 0.0
+    assert mean_bleu([""], refs) == 0.0
+
+
+def test_chrf_takes_the_best_reference_and_averages_over_outputs():
+    from varprobe.metrics.adequacy import mean_chrf
+
+    # One exact output (100) and one disjoint output (0: no character n-gram in common).
+    assert mean_chrf(["abc def", "xyz"], ["uuu", "abc def"]) == pytest.approx(50.0)
+
+
+def test_bleu_rewards_a_partial_match_less_than_a_whole_one():
+    from varprobe.metrics.adequacy import mean_bleu
+
+    ref = ["the cat sat on the mat today"]
+    partial = mean_bleu(["the cat sat on a rug"], ref)
+    assert 0.0 < partial < mean_bleu(["the cat sat on the mat today"], ref)
+
+
+@pytest.mark.parametrize(("outputs", "source", "empty", "copy"), [
+    (["", "  \n", "Hallo."], "Hello.", 2 / 3, 0.0),
+    (["hello.", "HELLO.", "Hallo."], "Hello.", 0.0, 2 / 3),
+    # a repeated turn of a dialogue context copies it; a longer answer that contains it does not
+    (["How are you?", "Fine, how are you?"], "Hi!\nHow are you?", 0.0, 0.5),
+    (["ｈｅｌｌｏ", "hello world"], "Hello", 0.0, 0.5),   # NFKC: full-width letters
+])
+def test_empty_and_copy_shares_count_by_their_definitions(outputs, source, empty, copy):
+    from varprobe.metrics.adequacy import copy_share, empty_share
+
+    assert empty_share(outputs) == pytest.approx(empty)
+    assert copy_share(outputs, source) == pytest.approx(copy)
+
+
+def test_language_share_counts_unidentified_outputs_as_not_in_the_target():
+    from varprobe.metrics.adequacy import language_share
+
+    assert language_share(["de", "de", "en", None], "de") == 0.5
+    assert language_share([None], "en") == 0.0
+
+
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda m: m.mean_chrf([], ["a"]), "outputs is empty"),
+    (lambda m: m.mean_bleu(["a"], []), "references is empty"),
+    (lambda m: m.mean_chrf("abc", ["a"]), "one string"),
+    (lambda m: m.empty_share([]), "outputs is empty"),
+    (lambda m: m.copy_share([], "a"), "outputs is empty"),
+    (lambda m: m.language_share([], "de"), "non-empty"),
+    (lambda m: m.language_share(["de"], ""), "target"),
+])
+def test_adequacy_metrics_reject_empty_inputs(call, match):
+    from varprobe.metrics import adequacy
+
+    with pytest.raises(ValueError, match=match):
+        call(adequacy)

@@ -25,7 +25,8 @@ def production_run(tmp_path_factory, data_mirror, tiny_model_dir, tiny_seq2seq_d
     datasets = [
         {"name": "wmt14", "prompt": "{source}", "models": ["tiny-marian"]},
         {"name": "asset", "prompt": "Simplify: {source}", "models": ["tiny-t5", "tiny-gpt2"]},
-        {"name": "dailydialog", "prompt": "{source}\n", "models": ["tiny-gpt2"], "max_inputs": 1},
+        {"name": "dailydialog", "prompt": "{source}\n", "models": ["tiny-gpt2"], "max_inputs": 1,
+         "few_shot": 2, "few_shot_split": "test"},
         {"name": "writingprompts", "prompt": "{source}\n", "models": ["tiny-gpt2"],
          "min_stories": 4, "data_mirror": str(writingprompts_mirror)},
     ]
@@ -42,6 +43,10 @@ def test_every_table_and_figure_is_written(production_run):
     summary = tables.read(out / "summary.parquet", "production_summary")
     systems = summary[["dataset", "model", "decoding"]].drop_duplicates()
     assert len(systems) == 5
+    adequacy = tables.read(out / "adequacy.parquet", "production_adequacy_summary")
+    assert len(adequacy[["dataset", "model", "decoding"]].drop_duplicates()) == 5
+    assert set(adequacy.groupby("dataset")["language"].first().items()) == {
+        ("wmt14", "de"), ("asset", "en"), ("dailydialog", "en"), ("writingprompts", "en")}
     assert scheduled(production_run) == {}
 
 
@@ -55,9 +60,10 @@ def test_a_new_decoding_schedules_only_its_jobs_and_the_aggregates(production_ru
         config["production"]["decodings"].pop()
         (production_run / "config.yaml").write_text(yaml.safe_dump(config))
     per_system = ("production_sample", "production_distances", "production_divergence",
-                  "production_miscalibrated")
+                  "production_miscalibrated", "production_adequacy")
     assert jobs == {**dict.fromkeys(per_system, 5), "production_merge": 5, "production_summary": 1,
-                    "report_table_production_summary": 1,
+                    "report_table_production_summary": 1, "production_adequacy_summary": 1,
+                    "report_table_production_adequacy": 1,
                     "production_figures": 1, "explorer": 1, "results_page": 1, "all": 1}
 
 
@@ -77,6 +83,18 @@ def test_samples_pairs_and_divergences_have_the_configured_sizes(production_run)
     assert len(divergences) == 2 * 5 and divergences["w1_control"].notna().all()
     gpt2 = tables.read_metadata(production_run / "results/production/asset/tiny-gpt2/top-k-30/samples.parquet")
     assert gpt2["prompt"] == "Simplify: {source}" and gpt2["chat_template"] is False
+
+
+def test_a_few_shot_dataset_prompts_with_examples_of_its_other_split(production_run):
+    system = production_run / "results/production/dailydialog/tiny-gpt2/top-k-30"
+    meta = tables.read_metadata(system / "samples.parquet")
+    examples = tables.read(production_run / "results/production/dailydialog/examples.parquet",
+                           "production_instances")
+    assert meta["few_shot"]["k"] == 2 and meta["few_shot"]["split"] == "test"
+    assert set(meta["few_shot"]["input_ids"]) <= set(examples["input_id"]) and len(examples) > 2
+    assert meta["prompt"].endswith("\n\n{source}\n") and meta["few_shot"]["template"] == "{source}\n"
+    asset = tables.read_metadata(production_run / "results/production/asset/tiny-t5/top-k-30/samples.parquet")
+    assert "few_shot" not in asset
 
 
 def test_control_is_identical_across_systems_of_a_dataset(production_run):

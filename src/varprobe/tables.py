@@ -151,6 +151,16 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "available": "bool", "statistic": "string", "n_inputs": "int64", "mean": "float64",
         "ci_low": "float64", "ci_high": "float64",
     },
+    "production_adequacy": {
+        "input_id": "string", "n_outputs": "int64", "chrf": "float64", "bleu": "float64",
+        "language_share": "float64", "empty_share": "float64", "copy_share": "float64",
+        "reference_language_share": "float64",
+    },
+    "production_adequacy_summary": {
+        "dataset": "string", "model": "string", "decoding": "string", "language": "string",
+        "statistic": "string", "n_inputs": "int64", "n_outputs": "int64", "mean": "float64",
+        "ci_low": "float64", "ci_high": "float64",
+    },
     "production_miscalibrated": {
         "dataset": "string", "model": "string", "decoding": "string", "statistic": "string",
         "input_id": "string", "excess": "float64", "values": "string", "source": "string",

@@ -22,6 +22,7 @@ PRODUCTION_EXPLORED = (
         samples=production_path(f"{PROD_SYSTEM}/samples.parquet"),
         distances=production_path(f"{PROD_SYSTEM}/distances.parquet"),
         divergences=production_path(f"{PROD_SYSTEM}/divergences.parquet"),
+        adequacy=production_path(f"{PROD_SYSTEM}/adequacy.parquet"),
     )
     if "production" in config
     else {}

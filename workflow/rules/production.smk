@@ -33,18 +33,44 @@ rule production_data:
         "{params.options:q} {params.raw:q} --out {output:q} > {log:q} 2>&1"
 
 
+rule production_examples:
+    """A dataset's few-shot split -> the instances table its prompt examples are drawn from."""
+    input:
+        example_inputs,
+    output:
+        f"{PROD}/{{dataset}}/examples.parquet",
+    params:
+        options=example_options,
+        raw=lambda w: raw_options(w.dataset),
+        raw_dir=lambda w: f"{RESULTS}/raw/{w.dataset}",
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_examples")
+    resources:
+        **job_resources("production_examples"),
+    log:
+        log_path("production_examples", "{dataset}"),
+    benchmark:
+        benchmark_path("production_examples", "{dataset}")
+    shell:
+        "varprobe production-data --dataset {wildcards.dataset} --raw-dir {params.raw_dir} "
+        "{params.options} {params.raw} --out {output} > {log} 2>&1"
+
+
 rule production_sample:
     """n_samples productions per input from a model under a decoding (a network, a fine-tuned
     network with its checkpoint, or an API model)."""
     input:
         instances=rules.production_data.output,
         checkpoint=production_checkpoint,
+        examples=few_shot_examples,
     output:
         f"{PROD_SYSTEM}/shards/{{shard}}.parquet",
     params:
         model=model_entry,
         decoding=production_decoding_entry,
         prompt=lambda w: PROD_DATASETS[w.dataset]["prompt"],
+        few_shot=few_shot_options,
         chat="--chat" if PRODUCTION["chat_template"] else "--no-chat",
         n_samples=PRODUCTION["n_samples"],
         max_new_tokens=PRODUCTION["max_new_tokens"],
@@ -71,7 +97,7 @@ rule production_sample:
     shell:
         "OMP_NUM_THREADS={threads:q} varprobe production-sample --model {params.model:q} "
         "--decoding {params.decoding:q} --instances {input.instances:q} "
-        "--prompt {params.prompt:q} {params.chat:q} --n-samples {params.n_samples:q} "
+        "--prompt {params.prompt:q} {params.few_shot:q} {params.chat:q} --n-samples {params.n_samples:q} "
         "--max-new-tokens {params.max_new_tokens:q} --batch-size {resources.batch_size:q} "
         "--seed {params.seed:q} {params.checkpoint:q} "
         "--shard {wildcards.shard:q} --shards {params.shards:q} "
@@ -146,6 +172,71 @@ rule production_divergence:
     shell:
         "varprobe production-divergence --instances {input.instances:q} "
         "--distances {input.distances:q} --seed {params.seed:q} --out {output:q} > {log:q} 2>&1"
+
+
+rule production_adequacy:
+    """Per input: chrF and BLEU against the references, the shares of outputs in the task's
+    language, empty and copying the input."""
+    input:
+        instances=rules.production_data.output,
+        samples=rules.production_merge.output,
+    output:
+        f"{PROD_SYSTEM}/adequacy.parquet",
+    params:
+        language=lambda w: dataset_setting(w.dataset, "language"),
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_adequacy")
+    resources:
+        **job_resources("production_adequacy"),
+    log:
+        log_path("production_adequacy", "{dataset}", "{model}", "{decoding}"),
+    benchmark:
+        benchmark_path("production_adequacy", "{dataset}", "{model}", "{decoding}")
+    shell:
+        "varprobe production-adequacy --instances {input.instances} "
+        "--samples {input.samples} --language {params.language:q} --out {output} "
+        "> {log} 2>&1"
+
+
+rule production_adequacy_summary:
+    """Mean of every per-input adequacy statistic with a 95% bootstrap CI, per system."""
+    input:
+        production_path(f"{PROD_SYSTEM}/adequacy.parquet"),
+    output:
+        f"{PROD}/adequacy.parquet",
+    params:
+        seed=config["seed"],
+        bootstrap=PRODUCTION["bootstrap_resamples"],
+    conda:
+        CONDA_ENV
+    threads: job_threads("production_adequacy_summary")
+    resources:
+        **job_resources("production_adequacy_summary"),
+    log:
+        log_path("production_adequacy_summary", "summary"),
+    benchmark:
+        benchmark_path("production_adequacy_summary", "summary")
+    shell:
+        "varprobe production-adequacy-summary --adequacy {input} --seed {params.seed} "
+        "--bootstrap {params.bootstrap} --out {output} > {log} 2>&1"
+
+
+report_table(
+    "production_adequacy",
+    f"{PROD}/adequacy.parquet",
+    "Production",
+    "Production adequacy: does each generator do its task?",
+    schema="production_adequacy_summary",
+    caption=(
+        "Adequacy of every production system on its task, the condition for reading its variability:\n"
+        "the mean over inputs of each input's mean sentence chrF and BLEU (sacrebleu) of its outputs\n"
+        "against its references, and of the shares of its outputs identified (py3langid) as in the\n"
+        "task's output language (``language``), empty, and copying the input (equal to it, or to one of\n"
+        "its lines, up to case, spacing and NFKC), with 95% percentile-bootstrap intervals over inputs;\n"
+        "the references' share in the task's language is the identifier's ceiling."
+    ),
+)
 
 
 rule production_miscalibrated:

@@ -67,6 +67,7 @@ def production_targets():
     """The tables and figures of the production study."""
     return [
         f"{PROD}/summary.parquet",
+        f"{PROD}/adequacy.parquet",
         *(f"{PROD}/figures/{name}.png" for name in PRODUCTION_FIGURES),
         *production_path(f"{PROD_SYSTEM}/miscalibrated.parquet"),
     ]
@@ -80,43 +81,59 @@ PRODUCTION_FIGURES = (
 )
 
 
-def raw_inputs(wildcards):
-    """The raw files a dataset's configured split is read from: those fetched into
-    results/raw, or the file an entry brings and its digest record (none for a `datasets:`
-    source)."""
-    entry = PROD_DATASETS[wildcards.dataset]
+def few_shot_split(dataset):
+    """The split a dataset's few-shot examples are drawn from: its ``few_shot_split``, else the
+    split it is evaluated on."""
+    return PROD_DATASETS[dataset].get(
+        "few_shot_split", dataset_setting(dataset, "split")
+    )
+
+
+def _raw_files(dataset, split):
+    """The raw files ``split`` of ``dataset`` is read from: those fetched into results/raw, or
+    the file an entry brings and its digest record (none for a `datasets:` source)."""
+    entry = PROD_DATASETS[dataset]
     if is_user_task(entry):
         if "file" not in entry:
             return []
-        return [
-            entry["file"],
-            data_digest(entry["file"], f"production/{wildcards.dataset}"),
-        ]
-    split = dataset_setting(wildcards.dataset, "split")
+        return [entry["file"], data_digest(entry["file"], f"production/{dataset}")]
     return [
-        f"{RESULTS}/raw/{wildcards.dataset}/{f}"
-        for f in DATASET_RECORDS[wildcards.dataset].raw_files(split)
+        f"{RESULTS}/raw/{dataset}/{f}"
+        for f in DATASET_RECORDS[dataset].raw_files(split)
     ]
 
 
-def data_options(wildcards):
-    """The command-line options of a dataset's instances table, its own options among them, as
-    a list of arguments."""
-    d = wildcards.dataset
+def raw_inputs(wildcards):
+    """The raw files a dataset's configured split is read from."""
+    return _raw_files(wildcards.dataset, dataset_setting(wildcards.dataset, "split"))
+
+
+def example_inputs(wildcards):
+    """The raw files a dataset's few-shot examples are read from."""
+    return _raw_files(wildcards.dataset, few_shot_split(wildcards.dataset))
+
+
+def _options(d, split, inputs):
+    """The command-line options of an instances table of ``split`` of dataset ``d``, its own
+    options among them; with ``inputs``, the configured choice and cap of inputs and references
+    (without, every input and reference of the split)."""
     choice = dataset_setting(d, "input_choice")
+    chosen = {
+        "max_inputs": dataset_setting(d, "max_inputs"),
+        # the CLI's default, first, is not passed: a run that chose nothing keeps its command
+        "input_choice": None if choice == "first" else choice,
+        "max_references": dataset_setting(d, "max_references"),
+    }
     options = {
         "entry": (
             json.dumps(reader_entry(PROD_DATASETS[d]), sort_keys=True)
             if is_user_task(PROD_DATASETS[d])
             else None
         ),
-        "split": dataset_setting(d, "split"),
+        "split": split,
         **{option: dataset_setting(d, option) for option in DATASET_RECORDS[d].options},
         "seed": config["seed"],
-        "max_inputs": dataset_setting(d, "max_inputs"),
-        # the CLI's default, first, is not passed: a run that chose nothing keeps its command
-        "input_choice": None if choice == "first" else choice,
-        "max_references": dataset_setting(d, "max_references"),
+        **(chosen if inputs else {}),
     }
     return [
         argument
@@ -124,6 +141,34 @@ def data_options(wildcards):
         if value is not None
         for argument in (f"--{key.replace('_', '-')}", str(value))
     ]
+
+
+def data_options(wildcards):
+    """The command-line options of a dataset's instances table."""
+    d = wildcards.dataset
+    return _options(d, dataset_setting(d, "split"), inputs=True)
+
+
+def example_options(wildcards):
+    """The command-line options of the instances table a dataset's few-shot examples are drawn
+    from: every input of its few-shot split."""
+    return _options(wildcards.dataset, few_shot_split(wildcards.dataset), inputs=False)
+
+
+def few_shot_examples(wildcards):
+    """The few-shot examples table of a dataset with ``few_shot``, as an input (none without)."""
+    if "few_shot" not in PROD_DATASETS[wildcards.dataset]:
+        return []
+    return f"{PROD}/{wildcards.dataset}/examples.parquet"
+
+
+def few_shot_options(wildcards, input):
+    """``--few-shot K --examples TABLE`` for a dataset with ``few_shot``, else nothing, as a
+    list of arguments."""
+    if not input.examples:
+        return []
+    k = PROD_DATASETS[wildcards.dataset]["few_shot"]
+    return ["--few-shot", str(k), "--examples", str(input.examples)]
 
 
 PROBE_RESOURCES = {

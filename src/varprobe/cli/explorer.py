@@ -50,6 +50,10 @@ def _production(args: argparse.Namespace) -> dict | None:
 
     samples, distances, divergences = _same_length(
         args, "production_samples", "production_distances", "production_divergences")
+    adequacy = args.production_adequacy or [None] * len(divergences)
+    if len(adequacy) != len(divergences):
+        raise ValueError(f"--production-adequacy needs one path per system ({len(divergences)}), "
+                         f"got {len(adequacy)}")
     if not args.production_instances:
         if divergences:
             raise ValueError("--production-divergences given without --production-instances")
@@ -57,13 +61,14 @@ def _production(args: argparse.Namespace) -> dict | None:
     instances = {Path(p).parent.name: tables.read(p, "production_instances")
                  for p in args.production_instances}
     systems = []
-    for sample_path, distance_path, divergence_path in zip(samples, distances, divergences,
-                                                           strict=True):
+    for sample_path, distance_path, divergence_path, adequacy_path in zip(
+            samples, distances, divergences, adequacy, strict=True):
         dataset, model, decoding = Path(divergence_path).parts[-4:-1]
         systems.append(ProductionSystem(
             dataset, model, decoding, tables.read(sample_path, "production_samples"),
             tables.read(distance_path, "production_distances"),
             tables.read(divergence_path, "production_divergences"),
+            tables.read(adequacy_path, "production_adequacy") if adequacy_path else None,
         ))
     return {"instances": instances, "systems": systems}
 
@@ -102,6 +107,8 @@ def register(sub) -> None:
     p.add_argument("--production-divergences", nargs="*",
                    help=".../{dataset}/{model}/{decoding}/divergences.parquet, the system named "
                         "by its folders; samples and distances in the same order")
+    p.add_argument("--production-adequacy", nargs="*",
+                   help="each system's adequacy.parquet, in --production-divergences order (optional)")
     p.add_argument("--top", type=int, default=25, help="word bars per system and context")
     p.add_argument("--block", type=int, default=50, help="production inputs per data chunk")
     p.set_defaults(run=_explorer)

@@ -55,6 +55,24 @@ def _shard_instances(args: argparse.Namespace) -> pd.DataFrame:
     return instances.iloc[rows.start : rows.stop]
 
 
+def _prompt_template(args: argparse.Namespace) -> tuple[str, dict]:
+    """The job's prompt template: ``--prompt``, or with ``--few-shot K`` its few-shot form over K
+    examples of ``--examples`` drawn with ``--seed`` (``data.few_shot``), none of them an input
+    of ``--instances``; and what was drawn, for the samples' metadata."""
+    from varprobe.data.few_shot import choose_examples, few_shot_template
+
+    if args.few_shot is None:
+        return args.prompt, {}
+    if args.examples is None:
+        raise ValueError("--few-shot needs --examples (the instances table the examples are drawn from)")
+    inputs = set(tables.read(args.instances, "production_instances")["source"])
+    chosen = choose_examples(tables.read(args.examples, "production_instances"), args.few_shot,
+                             args.seed, inputs)
+    return few_shot_template(args.prompt, chosen), {"few_shot": {
+        "k": args.few_shot, "split": str(chosen["split"].iloc[0]), "template": args.prompt,
+        "input_ids": list(chosen["input_id"])}}
+
+
 def _production_sample(args: argparse.Namespace) -> None:
     from varprobe.models.loading import load_generator
     from varprobe.models.spec import ModelSpec
@@ -73,17 +91,18 @@ def _production_sample(args: argparse.Namespace) -> None:
     decoding = Decoding.from_config(args.decoding)
     settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat)
     instances = _shard_instances(args)
+    template, drawn = _prompt_template(args)
     spec = job_spec(args)
     loaded = load_generator(spec)
-    work = [(i, render_prompt(args.prompt, s)) for i, s in zip(instances["input_id"], instances["source"], strict=True)]
+    work = [(i, render_prompt(template, s)) for i, s in zip(instances["input_id"], instances["source"], strict=True)]
     metadata = {"model": args.model, "decoding": decoding.name,
                 "generation": generation_parameters(decoding, settings), "seed": args.seed,
-                "prompt": args.prompt, "chat_template": settings.chat and not loaded.is_seq2seq,
-                "device": spec.device, "shard": [args.shard, args.shards]}
+                "prompt": template, "chat_template": settings.chat and not loaded.is_seq2seq,
+                "device": spec.device, "shard": [args.shard, args.shards], **drawn}
     rows = _finished_rows(args.out, metadata, len(work))
     skip = {row["input_id"] for row in rows}
     productions = generate(loaded, work, decoding, settings, args.batch_size or DEFAULT_BATCH_SIZE, skip=skip,
-                           template=args.prompt)
+                           template=template)
     progress = tqdm(productions, total=len(work) - len(skip), file=sys.stderr,
                     desc=f"{spec.name}/{decoding.name}", mininterval=5)
     for input_id, samples in progress:
@@ -124,7 +143,8 @@ def _production_api_sample(args: argparse.Namespace) -> None:
     endpoint = api_endpoint(args)
     decoding = Decoding.from_config(args.decoding)
     instances = _shard_instances(args)
-    work = [(i, render_prompt(args.prompt, s))
+    template, drawn = _prompt_template(args)
+    work = [(i, render_prompt(template, s))
             for i, s in zip(instances["input_id"], instances["source"], strict=True)]
     with ApiClient(endpoint, ReplyCache(args.api_cache)) as client:
         productions = api_productions(client, work, decoding, args.n_samples, args.max_new_tokens, args.seed)
@@ -133,8 +153,8 @@ def _production_api_sample(args: argparse.Namespace) -> None:
             for (input_id, _), samples in zip(work, productions, strict=True) for j, t in enumerate(samples)]
     metadata = {"model": args.model, "decoding": decoding.name,
                 **api_metadata(endpoint, decoding, args.max_new_tokens), "n_samples": args.n_samples,
-                "seed": args.seed, "prompt": args.prompt, "chat_template": endpoint.endpoint == "chat",
-                "device": "api", "shard": [args.shard, args.shards]}
+                "seed": args.seed, "prompt": template, "chat_template": endpoint.endpoint == "chat",
+                "device": "api", "shard": [args.shard, args.shards], **drawn}
     tables.write(pd.DataFrame(rows, columns=list(tables.SCHEMAS["production_samples"])), args.out,
                  "production_samples", metadata)
 
@@ -224,6 +244,28 @@ def _production_summary(args: argparse.Namespace) -> None:
     tables.write(pd.concat(frames, ignore_index=True), args.out, "production_summary")
 
 
+def _production_adequacy(args: argparse.Namespace) -> None:
+    from varprobe.analysis.adequacy import IDENTIFIER, input_adequacy
+
+    instances = tables.read(args.instances, "production_instances")
+    samples = tables.read(args.samples, "production_samples")
+    tables.write(input_adequacy(instances, samples, args.language), args.out, "production_adequacy",
+                 {"language": args.language, "identifier": IDENTIFIER,
+                  "prompt": tables.read_metadata(args.samples).get("prompt")})
+
+
+def _production_adequacy_summary(args: argparse.Namespace) -> None:
+    from varprobe.analysis.adequacy import summarise
+
+    frames = []
+    for path in args.adequacy:
+        language = tables.read_metadata(path)["language"]
+        summary = summarise(tables.read(path, "production_adequacy"), args.seed, args.bootstrap)
+        frames.append(summary.assign(**_system_names(path), language=language))
+    columns = list(tables.SCHEMAS["production_adequacy_summary"])
+    tables.write(pd.concat(frames, ignore_index=True)[columns], args.out, "production_adequacy_summary")
+
+
 def _production_miscalibrated(args: argparse.Namespace) -> None:
     from varprobe.analysis.production import miscalibrated
 
@@ -297,6 +339,10 @@ def register(sub) -> None:
     add_model_job(p)
     p.add_argument("--instances", required=True)
     p.add_argument("--prompt", required=True, help="template with {source}")
+    p.add_argument("--few-shot", type=int, default=None,
+                   help="K: put K solved examples of --examples (drawn with --seed) before each input")
+    p.add_argument("--examples", default=None,
+                   help="the instances table (another split) that --few-shot draws its examples from")
     p.add_argument("--chat", action=argparse.BooleanOptionalAction, default=False)
     p.add_argument("--n-samples", type=int, required=True)
     p.add_argument("--max-new-tokens", type=int, required=True)
@@ -345,6 +391,23 @@ def register(sub) -> None:
     p.add_argument("--bootstrap", type=int, required=True)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_summary)
+
+    p = sub.add_parser("production-adequacy",
+                       help="per input: chrF, BLEU, output-language, empty and copy shares")
+    p.add_argument("--instances", required=True)
+    p.add_argument("--samples", required=True)
+    p.add_argument("--language", required=True, help="the task's output language (ISO 639-1)")
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_production_adequacy)
+
+    p = sub.add_parser("production-adequacy-summary",
+                       help="bootstrap means over inputs of every system's adequacy")
+    p.add_argument("--adequacy", nargs="+", required=True,
+                   help="per-input adequacy tables, at .../DATASET/MODEL/DECODING/adequacy.parquet")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--bootstrap", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_production_adequacy_summary)
 
     p = sub.add_parser("production-miscalibrated", help="the most miscalibrated inputs (Sec. 7)")
     p.add_argument("--instances", required=True)

@@ -20,7 +20,8 @@ certified mass 1 - u. The word distributions of a context:
   the failure mass per reason, so that words + other + failures + unresolved = 1.
 
 Production. Per system (dataset x model x decoding): the per-input, per-probe statistics of its
-divergences table aligned to the dataset's inputs; per block of inputs: the source, references,
+divergences table and, where given, its per-input adequacy (chrF, BLEU, the shares of outputs in
+the task's language, empty and copying the input) aligned to the dataset's inputs; per block of inputs: the source, references,
 samples and, per probe, the H, M and C distances of each input; the sources of a dataset in one
 chunk (the table shows them).
 """
@@ -44,6 +45,9 @@ PRODUCTION_STATISTICS = (
     "mean_H", "mean_M", "mean_C", "mean_M_minus_H", "mean_C_minus_H", "w1_M_H", "w1_C_H",
     "w1_control",
 )
+PRODUCTION_ADEQUACY = ("chrf", "bleu", "language_share", "empty_share", "copy_share",
+                       "reference_language_share")
+"""The per-input adequacy statistics shown (``analysis.adequacy.STATISTICS``)."""
 
 
 def number(value) -> float | None:
@@ -214,7 +218,7 @@ def provo_words(contexts: pd.DataFrame, responses: pd.DataFrame,
 @dataclass(frozen=True)
 class ProductionSystem:
     """One production system's tables (schemas ``production_samples``, ``_distances``,
-    ``_divergences``)."""
+    ``_divergences`` and, or None, ``_adequacy``)."""
 
     dataset: str
     model: str
@@ -222,6 +226,7 @@ class ProductionSystem:
     samples: pd.DataFrame
     distances: pd.DataFrame
     divergences: pd.DataFrame
+    adequacy: pd.DataFrame | None = None
 
     @property
     def name(self) -> str:
@@ -239,6 +244,16 @@ def production_statistics(instances: pd.DataFrame, system: ProductionSystem) -> 
         aligned = order.merge(rows, on="input_id", how="left")
         found[probe] = {s: numbers(aligned[s]) for s in PRODUCTION_STATISTICS}
     return {"probes": probes, "statistics": found}
+
+
+def production_adequacy(instances: pd.DataFrame, system: ProductionSystem) -> dict:
+    """A system's per-input adequacy, aligned to ``instances``' input order:
+    ``{statistic: [...]}`` (None for an input without a row); empty without an adequacy table."""
+    if system.adequacy is None:
+        return {}
+    order = instances[["input_id"]].astype(str)
+    aligned = order.merge(system.adequacy.astype({"input_id": str}), on="input_id", how="left")
+    return {s: numbers(aligned[s]) for s in PRODUCTION_ADEQUACY}
 
 
 def production_sources(instances: pd.DataFrame) -> dict:

@@ -26,6 +26,7 @@ from varprobe.explorer.data import (
     ProvoSystem,
     production_outputs,
     production_sources,
+    production_adequacy,
     production_statistics,
     production_texts,
     provo_table,
@@ -156,6 +157,7 @@ def _write_production(chunks: _Chunks, production: dict, block: int) -> dict:
             "name": system.name, "dataset": system.dataset, "model": system.model,
             "decoding": system.decoding, "probes": stats["probes"],
             "statistics": chunks.write(f"prod-stats-{k}", stats["statistics"]),
+            "adequacy": chunks.write(f"prod-adequacy-{k}", production_adequacy(table, system)),
             "blocks": [chunks.write(f"prod-out-{k}-{j}", part)
                        for j, part in enumerate(production_outputs(table, system, block))],
         })

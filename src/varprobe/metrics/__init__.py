@@ -4,6 +4,9 @@ Every public metric is importable from here (``from varprobe.metrics import tvd`
 documented with its definition, the paper it follows, its parameters and an example. The
 modules are named for what they hold:
 
+``adequacy``
+    whether a generator does a task: ``mean_chrf``, ``mean_bleu``, ``language_share``,
+    ``empty_share``, ``copy_share`` (with ``is_empty``, ``copies_source``, ``normalise``)
 ``distributions``
     categorical next-word distributions as dicts: ``mle``, ``tvd``, ``entropy``, ``mode``,
     ``split_counts``, ``tvd_interval``
@@ -25,6 +28,10 @@ modules are named for what they hold:
     ``coarsen``, ``elbow``
 """
 
+from varprobe.metrics.adequacy import (
+    copies_source, copy_share, empty_share, is_empty, language_share, mean_bleu, mean_chrf,
+    normalise,
+)
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.calibration import ece, reliability_table
 from varprobe.metrics.dense import dense_entropy, dense_tvd, renormalise
@@ -38,7 +45,8 @@ from varprobe.metrics.word_classes import coarsen, elbow
 
 __all__ = [
     "METRICS", "PAPER_BINS", "CalibrationAccumulator", "bin_index", "bootstrap_mean_ci",
-    "coarsen", "control_split", "control_w1", "dense_entropy", "dense_tvd", "ece", "elbow",
-    "entropy", "histogram_overlap", "histogram_rows", "mle", "mode", "relative_std", "reliability_table",
-    "renormalise", "split_counts", "tvd", "tvd_interval", "w1",
+    "coarsen", "control_split", "control_w1", "copies_source", "copy_share", "dense_entropy",
+    "dense_tvd", "ece", "elbow", "empty_share", "entropy", "histogram_overlap", "histogram_rows",
+    "is_empty", "language_share", "mean_bleu", "mean_chrf", "mle", "mode", "normalise",
+    "relative_std", "reliability_table", "renormalise", "split_counts", "tvd", "tvd_interval", "w1",
 ]

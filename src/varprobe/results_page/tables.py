@@ -254,6 +254,27 @@ def production_w1(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*keys, "inputs", *PRODUCTION_STATISTICS.values(), "paper: W1(C, H)"])
 
 
+ADEQUACY_STATISTICS = {
+    "chrf": "chrF", "bleu": "BLEU", "language_share": "in the task's language", "empty_share": "empty",
+    "copy_share": "copies the input", "reference_language_share": "references in the task's language",
+}
+
+
+def production_adequacy(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset, model and decoding: its task's language, its inputs and outputs, and the
+    bootstrap mean over inputs of each adequacy statistic with its interval (schema
+    ``production_adequacy_summary``), one column per statistic."""
+    keys = ["dataset", "model", "decoding"]
+    rows = []
+    for key, group in summary.groupby(keys, sort=False):
+        row = {**dict(zip(keys, key, strict=True)), "language": group["language"].iloc[0],
+               "inputs": str(int(group["n_inputs"].max())), "outputs": str(int(group["n_outputs"].max()))}
+        for stat in group.itertuples(index=False):
+            row[ADEQUACY_STATISTICS[stat.statistic]] = with_interval(stat.mean, stat.ci_low, stat.ci_high)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*keys, "language", "inputs", "outputs", *ADEQUACY_STATISTICS.values()])
+
+
 def production_by_decoding(summary: pd.DataFrame, probes: list[str]) -> pd.DataFrame:
     """Giulianelli et al. 2023, Fig. 5 as a table: per dataset, the human control's mean W1 and
     every model x decoding's mean W1(C, H) over inputs with their 95% intervals, one column per

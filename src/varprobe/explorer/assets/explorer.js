@@ -283,7 +283,7 @@ const VP = (() => {
   }
 
   // ---------------------------------------------------------------- production
-  const prod = {table: null, manifest: null, system: null, stats: null, sources: null};
+  const prod = {table: null, manifest: null, system: null, stats: null, adequacy: null, sources: null};
   const STATS = [
     ["mean_H", "mean H", "mean distance between references"],
     ["mean_M", "mean M", "mean distance between samples"],
@@ -293,6 +293,14 @@ const VP = (() => {
     ["w1_M_H", "W1(M, H)", "Wasserstein-1 between the M and H distances"],
     ["w1_C_H", "W1(C, H)", "Wasserstein-1 between the C and H distances"],
     ["w1_control", "W1 human control", "W1 between two disjoint halves of the references"],
+  ];
+  const ADEQUACY = [
+    ["chrf", "chrF", "mean sentence chrF of the outputs against the references (0-100)"],
+    ["bleu", "BLEU", "mean sentence BLEU of the outputs against the references (0-100)"],
+    ["language_share", "in the task's language", "share of outputs identified as in the task's language"],
+    ["empty_share", "empty", "share of empty outputs"],
+    ["copy_share", "copies the input", "share of outputs that copy the input"],
+    ["reference_language_share", "references in the task's language", "share of the references identified as in the task's language (the identifier's ceiling)"],
   ];
 
   function productionStart(manifest) {
@@ -309,9 +317,10 @@ const VP = (() => {
   function productionSystem(k) {
     const s = prod.manifest.systems[k];
     const dataset = prod.manifest.datasets[s.dataset];
-    return Promise.all([load(s.statistics), load(dataset.sources)]).then(([stats, sources]) => {
+    return Promise.all([load(s.statistics), load(s.adequacy), load(dataset.sources)]).then(([stats, adequacy, sources]) => {
       prod.system = s;
       prod.stats = stats;
+      prod.adequacy = adequacy;
       prod.sources = sources;
       const probe = $("prod-probe").value;
       $("prod-probe").innerHTML = s.probes.map((p) => `<option>${esc(p)}</option>`).join("");
@@ -334,6 +343,9 @@ const VP = (() => {
     ];
     for (const [key, label, title] of STATS) {
       columns.push(numberColumn(key, label, stats[key] || [], title + " (" + probe + ")"));
+    }
+    for (const [key, label, title] of ADEQUACY) {
+      if (prod.adequacy[key]) columns.push(numberColumn(key, label, prod.adequacy[key], title));
     }
     prod.table.setColumns(columns);
     prod.table.apply();
