@@ -9,6 +9,13 @@ include: "production_inputs.smk"
 PROBES = PRODUCTION["probes"]
 
 
+PRODUCTION_DATA = (
+    "varprobe production-data --dataset {wildcards.dataset:q} --raw-dir {params.raw_dir:q} "
+    "{params.options:q} {params.raw:q} --out {output:q} > {log:q} 2>&1"
+)
+"""The instances table of a dataset's split (its inputs, or its few-shot examples)."""
+
+
 rule production_data:
     """A dataset's raw files -> its canonical instances table (the configured inputs)."""
     input:
@@ -29,8 +36,7 @@ rule production_data:
     benchmark:
         benchmark_path("production_data", "{dataset}")
     shell:
-        "varprobe production-data --dataset {wildcards.dataset:q} --raw-dir {params.raw_dir:q} "
-        "{params.options:q} {params.raw:q} --out {output:q} > {log:q} 2>&1"
+        PRODUCTION_DATA
 
 
 rule production_examples:
@@ -53,8 +59,7 @@ rule production_examples:
     benchmark:
         benchmark_path("production_examples", "{dataset}")
     shell:
-        "varprobe production-data --dataset {wildcards.dataset} --raw-dir {params.raw_dir} "
-        "{params.options} {params.raw} --out {output} > {log} 2>&1"
+        PRODUCTION_DATA
 
 
 rule production_sample:
@@ -194,9 +199,9 @@ rule production_adequacy:
     benchmark:
         benchmark_path("production_adequacy", "{dataset}", "{model}", "{decoding}")
     shell:
-        "varprobe production-adequacy --instances {input.instances} "
-        "--samples {input.samples} --language {params.language:q} --out {output} "
-        "> {log} 2>&1"
+        "varprobe production-adequacy --instances {input.instances:q} "
+        "--samples {input.samples:q} --language {params.language:q} --out {output:q} "
+        "> {log:q} 2>&1"
 
 
 rule production_adequacy_summary:
@@ -218,8 +223,8 @@ rule production_adequacy_summary:
     benchmark:
         benchmark_path("production_adequacy_summary", "summary")
     shell:
-        "varprobe production-adequacy-summary --adequacy {input} --seed {params.seed} "
-        "--bootstrap {params.bootstrap} --out {output} > {log} 2>&1"
+        "varprobe production-adequacy-summary --adequacy {input:q} --seed {params.seed:q} "
+        "--bootstrap {params.bootstrap:q} --out {output:q} > {log:q} 2>&1"
 
 
 report_table(
