@@ -72,7 +72,7 @@ def study_config(workdir: Path, data_mirror: Path, model_dir: Path) -> dict:
         "production": {
             "datasets": [{"name": "asset", "prompt": prompt},
                          {"name": "mine", "file": f"{planted('task')}.jsonl", "language": "en",
-                          "prompt": prompt}],
+                          "prompt": prompt, "few_shot": 1}],
             "max_inputs": 2, "n_samples": 2, "max_new_tokens": 4, "probes": PROBES,
             "decodings": [{"name": "ancestral"}],
             "figures": {"probes": ["lexical-1"], "decoding": "ancestral"},
