@@ -168,6 +168,26 @@ def _run(tmp_path):
     return results, entries, config
 
 
+AUTHORS = {  # docs/methods.md: the authors' protocol on the data mirror's Provo copy
+    ("ours", ""): (0.097, 0.595, 0.414, 0.117, 0.409, 0.253, 0.433),
+    ("ours + switch", "raw_corpus_word"): (0.144, 0.595, 0.414, 0.161, 0.409, 0.253, 0.433),
+    ("ours + switch", "shared_seed"): (0.097, 0.595, 0.406, 0.118, 0.396, 0.231, 0.443),
+    ("authors", ""): (0.139, 0.600, 0.411, 0.113, 0.574, 0.320, 0.415),
+    ("authors - switch", "raw_corpus_word"): (0.094, 0.600, 0.411, 0.068, 0.574, 0.320, 0.415),
+    ("authors - switch", "shared_seed"): (0.142, 0.595, 0.413, 0.158, 0.452, 0.287, 0.437),
+    ("authors - switch", "single_split"): (0.139, 0.600, 0.411, 0.132, 0.498, 0.320, 0.441),
+    ("paper", ""): (0.14, 0.60, 0.19, 0.11, 0.57, 0.32, 0.42),
+}
+
+
+def _authors() -> pd.DataFrame:
+    """A ``provo_authors`` table (two switches of the nine)."""
+    from varprobe.analysis.authors_protocol import VALUES
+
+    return pd.DataFrame([{"protocol": p, "switch": s, **dict(zip(VALUES, v, strict=True))}
+                         for (p, s), v in AUTHORS.items()])
+
+
 SCHEMA = Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml"
 
 
@@ -208,6 +228,8 @@ def _measured(results) -> dict:
              {"table": str(token / "floor.parquet"), "labels": "drawn from the model"}])],
     ):
         main([*command, "--out", out[command[0].replace("-", "_")]])
+    out["provo_authors"] = str(provo / "authors_protocol.parquet")
+    tables.write(_authors(), out["provo_authors"], "provo_authors")
     wmt = results / "production/wmt14"
     out["production_miscalibrated"] = [str(wmt / "m/ancestral/miscalibrated.parquet")]
     out["production_examples"] = {"wmt14": {"instances": str(wmt / "instances.parquet"),
@@ -343,7 +365,32 @@ def test_the_page_claims_only_what_its_tables_show(page):
     assert "as ours do" not in page and "measures how much" not in page
     assert "2.00 nats is the value quoted" not in page
     assert "github.com/evgeniael/predict_next_word" in page and "2.004" in page
-    assert "not that bias" in page and "one fixed-seed split" in page
+    assert "not that bias" in page and "fixed-seed split" not in page and "fixed split" not in page
+    assert "random state that every context shares" in page
+
+
+def test_table_ones_human_and_oracle_values_stand_beside_the_authors_protocol_and_the_paper(page):
+    """Ours, the authors' protocol and the paper's digits per value, the switch table, and a caption
+    that says which value to quote, with the authors' protocol averaged over its splits."""
+    part = page[page.index("### Table 1's human and oracle values: ours"):page.index("## Why can't models")]
+    assert re.search(r"\| Oracle2, E TVD\(O2, O1\)\s+\| 0\.433\s+\| 0\.415\s+\| 0\.42\s+\|", part)
+    assert re.search(r"\| Human, ECE oracle-1 majority\s+\| 0\.414\s+\| 0\.411\s+\| 0\.19\s+\|", part)
+    assert re.search(r"\| authors - switch \| `single_split`\s+\| 0\.139", part)
+    assert "Quote ours" in part and "gives E TVD 0.441 and ECE against the human majority 0.498, not 0.415" in part
+    assert "the human's own under the authors' protocol is 0.411" in part
+    assert part.index("### Table 1's human and oracle values: ours") < part.index("each of the authors'")
+
+
+def test_a_run_without_the_authors_protocol_table_renders_without_it(tmp_path):
+    """A cloze corpus other than the Provo norms has no ``provo_authors`` table (its rule runs on the
+    norms alone): the page renders, with no authors' protocol tables and no pointer to them."""
+    results, entries, config = _run(tmp_path)
+    measured = _measured(results)
+    del measured["provo_authors"]
+    page = render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries, figures=[],
+                  benchmarks=str(results / "benchmarks"), measured=measured, results=str(results))
+    assert "### Table 1:" in page and "the authors' protocol and the paper" not in page
+    assert "the next two tables" not in page
 
 
 def test_the_first_screen_says_what_was_run_then_the_findings_then_the_studies(page):

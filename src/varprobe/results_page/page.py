@@ -262,6 +262,20 @@ def _table_one(entries: list[dict], measured: dict) -> str | None:
     return views.markdown(views.table_one(summary, intervals))
 
 
+def _authors_blocks(measured: dict) -> list[dict]:
+    """Table 1's human and oracle values under ours, the authors' protocol and the paper's
+    digits, then each of the authors' definitions switched alone (the run's ``provo_authors``
+    table; none where the run has none: a cloze corpus other than the Provo norms)."""
+    path = measured.get("provo_authors")
+    if not path:
+        return []
+    found = tables.read(path, "provo_authors")
+    return [{"title": frame.attrs["title"], "prefix": prefix, "body": views.markdown(frame),
+             "note": frame.attrs["note"]}
+            for prefix, frame in (("provo_authors", views.authors_comparison(found)),
+                                  ("provo_authors_switches", views.authors_switches(found)))]
+
+
 def render(*, config: dict, configfiles: list[str], commit: str, entries: list[dict], figures: list[dict],
            benchmarks: str, measured: dict, results: str | None = None,
            not_run: dict[str, str] | None = None, figure_probes: list[str] | None = None) -> str:
@@ -287,6 +301,8 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
             mine = [e for e in mine if e.get("schema") != "provo_system"]
         blocks = _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(measured),
                                 "production_summary": _production_view(figure_probes)})
+        if key == "provo" and one is not None:
+            blocks = _authors_blocks(measured) + blocks
         if key == "production":
             blocks += [b for b in [findings.miscalibrated_block(measured)] if b]
         if mine or shown or one:

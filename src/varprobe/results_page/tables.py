@@ -160,6 +160,64 @@ def table_one(summary: pd.DataFrame, intervals: dict | None = None) -> pd.DataFr
     return table.rename(columns=TABLE_ONE_COLUMNS)
 
 
+AUTHORS_CODE = "github.com/evgeniael/predict_next_word, `TVD/Oracle/oracle_processing.ipynb`, cited as cell:line"
+"""The authors' code the human and oracle values of Table 1 come from."""
+
+AUTHORS_VALUES = {
+    "human_ece_corpus": "Human, ECE corpus word", "human_ece_human_majority": "Human, ECE human majority",
+    "human_ece_oracle_majority": "Human, ECE oracle-1 majority", "oracle_ece_corpus": "Oracle2, ECE corpus word",
+    "oracle_ece_human_majority": "Oracle2, ECE human majority",
+    "oracle_ece_oracle_majority": "Oracle2, ECE oracle-1 majority", "oracle_expected_tvd": "Oracle2, E TVD(O2, O1)",
+}
+"""Table 1's seven human and oracle values (the columns of schema ``provo_authors``), as the
+page names them."""
+
+
+def authors_row(found: pd.DataFrame, protocol: str, switch: str = "") -> pd.Series:
+    """The row of a ``provo_authors`` table for ``protocol`` and ``switch``."""
+    row = found[(found["protocol"] == protocol) & (found["switch"] == switch)]
+    if row.empty:
+        raise KeyError(f"provo_authors: no row protocol={protocol!r} switch={switch!r}")
+    return row.iloc[0]
+
+
+def authors_comparison(found: pd.DataFrame) -> pd.DataFrame:
+    """Table 1's human and oracle values (schema ``provo_authors``): ours, under Ilia & Aziz's
+    own protocol, and as the paper prints them, one row per value."""
+    ours, authors, printed_row = (authors_row(found, p) for p in ("ours", "authors", "paper"))
+    table = pd.DataFrame([{"value (Table 1)": label, "ours": ours[key], "authors' protocol": authors[key],
+                           "paper": printed(printed_row[key], 2)} for key, label in AUTHORS_VALUES.items()])
+    table.attrs["title"] = "Table 1's human and oracle values: ours, the authors' protocol and the paper"
+    averaged = authors_row(found, "authors - switch", "single_split")
+    table.attrs["note"] = (
+        f"Quote ours: every context's oracles are split with a seed of its own, and each value is the mean "
+        f"over the run's resplits, an expectation that no single seed decides. The authors' protocol "
+        f"({AUTHORS_CODE}; methods, \"The authors' protocol for Table 1's human and oracle rows\") gives the "
+        f"paper's digits but takes the oracle's E TVD and its ECEs against the corpus word and the human "
+        f"majority from one split, seed 1 (cell 17:18), drawn from a random state that every context shares "
+        f"(cell 4:5): averaged over its 20 splits instead, the same protocol gives E TVD "
+        f"{number(averaged['oracle_expected_tvd'])} and ECE against the human majority "
+        f"{number(averaged['oracle_ece_human_majority'])}, not {number(authors['oracle_expected_tvd'])} and "
+        f"{number(authors['oracle_ece_human_majority'])}. The paper's human ECE against the oracle-1 majority "
+        f"({printed(printed_row['human_ece_oracle_majority'], 2)}) is GPT-2's: cell 15:5 averages "
+        f"`ece_gpt2_oracle_maj`; the human's own under the authors' protocol is "
+        f"{number(authors['human_ece_oracle_majority'])}.")
+    return table
+
+
+def authors_switches(found: pd.DataFrame) -> pd.DataFrame:
+    """Each of the authors' definitions switched on alone on ours (``ours + switch``) and off
+    alone from theirs (``authors - switch``), the seven values each (schema ``provo_authors``)."""
+    shown = found[found["protocol"] != "paper"].copy()
+    shown["switch"] = shown["switch"].map(lambda s: f"`{s}`" if s else "")
+    table = shown.rename(columns=AUTHORS_VALUES)
+    table.attrs["title"] = "Table 1's human and oracle values with each of the authors' definitions switched"
+    table.attrs["note"] = ("`ours + switch`: our protocol with one of the authors' definitions; `authors - "
+                           "switch`: theirs without it. Each switch, and the line of the authors' code it "
+                           "follows, is in the methods' table of the authors' protocol.")
+    return table.reset_index(drop=True)
+
+
 def table_two(summaries: list[pd.DataFrame]) -> pd.DataFrame:
     """Ilia & Aziz 2024, Table 2 (App. A) beside ours: per gold label (corpus word, human
     majority), the ECE of each model's biased estimate and of the oracle control, with the
