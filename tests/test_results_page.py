@@ -98,7 +98,8 @@ def _run(tmp_path):
     add("regression_coefficients_m_ancestral", pd.DataFrame({
         "predictor": [*predictors, "intercept", "sigma"], "label": [*labels, "intercept", "sigma"],
         "kind": ["continuous"] * 4 + ["tag"] * 10 + ["intercept", "noise"],
-        "mean": np.linspace(-0.05, 0.1, 16), "hdi_2.5%": -0.1, "hdi_97.5%": 0.2,
+        "mean": np.linspace(-0.05, 0.1, 16), "hdi_2.5%": np.linspace(-0.05, 0.1, 16) - 0.005,
+        "hdi_97.5%": np.linspace(-0.05, 0.1, 16) + 0.005,
         "model": "m", "decoding": "ancestral", "reference_tag": "NOUN"}), "ARD of m")
     biased = pd.DataFrame([_system("m", "biased", 0.55), _system("oracle", "control", 0.433)])
     add("biased_estimator_summary_m", biased, "Biased m")
@@ -463,23 +464,28 @@ def test_no_section_is_only_a_file_name(page):
 
 def test_disagreements_carry_their_measured_causes(page):
     part = page[page.index("## Disagreements with the papers"):page.index("## The papers' tables")]
-    for title in ("### The oracles' expected TVD", "### Failure rate", "### Table 3: the coefficient",
-                  "### Production: the sign of mean M - H", "### The human row's oracle-1-majority ECE"):
+    for title in ("### Table 1: Oracle2, E TVD(O2, O1)", "### Failure rate", "### Table 3: the coefficient",
+                  "### Production: the sign of mean M - H", "### Table 1: Human, ECE oracle-1 majority"):
         assert title in part
-    assert part.count("- cause: ") >= 5
+    assert part.count("- cause: ") == part.count("\n### ")
     # The failure breakdown: 5 failed of 80 draws, the 3 without a letter fail under the paper's reading too.
     assert re.search(r"\| m / ancestral \| token_budget\s+\| 3\s+\| 3\.75%\s+\| 3 ", part)
     assert re.search(r"\| m / ancestral \| extends_context_word\s+\| 2\s+\| 2\.50%\s+\| 0 ", part)
     assert "`m / ancestral`: 5.00% of draws fail; under the paper's reading at most 3.75% would" in part
     assert "paper's Table 3: a column for every tag, z-scores" in part
-    assert re.search(r"Tie-breaking (accounts for the paper's value|does not account .*: unexplained)", part)
+    assert "cell 15:5 averages `ece_gpt2_oracle_maj`, GPT-2's list; the human's own under the authors' protocol " \
+        "is 0.411" in part
+    assert re.search(r"broken lexicographically \(ours\) the ECE is \d\.\d{3}, at random \d\.\d{3}", part)
+    assert ("The authors' 0.415 is one split, seed 1 (cell 17:18), drawn from a random state every context shares "
+            "(cell 4:5); averaged over its 20 splits the same protocol gives 0.441") in part
 
 
 def test_the_replacement_share_disagreement_measures_the_gap_at_the_papers_share(page):
     """k needed 100% against the paper's about 60%: the gap left at k = 60% (0.48 - 0.40) in units of
     the oracles' seed SD (0.01), and why the two shares are not one measure."""
     part = page[page.index("### k%-oracle replacement: the share"):page.index("## The papers' tables")]
-    assert "- paper: about 60% for GPT-2" in part and "- ours: 100%" in part
+    assert "- paper: Ilia & Aziz 2024, Sec. 5: about 60% for GPT-2" in part
+    assert re.search(r"\| m / ancestral, oracle size 10, k needed \(%\) \| 100\s+\| 60\s+\|", part)
     assert "k%-oracle replacement table; see Disagreements)" in page[:page.index("## Glossary")]
     assert "at k = 60% the replaced sets' mean TVD is still 0.080 above the oracles' mean, 8 times" in part
 
@@ -487,7 +493,7 @@ def test_the_replacement_share_disagreement_measures_the_gap_at_the_papers_share
 def test_the_full_ece_disagreement_measures_the_estimators_floor(page):
     """Beside each model's Full-ECE at every M stands a perfectly calibrated model's (labels drawn
     from the model itself) on as many positions, and the cause states the floor's share."""
-    part = page[page.index("### RSD of ECE, cw-ECE and Full-ECE"):page.index("### Production: the sign")]
+    part = page[page.index("### RSD of cw-ECE and Full-ECE"):page.index("### Production: the level")]
     assert re.search(r"\| m\s+\| corpus\s+\| full_ece\s+\| 0\.100\s+\| 0\.150\s+\| 0\.250", part)
     assert re.search(r"\| m\s+\| drawn from the model\s+\| full_ece\s+\| 0\.010\s+\| 0\.050\s+\| 0\.200", part)
     assert ("m: ours 0.100 at M=5 and 0.250 at M=500, a perfectly calibrated model's 0.010 and 0.200 "
@@ -496,7 +502,7 @@ def test_the_full_ece_disagreement_measures_the_estimators_floor(page):
 
 
 def test_production_shows_one_input_per_task_and_the_most_miscalibrated(page):
-    part = page[page.index("### Production: the sign of mean M - H"):page.index("### The human row's")]
+    part = page[page.index("### Production: the sign of mean M - H"):page.index("## The papers' tables")]
     assert 'wmt14, input `w1`: source "A cat."' in part
     assert "| Eine Katze. | Die Katze / sitzt. |" in part and "| Katze. | I cannot translate. |" in part
     assert re.search(r"\| wmt14\s+\| ancestral\s+\| W1\(C, H\)\s+\| w1\s+\| 0\.400 .*\| I cannot translate\.", page)
@@ -796,3 +802,68 @@ def test_the_page_renders_from_the_validated_config_alone(tmp_path):
     page = render(config=settings, configfiles=[str(config)], commit="abc", entries=[], figures=[],
                   benchmarks=str(results / "benchmarks"), measured={}, results=str(results))
     assert "### Table 1" not in page and "## The paper's draw count" not in page
+
+
+def test_a_pair_differs_when_the_papers_printed_value_is_outside_our_interval_or_far_from_ours():
+    """With an interval: the paper's value widened by half its last digit against ours; without
+    one: more than 10% of the paper's value apart; a paper's bound: our interval above it."""
+    from varprobe.results_page.disagreements import Pair
+
+    def pair(ours, paper_value, decimals=2, low=np.nan, high=np.nan, bound=False):
+        return Pair("g", "w", ours, low, high, paper_value, decimals, bound).differs()
+
+    assert pair(0.433, 0.42, low=0.426, high=0.44) and not pair(0.433, 0.43, low=0.426, high=0.44)
+    assert pair(0.097, 0.14) and not pair(0.595, 0.60) and pair(0.409, 0.57)
+    assert pair(0.5, 0.1, 1, 0.49, 0.51, bound=True) and not pair(0.05, 0.1, 1, 0.04, 0.06, bound=True)
+    assert not pair(0.0004, 0.0, 3) and pair(0.01, 0.0, 3)
+
+
+def _render_run(tmp_path, measured=None):
+    results, entries, config = _run(tmp_path)
+    measured = measured or _measured(results)
+    settings = _validated(config)
+    page = render(config=settings, configfiles=[str(config)], commit="abc", entries=entries, figures=[],
+                  benchmarks=str(results / "benchmarks"), measured=measured, results=str(results))
+    return page, entries, measured, settings
+
+
+def test_every_value_that_differs_from_the_papers_is_under_disagreements_with_its_cause(tmp_path):
+    """The generator's completeness: every pair of a value of ours and the paper's printed beside it
+    that differs has a row under its group's heading, with a cause; no agreeing pair is listed."""
+    from varprobe.results_page.disagreements import GROUPS, pairs
+
+    page, entries, measured, config = _render_run(tmp_path)
+    found = pairs(entries, measured, config)
+    differing = [p for p in found if p.differs()]
+    assert {"table1_human_ece_corpus", "table1_oracle_ece_human_majority", "table1_oracle_expected_tvd",
+            "table2_biased", "table2_oracle", "table3_coefficients", "table4_model", "table4_oracle",
+            "production_w1", "liu_rsd", "replacement_share"} <= {p.group for p in differing}
+    part = page[page.index("## Disagreements with the papers"):page.index("## The papers' tables")]
+    entries_by_title = {chunk.split("\n", 1)[0]: chunk for chunk in part.split("\n### ")[1:]}
+    for p in differing:
+        entry = entries_by_title[GROUPS[p.group].title]
+        assert re.search(rf"\| {re.escape(p.where)}\s+\| {re.escape(p.row()['ours'])}\s+\| "
+                         rf"{re.escape(p.row()['paper'])}\s+\|", entry), p
+        assert re.search(r"\n- cause: \S", entry), p.group
+    for p in found:
+        if not p.differs():
+            assert f"| {p.where} " not in part, p
+    assert "unexplained: the paper's Table 4 oracle values are stored scalars of the authors' " \
+        "`Additional_Experiments/Appendix_D/uncertainty_results/cal_metrics_bpe.json`" in part
+    assert "Tie-breaking" in entries_by_title["Table 1: Human, ECE oracle-1 majority"]
+    assert "`raw_corpus_word` 0.144 (`TVD/GPT2/GPT2_sampling.py` lines 37 and 307)" in \
+        entries_by_title["Table 1: Human, ECE corpus word"]
+
+
+def test_a_group_without_a_cause_is_unexplained_and_a_pair_without_a_heading_is_refused(tmp_path, monkeypatch):
+    from varprobe.results_page import disagreements
+
+    assert set(disagreements.CAUSES) <= set(disagreements.GROUPS)
+    page, entries, measured, config = _render_run(tmp_path)
+    monkeypatch.delitem(disagreements.CAUSES, "table4_oracle")
+    found = {d["title"]: d for d in disagreements.generated(entries, measured, config)}
+    assert found["Table 4: the oracles' token-level ECE"]["cause"] == "unexplained"
+    stray = disagreements.Pair("nowhere", "w", 1.0, np.nan, np.nan, 0.5, 2)
+    monkeypatch.setattr(disagreements, "pairs", lambda *args: [stray])
+    with pytest.raises(KeyError, match="nowhere"):
+        disagreements.generated(entries, measured, config)

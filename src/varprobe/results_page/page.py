@@ -20,7 +20,7 @@ import jinja2
 import pandas as pd
 
 from varprobe import tables
-from varprobe.results_page import findings, paper
+from varprobe.results_page import disagreements, findings, paper
 from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
 
@@ -308,17 +308,18 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         if mine or shown or one:
             sections.append({"key": key, "heading": section.heading, "paper": section.paper,
                              "table_one": one, "blocks": blocks, "figures": shown})
+    disputes = disagreements.disagreements(entries, measured, config)
     return environment.get_template(TEMPLATE).render(
         date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         commit=commit,
         machine=machine(),
         span=run_span(Path(benchmarks), root.parent / ".snakemake" / "log"),
         run=findings.what_was_run(config, entries),
-        findings=findings.findings(entries),
+        findings=findings.findings(entries, [d["title"] for d in disputes]),
         glossary=views.glossary({s["key"] for s in sections}),
         sections=sections,
         absent=findings.absent_sections(config, {s["key"] for s in sections}),
-        disagreements=findings.disagreements(entries, measured),
+        disagreements=disputes,
         index=findings.paper_index({s["key"]: s["heading"] for s in sections}),
         reproduce=reproduce(configfiles),
         bins=config["provo"]["ece_bins"] if "provo" in config else None,
@@ -328,5 +329,6 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         stages=table(stages) if stages else "no benchmark files",
         dominant=list(stages)[:3],
         paper=paper,
+        relative=f"{views.RELATIVE:.0%}",
         not_run=not_run or {},
     )

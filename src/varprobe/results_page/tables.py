@@ -14,6 +14,10 @@ import pandas as pd
 
 from varprobe.results_page import paper
 
+RELATIVE = 0.10
+"""Without an interval of ours, a value differs from the paper's when it is farther from it than
+this share of it (``varprobe.results_page.disagreements``)."""
+
 MAX_ROWS = 60
 """Tables longer than this are summarised by their view, or named, not printed."""
 
