@@ -24,8 +24,8 @@ from varprobe.results_page.tables import (
 
 
 def _system(model, decoding, tvd, low=np.nan, high=np.nan, lower=np.nan, upper=np.nan):
-    return {"model": model, "decoding": decoding, "n_contexts": 6, "n_contexts_without_words": 0,
-            "expected_tvd": tvd, "ci_low": low, "ci_high": high, "expected_tvd_lower": lower,
+    return {"model": model, "decoding": decoding, "n_contexts": 6, "n_contexts_not_sampled": 0,
+            "n_contexts_all_failed": 0, "expected_tvd": tvd, "ci_low": low, "ci_high": high, "expected_tvd_lower": lower,
             "expected_tvd_upper": upper, "expected_tvd_oracle1": 0.5, "oracle_expected_tvd": 0.42, "ece_corpus": 0.1,
             "ece_human_majority": 0.2, "ece_oracle_majority": 0.3, "failure_rate": 0.05,
             "mean_entropy_model": 1.5, "mean_entropy_human": 2.0, "n_contexts_without_corpus_word": 0}
@@ -140,8 +140,8 @@ def _run(tmp_path):
         "split": ["validation", "validation", "validation", "train"], "loss": [4.0, 3.5, 3.4, 3.0],
         "tokens": 10, "examples": 2}), "Training and validation loss of ft")
     add("syntactic_tvd_summary", pd.DataFrame([{
-        "level": "syntactic", "model": "m", "decoding": "ancestral", "n_contexts": 6, "n_contexts_without_words": 0,
-        "expected_tvd": 0.22, "ci_low": 0.19, "ci_high": 0.26, "expected_tvd_oracle1": 0.24,
+        "level": "syntactic", "model": "m", "decoding": "ancestral", "n_contexts": 6, "n_contexts_not_sampled": 0,
+        "n_contexts_all_failed": 0, "expected_tvd": 0.22, "ci_low": 0.19, "ci_high": 0.26, "expected_tvd_oracle1": 0.24,
         "expected_tvd_oracles": 0.14, "oracle_ci_low": 0.12, "oracle_ci_high": 0.15, "mean_classes": 4.9}]),
         "Syntactic TVD per system and the oracle control")
     add("finetune_comparison_ft", pd.DataFrame([{
@@ -291,7 +291,7 @@ def test_table_one_counts_the_contexts_without_a_corpus_word_where_there_are_any
 
 def test_the_glossary_names_every_quantity_once(page):
     for name in ("oracle 1, oracle 2", "TVD(O2, O1)", "H, M, C", "W1(M, H), W1(C, H)", "human control",
-                 "`full_ece_weighted`", "`n_contexts_without_words`", "failure rate", "floor (labels drawn"):
+                 "`full_ece_weighted`", "`n_contexts_not_sampled`", "`n_contexts_all_failed`", "failure rate", "floor (labels drawn"):
         assert sum(name in key for key in GLOSSARY) == 1
         assert f"**{[k for k in GLOSSARY if name in k][0]}**" in page
     assert "one half of the responses predicting, TVD to all of them" not in page

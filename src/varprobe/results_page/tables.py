@@ -49,8 +49,11 @@ GLOSSARY = {
     "`full_ece_weighted`": "Full-ECE in Liu et al.'s eq. (9) view: each (position, token) pair weighted "
     "by its probability, the weights summing to 1; `full_ece` follows their eqs. (11)-(13) as printed, "
     "whose bin weights sum to the vocabulary size.",
-    "`n_contexts_without_words`": "contexts where every draw of a system failed: it has no "
-    "distribution there, and the context is left out of its means.",
+    "`n_contexts_not_sampled`": "contexts a system was never sampled or enumerated at (a fine-tuned "
+    "model's training passages, an exact system's passages outside its `texts`): it has no distribution "
+    "there, and the context is left out of its means.",
+    "`n_contexts_all_failed`": "contexts where a system was sampled and every draw failed (enumerated: no "
+    "word resolved): it has no distribution there, and the context is left out of its means.",
     "failure rate": "the share of a system's draws that gave no complete word (for an exact "
     "system, the resolved failure mass); the draws are rejected, as in the paper.",
     "RSD": "relative standard deviation of a metric over the bin counts M (std / mean, "
@@ -397,7 +400,8 @@ def word_class_tvd(summary: pd.DataFrame) -> pd.DataFrame:
              "oracle control E TVD(O2, O1) [95% CI]": with_interval(
                  r.expected_tvd_oracles, r.oracle_ci_low, r.oracle_ci_high),
              "mean classes": r.mean_classes, "contexts": str(r.n_contexts),
-             "`n_contexts_without_words`": str(r.n_contexts_without_words)}
+             "`n_contexts_not_sampled`": str(r.n_contexts_not_sampled),
+             "`n_contexts_all_failed`": str(r.n_contexts_all_failed)}
             for r in summary.itertuples(index=False)]
     return pd.DataFrame(rows)
 
