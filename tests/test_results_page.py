@@ -312,7 +312,13 @@ def test_paper_coefficients_are_matched_on_the_predictor_not_the_label():
     assert list(table.columns) == ["m / ancestral", "m / exact", "paper (GPT-2)"]
     assert table.loc["numeral", "paper (GPT-2)"] == "0.049" and table.loc["intercept", "paper (GPT-2)"] == "–"
     assert table.loc["numeral", "m / ancestral"] == "0.400 [0.000, 0.800]" and table.loc["numeral", "m / exact"] == "–"
-    assert table.loc["noun (our reference level)", "paper (GPT-2)"] == "0"
+    assert table.loc["noun (every system's reference level)", "paper (GPT-2)"] == "0"
+    assert table.loc["noun (every system's reference level)", "m / exact"] == "reference"
+    verb = coefficient_table(pd.concat([ours, system("exact", ["NOUN"], ["noun"]).assign(
+        decoding="verb-ref", reference_tag="VERB")])).set_index("predictor")
+    assert verb.loc["noun", "m / ancestral"] == "reference" and verb.loc["noun", "m / verb-ref"] != "reference"
+    assert verb.loc["verb (some systems' reference level)", "m / verb-ref"] == "reference"
+    assert verb.loc["verb (some systems' reference level)", "m / ancestral"] == "–"
     assert table.loc["human entropy", "m / exact"] == "0.100 [0.000, 0.800]"
     assert "numerical (not in our design)" not in table.index
 
@@ -327,7 +333,7 @@ def test_every_paper_value_lands_on_a_row_of_the_page(page):
         row = _row(page, f"paper: {system}")
         assert all(printed(v, 2) in row for v in values if v is not None), system
     for key, value in paper.TABLE_3.items():
-        label = LABELS[key] if key != "NOUN" else "noun (our reference level)"
+        label = LABELS[key] if key != "NOUN" else "noun (every system's reference level)"
         assert _row(page, label).rstrip(" |").endswith(f"| {printed(value)}"), label
     for label, values in paper.TABLE_2.items():
         assert all(printed(v) in _row(page, label) for v in values.values()), label

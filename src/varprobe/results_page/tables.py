@@ -258,26 +258,38 @@ def table_four(summaries: list[pd.DataFrame]) -> pd.DataFrame:
                                        "ECE human majority"])
 
 
+REFERENCE = "reference"
+"""Table 3's cell of a system's reference tag, which its design drops (no coefficient)."""
+
+
 def coefficient_table(coefficients: pd.DataFrame) -> pd.DataFrame:
     """Ilia & Aziz 2024, Table 3 beside ours: one row per predictor (schema
     ``regression_coefficients``, every system's rows), one column per model / decoding with its
-    posterior mean and 95% HDI ("–" where its design lacks the predictor), and the paper's GPT-2
-    coefficient matched on the predictor id; the paper's predictors that no system has (our
-    reference tag, a tag not in our design) on rows of their own."""
+    posterior mean and 95% HDI (``REFERENCE`` for its reference tag, "–" where its design lacks
+    the predictor), and the paper's GPT-2 coefficient matched on the predictor id; the paper's
+    predictors that no system has (every system's reference tag, a tag not in our design) on
+    rows of their own."""
     systems = list(dict.fromkeys(zip(coefficients["model"], coefficients["decoding"], strict=True)))
     labels = dict(zip(coefficients["predictor"], coefficients["label"], strict=True))
     cells = {(r.model, r.decoding, r.predictor): f"{number(r.mean)} [{number(lo)}, {number(hi)}]"
              for r, lo, hi in zip(coefficients.itertuples(index=False), coefficients["hdi_2.5%"],
                                   coefficients["hdi_97.5%"], strict=True)}
-    rows = [{"predictor": label, **{f"{m} / {d}": cells.get((m, d, key), "–") for m, d in systems},
+    references = dict(zip(zip(coefficients["model"], coefficients["decoding"], strict=True),
+                          coefficients["reference_tag"], strict=True))
+
+    def cell(m: str, d: str, key: str) -> str:
+        return cells.get((m, d, key), REFERENCE if references[(m, d)] == key else "–")
+
+    rows = [{"predictor": label, **{f"{m} / {d}": cell(m, d, key) for m, d in systems},
              "paper (GPT-2)": printed(paper.TABLE_3[key]) if key in paper.TABLE_3 else "–"}
             for key, label in labels.items()]
-    references = set(coefficients["reference_tag"])
     for key, value in paper.TABLE_3.items():
         if key not in labels:
-            why = "our reference level" if key in references else "not in our design"
+            dropped = [r == key for r in references.values()]
+            why = ("every system's reference level" if all(dropped) else
+                   "some systems' reference level" if any(dropped) else "not in our design")
             rows.append({"predictor": f"{paper.TABLE_3_LABELS[key].lower()} ({why})",
-                         **{f"{m} / {d}": "–" for m, d in systems}, "paper (GPT-2)": printed(value)})
+                         **{f"{m} / {d}": cell(m, d, key) for m, d in systems}, "paper (GPT-2)": printed(value)})
     table = pd.DataFrame(rows)
     table.attrs["title"] = "ARD regression coefficients: posterior mean [95% HDI] per system (Table 3)"
     return table
