@@ -338,8 +338,8 @@ def test_every_paper_value_lands_on_a_row_of_the_page(page):
     for label, values in paper.TABLE_2.items():
         assert all(printed(v) in _row(page, label) for v in values.values()), label
     for system, value in paper.TABLE_4["human majority"].items():
-        assert _row(page, "paper: GPT-2").startswith("| paper: GPT-2")
-        assert re.search(rf"\| paper: GPT-2 \| {system}\s+\|.*\| {printed(value)}\s+\|", page), system
+        shown = "GPT-2" if system == "model" else system
+        assert re.search(rf"\| paper\s+\| {shown}\s+\|.*\| {printed(value)}\s+\|", page), system
     for metric, values in paper.LIU_TABLE_1.items():
         row = next(line for line in page.splitlines() if re.match(rf"\| m\s+\| {metric}\s", line))
         assert all(f"{100 * v:.2f}%" in row for v in values.values()), metric
@@ -457,6 +457,7 @@ def test_headline_numbers_carry_intervals_or_say_why_not(page):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert all(re.fullmatch(r"\S+ \[\S+, \S+\]", c) for c in cells[1:5]), cells
     assert "keep no resplit's oracle mode" in page
+    assert re.search(r'"\(exact in \[lower, upper\]\)": the bounds that its\s+enumeration\'s unresolved', page)
     assert re.search(r"\| m\s+\| ancestral\s+\| 10\s+\| 6\s+\| 0\.007 \[0\.\d+, 0\.\d+\]", page)
     assert "no interval" in page[page.index("### Token calibration"):]
 
@@ -873,3 +874,20 @@ def test_a_group_without_a_cause_is_unexplained_and_a_pair_without_a_heading_is_
     monkeypatch.setattr(disagreements, "pairs", lambda *args: [stray])
     with pytest.raises(KeyError, match="nowhere"):
         disagreements.generated(entries, measured, config)
+
+
+def test_tables_two_and_four_name_every_model_they_hold_and_the_papers_systems():
+    from varprobe.results_page.tables import table_four, table_two
+
+    biased = [pd.DataFrame([_system(m, "biased", 0.5), _system("oracle", "control", 0.4)]) for m in ("a", "b")]
+    two = table_two(biased)
+    assert "biased estimate of a, b " in two.attrs["title"]
+    assert {"a / biased", "b / biased", "oracle control (ours)", "paper: GPT-2 biased",
+            "paper: Oracle 1 (Table 1's Oracle2)", "paper: Oracle 2"} <= set(two.columns)
+    assert "paper: GPT-2 oracle 1" not in two.columns
+    level = [pd.DataFrame({"model": m, "system": ["model", "oracle 1"], "n_contexts": 6, "expected_tvd": 0.6,
+                           "ci_low": 0.5, "ci_high": 0.7, "expected_tvd_oracle1": 0.6, "ece_human_majority": 0.1,
+                           "mean_entropy": 1.0}) for m in ("a", "b")]
+    four = table_four(level)
+    assert "ECE of a, b and" in four.attrs["title"]
+    assert list(four.loc[four["model"] == "paper", "system"]) == ["GPT-2", "oracle 1", "oracle 2"]

@@ -225,11 +225,16 @@ def authors_switches(found: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
+TABLE_2_SYSTEMS = {"biased": "GPT-2 biased", "oracle 1": "Oracle 1 (Table 1's Oracle2)", "oracle 2": "Oracle 2"}
+"""The paper's systems of Table 2, as its columns are named on the page."""
+
+
 def table_two(summaries: list[pd.DataFrame]) -> pd.DataFrame:
     """Ilia & Aziz 2024, Table 2 (App. A) beside ours: per gold label (corpus word, human
     majority), the ECE of each model's biased estimate and of the oracle control, with the
-    paper's GPT-2 biased estimate and oracles (its oracle 1 and 2 are both halves as predictors;
-    our oracle control is oracle 2)."""
+    paper's GPT-2 biased estimate and oracles (both halves of the humans as predictors; its
+    "Oracle 1" is its Table 1's Oracle2, the system our oracle control is); the title names every
+    model."""
     frame = pd.concat(summaries, ignore_index=True)
     biased = frame[frame["decoding"] == "biased"]
     oracle = frame[frame["model"] == "oracle"].head(1)
@@ -237,25 +242,31 @@ def table_two(summaries: list[pd.DataFrame]) -> pd.DataFrame:
     for label, column in (("corpus word", "ece_corpus"), ("human majority", "ece_human_majority")):
         row = {"gold label": label}
         row.update({f"{r.model} / biased": getattr(r, column) for r in biased.itertuples(index=False)})
-        row["oracle 2 (ours)"] = oracle[column].iloc[0] if len(oracle) else math.nan
-        row.update({f"paper: GPT-2 {k}": printed(v) for k, v in paper.TABLE_2[label].items()})
+        row["oracle control (ours)"] = oracle[column].iloc[0] if len(oracle) else math.nan
+        row.update({f"paper: {TABLE_2_SYSTEMS[k]}": printed(v) for k, v in paper.TABLE_2[label].items()})
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["title"] = (f"Table 2: ECE of the biased estimate of {', '.join(dict.fromkeys(biased['model']))} "
+                            f"and of the oracle control, beside the paper's GPT-2 and oracles")
+    return table
 
 
 def table_four(summaries: list[pd.DataFrame]) -> pd.DataFrame:
     """Ilia & Aziz 2024, Table 4 (App. D) beside ours: token-level ECE against the human-majority
     first token of each model and of oracles 1 and 2, with the expected TVD to H and to O1; the
-    paper's values on rows of their own."""
+    paper's GPT-2 and oracles on rows of their own; the title names every model."""
     frame = pd.concat(summaries, ignore_index=True)
     rows = [{"model": r.model, "system": r.system,
              "E TVD(·, H) [95% CI]": with_interval(r.expected_tvd, r.ci_low, r.ci_high),
              "E TVD(·, O1)": r.expected_tvd_oracle1, "ECE human majority": r.ece_human_majority}
             for r in frame.itertuples(index=False)]
-    rows += [{"model": "paper: GPT-2", "system": system, "ECE human majority": printed(value)}
-             for system, value in paper.TABLE_4["human majority"].items()]
-    return pd.DataFrame(rows, columns=["model", "system", "E TVD(·, H) [95% CI]", "E TVD(·, O1)",
-                                       "ECE human majority"])
+    rows += [{"model": "paper", "system": "GPT-2" if system == "model" else system,
+              "ECE human majority": printed(value)} for system, value in paper.TABLE_4["human majority"].items()]
+    table = pd.DataFrame(rows, columns=["model", "system", "E TVD(·, H) [95% CI]", "E TVD(·, O1)",
+                                        "ECE human majority"])
+    table.attrs["title"] = (f"Table 4: token-level ECE of {', '.join(dict.fromkeys(frame['model']))} and of "
+                            f"its oracles 1 and 2, beside the paper's GPT-2 and oracles")
+    return table
 
 
 REFERENCE = "reference"
