@@ -25,7 +25,8 @@ from varprobe.results_page.tables import (
 
 def _system(model, decoding, tvd, low=np.nan, high=np.nan, lower=np.nan, upper=np.nan):
     return {"model": model, "decoding": decoding, "n_contexts": 6, "n_contexts_not_sampled": 0,
-            "n_contexts_all_failed": 0, "expected_tvd": tvd, "ci_low": low, "ci_high": high, "expected_tvd_lower": lower,
+            "n_contexts_all_failed": 0, "expected_tvd": tvd, "ci_low": low, "ci_high": high,
+            "expected_tvd_lower": lower,
             "expected_tvd_upper": upper, "expected_tvd_oracle1": 0.5, "oracle_expected_tvd": 0.42, "ece_corpus": 0.1,
             "ece_human_majority": 0.2, "ece_oracle_majority": 0.3, "failure_rate": 0.05,
             "mean_entropy_model": 1.5, "mean_entropy_human": 2.0, "n_contexts_without_corpus_word": 0}
@@ -891,3 +892,14 @@ def test_tables_two_and_four_name_every_model_they_hold_and_the_papers_systems()
     four = table_four(level)
     assert "ECE of a, b and" in four.attrs["title"]
     assert list(four.loc[four["model"] == "paper", "system"]) == ["GPT-2", "oracle 1", "oracle 2"]
+
+
+def test_each_run_system_is_read_against_the_papers_column_of_its_decoding():
+    from varprobe.results_page.disagreements import paper_system
+
+    assert paper_system({"name": "ancestral"}, False) == "GPT2"
+    assert paper_system({"name": "ancestral-1000", "n_samples": 1000}, False) == "GPT2"
+    assert paper_system({"name": "ancestral"}, True) == "GPT2 fine-tuned"
+    assert paper_system({"name": "t", "temperature": 0.5}, False) == "GPT2 T=0.5"
+    assert paper_system({"name": "t", "temperature": 0.5}, True) is None
+    assert paper_system({"name": "exact", "method": "enumerate"}, False) is None

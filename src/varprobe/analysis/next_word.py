@@ -305,7 +305,8 @@ def oracle_summary(
             ece(confidences[rows, r], hits[rows, r, index], settings.ece_bins)
             for r in range(settings.resplits)
         ])) if rows.any() else np.nan
-    row.update(n_contexts_not_sampled=0, n_contexts_all_failed=0, n_contexts_without_corpus_word=without_corpus_word(table),
+    row.update(n_contexts_not_sampled=0, n_contexts_all_failed=0,
+               n_contexts_without_corpus_word=without_corpus_word(table),
                oracle_expected_tvd=row["expected_tvd"], failure_rate=0.0,
                expected_tvd_lower=np.nan, expected_tvd_upper=np.nan)
     return row

@@ -25,7 +25,8 @@ from varprobe import tables
 from varprobe.results_page import findings, paper
 from varprobe.results_page.findings import span, table_of
 from varprobe.results_page.tables import (
-    AUTHORS_CODE, AUTHORS_VALUES, RELATIVE, TABLE_ONE_COLUMNS, authors_row, intervals, markdown, metric_by_bins, number, printed)
+    AUTHORS_CODE, AUTHORS_VALUES, RELATIVE, TABLE_ONE_COLUMNS, authors_row, intervals, markdown,
+    metric_by_bins, number, printed)
 
 UNEXPLAINED = "unexplained"
 """The cause of a group with none in ``CAUSES``, or whose measuring table the run lacks."""
@@ -96,11 +97,13 @@ GROUPS = {
 
 # ---- the pairs, one builder per table of the page ----
 
-def _paper_system(decoding: dict) -> str | None:
-    """The paper's Table 1 column a run decoding answers: plain sampling GPT2, temperature 0.5
-    alone GPT2 T=0.5; None for another decoding."""
+def paper_system(decoding: dict, finetuned: bool) -> str | None:
+    """The paper's Table 1 column a run system answers: plain sampling GPT2 (GPT2 fine-tuned for
+    a fine-tuned model), temperature 0.5 alone GPT2 T=0.5; None for another decoding."""
     settings = {k: v for k, v in decoding.items() if k not in ("name", "n_samples")}
-    return "GPT2" if not settings else "GPT2 T=0.5" if settings == {"temperature": 0.5} else None
+    if not settings:
+        return "GPT2 fine-tuned" if finetuned else "GPT2"
+    return "GPT2 T=0.5" if settings == {"temperature": 0.5} and not finetuned else None
 
 
 def _table_one(entries: list[dict], measured: dict, config: dict) -> list[Pair]:
@@ -111,10 +114,12 @@ def _table_one(entries: list[dict], measured: dict, config: dict) -> list[Pair]:
     columns = dict(zip(paper.TABLE_1_COLUMNS, ("ece_corpus", "ece_human_majority", "ece_oracle_majority",
                                                "expected_tvd"), strict=True))
     decodings = {d["name"]: d for d in (config["provo"]["decodings"] if "provo" in config else [])}
+    comparison = table_of(entries, "finetune_comparison")
+    finetuned = set() if comparison is None else set(comparison["model"])
     out = []
     for r in summary.itertuples(index=False):
         column = {"human": "Human", "oracle": "Oracle2"}.get(r.model) or (
-            _paper_system(decodings[r.decoding]) if r.decoding in decodings else None)
+            paper_system(decodings[r.decoding], r.model in finetuned) if r.decoding in decodings else None)
         if column is None:
             continue
         extra = found.get((r.model, r.decoding), {})
@@ -123,12 +128,12 @@ def _table_one(entries: list[dict], measured: dict, config: dict) -> list[Pair]:
             if value is None or pd.isna(ours):
                 continue
             low, high = ((r.ci_low, r.ci_high) if name == "avg_tvd" else extra.get(columns[name], (math.nan,) * 2))
-            key = {"human": "human", "oracle": "oracle"}.get(r.model)
-            group = f"table1_{key}_{'expected_tvd' if name == 'avg_tvd' else columns[name]}" if key else "table1_models"
+            group = (f"table1_{r.model}_{'expected_tvd' if name == 'avg_tvd' else columns[name]}"
+                     if r.model in ("human", "oracle") else "table1_models")
             shown = TABLE_ONE_COLUMNS["tvd_oracle1" if r.model == "oracle" else "tvd_humans"] \
                 if name == "avg_tvd" else TABLE_ONE_COLUMNS[columns[name]]
-            out.append(Pair(group, f"{r.model} / {r.decoding}, {shown.removesuffix(' [95% CI]')} (paper: {column})", float(ours),
-                            float(low), float(high), value, 2))
+            where = f"{r.model} / {r.decoding}, {shown.removesuffix(' [95% CI]')} (paper: {column})"
+            out.append(Pair(group, where, float(ours), float(low), float(high), value, 2))
     return out
 
 
