@@ -69,7 +69,7 @@ def test_an_api_model_runs_both_provo_modes_and_a_production_dataset(api_run):
     oracle = summary.loc[("oracle", "control"), "expected_tvd"]
     for model in ("smol-single", "smol-list"):
         row = summary.loc[(model, "ancestral")]
-        assert row["n_contexts"] - row["n_contexts_without_words"] > len(contexts) / 2
+        assert row["n_contexts"] - row["n_contexts_not_sampled"] - row["n_contexts_all_failed"] > len(contexts) / 2
         assert oracle < row["expected_tvd"] <= 1
     replies = tables.read(results / "provo/api_replies.parquet", "provo_api_summary").set_index("model")
     assert replies.loc["smol-single", "requested"] == replies.loc["smol-single", "replies"] == 2 * len(contexts)

@@ -79,9 +79,19 @@ def test_a_context_without_words_is_excluded_and_counted():
     table, hits = context_table(_contexts(), _responses(), sampled_estimates(samples), SETTINGS)
     assert np.isnan(table.loc[1, "tvd"])
     summary = model_summary(table, hits, failure_rate=2 / 3, settings=SETTINGS)
-    assert summary["n_contexts"] == 1 and summary["n_contexts_without_words"] == 1
+    assert summary["n_contexts"] == 1 and summary["n_contexts_all_failed"] == 1
+    assert summary["n_contexts_not_sampled"] == 0
     assert summary["expected_tvd"] == pytest.approx(0.25)
     assert summary["failure_rate"] == pytest.approx(2 / 3)
+
+
+def test_a_context_never_sampled_is_counted_apart_from_one_whose_draws_all_failed():
+    """A fine-tuned model's training passage (no draws there) is not a context where every draw
+    failed: the summary counts the two apart."""
+    samples = _samples([(1, 2, "b", 1)])
+    table, hits = context_table(_contexts(), _responses(), sampled_estimates(samples), SETTINGS)
+    summary = model_summary(table, hits, failure_rate=0.0, settings=SETTINGS)
+    assert summary["n_contexts_not_sampled"] == 1 and summary["n_contexts_all_failed"] == 0
 
 
 def test_a_partial_system_is_compared_with_the_oracle_over_its_own_contexts():
@@ -98,7 +108,8 @@ def test_a_partial_system_is_compared_with_the_oracle_over_its_own_contexts():
                          {"model": "oracle", "decoding": "control", **oracle},
                          {"model": "human", "decoding": "mle", **human_summary(_contexts(), _responses(), SETTINGS)}])
     assert coverage_notes(rows) == [
-        f"provo: given-model (given) has words in 1 of the 2 configured contexts (1 without); its "
+        f"provo: given-model (given) has words in 1 of the 2 configured contexts (1 not sampled, 0 with every "
+        f"draw failed); its "
         f"expected TVD {summary['expected_tvd']:.3f} is over those 1, where the oracle's is "
         f"{summary['oracle_expected_tvd']:.3f} (over all 2: {oracle['expected_tvd']:.3f})"]
     full = model_summary(*context_table(_contexts(), _responses(), sampled_estimates(
@@ -161,7 +172,7 @@ def test_enumerated_distribution_gives_tvd_and_its_interval():
     assert table.loc[0, "model_mode"] == "b" and table.loc[0, "confidence"] == pytest.approx(2 / 3)
     assert np.isnan(table.loc[1, "tvd"]) and pd.isna(table.loc[0, "n_draws"])
     summary = model_summary(table, np.zeros((2, 5), dtype=bool), 0.35, SETTINGS)
-    assert summary["n_contexts_without_words"] == 1
+    assert summary["n_contexts_all_failed"] == 1 and summary["n_contexts_not_sampled"] == 0
     assert summary["expected_tvd_lower"] <= summary["expected_tvd"] <= summary["expected_tvd_upper"]
 
 

@@ -24,8 +24,9 @@ from varprobe.results_page.tables import (
 
 
 def _system(model, decoding, tvd, low=np.nan, high=np.nan, lower=np.nan, upper=np.nan):
-    return {"model": model, "decoding": decoding, "n_contexts": 6, "n_contexts_without_words": 0,
-            "expected_tvd": tvd, "ci_low": low, "ci_high": high, "expected_tvd_lower": lower,
+    return {"model": model, "decoding": decoding, "n_contexts": 6, "n_contexts_not_sampled": 0,
+            "n_contexts_all_failed": 0, "expected_tvd": tvd, "ci_low": low, "ci_high": high,
+            "expected_tvd_lower": lower,
             "expected_tvd_upper": upper, "expected_tvd_oracle1": 0.5, "oracle_expected_tvd": 0.42, "ece_corpus": 0.1,
             "ece_human_majority": 0.2, "ece_oracle_majority": 0.3, "failure_rate": 0.05,
             "mean_entropy_model": 1.5, "mean_entropy_human": 2.0, "n_contexts_without_corpus_word": 0}
@@ -98,7 +99,8 @@ def _run(tmp_path):
     add("regression_coefficients_m_ancestral", pd.DataFrame({
         "predictor": [*predictors, "intercept", "sigma"], "label": [*labels, "intercept", "sigma"],
         "kind": ["continuous"] * 4 + ["tag"] * 10 + ["intercept", "noise"],
-        "mean": np.linspace(-0.05, 0.1, 16), "hdi_2.5%": -0.1, "hdi_97.5%": 0.2,
+        "mean": np.linspace(-0.05, 0.1, 16), "hdi_2.5%": np.linspace(-0.05, 0.1, 16) - 0.005,
+        "hdi_97.5%": np.linspace(-0.05, 0.1, 16) + 0.005,
         "model": "m", "decoding": "ancestral", "reference_tag": "NOUN"}), "ARD of m")
     biased = pd.DataFrame([_system("m", "biased", 0.55), _system("oracle", "control", 0.433)])
     add("biased_estimator_summary_m", biased, "Biased m")
@@ -140,8 +142,8 @@ def _run(tmp_path):
         "split": ["validation", "validation", "validation", "train"], "loss": [4.0, 3.5, 3.4, 3.0],
         "tokens": 10, "examples": 2}), "Training and validation loss of ft")
     add("syntactic_tvd_summary", pd.DataFrame([{
-        "level": "syntactic", "model": "m", "decoding": "ancestral", "n_contexts": 6, "n_contexts_without_words": 0,
-        "expected_tvd": 0.22, "ci_low": 0.19, "ci_high": 0.26, "expected_tvd_oracle1": 0.24,
+        "level": "syntactic", "model": "m", "decoding": "ancestral", "n_contexts": 6, "n_contexts_not_sampled": 0,
+        "n_contexts_all_failed": 0, "expected_tvd": 0.22, "ci_low": 0.19, "ci_high": 0.26, "expected_tvd_oracle1": 0.24,
         "expected_tvd_oracles": 0.14, "oracle_ci_low": 0.12, "oracle_ci_high": 0.15, "mean_classes": 4.9}]),
         "Syntactic TVD per system and the oracle control")
     add("finetune_comparison_ft", pd.DataFrame([{
@@ -167,6 +169,26 @@ def _run(tmp_path):
     config.write_text("seed: 0\nmodels: [{name: m, pretrained: m}]\nprovo: {texts: [1], n_samples: 40, resplits: 3, "
                       "ece_bins: 10, bootstrap_resamples: 50}\n")
     return results, entries, config
+
+
+AUTHORS = {  # docs/methods.md: the authors' protocol on the data mirror's Provo copy
+    ("ours", ""): (0.097, 0.595, 0.414, 0.117, 0.409, 0.253, 0.433),
+    ("ours + switch", "raw_corpus_word"): (0.144, 0.595, 0.414, 0.161, 0.409, 0.253, 0.433),
+    ("ours + switch", "shared_seed"): (0.097, 0.595, 0.406, 0.118, 0.396, 0.231, 0.443),
+    ("authors", ""): (0.139, 0.600, 0.411, 0.113, 0.574, 0.320, 0.415),
+    ("authors - switch", "raw_corpus_word"): (0.094, 0.600, 0.411, 0.068, 0.574, 0.320, 0.415),
+    ("authors - switch", "shared_seed"): (0.142, 0.595, 0.413, 0.158, 0.452, 0.287, 0.437),
+    ("authors - switch", "single_split"): (0.139, 0.600, 0.411, 0.132, 0.498, 0.320, 0.441),
+    ("paper", ""): (0.14, 0.60, 0.19, 0.11, 0.57, 0.32, 0.42),
+}
+
+
+def _authors() -> pd.DataFrame:
+    """A ``provo_authors`` table (two switches of the nine)."""
+    from varprobe.analysis.authors_protocol import VALUES
+
+    return pd.DataFrame([{"protocol": p, "switch": s, **dict(zip(VALUES, v, strict=True))}
+                         for (p, s), v in AUTHORS.items()])
 
 
 SCHEMA = Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml"
@@ -209,6 +231,8 @@ def _measured(results) -> dict:
              {"table": str(token / "floor.parquet"), "labels": "drawn from the model"}])],
     ):
         main([*command, "--out", out[command[0].replace("-", "_")]])
+    out["provo_authors"] = str(provo / "authors_protocol.parquet")
+    tables.write(_authors(), out["provo_authors"], "provo_authors")
     wmt = results / "production/wmt14"
     out["production_miscalibrated"] = [str(wmt / "m/ancestral/miscalibrated.parquet")]
     out["production_examples"] = {"wmt14": {"instances": str(wmt / "instances.parquet"),
@@ -269,7 +293,7 @@ def test_table_one_counts_the_contexts_without_a_corpus_word_where_there_are_any
 
 def test_the_glossary_names_every_quantity_once(page):
     for name in ("oracle 1, oracle 2", "TVD(O2, O1)", "H, M, C", "W1(M, H), W1(C, H)", "human control",
-                 "`full_ece_weighted`", "`n_contexts_without_words`", "failure rate", "floor (labels drawn"):
+                 "`full_ece_weighted`", "`n_contexts_not_sampled`", "`n_contexts_all_failed`", "failure rate", "floor (labels drawn"):
         assert sum(name in key for key in GLOSSARY) == 1
         assert f"**{[k for k in GLOSSARY if name in k][0]}**" in page
     assert "one half of the responses predicting, TVD to all of them" not in page
@@ -290,7 +314,13 @@ def test_paper_coefficients_are_matched_on_the_predictor_not_the_label():
     assert list(table.columns) == ["m / ancestral", "m / exact", "paper (GPT-2)"]
     assert table.loc["numeral", "paper (GPT-2)"] == "0.049" and table.loc["intercept", "paper (GPT-2)"] == "–"
     assert table.loc["numeral", "m / ancestral"] == "0.400 [0.000, 0.800]" and table.loc["numeral", "m / exact"] == "–"
-    assert table.loc["noun (our reference level)", "paper (GPT-2)"] == "0"
+    assert table.loc["noun (every system's reference level)", "paper (GPT-2)"] == "0"
+    assert table.loc["noun (every system's reference level)", "m / exact"] == "reference"
+    verb = coefficient_table(pd.concat([ours, system("exact", ["NOUN"], ["noun"]).assign(
+        decoding="verb-ref", reference_tag="VERB")])).set_index("predictor")
+    assert verb.loc["noun", "m / ancestral"] == "reference" and verb.loc["noun", "m / verb-ref"] != "reference"
+    assert verb.loc["verb (some systems' reference level)", "m / verb-ref"] == "reference"
+    assert verb.loc["verb (some systems' reference level)", "m / ancestral"] == "–"
     assert table.loc["human entropy", "m / exact"] == "0.100 [0.000, 0.800]"
     assert "numerical (not in our design)" not in table.index
 
@@ -305,13 +335,13 @@ def test_every_paper_value_lands_on_a_row_of_the_page(page):
         row = _row(page, f"paper: {system}")
         assert all(printed(v, 2) in row for v in values if v is not None), system
     for key, value in paper.TABLE_3.items():
-        label = LABELS[key] if key != "NOUN" else "noun (our reference level)"
+        label = LABELS[key] if key != "NOUN" else "noun (every system's reference level)"
         assert _row(page, label).rstrip(" |").endswith(f"| {printed(value)}"), label
     for label, values in paper.TABLE_2.items():
         assert all(printed(v) in _row(page, label) for v in values.values()), label
     for system, value in paper.TABLE_4["human majority"].items():
-        assert _row(page, "paper: GPT-2").startswith("| paper: GPT-2")
-        assert re.search(rf"\| paper: GPT-2 \| {system}\s+\|.*\| {printed(value)}\s+\|", page), system
+        shown = "GPT-2" if system == "model" else system
+        assert re.search(rf"\| paper\s+\| {shown}\s+\|.*\| {printed(value)}\s+\|", page), system
     for metric, values in paper.LIU_TABLE_1.items():
         row = next(line for line in page.splitlines() if re.match(rf"\| m\s+\| {metric}\s", line))
         assert all(f"{100 * v:.2f}%" in row for v in values.values()), metric
@@ -344,7 +374,32 @@ def test_the_page_claims_only_what_its_tables_show(page):
     assert "as ours do" not in page and "measures how much" not in page
     assert "2.00 nats is the value quoted" not in page
     assert "github.com/evgeniael/predict_next_word" in page and "2.004" in page
-    assert "not that bias" in page and "one fixed-seed split" in page
+    assert "not that bias" in page and "fixed-seed split" not in page and "fixed split" not in page
+    assert "random state that every context shares" in page
+
+
+def test_table_ones_human_and_oracle_values_stand_beside_the_authors_protocol_and_the_paper(page):
+    """Ours, the authors' protocol and the paper's digits per value, the switch table, and a caption
+    that says which value to quote, with the authors' protocol averaged over its splits."""
+    part = page[page.index("### Table 1's human and oracle values: ours"):page.index("## Why can't models")]
+    assert re.search(r"\| Oracle2, E TVD\(O2, O1\)\s+\| 0\.433\s+\| 0\.415\s+\| 0\.42\s+\|", part)
+    assert re.search(r"\| Human, ECE oracle-1 majority\s+\| 0\.414\s+\| 0\.411\s+\| 0\.19\s+\|", part)
+    assert re.search(r"\| authors - switch \| `single_split`\s+\| 0\.139", part)
+    assert "Quote ours" in part and "gives E TVD 0.441 and ECE against the human majority 0.498, not 0.415" in part
+    assert "the human's own under the authors' protocol is 0.411" in part
+    assert part.index("### Table 1's human and oracle values: ours") < part.index("each of the authors'")
+
+
+def test_a_run_without_the_authors_protocol_table_renders_without_it(tmp_path):
+    """A cloze corpus other than the Provo norms has no ``provo_authors`` table (its rule runs on the
+    norms alone): the page renders, with no authors' protocol tables and no pointer to them."""
+    results, entries, config = _run(tmp_path)
+    measured = _measured(results)
+    del measured["provo_authors"]
+    page = render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries, figures=[],
+                  benchmarks=str(results / "benchmarks"), measured=measured, results=str(results))
+    assert "### Table 1:" in page and "the authors' protocol and the paper" not in page
+    assert "the next two tables" not in page
 
 
 def test_the_first_screen_says_what_was_run_then_the_findings_then_the_studies(page):
@@ -404,6 +459,7 @@ def test_headline_numbers_carry_intervals_or_say_why_not(page):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert all(re.fullmatch(r"\S+ \[\S+, \S+\]", c) for c in cells[1:5]), cells
     assert "keep no resplit's oracle mode" in page
+    assert re.search(r'"\(exact in \[lower, upper\]\)": the bounds that its\s+enumeration\'s unresolved', page)
     assert re.search(r"\| m\s+\| ancestral\s+\| 10\s+\| 6\s+\| 0\.007 \[0\.\d+, 0\.\d+\]", page)
     assert "no interval" in page[page.index("### Token calibration"):]
 
@@ -417,23 +473,28 @@ def test_no_section_is_only_a_file_name(page):
 
 def test_disagreements_carry_their_measured_causes(page):
     part = page[page.index("## Disagreements with the papers"):page.index("## The papers' tables")]
-    for title in ("### The oracles' expected TVD", "### Failure rate", "### Table 3: the coefficient",
-                  "### Production: the sign of mean M - H", "### The human row's oracle-1-majority ECE"):
+    for title in ("### Table 1: Oracle2, E TVD(O2, O1)", "### Failure rate", "### Table 3: the coefficient",
+                  "### Production: the sign of mean M - H", "### Table 1: Human, ECE oracle-1 majority"):
         assert title in part
-    assert part.count("- cause: ") >= 5
+    assert part.count("- cause: ") == part.count("\n### ")
     # The failure breakdown: 5 failed of 80 draws, the 3 without a letter fail under the paper's reading too.
     assert re.search(r"\| m / ancestral \| token_budget\s+\| 3\s+\| 3\.75%\s+\| 3 ", part)
     assert re.search(r"\| m / ancestral \| extends_context_word\s+\| 2\s+\| 2\.50%\s+\| 0 ", part)
     assert "`m / ancestral`: 5.00% of draws fail; under the paper's reading at most 3.75% would" in part
     assert "paper's Table 3: a column for every tag, z-scores" in part
-    assert re.search(r"Tie-breaking (accounts for the paper's value|does not account .*: unexplained)", part)
+    assert "cell 15:5 averages `ece_gpt2_oracle_maj`, GPT-2's list; the human's own under the authors' protocol " \
+        "is 0.411" in part
+    assert re.search(r"broken lexicographically \(ours\) the ECE is \d\.\d{3}, at random \d\.\d{3}", part)
+    assert ("The authors' 0.415 is one split, seed 1 (cell 17:18), drawn from a random state every context shares "
+            "(cell 4:5); averaged over its 20 splits the same protocol gives 0.441") in part
 
 
 def test_the_replacement_share_disagreement_measures_the_gap_at_the_papers_share(page):
     """k needed 100% against the paper's about 60%: the gap left at k = 60% (0.48 - 0.40) in units of
     the oracles' seed SD (0.01), and why the two shares are not one measure."""
     part = page[page.index("### k%-oracle replacement: the share"):page.index("## The papers' tables")]
-    assert "- paper: about 60% for GPT-2" in part and "- ours: 100%" in part
+    assert "- paper: Ilia & Aziz 2024, Sec. 5: about 60% for GPT-2" in part
+    assert re.search(r"\| m / ancestral, oracle size 10, k needed \(%\) \| 100\s+\| 60\s+\|", part)
     assert "k%-oracle replacement table; see Disagreements)" in page[:page.index("## Glossary")]
     assert "at k = 60% the replaced sets' mean TVD is still 0.080 above the oracles' mean, 8 times" in part
 
@@ -441,7 +502,7 @@ def test_the_replacement_share_disagreement_measures_the_gap_at_the_papers_share
 def test_the_full_ece_disagreement_measures_the_estimators_floor(page):
     """Beside each model's Full-ECE at every M stands a perfectly calibrated model's (labels drawn
     from the model itself) on as many positions, and the cause states the floor's share."""
-    part = page[page.index("### RSD of ECE, cw-ECE and Full-ECE"):page.index("### Production: the sign")]
+    part = page[page.index("### RSD of cw-ECE and Full-ECE"):page.index("### Production: the level")]
     assert re.search(r"\| m\s+\| corpus\s+\| full_ece\s+\| 0\.100\s+\| 0\.150\s+\| 0\.250", part)
     assert re.search(r"\| m\s+\| drawn from the model\s+\| full_ece\s+\| 0\.010\s+\| 0\.050\s+\| 0\.200", part)
     assert ("m: ours 0.100 at M=5 and 0.250 at M=500, a perfectly calibrated model's 0.010 and 0.200 "
@@ -450,7 +511,7 @@ def test_the_full_ece_disagreement_measures_the_estimators_floor(page):
 
 
 def test_production_shows_one_input_per_task_and_the_most_miscalibrated(page):
-    part = page[page.index("### Production: the sign of mean M - H"):page.index("### The human row's")]
+    part = page[page.index("### Production: the sign of mean M - H"):page.index("## The papers' tables")]
     assert 'wmt14, input `w1`: source "A cat."' in part
     assert "| Eine Katze. | Die Katze / sitzt. |" in part and "| Katze. | I cannot translate. |" in part
     assert re.search(r"\| wmt14\s+\| ancestral\s+\| W1\(C, H\)\s+\| w1\s+\| 0\.400 .*\| I cannot translate\.", page)
@@ -752,3 +813,96 @@ def test_the_page_renders_from_the_validated_config_alone(tmp_path):
     page = render(config=settings, configfiles=[str(config)], commit="abc", entries=[], figures=[],
                   benchmarks=str(results / "benchmarks"), measured={}, results=str(results))
     assert "### Table 1" not in page and "## The paper's draw count" not in page
+
+
+def test_a_pair_differs_when_the_papers_printed_value_is_outside_our_interval_or_far_from_ours():
+    """With an interval: the paper's value widened by half its last digit against ours; without
+    one: more than 10% of the paper's value apart; a paper's bound: our interval above it."""
+    from varprobe.results_page.disagreements import Pair
+
+    def pair(ours, paper_value, decimals=2, low=np.nan, high=np.nan, bound=False):
+        return Pair("g", "w", ours, low, high, paper_value, decimals, bound).differs()
+
+    assert pair(0.433, 0.42, low=0.426, high=0.44) and not pair(0.433, 0.43, low=0.426, high=0.44)
+    assert pair(0.097, 0.14) and not pair(0.595, 0.60) and pair(0.409, 0.57)
+    assert pair(0.5, 0.1, 1, 0.49, 0.51, bound=True) and not pair(0.05, 0.1, 1, 0.04, 0.06, bound=True)
+    assert not pair(0.0004, 0.0, 3) and pair(0.01, 0.0, 3)
+
+
+def _render_run(tmp_path, measured=None):
+    results, entries, config = _run(tmp_path)
+    measured = measured or _measured(results)
+    settings = _validated(config)
+    page = render(config=settings, configfiles=[str(config)], commit="abc", entries=entries, figures=[],
+                  benchmarks=str(results / "benchmarks"), measured=measured, results=str(results))
+    return page, entries, measured, settings
+
+
+def test_every_value_that_differs_from_the_papers_is_under_disagreements_with_its_cause(tmp_path):
+    """The generator's completeness: every pair of a value of ours and the paper's printed beside it
+    that differs has a row under its group's heading, with a cause; no agreeing pair is listed."""
+    from varprobe.results_page.disagreements import GROUPS, pairs
+
+    page, entries, measured, config = _render_run(tmp_path)
+    found = pairs(entries, measured, config)
+    differing = [p for p in found if p.differs()]
+    assert {"table1_human_ece_corpus", "table1_oracle_ece_human_majority", "table1_oracle_expected_tvd",
+            "table2_biased", "table2_oracle", "table3_coefficients", "table4_model", "table4_oracle",
+            "production_w1", "liu_rsd", "replacement_share"} <= {p.group for p in differing}
+    part = page[page.index("## Disagreements with the papers"):page.index("## The papers' tables")]
+    entries_by_title = {chunk.split("\n", 1)[0]: chunk for chunk in part.split("\n### ")[1:]}
+    for p in differing:
+        entry = entries_by_title[GROUPS[p.group].title]
+        assert re.search(rf"\| {re.escape(p.where)}\s+\| {re.escape(p.row()['ours'])}\s+\| "
+                         rf"{re.escape(p.row()['paper'])}\s+\|", entry), p
+        assert re.search(r"\n- cause: \S", entry), p.group
+    for p in found:
+        if not p.differs():
+            assert f"| {p.where} " not in part, p
+    assert "unexplained: the paper's Table 4 oracle values are stored scalars of the authors' " \
+        "`Additional_Experiments/Appendix_D/uncertainty_results/cal_metrics_bpe.json`" in part
+    assert "Tie-breaking" in entries_by_title["Table 1: Human, ECE oracle-1 majority"]
+    assert "`raw_corpus_word` 0.144 (`TVD/GPT2/GPT2_sampling.py` lines 37 and 307)" in \
+        entries_by_title["Table 1: Human, ECE corpus word"]
+
+
+def test_a_group_without_a_cause_is_unexplained_and_a_pair_without_a_heading_is_refused(tmp_path, monkeypatch):
+    from varprobe.results_page import disagreements
+
+    assert set(disagreements.CAUSES) <= set(disagreements.GROUPS)
+    page, entries, measured, config = _render_run(tmp_path)
+    monkeypatch.delitem(disagreements.CAUSES, "table4_oracle")
+    found = {d["title"]: d for d in disagreements.generated(entries, measured, config)}
+    assert found["Table 4: the oracles' token-level ECE"]["cause"] == "unexplained"
+    stray = disagreements.Pair("nowhere", "w", 1.0, np.nan, np.nan, 0.5, 2)
+    monkeypatch.setattr(disagreements, "pairs", lambda *args: [stray])
+    with pytest.raises(KeyError, match="nowhere"):
+        disagreements.generated(entries, measured, config)
+
+
+def test_tables_two_and_four_name_every_model_they_hold_and_the_papers_systems():
+    from varprobe.results_page.tables import table_four, table_two
+
+    biased = [pd.DataFrame([_system(m, "biased", 0.5), _system("oracle", "control", 0.4)]) for m in ("a", "b")]
+    two = table_two(biased)
+    assert "biased estimate of a, b " in two.attrs["title"]
+    assert {"a / biased", "b / biased", "oracle control (ours)", "paper: GPT-2 biased",
+            "paper: Oracle 1 (Table 1's Oracle2)", "paper: Oracle 2"} <= set(two.columns)
+    assert "paper: GPT-2 oracle 1" not in two.columns
+    level = [pd.DataFrame({"model": m, "system": ["model", "oracle 1"], "n_contexts": 6, "expected_tvd": 0.6,
+                           "ci_low": 0.5, "ci_high": 0.7, "expected_tvd_oracle1": 0.6, "ece_human_majority": 0.1,
+                           "mean_entropy": 1.0}) for m in ("a", "b")]
+    four = table_four(level)
+    assert "ECE of a, b and" in four.attrs["title"]
+    assert list(four.loc[four["model"] == "paper", "system"]) == ["GPT-2", "oracle 1", "oracle 2"]
+
+
+def test_each_run_system_is_read_against_the_papers_column_of_its_decoding():
+    from varprobe.results_page.disagreements import paper_system
+
+    assert paper_system({"name": "ancestral"}, False) == "GPT2"
+    assert paper_system({"name": "ancestral-1000", "n_samples": 1000}, False) == "GPT2"
+    assert paper_system({"name": "ancestral"}, True) == "GPT2 fine-tuned"
+    assert paper_system({"name": "t", "temperature": 0.5}, False) == "GPT2 T=0.5"
+    assert paper_system({"name": "t", "temperature": 0.5}, True) is None
+    assert paper_system({"name": "exact", "method": "enumerate"}, False) is None

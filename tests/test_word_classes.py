@@ -204,7 +204,7 @@ def test_cli_writes_tables_summary_and_histograms(tmp_path, provo_norms):
         main(["word-class-summary", "--level", level, "--systems", str(tmp_path / f"{level}_system.parquet"),
               "--out", str(tmp_path / f"{level}_summary.parquet")])
         row = tables.read(tmp_path / f"{level}_summary.parquet", "word_class_system").iloc[0]
-        assert row["n_contexts"] == 3 and row["n_contexts_without_words"] == 1
+        assert row["n_contexts"] == 3 and row["n_contexts_all_failed"] + row["n_contexts_not_sampled"] == 1
         assert row["expected_tvd"] == pytest.approx(table["tvd"].mean())
         main(["word-class-figure", "--level", level, "--tvd", str(tmp_path / f"{level}.parquet"),
               "--figure", str(tmp_path / f"{level}.png"), "--table", str(tmp_path / f"{level}_hist.parquet")])

@@ -63,8 +63,8 @@ SCHEMAS: dict[str, dict[str, str]] = {
     },
     "provo_system": {
         "model": "string", "decoding": "string", "n_contexts": "int64",
-        "n_contexts_without_words": "int64", "expected_tvd": "float64", "ci_low": "float64",
-        "ci_high": "float64", "expected_tvd_lower": "float64", "expected_tvd_upper": "float64",
+        "n_contexts_not_sampled": "int64", "n_contexts_all_failed": "int64", "expected_tvd": "float64",
+        "ci_low": "float64", "ci_high": "float64", "expected_tvd_lower": "float64", "expected_tvd_upper": "float64",
         "expected_tvd_oracle1": "float64", "oracle_expected_tvd": "float64", "ece_corpus": "float64",
         "n_contexts_without_corpus_word": "int64",
         "ece_human_majority": "float64", "ece_oracle_majority": "float64",

@@ -17,6 +17,9 @@ if "provo" in config:
         provo_oracle_splits=f"{PROVO}/page/oracle_splits.parquet",
         provo_human_ties=f"{PROVO}/page/human_ties.parquet",
     )
+    # the authors' protocol reads the Provo norms alone (rule provo_authors)
+    if CORPUS is None:
+        PAGE_TABLES["provo_authors"] = f"{PROVO}/authors_protocol.parquet"
 if "regression" in ANALYSES:
     PAGE_TABLES["regression_codings"] = f"{REGRESSION}/codings.parquet"
 if "sample_size" in ANALYSES:

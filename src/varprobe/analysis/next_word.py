@@ -144,9 +144,9 @@ def context_table(
     """Per-context TVDs and entropies of a model (schema ``provo_tvd``), plus the oracle-1
     majority hits of its mode, shape (contexts, R), for the oracle-majority ECE.
 
-    Contexts without a model word (every draw failed, no estimate, or no resolved word) get NaN
-    TVDs and entropies and are excluded from the summary (counted there as
-    ``n_contexts_without_words``).
+    Contexts without a model word get NaN TVDs and entropies and are excluded from the summary,
+    which counts them apart (``without_words``): never sampled (no estimate: ``n_draws`` 0), or
+    sampled with every draw failed (no resolved word, for an enumeration).
     """
     humans = human_counts(responses)
     rows, hits = [], []
@@ -254,7 +254,7 @@ def model_summary(
         [ece(confidence, oracle_hits[has_words, r], settings.ece_bins) for r in range(settings.resplits)]
     ))
     row.update(
-        n_contexts_without_words=int((~has_words).sum()),
+        **without_words(table),
         n_contexts_without_corpus_word=without_corpus_word(table),
         oracle_expected_tvd=float(used["tvd_oracle2_oracle1"].mean()),
         failure_rate=failure_rate,
@@ -262,6 +262,17 @@ def model_summary(
         expected_tvd_upper=float(used["tvd_upper"].mean()),
     )
     return row
+
+
+def without_words(table: pd.DataFrame) -> dict[str, int]:
+    """The contexts of a system's per-context table (schema ``provo_tvd``) without a model word,
+    in two counts: ``n_contexts_not_sampled``, never sampled or enumerated (``n_draws`` 0: a
+    fine-tuned model's training passages, an exact system's passages outside its ``texts``), and
+    ``n_contexts_all_failed``, sampled but every draw failed (enumerated: no word resolved)."""
+    missing = table["tvd"].isna()
+    not_sampled = (table["n_draws"] == 0).fillna(False).astype(bool)
+    return {"n_contexts_not_sampled": int((missing & not_sampled).sum()),
+            "n_contexts_all_failed": int((missing & ~not_sampled).sum())}
 
 
 def without_corpus_word(contexts: pd.DataFrame) -> int:
@@ -294,7 +305,8 @@ def oracle_summary(
             ece(confidences[rows, r], hits[rows, r, index], settings.ece_bins)
             for r in range(settings.resplits)
         ])) if rows.any() else np.nan
-    row.update(n_contexts_without_words=0, n_contexts_without_corpus_word=without_corpus_word(table),
+    row.update(n_contexts_not_sampled=0, n_contexts_all_failed=0,
+               n_contexts_without_corpus_word=without_corpus_word(table),
                oracle_expected_tvd=row["expected_tvd"], failure_rate=0.0,
                expected_tvd_lower=np.nan, expected_tvd_upper=np.nan)
     return row
@@ -318,7 +330,7 @@ def human_summary(contexts: pd.DataFrame, responses: pd.DataFrame, settings: Con
         hits.append([True, *(word == w for w in o1_modes)])
     confidence, hit = np.array(confidences), np.array(hits, dtype=bool)
     return {
-        "n_contexts": len(contexts), "n_contexts_without_words": 0,
+        "n_contexts": len(contexts), "n_contexts_not_sampled": 0, "n_contexts_all_failed": 0,
         "n_contexts_without_corpus_word": without_corpus_word(contexts),
         "expected_tvd": np.nan, "ci_low": np.nan, "ci_high": np.nan,
         "expected_tvd_lower": np.nan, "expected_tvd_upper": np.nan, "expected_tvd_oracle1": np.nan,
@@ -344,7 +356,8 @@ def coverage_notes(summary: pd.DataFrame) -> list[str]:
     partial = summary[~summary["model"].isin(["oracle", "human"]) & (summary["n_contexts"] < total)]
     return [
         f"provo: {row.model} ({row.decoding}) has words in {row.n_contexts} of the {total} configured "
-        f"contexts ({row.n_contexts_without_words} without); its expected TVD {row.expected_tvd:.3f} "
+        f"contexts ({row.n_contexts_not_sampled} not sampled, {row.n_contexts_all_failed} with every draw "
+        f"failed); its expected TVD {row.expected_tvd:.3f} "
         f"is over those {row.n_contexts}, where the oracle's is {row.oracle_expected_tvd:.3f} "
         f"(over all {total}: {float(oracle['expected_tvd'].iloc[0]):.3f})"
         for row in partial.itertuples(index=False)

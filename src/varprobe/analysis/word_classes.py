@@ -18,7 +18,8 @@ partition is the context's partition (for TVD_sem, the clusters of the human and
 so model and oracle TVDs are measured on the same classes; TVD_sem between oracles therefore
 depends on the system whose words shaped the clusters. A context without a model word is
 partitioned on the human words alone; its TVDs to the model are NaN and the summary leaves it
-out (``n_contexts_without_words``), for the model and the oracle alike.
+out (counted as ``n_contexts_not_sampled`` or ``n_contexts_all_failed``,
+``varprobe.analysis.next_word.without_words``), for the model and the oracle alike.
 
 The family's subcommands and its tables: ``FAMILY``.
 """
@@ -36,7 +37,8 @@ import pandas as pd
 
 from varprobe import tables
 from varprobe.analysis.family import Family
-from varprobe.analysis.next_word import ControlSettings, ModelEstimate, human_counts, oracle_splits
+from varprobe.analysis.next_word import (
+    ControlSettings, ModelEstimate, human_counts, oracle_splits, without_words)
 from varprobe.commands import add_estimates, json_value, read_estimates
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.distributions import mle, mode, tvd
@@ -103,6 +105,7 @@ def class_table(
             "word_number": key[1],
             "context_length": int(ctx.context_length),
             "n_humans": sum(humans[key].values()),
+            "n_draws": estimate.n_draws,
             "n_words": estimate.n_words,
             "n_types": len(words),
             "n_classes": len(set(partition.classes.values())),
@@ -135,7 +138,7 @@ def class_summary(table: pd.DataFrame, settings: ControlSettings) -> dict:
     oracle = _mean_ci(used["tvd_oracle2_oracle1"], settings, stream=2)
     return {
         "n_contexts": len(used),
-        "n_contexts_without_words": len(table) - len(used),
+        **without_words(table),
         "expected_tvd": model[0],
         "ci_low": model[1],
         "ci_high": model[2],
@@ -287,16 +290,19 @@ FAMILY = Family(
     unavailable=unavailable,
     tables={
         # Syntactic / semantic TVD (varprobe.analysis.word_classes): per context of one system.
-        # k and n_oov: clusters and out-of-vocabulary words (semantic only, else NA).
+        # k and n_oov: clusters and out-of-vocabulary words (semantic only, else NA); n_draws 0: a
+        # context the system was never sampled at (NA for an enumeration).
         "word_class_tvd": {
             "text_id": "int32", "word_number": "int32", "context_length": "int32", "n_humans": "int64",
-            "n_words": "Int64", "n_types": "int64", "n_classes": "int64", "k": "Int64", "n_oov": "Int64",
+            "n_draws": "Int64", "n_words": "Int64", "n_types": "int64", "n_classes": "int64", "k": "Int64",
+            "n_oov": "Int64",
             "tvd": "float64", "tvd_model_oracle1": "float64", "tvd_oracle2_oracle1": "float64",
             "human_class": "string", "model_class": "string",
         },
         "word_class_system": {
             "level": "string", "model": "string", "decoding": "string", "n_contexts": "int64",
-            "n_contexts_without_words": "int64", "expected_tvd": "float64", "ci_low": "float64",
+            "n_contexts_not_sampled": "int64", "n_contexts_all_failed": "int64", "expected_tvd": "float64",
+            "ci_low": "float64",
             "ci_high": "float64", "expected_tvd_oracle1": "float64", "expected_tvd_oracles": "float64",
             "oracle_ci_low": "float64", "oracle_ci_high": "float64", "mean_classes": "float64",
         },

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from itertools import zip_longest
 
-import numpy as np
 import pandas as pd
 
 from varprobe import tables
 from varprobe.results_page import paper
 from varprobe.results_page.tables import (
-    markdown, metric_by_bins, miscalibrated, number, production_example, production_signs)
+    markdown, miscalibrated, number, production_example, production_signs)
 
 PAPER_DRAWS = 1000
 """The paper's draws per context for GPT-2 (Table 1's ancestral row, App. C.1)."""
@@ -26,7 +25,8 @@ def _entry(entries: list[dict], prefix: str) -> list[dict]:
     return [e for e in entries if e["name"].startswith(prefix)]
 
 
-def _frame(entries: list[dict], prefix: str) -> pd.DataFrame | None:
+def table_of(entries: list[dict], prefix: str) -> pd.DataFrame | None:
+    """The registered tables whose name starts with ``prefix``, as one frame (None without any)."""
     found = _entry(entries, prefix)
     return pd.concat([tables.read_frame(e["table"]) for e in found], ignore_index=True) if found else None
 
@@ -50,7 +50,7 @@ def what_was_run(config: dict, entries: list[dict]) -> list[tuple[str, str]]:
     models = [m["name"] for m in config.get("models", [])]
     if models:
         lines.append(("models", ", ".join(f"`{m}`" for m in models)))
-    summary = _frame(entries, "provo_summary")
+    summary = table_of(entries, "provo_summary")
     provo = config.get("provo")
     if provo and summary is not None:
         contexts = int(summary["n_contexts"].max())
@@ -69,9 +69,12 @@ def what_was_run(config: dict, entries: list[dict]) -> list[tuple[str, str]]:
     return lines
 
 
-def _span(low: float, high: float, show=number) -> str:
-    """``low-high``, or one value when they are equal as shown."""
-    return show(low) if show(low) == show(high) else f"{show(low)}-{show(high)}"
+def span(low: float, high: float, show=number) -> str:
+    """``low-high`` (``low to high`` where one is negative), or one value when they are equal as
+    shown."""
+    if show(low) == show(high):
+        return show(low)
+    return f"{show(low)} to {show(high)}" if min(low, high) < 0 else f"{show(low)}-{show(high)}"
 
 
 def _table_one_finding(summary: pd.DataFrame) -> list[str]:
@@ -85,11 +88,11 @@ def _table_one_finding(summary: pd.DataFrame) -> list[str]:
     ece_models = models["ece_human_majority"]
     return [
         f"No model reproduces human variability as well as half of the humans do: every system's "
-        f"E TVD(M, H) is {_span(low, high)} ({above} of {len(models)} with a 95% interval "
+        f"E TVD(M, H) is {span(low, high)} ({above} of {len(models)} with a 95% interval "
         f"above the oracles'), against E TVD(O2, O1) = {number(o['expected_tvd'])} between two halves of "
         f"the humans (Table 1; the paper: GPT-2 0.64 against 0.42).",
         f"ECE says the opposite: against the human majority the models' ECE is "
-        f"{_span(ece_models.min(), ece_models.max())}, the oracle's {number(o['ece_human_majority'])} "
+        f"{span(ece_models.min(), ece_models.max())}, the oracle's {number(o['ece_human_majority'])} "
         f"(Table 1; the paper: 0.20 against 0.57), so ECE ranks models as better calibrated than humans.",
     ]
 
@@ -103,7 +106,7 @@ def _regression_finding(coefficients: pd.DataFrame) -> list[str]:
             f"[{number(oracle['hdi_2.5%'].iloc[0])}, {number(oracle['hdi_97.5%'].iloc[0])}], the paper's "
             f"largest ({paper.TABLE_3['tvd_oracle2_oracle1']})") if len(oracle) else ""
     return [f"The largest ARD coefficient of {top['model']} / {top['decoding']} is {top['label']} "
-            f"({number(top['mean'])}){said} (Table 3; see Disagreements)."]
+            f"({number(top['mean'])}){said} (Table 3)."]
 
 
 def _production_finding(summary: pd.DataFrame) -> list[str]:
@@ -113,8 +116,8 @@ def _production_finding(summary: pd.DataFrame) -> list[str]:
     if w1.empty:
         return []
     agree = int((signs["agrees"] == "yes").sum())
-    return [f"Production: the mean W1(C, H) over inputs is {_span(w1['mean'].min(), w1['mean'].max())} against a "
-            f"human control of {_span(control['mean'].min(), control['mean'].max())} (the paper: below {paper.GIULIANELLI_LEVELS['w1_decoding']} for most "
+    return [f"Production: the mean W1(C, H) over inputs is {span(w1['mean'].min(), w1['mean'].max())} against a "
+            f"human control of {span(control['mean'].min(), control['mean'].max())} (the paper: below {paper.GIULIANELLI_LEVELS['w1_decoding']} for most "
             f"decodings); the sign of mean M - H agrees with the paper's for {agree} of {len(signs)} "
             f"task x probe rows (production tables; see Disagreements)."]
 
@@ -159,18 +162,18 @@ def _token_finding(summary: pd.DataFrame) -> list[str]:
         return []
     cw, full = rsd.loc["classwise_ece"], rsd.loc["full_ece"]
     percent = "{:.0%}".format
-    return [f"Token calibration: over bin counts the RSD of cw-ECE is {_span(cw['min'], cw['max'], percent)} and of "
-            f"Full-ECE {_span(full['min'], full['max'], percent)}; Liu et al.: 41-45% and 8% (Liu et al. Table 1; "
-            f"see Disagreements)."]
+    return [f"Token calibration: over bin counts the RSD of cw-ECE is {span(cw['min'], cw['max'], percent)} and of "
+            f"Full-ECE {span(full['min'], full['max'], percent)}; Liu et al.: 41-45% and 8% (Liu et al. "
+            f"Table 1)."]
 
 
 def _replacement_finding(summary: pd.DataFrame) -> list[str]:
     k = summary.groupby(["model", "decoding"])["k_match"].first().dropna()
     if k.empty:
         return []
-    return [f"A model's TVD reaches the oracles' once {_span(k.min(), k.max(), '{:.0f}'.format)}% of its contexts are "
+    return [f"A model's TVD reaches the oracles' once {span(k.min(), k.max(), '{:.0f}'.format)}% of its contexts are "
             f"replaced by the oracle's TVD (the paper: about {paper.REPLACEMENT_SHARE:.0%} for GPT-2; "
-            f"k%-oracle replacement table{'' if _replacement_gap(summary) is None else '; see Disagreements'})."]
+            f"k%-oracle replacement table)."]
 
 
 FINDINGS = {
@@ -182,14 +185,22 @@ FINDINGS = {
 }
 """The finding each registered table (by name prefix) gives, in the page's order."""
 
+DISPUTED_BY = {"regression_coefficients": "Table 3", "oracle_replacement_summary": "k%-oracle replacement",
+               "token_calibration_summary": "RSD of cw-ECE"}
+"""The start of the Disagreements headings that dispute a table's finding."""
 
-def findings(entries: list[dict]) -> list[str]:
-    """A handful of sentences, each naming the table it comes from."""
+
+def findings(entries: list[dict], disputed: list[str] = ()) -> list[str]:
+    """A handful of sentences, each naming the table it comes from, and pointing to
+    Disagreements where an entry's heading (``disputed``) is on its table."""
     out = []
     for prefix, finding in FINDINGS.items():
-        frame = _frame(entries, prefix)
+        frame = table_of(entries, prefix)
         if frame is not None and len(frame):
-            out.extend(finding(frame))
+            said = finding(frame)
+            if prefix in DISPUTED_BY and any(t.startswith(DISPUTED_BY[prefix]) for t in disputed):
+                said = [f"{text[:-2]}; see Disagreements)." for text in said]
+            out.extend(said)
     return out
 
 
@@ -241,8 +252,8 @@ FAILURE_COLUMNS = {"reason": "reason", "draws": "draws", "share_of_draws": "shar
 names there."""
 
 
-def _failures(entries, measured: dict) -> dict | None:
-    summary = _frame(entries, "provo_summary")
+def failures(entries, measured: dict) -> dict | None:
+    summary = table_of(entries, "provo_summary")
     if summary is None or "provo_failures" not in measured:
         return None
     failures = tables.read(measured["provo_failures"], "provo_failures")
@@ -271,76 +282,8 @@ def _failures(entries, measured: dict) -> dict | None:
             "table": markdown(frame)}
 
 
-def _regression(entries, measured: dict) -> dict | None:
-    coefficients = _frame(entries, "regression_coefficients")
-    if coefficients is None or "regression_codings" not in measured:
-        return None
-    codings = tables.read(measured["regression_codings"], "regression_codings")
-    model, decoding = codings["model"].iloc[0], codings["decoding"].iloc[0]
-    ours = coefficients[(coefficients["model"] == model) & (coefficients["decoding"] == decoding)
-                        & (coefficients["predictor"] == "tvd_oracle2_oracle1")]
-    spread = codings["tvd_oracle2_oracle1"]
-    shown = pd.DataFrame({"coding": codings["coding"], "reference": codings["reference"],
-                          "TVD between oracles": spread.map(number),
-                          "human entropy": codings["entropy_human"].map(number),
-                          "contexts": codings["n_contexts"].astype(str)})
-    return {"title": "Table 3: the coefficient of TVD between oracles",
-            "paper": f"+{paper.TABLE_3['tvd_oracle2_oracle1']}, the largest of GPT-2's predictors",
-            "ours": (f"{number(float(ours['mean'].iloc[0]))} for {model} / {decoding} (NUTS)"
-                     if len(ours) else "–"),
-            "cause": (f"Measured on {model} / {decoding} by a quick ARD fit (scikit-learn, "
-                      f"type-II maximum likelihood) under each coding (below): across reference level and "
-                      f"standardisation the coefficient is {_span(spread[:4].min(), spread[:4].max())}; without "
-                      f"human entropy in the design it is "
-                      f"{number(spread.iloc[-1])}. The two predictors correlate at "
-                      f"{codings['correlation'].iloc[0]:.2f} over these contexts. Neither coding choice gives "
-                      f"the paper's +{paper.TABLE_3['tvd_oracle2_oracle1']}; what remains (GPT-2 against "
-                      f"SmolLM2 or Gemma, 1,000 draws against the run's) is unexplained."),
-            "table": markdown(shown)}
-
-
-DRAWN = "drawn from the model"
-"""The labels of a model's token-calibration floor: drawn from its own distributions (a perfectly
-calibrated model: the estimators' floor), beside the corpus's (``corpus``)."""
-
-
-def _token_bins(entries, measured: dict) -> dict | None:
-    summary = _frame(entries, "token_calibration_summary")
-    if "token_calibration_bins" not in measured or summary is None:
-        return None
-    wide = metric_by_bins(tables.read(measured["token_calibration_bins"], "token_calibration_bins"))
-    full = wide[wide["metric"] == "full_ece"].set_index(["model", "labels"])
-    ms = [c for c in wide.columns if c.startswith("M=")]
-    drawn = DRAWN
-
-    def line(model: str) -> str:
-        ours, floor = full.loc[(model, "corpus")], full.loc[(model, drawn)]
-        return (f"{model}: ours {number(ours[ms[0]])} at {ms[0]} and {number(ours[ms[-1]])} at {ms[-1]}, a "
-                f"perfectly calibrated model's {number(floor[ms[0]])} and {number(floor[ms[-1]])} "
-                f"({floor[ms[-1]] / ours[ms[-1]]:.0%} of ours at {ms[-1]}; it rises by "
-                f"{number(floor[ms[-1]] - floor[ms[0]])} from {ms[0]} to {ms[-1]}, ours by "
-                f"{number(ours[ms[-1]] - ours[ms[0]])}; its RSD over M {floor['RSD over M']:.0%})")
-
-    models = [m for m in dict.fromkeys(full.index.get_level_values("model"))
-              if (m, drawn) in full.index and (m, "corpus") in full.index]
-    floor = ("Measured (below): each metric at every bin count M, scored once with the corpus's labels "
-             "and once with every label drawn from the model's own distribution, which makes the model "
-             "perfectly calibrated: whatever it scores then is the binned estimator's finite-sample bias on "
-             f"as many positions. Full-ECE: {'; '.join(map(line, models))}. The bias grows with M, as each "
-             "bin holds fewer positions: at this corpus's size it makes much of Full-ECE's value at many bins, "
-             "and so of its RSD over M. " if models else "")
-    return {"title": "RSD of ECE, cw-ECE and Full-ECE over bin counts",
-            "paper": "cw-ECE 40.93% / 44.90%, Full-ECE 7.56% / 8.36% (2B / 7B, Liu et al. Table 1)",
-            "ours": "; ".join(f"{r.model} {r.metric} {100 * r.rsd:.0f}%" for r in summary.itertuples(index=False)),
-            "cause": (floor + f"Liu et al. score far more positions (ours: at most {int(wide['positions'].max()):,}) "
-                      "of larger models; whether the number of positions alone brings Full-ECE's RSD to theirs, "
-                      "and why our cw-ECE varies less over M than theirs, is unexplained: it needs runs on a "
-                      "larger corpus (`analyses.token_calibration.corpus`: a production dataset's references)."),
-            "table": markdown(wide.assign(**{"RSD over M": wide["RSD over M"].map("{:.0%}".format)}))}
-
-
-def _production(entries, measured: dict) -> dict | None:
-    summary = _frame(entries, "production_summary")
+def production(entries, measured: dict) -> dict | None:
+    summary = table_of(entries, "production_summary")
     if summary is None:
         return None
     signs = production_signs(summary)
@@ -365,8 +308,8 @@ def _production(entries, measured: dict) -> dict | None:
             "table": markdown(signs), "examples": examples}
 
 
-def _decodings(entries) -> dict | None:
-    summary = _frame(entries, "production_summary")
+def decodings(entries) -> dict | None:
+    summary = table_of(entries, "production_summary")
     ranks = decoding_ranks(summary) if summary is not None else pd.DataFrame()
     if ranks.empty:
         return None
@@ -387,94 +330,10 @@ def _decodings(entries) -> dict | None:
                 {True: "yes", False: "no"})}))}
 
 
-def _human_ece(entries, measured: dict) -> dict | None:
-    summary = _frame(entries, "provo_summary")
-    if summary is None or "provo_human_ties" not in measured:
-        return None
-    m = tables.read(measured["provo_human_ties"], "provo_human_ties").iloc[0]
-    human = summary[summary["model"] == "human"]
-    return {"title": "The human row's oracle-1-majority ECE",
-            "paper": f"{paper.TABLE_1['Human'][2]}",
-            "ours": number(float(human["ece_oracle_majority"].iloc[0])) if len(human) else "–",
-            "cause": (f"Measured: the human mode is tied in {m['share_tied']:.0%} of contexts. Ours breaks ties "
-                      f"the same way for the human mode and oracle 1's (the lexicographically smallest word): "
-                      f"the human mode hits the oracle-1 majority in {m['accuracy_lexicographic']:.0%} of "
-                      f"resplits at a mean confidence of {m['mean_confidence']:.2f}, so ECE = "
-                      f"{number(m['ties_lexicographic'])}. The authors' code takes the mode in a Python set's "
-                      f"order, which breaks ties at random: with random ties the hit rate is "
-                      f"{m['accuracy_random']:.0%} and ECE {number(m['ties_random'])}. "
-                      + ("Tie-breaking accounts for the paper's value." if abs(m["ties_random"] - paper.TABLE_1["Human"][2]) < 0.05
-                         else f"Tie-breaking does not account for the paper's {paper.TABLE_1['Human'][2]}: unexplained.")),
-            "table": None}
-
-
-def _replacement_gap(summary: pd.DataFrame) -> tuple[pd.Series, pd.DataFrame] | None:
-    """Where some system needs more than the paper's share (Ilia & Aziz 2024, Sec. 5: about 60%
-    for GPT-2): k needed (``k_match``) per system and the summary's rows at the paper's share;
-    None where none does or the grid has no row at that share."""
-    share = paper.REPLACEMENT_SHARE * 100
-    k = summary.groupby(["model", "decoding"])["k_match"].first().dropna()
-    at = summary[np.isclose(summary["k"], share)]
-    return None if k.empty or at.empty or k.max() <= share else (k, at)
-
-
-def _replacement(entries) -> dict | None:
-    """The k%-oracle replacement share against the paper's (``_replacement_gap``), with the gap
-    that remains at the paper's share."""
-    summary = _frame(entries, "oracle_replacement_summary")
-    found = None if summary is None else _replacement_gap(summary)
-    if found is None:
-        return None
-    k, at = found
-    share = paper.REPLACEMENT_SHARE * 100
-    gap = at["mean_tvd"] - at["oracle_mean_tvd"]
-    sds = gap / at["oracle_sd_tvd"]
-    return {"title": "k%-oracle replacement: the share of contexts to replace",
-            "paper": f"about {paper.REPLACEMENT_SHARE:.0%} for GPT-2 (Sec. 5), read off the histograms (Figs. 14-16)",
-            "ours": f"{_span(k.min(), k.max(), '{:.0f}'.format)}% (k needed, k%-oracle replacement table)",
-            "cause": (f"Measured: at k = {share:.0f}% the replaced sets' mean TVD is still {_span(gap.min(), gap.max())} "
-                      f"above the oracles' mean, {_span(sds.min(), sds.max(), '{:.0f}'.format)} times the oracles' "
-                      "seed SD. Our k needed asks the mean to come within the oracles' seed spread; the mean falls "
-                      "linearly in k from the model's to the oracles', so a model above the oracles by more than "
-                      "that spread matches only at 100%. The paper judges the match by eye from the histograms' "
-                      "shapes, a criterion with no threshold to reproduce: the two shares are not the same "
-                      "measure, and the curves figure shows the means at every k."),
-            "table": None}
-
-
-def _oracle_split(measured: dict) -> dict | None:
-    if "provo_oracle_splits" not in measured:
-        return None
-    splits = tables.read(measured["provo_oracle_splits"], "provo_oracle_splits")
-    per_split, half = splits["tvd_oracle2_oracle1"], splits["tvd_oracle2_humans"]
-    return {"title": "The oracles' expected TVD",
-            "paper": f"{paper.TABLE_1['Oracle2'][3]} (Table 1); the authors' code, one split per context with "
-                     f"seed 0: {paper.AUTHORS_DATA['oracle_tvd_one_split'][0]} (github.com/evgeniael/predict_next_word)",
-            "ours": f"{number(float(per_split.mean()))}, the mean over {len(per_split)} resplits",
-            "cause": (f"Measured: one split per context gives E TVD(O2, O1) between {number(float(per_split.min()))} "
-                      f"and {number(float(per_split.max()))} over our {len(per_split)} resplits, so a single "
-                      f"fixed-seed split, as the authors' code draws it, can sit below the resplit mean; the "
-                      f"paper averages its ECEs over 20 resplits (Table 1's caption), not its oracle TVD. "
-                      f"Half against all, E TVD(O2, H), is {number(float(half.mean()))}: not the paper's number."),
-            "table": None}
-
-
 def _cell(text) -> str:
     """A text for one Markdown table cell: one line, no pipe, at most 160 characters."""
     text = " ".join(str(text).split()).replace("|", "/")
     return text if len(text) <= 160 else text[:157] + "..."
-
-
-def disagreements(entries: list[dict], measured: dict) -> list[dict]:
-    """Each disagreement with a paper: the paper's value, ours, the measured cause (or
-    "unexplained") and the table it was measured with (``measured``: the run's measured tables
-    by name); the ones the run did not measure are left out by their function (it returns
-    None)."""
-    found = [_oracle_split(measured), _failures(entries, measured),
-             _regression(entries, measured), _replacement(entries), _token_bins(entries, measured),
-             _production(entries, measured),
-             _decodings(entries), _human_ece(entries, measured)]
-    return [d for d in found if d is not None]
 
 
 PAPER_ITEMS = (

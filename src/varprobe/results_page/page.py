@@ -20,7 +20,7 @@ import jinja2
 import pandas as pd
 
 from varprobe import tables
-from varprobe.results_page import findings, paper
+from varprobe.results_page import disagreements, findings, paper
 from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
 
@@ -263,6 +263,20 @@ def _table_one(entries: list[dict], measured: dict) -> str | None:
     return views.markdown(views.table_one(summary, intervals))
 
 
+def _authors_blocks(measured: dict) -> list[dict]:
+    """Table 1's human and oracle values under ours, the authors' protocol and the paper's
+    digits, then each of the authors' definitions switched alone (the run's ``provo_authors``
+    table; none where the run has none: a cloze corpus other than the Provo norms)."""
+    path = measured.get("provo_authors")
+    if not path:
+        return []
+    found = tables.read(path, "provo_authors")
+    return [{"title": frame.attrs["title"], "prefix": prefix, "body": views.markdown(frame),
+             "note": frame.attrs["note"]}
+            for prefix, frame in (("provo_authors", views.authors_comparison(found)),
+                                  ("provo_authors_switches", views.authors_switches(found)))]
+
+
 def render(*, config: dict, configfiles: list[str], commit: str, entries: list[dict], figures: list[dict],
            benchmarks: str, measured: dict, results: str | None = None,
            not_run: dict[str, str] | None = None, figure_probes: list[str] | None = None) -> str:
@@ -288,22 +302,25 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
             mine = [e for e in mine if e.get("schema") != "provo_system"]
         blocks = _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(measured),
                                 "production_summary": _production_view(figure_probes)})
+        if key == "provo" and one is not None:
+            blocks = _authors_blocks(measured) + blocks
         if key == "production":
             blocks += [b for b in [findings.miscalibrated_block(measured)] if b]
         if mine or shown or one:
             sections.append({"key": key, "heading": section.heading, "paper": section.paper,
                              "table_one": one, "blocks": blocks, "figures": shown})
+    disputes = disagreements.disagreements(entries, measured, config)
     return environment.get_template(TEMPLATE).render(
         date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         commit=commit,
         machine=machine(),
         span=run_span(Path(benchmarks), root.parent / ".snakemake" / "log"),
         run=findings.what_was_run(config, entries),
-        findings=findings.findings(entries),
+        findings=findings.findings(entries, [d["title"] for d in disputes]),
         glossary=views.glossary({s["key"] for s in sections}),
         sections=sections,
         absent=findings.absent_sections(config, {s["key"] for s in sections}),
-        disagreements=findings.disagreements(entries, measured),
+        disagreements=disputes,
         index=findings.paper_index({s["key"]: s["heading"] for s in sections}),
         reproduce=reproduce(configfiles),
         bins=config["provo"]["ece_bins"] if "provo" in config else None,
@@ -313,5 +330,6 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         stages=table(stages) if stages else "no benchmark files",
         dominant=list(stages)[:3],
         paper=paper,
+        relative=f"{views.RELATIVE:.0%}",
         not_run=not_run or {},
     )

@@ -103,8 +103,6 @@ sampling: the tasks where ancestral sampling has the lowest mean W1(C, H)."""
 
 AUTHORS_DATA = {
     "human_entropy": (2.004, "mean entropy of the human next-word distributions, nats"),
-    "oracle_tvd_one_split": (0.416, "mean TVD between the oracles from one split per context "
-                                    "(random.seed(0), as the authors' code draws it)"),
 }
 """Numbers of the authors' repository (github.com/evgeniael/predict_next_word), not printed in
 the paper."""

@@ -14,6 +14,10 @@ import pandas as pd
 
 from varprobe.results_page import paper
 
+RELATIVE = 0.10
+"""Without an interval of ours, a value differs from the paper's when it is farther from it than
+this share of it (``varprobe.results_page.disagreements``)."""
+
 MAX_ROWS = 60
 """Tables longer than this are summarised by their view, or named, not printed."""
 
@@ -45,8 +49,11 @@ GLOSSARY = {
     "`full_ece_weighted`": "Full-ECE in Liu et al.'s eq. (9) view: each (position, token) pair weighted "
     "by its probability, the weights summing to 1; `full_ece` follows their eqs. (11)-(13) as printed, "
     "whose bin weights sum to the vocabulary size.",
-    "`n_contexts_without_words`": "contexts where every draw of a system failed: it has no "
-    "distribution there, and the context is left out of its means.",
+    "`n_contexts_not_sampled`": "contexts a system was never sampled or enumerated at (a fine-tuned "
+    "model's training passages, an exact system's passages outside its `texts`): it has no distribution "
+    "there, and the context is left out of its means.",
+    "`n_contexts_all_failed`": "contexts where a system was sampled and every draw failed (enumerated: no "
+    "word resolved): it has no distribution there, and the context is left out of its means.",
     "failure rate": "the share of a system's draws that gave no complete word (for an exact "
     "system, the resolved failure mass); the draws are rejected, as in the paper.",
     "RSD": "relative standard deviation of a metric over the bin counts M (std / mean, "
@@ -160,11 +167,74 @@ def table_one(summary: pd.DataFrame, intervals: dict | None = None) -> pd.DataFr
     return table.rename(columns=TABLE_ONE_COLUMNS)
 
 
+AUTHORS_CODE = "github.com/evgeniael/predict_next_word, `TVD/Oracle/oracle_processing.ipynb`, cited as cell:line"
+"""The authors' code the human and oracle values of Table 1 come from."""
+
+AUTHORS_VALUES = {
+    "human_ece_corpus": "Human, ECE corpus word", "human_ece_human_majority": "Human, ECE human majority",
+    "human_ece_oracle_majority": "Human, ECE oracle-1 majority", "oracle_ece_corpus": "Oracle2, ECE corpus word",
+    "oracle_ece_human_majority": "Oracle2, ECE human majority",
+    "oracle_ece_oracle_majority": "Oracle2, ECE oracle-1 majority", "oracle_expected_tvd": "Oracle2, E TVD(O2, O1)",
+}
+"""Table 1's seven human and oracle values (the columns of schema ``provo_authors``), as the
+page names them."""
+
+
+def authors_row(found: pd.DataFrame, protocol: str, switch: str = "") -> pd.Series:
+    """The row of a ``provo_authors`` table for ``protocol`` and ``switch``."""
+    row = found[(found["protocol"] == protocol) & (found["switch"] == switch)]
+    if row.empty:
+        raise KeyError(f"provo_authors: no row protocol={protocol!r} switch={switch!r}")
+    return row.iloc[0]
+
+
+def authors_comparison(found: pd.DataFrame) -> pd.DataFrame:
+    """Table 1's human and oracle values (schema ``provo_authors``): ours, under Ilia & Aziz's
+    own protocol, and as the paper prints them, one row per value."""
+    ours, authors, printed_row = (authors_row(found, p) for p in ("ours", "authors", "paper"))
+    table = pd.DataFrame([{"value (Table 1)": label, "ours": ours[key], "authors' protocol": authors[key],
+                           "paper": printed(printed_row[key], 2)} for key, label in AUTHORS_VALUES.items()])
+    table.attrs["title"] = "Table 1's human and oracle values: ours, the authors' protocol and the paper"
+    averaged = authors_row(found, "authors - switch", "single_split")
+    table.attrs["note"] = (
+        f"Quote ours: every context's oracles are split with a seed of its own, and each value is the mean "
+        f"over the run's resplits, an expectation that no single seed decides. The authors' protocol "
+        f"({AUTHORS_CODE}; methods, \"The authors' protocol for Table 1's human and oracle rows\") gives the "
+        f"paper's digits but takes the oracle's E TVD and its ECEs against the corpus word and the human "
+        f"majority from one split, seed 1 (cell 17:18), drawn from a random state that every context shares "
+        f"(cell 4:5): averaged over its 20 splits instead, the same protocol gives E TVD "
+        f"{number(averaged['oracle_expected_tvd'])} and ECE against the human majority "
+        f"{number(averaged['oracle_ece_human_majority'])}, not {number(authors['oracle_expected_tvd'])} and "
+        f"{number(authors['oracle_ece_human_majority'])}. The paper's human ECE against the oracle-1 majority "
+        f"({printed(printed_row['human_ece_oracle_majority'], 2)}) is GPT-2's: cell 15:5 averages "
+        f"`ece_gpt2_oracle_maj`; the human's own under the authors' protocol is "
+        f"{number(authors['human_ece_oracle_majority'])}.")
+    return table
+
+
+def authors_switches(found: pd.DataFrame) -> pd.DataFrame:
+    """Each of the authors' definitions switched on alone on ours (``ours + switch``) and off
+    alone from theirs (``authors - switch``), the seven values each (schema ``provo_authors``)."""
+    shown = found[found["protocol"] != "paper"].copy()
+    shown["switch"] = shown["switch"].map(lambda s: f"`{s}`" if s else "")
+    table = shown.rename(columns=AUTHORS_VALUES)
+    table.attrs["title"] = "Table 1's human and oracle values with each of the authors' definitions switched"
+    table.attrs["note"] = ("`ours + switch`: our protocol with one of the authors' definitions; `authors - "
+                           "switch`: theirs without it. Each switch, and the line of the authors' code it "
+                           "follows, is in the methods' table of the authors' protocol.")
+    return table.reset_index(drop=True)
+
+
+TABLE_2_SYSTEMS = {"biased": "GPT-2 biased", "oracle 1": "Oracle 1 (Table 1's Oracle2)", "oracle 2": "Oracle 2"}
+"""The paper's systems of Table 2, as its columns are named on the page."""
+
+
 def table_two(summaries: list[pd.DataFrame]) -> pd.DataFrame:
     """Ilia & Aziz 2024, Table 2 (App. A) beside ours: per gold label (corpus word, human
     majority), the ECE of each model's biased estimate and of the oracle control, with the
-    paper's GPT-2 biased estimate and oracles (its oracle 1 and 2 are both halves as predictors;
-    our oracle control is oracle 2)."""
+    paper's GPT-2 biased estimate and oracles (both halves of the humans as predictors; its
+    "Oracle 1" is its Table 1's Oracle2, the system our oracle control is); the title names every
+    model."""
     frame = pd.concat(summaries, ignore_index=True)
     biased = frame[frame["decoding"] == "biased"]
     oracle = frame[frame["model"] == "oracle"].head(1)
@@ -172,47 +242,65 @@ def table_two(summaries: list[pd.DataFrame]) -> pd.DataFrame:
     for label, column in (("corpus word", "ece_corpus"), ("human majority", "ece_human_majority")):
         row = {"gold label": label}
         row.update({f"{r.model} / biased": getattr(r, column) for r in biased.itertuples(index=False)})
-        row["oracle 2 (ours)"] = oracle[column].iloc[0] if len(oracle) else math.nan
-        row.update({f"paper: GPT-2 {k}": printed(v) for k, v in paper.TABLE_2[label].items()})
+        row["oracle control (ours)"] = oracle[column].iloc[0] if len(oracle) else math.nan
+        row.update({f"paper: {TABLE_2_SYSTEMS[k]}": printed(v) for k, v in paper.TABLE_2[label].items()})
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["title"] = (f"Table 2: ECE of the biased estimate of {', '.join(dict.fromkeys(biased['model']))} "
+                            f"and of the oracle control, beside the paper's GPT-2 and oracles")
+    return table
 
 
 def table_four(summaries: list[pd.DataFrame]) -> pd.DataFrame:
     """Ilia & Aziz 2024, Table 4 (App. D) beside ours: token-level ECE against the human-majority
     first token of each model and of oracles 1 and 2, with the expected TVD to H and to O1; the
-    paper's values on rows of their own."""
+    paper's GPT-2 and oracles on rows of their own; the title names every model."""
     frame = pd.concat(summaries, ignore_index=True)
     rows = [{"model": r.model, "system": r.system,
              "E TVD(·, H) [95% CI]": with_interval(r.expected_tvd, r.ci_low, r.ci_high),
              "E TVD(·, O1)": r.expected_tvd_oracle1, "ECE human majority": r.ece_human_majority}
             for r in frame.itertuples(index=False)]
-    rows += [{"model": "paper: GPT-2", "system": system, "ECE human majority": printed(value)}
-             for system, value in paper.TABLE_4["human majority"].items()]
-    return pd.DataFrame(rows, columns=["model", "system", "E TVD(·, H) [95% CI]", "E TVD(·, O1)",
-                                       "ECE human majority"])
+    rows += [{"model": "paper", "system": "GPT-2" if system == "model" else system,
+              "ECE human majority": printed(value)} for system, value in paper.TABLE_4["human majority"].items()]
+    table = pd.DataFrame(rows, columns=["model", "system", "E TVD(·, H) [95% CI]", "E TVD(·, O1)",
+                                        "ECE human majority"])
+    table.attrs["title"] = (f"Table 4: token-level ECE of {', '.join(dict.fromkeys(frame['model']))} and of "
+                            f"its oracles 1 and 2, beside the paper's GPT-2 and oracles")
+    return table
+
+
+REFERENCE = "reference"
+"""Table 3's cell of a system's reference tag, which its design drops (no coefficient)."""
 
 
 def coefficient_table(coefficients: pd.DataFrame) -> pd.DataFrame:
     """Ilia & Aziz 2024, Table 3 beside ours: one row per predictor (schema
     ``regression_coefficients``, every system's rows), one column per model / decoding with its
-    posterior mean and 95% HDI ("–" where its design lacks the predictor), and the paper's GPT-2
-    coefficient matched on the predictor id; the paper's predictors that no system has (our
-    reference tag, a tag not in our design) on rows of their own."""
+    posterior mean and 95% HDI (``REFERENCE`` for its reference tag, "–" where its design lacks
+    the predictor), and the paper's GPT-2 coefficient matched on the predictor id; the paper's
+    predictors that no system has (every system's reference tag, a tag not in our design) on
+    rows of their own."""
     systems = list(dict.fromkeys(zip(coefficients["model"], coefficients["decoding"], strict=True)))
     labels = dict(zip(coefficients["predictor"], coefficients["label"], strict=True))
     cells = {(r.model, r.decoding, r.predictor): f"{number(r.mean)} [{number(lo)}, {number(hi)}]"
              for r, lo, hi in zip(coefficients.itertuples(index=False), coefficients["hdi_2.5%"],
                                   coefficients["hdi_97.5%"], strict=True)}
-    rows = [{"predictor": label, **{f"{m} / {d}": cells.get((m, d, key), "–") for m, d in systems},
+    references = dict(zip(zip(coefficients["model"], coefficients["decoding"], strict=True),
+                          coefficients["reference_tag"], strict=True))
+
+    def cell(m: str, d: str, key: str) -> str:
+        return cells.get((m, d, key), REFERENCE if references[(m, d)] == key else "–")
+
+    rows = [{"predictor": label, **{f"{m} / {d}": cell(m, d, key) for m, d in systems},
              "paper (GPT-2)": printed(paper.TABLE_3[key]) if key in paper.TABLE_3 else "–"}
             for key, label in labels.items()]
-    references = set(coefficients["reference_tag"])
     for key, value in paper.TABLE_3.items():
         if key not in labels:
-            why = "our reference level" if key in references else "not in our design"
+            dropped = [r == key for r in references.values()]
+            why = ("every system's reference level" if all(dropped) else
+                   "some systems' reference level" if any(dropped) else "not in our design")
             rows.append({"predictor": f"{paper.TABLE_3_LABELS[key].lower()} ({why})",
-                         **{f"{m} / {d}": "–" for m, d in systems}, "paper (GPT-2)": printed(value)})
+                         **{f"{m} / {d}": cell(m, d, key) for m, d in systems}, "paper (GPT-2)": printed(value)})
     table = pd.DataFrame(rows)
     table.attrs["title"] = "ARD regression coefficients: posterior mean [95% HDI] per system (Table 3)"
     return table
@@ -356,7 +444,8 @@ def word_class_tvd(summary: pd.DataFrame) -> pd.DataFrame:
              "oracle control E TVD(O2, O1) [95% CI]": with_interval(
                  r.expected_tvd_oracles, r.oracle_ci_low, r.oracle_ci_high),
              "mean classes": r.mean_classes, "contexts": str(r.n_contexts),
-             "`n_contexts_without_words`": str(r.n_contexts_without_words)}
+             "`n_contexts_not_sampled`": str(r.n_contexts_not_sampled),
+             "`n_contexts_all_failed`": str(r.n_contexts_all_failed)}
             for r in summary.itertuples(index=False)]
     return pd.DataFrame(rows)
 
