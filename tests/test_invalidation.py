@@ -141,7 +141,7 @@ FT_SETTINGS = {"train_passages": {"first": 1, "last": 4}, "validation_passages":
 FT_SYSTEM = {"finetune_provo": 2, "provo_sample": 2, "provo_merge": 1, "provo_divergence": 1,
              "provo_figure_bars": 1, "finetune_figure": 1, "finetune_comparison": 1,
              "report_table_finetune_losses_tiny-ft": 1, "report_table_finetune_comparison_tiny-ft": 1,
-             **AGGREGATES}
+             "provo_failures": 1, **AGGREGATES}
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +169,7 @@ FT_CASES = {
     "a default spelled out": (_tune("learning_rate", 5e-4), {}),
     "the base model's draws": (_set("provo", "n_samples", 4),
                                {"provo_sample": 3, "provo_merge": 2, "provo_divergence": 2,
-                                "provo_figure_bars": 2, "finetune_comparison": 1,
+                                "provo_figure_bars": 2, "finetune_comparison": 1, "provo_failures": 1,
                                 "report_table_finetune_comparison_tiny-ft": 1, **AGGREGATES}),
 }
 
