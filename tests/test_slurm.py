@@ -147,6 +147,7 @@ def test_every_job_ran_under_slurm_and_gpu_jobs_on_the_gpu_partition(slurm_study
     assert sorted(rules.values()) == sorted([
         "fetch_dataset", "provo_data", "provo_sample", "provo_sample", "provo_divergence",
         "provo_oracle", "provo_authors", "provo_figure_bars", "provo_summary", "provo_figure_tvd",
+        "provo_intervals", "provo_failures", "provo_oracle_measure", "provo_oracle_measure",
     ])
     for job, record in records.items():
         assert record["JobState"] == "COMPLETED", record
