@@ -99,35 +99,39 @@ def test_productions_are_the_same_to_the_bit_whatever_the_batching(tiny_model_di
         assert len({s for samples in runs[0] for s in samples}) > 10
 
 
+@pytest.mark.parametrize("lengths", ["spread", "equal"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
 @pytest.mark.parametrize("kind", ["gpt2", "llama"])
 def test_this_machines_attention_gives_a_row_the_same_bits_over_any_span(tiny_model_dir, tiny_llama_dir, kind,
-                                                                         dtype):
+                                                                         dtype, lengths):
     """The engine's CPU passes attend over the columns their longest row needs (``span``), so a
-    row meets other spans in other batchings: one decoding pass of 16 rows of their own lengths
-    (40-115 columns: a row's last column at every place in a vector of 16 floats) has the same
-    logits to the bit over every span from the least that holds them to 8 times more, in steps
-    of ``SPAN_STEP``."""
+    row meets other spans in other batchings: one decoding pass of 16 rows has the same logits
+    to the bit over the span its lane gives it and over every span from there to 8 times more,
+    in steps of ``SPAN_STEP``. The rows have their own lengths (40-115 columns: a row's last
+    column at every place in a vector of 16 floats) or all one length whose next column ends a
+    step (47: every row would attend over its whole span, and transformers would drop the mask,
+    which SDPA runs on another path)."""
     model = _load({"llama": tiny_llama_dir, "gpt2": tiny_model_dir}[kind], dtype).model
     rows, step = PASS_ROWS["cpu"], SPAN_STEP["cpu"]
-    lengths = 40 + 5 * torch.arange(rows)
-    least = _round_up(int(lengths.max()) + 1, step)
+    row_lengths = 40 + 5 * torch.arange(rows) if lengths == "spread" else torch.full((rows,), 3 * step - 1)
+    columns = 8 * _round_up(int(row_lengths.max()) + 2, step)
+    lane = _Lane(model, rows, rows, columns, torch.device("cpu"), step)
+    generator = torch.Generator().manual_seed(1)
+    for layer in lane.layers:
+        for cache in (layer.keys, layer.values):
+            cache.copy_(torch.randn(cache.shape, generator=generator).to(cache))
+    lane.slots, lane.lengths[:] = [None] * rows, row_lengths
+    least = lane.prepare().span
 
     def logits(span: int) -> torch.Tensor:
-        lane = _Lane(model, rows, rows, span, torch.device("cpu"))   # a pass over every column
-        generator = torch.Generator().manual_seed(1)
-        for layer in lane.layers:
-            for cache in (layer.keys, layer.values):
-                cache[:, :, :least] = torch.randn(cache[:, :, :least].shape, generator=generator).to(cache)
-        lane.slots, lane.lengths[:] = [None] * rows, lengths
-        assert lane.prepare().span == span
-        mask = (lane.columns <= lengths[:, None]).long()
+        lane.prepare().span = span
+        mask = (lane.columns[:span] <= row_lengths[:, None]).long()
         with torch.inference_mode():
             return model(input_ids=torch.arange(rows)[:, None] + 100, attention_mask=mask,
-                         position_ids=lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True).logits
+                         position_ids=row_lengths[:, None].clone(), past_key_values=lane.cache, use_cache=True).logits
 
     first = logits(least)
-    for span in range(least + step, 8 * least + 1, step):
+    for span in range(least + step, columns + 1, step):
         assert torch.equal(logits(span), first), span
 
 

@@ -29,10 +29,12 @@
   ``draw`` in ``decoding.py``).
 * **The productions do not depend on the batching.** A row's arithmetic must not depend on the
   other rows of its pass. The rows of a pass attend over the same columns: on CPU the first
-  ``span`` of the cache, the longest row in flight rounded up to ``SPAN_STEP`` (columns past a
-  row's own are masked, and a masked column adds an exact zero to its softmax and its sum of
-  values, so a row's bits do not depend on the span: ``tests/test_generate.py`` checks this on
-  the machine that runs it); on other devices, whose attention kernels may split the columns
+  ``span`` of the cache, the longest row in flight plus one column, rounded up to ``SPAN_STEP``
+  (columns past a row's own are masked, and a masked column adds an exact zero to its softmax
+  and its sum of values, so a row's bits do not depend on the span: ``tests/test_generate.py``
+  checks this on the machine that runs it). Every pass masks a column of every row: given a
+  mask that masks nothing, transformers drops it and SDPA runs its unmasked path, whose bits
+  differ (on AVX2 CPUs, SmolLM2's); on other devices, whose attention kernels may split the columns
   by their count, every column of the job's capacity (its longest prompt rounded up to
   ``CAPACITY_STEP`` tokens plus the token budget; for seq2seq the longest source, likewise
   rounded, and the steps so far). Every pass has a row count the
@@ -170,8 +172,9 @@ class _RowLayer(CacheLayerMixin):
 class _Lane:
     """``size`` cache rows of a causal LM. The rows in flight are ``slots[:n]``; a pass runs
     the first ``width`` rows: ``n`` rounded up to a multiple of ``step``, over the first
-    ``span`` columns: the longest of them (its next token's column included) rounded up to a
-    multiple of ``span_step``, or every column when ``span_step`` is None. All layers' keys
+    ``span`` columns: the longest of them (its next token's column included) plus one, rounded
+    up to a multiple of ``span_step``, or every column when ``span_step`` is None (the capacity
+    holds a column past the last one a pass writes). All layers' keys
     (values) are one tensor ``(layers, rows, heads, capacity, head_dim)``, so a row is placed or
     moved by one copy of its keys and one of its values."""
 
@@ -208,8 +211,9 @@ class _Lane:
         width = self.next.width = self.width
         self.next.span = len(self.columns)
         if self.span_step is not None:
+            # One column past the longest row's new one, so no pass's mask is all true.
             longest = int(self.lengths[: len(self.slots)].max()) + 1
-            self.next.span = min(self.next.span, _round_up(longest, self.span_step))
+            self.next.span = min(self.next.span, _round_up(longest + 1, self.span_step))
         self.next.writes = (self.starts[:width] + self.lengths[:width, None]).view(-1)
         return self.next
 
