@@ -65,3 +65,62 @@ def test_configuration_page_documents_every_key():
         assert f"`{name}`" in page
         for key in section.get("properties", {}):
             assert f"`{name}.{key}`" in page, f"{name}.{key} missing"
+
+
+def synthetic_record(path, runs):
+    """``runs`` as a record file at ``path``, each (benchmark, date, commit, cpu, figures)."""
+    lines = [{"benchmark": benchmark, "date": date, "commit": commit,
+              "machine": {"cpu": cpu, "flags": "avx2", "cores": 2, "load": 0.0, "gpu": None},
+              "options": {}, "figures": figures, "note": ""}
+             for benchmark, date, commit, cpu, figures in runs]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_headline_is_each_machines_latest_run(tmp_path, monkeypatch):
+    """Two machines, two dates each: the table holds each machine's latest run carrying the
+    headline figure (a later run without it does not count), the newest machine first."""
+    docs = generator()
+    record = synthetic_record(tmp_path / "records.jsonl", [
+        ("bench", "2030-01-01", "a1", "CPU A", {"speedup": 2.0}),
+        ("bench", "2030-01-02", "b1", "CPU B", {"speedup": 3.0}),
+        ("bench", "2030-01-03", "a2", "CPU A", {"speedup": 2.5}),
+        ("bench", "2030-01-04", "b2", "CPU B", {"speedup": 3.5}),
+        ("bench", "2030-01-05", "b3", "CPU B", {"other": 9.0})])
+    monkeypatch.setattr(docs, "RECORD", record)
+    monkeypatch.setattr(docs, "HEADLINES", {"bench": ("speedup", "the old way", "A sentence.")})
+    rows = docs.headline_rows(docs.records())
+    assert [(row[1], row[2], row[4], row[5]) for row in rows] == [
+        ("2 x CPU B", "`speedup` = 3.5", "2030-01-04", "`b2`"),
+        ("2 x CPU A", "`speedup` = 2.5", "2030-01-03", "`a2`")]
+    assert rows[0][3] == "the old way" and rows[0][6] == "A sentence."
+    page = docs.performance_page()
+    assert "| `bench` | 2 x CPU B | `speedup` = 3.5 | the old way | 2030-01-04 |" in page
+    assert page.index("## Today") < page.index("`speedup` = 3.5") < page.index("## History")
+
+
+def test_benchmark_without_headline_fails(tmp_path, monkeypatch):
+    """A recorded benchmark missing from ``HEADLINES``, or whose headline figure no run records,
+    stops the generator naming it."""
+    docs = generator()
+    record = synthetic_record(tmp_path / "records.jsonl", [
+        ("bench", "2030-01-01", "a1", "CPU A", {"speedup": 2.0}),
+        ("forgotten", "2030-01-01", "a1", "CPU A", {"speedup": 2.0})])
+    monkeypatch.setattr(docs, "RECORD", record)
+    monkeypatch.setattr(docs, "HEADLINES", {"bench": ("speedup", "the old way", "A sentence.")})
+    with pytest.raises(SystemExit, match="forgotten"):
+        docs.performance_page()
+    monkeypatch.setattr(docs, "HEADLINES", {"bench": ("speedup", "x", "y."), "forgotten": ("ratio", "x", "y.")})
+    with pytest.raises(SystemExit, match="forgotten.*'ratio'"):
+        docs.performance_page()
+
+
+def test_every_recorded_benchmark_has_a_headline():
+    """Each benchmark of ``benchmarks/records.jsonl`` has a headline that one of its runs carries,
+    and every headline names a recorded benchmark."""
+    docs = generator()
+    runs = docs.records()
+    assert set(docs.HEADLINES) == {run["benchmark"] for run in runs}
+    for name, (figure, _, _) in docs.HEADLINES.items():
+        assert any(run["benchmark"] == name and figure in run["figures"] for run in runs), name
+    assert {row[0] for row in docs.headline_rows(runs)} - {""} == {f"`{name}`" for name in docs.HEADLINES}
