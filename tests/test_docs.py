@@ -110,7 +110,8 @@ def test_benchmark_without_headline_fails(tmp_path, monkeypatch):
     monkeypatch.setattr(docs, "HEADLINES", {"bench": ("speedup", "the old way", "A sentence.")})
     with pytest.raises(SystemExit, match="forgotten"):
         docs.performance_page()
-    monkeypatch.setattr(docs, "HEADLINES", {"bench": ("speedup", "x", "y."), "forgotten": ("ratio", "x", "y.")})
+    monkeypatch.setattr(docs, "HEADLINES", {"bench": ("speedup", "x", "y."),
+                                            "forgotten": ("ratio", "x", "y.")})
     with pytest.raises(SystemExit, match="forgotten.*'ratio'"):
         docs.performance_page()
 
