@@ -223,7 +223,7 @@ def _production_view(probes: list[str] | None):
         whole = views.production_w1(frame)
         if len(whole) <= views.MAX_ROWS:
             return whole
-        short = views.production_by_decoding(frame, probes or sorted(set(frame["probe"])))
+        short = views.production_by_decoding(frame, views.production_shown_probes(frame, probes))
         short.attrs["note"] = (
             f"The whole table ({len(whole)} rows: every probe, H, M, C, W1(M, H) and W1(C, H)) is too long "
             "for the page: here are the numbers of the mean-W1 figure (Fig. 5), mean W1(C, H) over inputs "
@@ -316,7 +316,8 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         machine=machine(),
         span=run_span(Path(benchmarks), root.parent / ".snakemake" / "log"),
         run=findings.what_was_run(config, entries),
-        findings=findings.findings(entries, [d["title"] for d in disputes]),
+        papers=findings.papers_read({s["key"] for s in sections}),
+        findings=findings.findings(entries, [d["title"] for d in disputes], figure_probes),
         glossary=views.glossary({s["key"] for s in sections}),
         sections=sections,
         absent=findings.absent_sections(config, {s["key"] for s in sections}),
