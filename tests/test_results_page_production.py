@@ -13,20 +13,25 @@ import yaml
 from snakemake.utils import validate
 
 from varprobe import tables
+from varprobe.cli import main
+from varprobe.cli.production_readings import READINGS
 from varprobe.results_page.claims import unlisted_numbers
 from varprobe.results_page.page import render
 
 SCHEMA = Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml"
 DATASETS = ("wmt14", "asset", "dailydialog")
 PROBES = ("lexical-1", "lexical-2", "lexical-3", "syntactic-1", "syntactic-2", "syntactic-3", "semantic")
-DECODINGS = ("ancestral", "temperature-0.5", "top-k-30", "top-k-40", "top-p-0.9", "top-p-0.95",
-             "typical-0.2", "typical-0.95", "temperature-0.75")
+SETTINGS = {"ancestral": "", "temperature-0.5": "temperature: 0.5", "top-k-30": "top_k: 30", "top-k-40": "top_k: 40",
+            "top-p-0.9": "top_p: 0.9", "top-p-0.95": "top_p: 0.95", "typical-0.2": "typical_p: 0.2",
+            "typical-0.95": "typical_p: 0.95", "temperature-0.75": "temperature: 0.75"}
+"""The paper's nine decoding settings (configs/decoding-families.yaml)."""
+DECODINGS = tuple(SETTINGS)
 CONFIG = f"""seed: 0
 models: [{{name: m, pretrained: m}}]
 production:
   datasets: [{", ".join(f"{{name: {d}, prompt: '{{source}}'}}" for d in DATASETS)}]
   max_inputs: 4
-  decodings: [{", ".join(f"{{name: {d}}}" for d in DECODINGS)}]
+  decodings: [{", ".join(f"{{name: {d}{', ' + v if v else ''}}}" for d, v in SETTINGS.items())}]
 """
 
 
@@ -54,6 +59,38 @@ def _summary() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _divergences(results: Path) -> list[str]:
+    """Every system's per-input divergences (4 inputs; wmt14 without its syntactic and semantic
+    probes, as its metadata says), written where the run writes them."""
+    rng = np.random.default_rng(1)
+    paths = []
+    for dataset in DATASETS:
+        probes = [p for p in PROBES if dataset != "wmt14" or p.startswith("lexical")]
+        unavailable = {p: "no German resource" for p in PROBES if p not in probes}
+        for decoding in DECODINGS:
+            frame = pd.DataFrame([{"input_id": f"i{i}", "probe": p, "n_H": 3, "n_M": 3, "n_C": 9, "mean_H": 0.3,
+                                   "mean_M": 0.4, "mean_C": 0.4, "mean_M_minus_H": 0.1, "mean_C_minus_H": 0.1,
+                                   "w1_M_H": rng.uniform(0, 0.6), "w1_C_H": rng.uniform(0, 0.6), "w1_control": 0.1}
+                                  for i in range(4) for p in probes])
+            path = results / f"production/{dataset}/m/{decoding}/divergences.parquet"
+            path.parent.mkdir(parents=True)
+            tables.write(frame, path, "production_divergences", {"unavailable": unavailable})
+            paths.append(str(path))
+    return paths
+
+
+def _readings(results: Path, summary: Path) -> dict:
+    """The reading tables of the run, each written by its subcommand as rule ``production_reading``
+    runs it, by schema name."""
+    divergences = _divergences(results)
+    out = {}
+    for reading, schema in READINGS.items():
+        out[schema] = str(results / f"production/page/{reading}.parquet")
+        main([f"production-{reading}", "--summary", str(summary), "--divergences", *divergences,
+              "--decoding", "ancestral", "--out", out[schema]])
+    return out
+
+
 def _validated(path: Path) -> dict:
     config = yaml.safe_load(path.read_text())
     validate(config, str(SCHEMA))
@@ -72,7 +109,7 @@ def page(tmp_path_factory):
     config = tmp / "config.yaml"
     config.write_text(CONFIG)
     return render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries, figures=[],
-                  benchmarks=str(results / "benchmarks"), measured={}, results=str(results),
+                  benchmarks=str(results / "benchmarks"), measured=_readings(results, summary), results=str(results),
                   figure_probes=["lexical-1", "syntactic-2", "semantic"])
 
 
@@ -103,3 +140,52 @@ def test_a_production_run_page_says_nothing_of_the_provo_studys_tables(page):
         assert [line for line in before.splitlines() if source in line] == [
             f"| {source} | every table and figure | not in this run (its studies were not configured) |"]
     assert "against the papers of the studies it ran: Giulianelli et al. 2023 (production variability)." in page
+    assert "## Decoding families" not in page  # the nine settings cover the five families
+
+
+def _block(page: str, title: str) -> str:
+    """The page's block under the heading that starts with ``title``, to the next heading."""
+    start = page.index(f"### {title}")
+    return page[start:page.index("\n#", start + 4)]
+
+
+def _rows(block: str) -> list[dict]:
+    """The Markdown table of ``block`` as dicts of its cells."""
+    lines = [line for line in block.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True)) for line in lines[2:]]
+
+
+def test_the_signs_of_mean_m_minus_h_name_their_decoding_and_the_papers_sign_per_task(page):
+    block = _block(page, "The sign of mean M - H per task on the paper's main probes (ancestral outputs)")
+    rows = _rows(block)
+    assert [(r["dataset"], r["probe"]) for r in rows] == [("wmt14", "lexical-1")] + [
+        (d, p) for d in ("asset", "dailydialog") for p in ("lexical-1", "syntactic-2", "semantic")]
+    assert {r["decoding"] for r in rows} == {"ancestral"}
+    assert {(r["dataset"], r["paper sign"], r["paper model"]) for r in rows} == {
+        ("wmt14", "-", "OpusMT"), ("asset", "-", "Flan-T5"), ("dailydialog", "+", "DialoGPT")}
+    for r in rows:
+        mean = float(r["mean M - H [95% CI]"].split()[0])
+        assert r["sign"] == ("+" if mean > 0 else "-") and r["agrees"] == ("yes" if r["sign"] == r["paper sign"] else "no")
+
+
+def test_model_human_w1_stands_where_the_paper_reads_it_with_its_footnotes_thresholds(page):
+    rows = _rows(_block(page, "W1(M, H) where the paper reads it"))
+    assert {(r["dataset"], r["probe"], r["paper's threshold"], r["paper footnote"]) for r in rows} == {
+        ("wmt14", "lexical-1", "> 0.3", "12"), ("asset", "syntactic-2", "> 0.2", "13")}
+    assert len(rows) == 2 * len(DECODINGS) and all(int(r["inputs above it"]) <= int(r["inputs"]) == 4 for r in rows)
+
+
+def test_every_tasks_miscalibrated_inputs_follow_the_rule_its_caption_states(page):
+    """The caption states each task's rule; it is the rule of that task's rows, and a claim of
+    the caption that its table does not hold fails the test."""
+    block = _block(page, "The miscalibrated inputs of every task under the paper's rule for it")
+    rows = _rows(block)
+    assert {r["dataset"] for r in rows} == set(DATASETS) and len(rows) == len(DATASETS) * len(DECODINGS)
+    rules = block[block.index("per task: ") + len("per task: "):block.index(". A probe")].split("; ")
+    stated = dict(re.fullmatch(r"(\w+): (.+) \(fn\. 1[2-5]\)", rule).groups() for rule in rules)
+    assert stated == {r["dataset"]: r["the paper's rule"] for r in rows}
+    assert stated["wmt14"].startswith("W1(M, H) > 0.3 on lexical-1") and stated["asset"] == "W1(M, H) > 0.2 on syntactic-2"
+    assert stated["dailydialog"].startswith("W1(C, H) > 0.2 on lexical-1")
+    assert {r["probes not computed"] for r in rows if r["dataset"] == "wmt14"} == {"syntactic-2, semantic"}
+    assert all(int(r["selected"]) <= int(r["inputs"]) == 4 for r in rows)

@@ -20,7 +20,7 @@ import jinja2
 import pandas as pd
 
 from varprobe import tables
-from varprobe.results_page import disagreements, findings, paper
+from varprobe.results_page import disagreements, findings, paper, production_readings
 from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
 
@@ -305,6 +305,7 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         if key == "provo" and one is not None:
             blocks = _authors_blocks(measured) + blocks
         if key == "production":
+            blocks += production_readings.blocks(measured)
             blocks += [b for b in [findings.miscalibrated_block(measured)] if b]
         if mine or shown or one:
             sections.append({"key": key, "heading": section.heading, "paper": section.paper,
