@@ -125,6 +125,12 @@ def test_a_production_run_page_cites_only_numbers_its_tables_show(page):
     assert unlisted_numbers(page) == []
     finding = next(line for line in page.splitlines() if line.startswith("- Production: the mean W1(C, H)"))
     assert "0.012" not in finding and "0.988" not in finding
+    table = _rows(_block(page, "Production variability\n"))
+    cells = sum(r[p] != "–" for r in table if r["system"] == "m / ancestral" for p in ("lexical-1", "syntactic-2",
+                                                                                         "semantic"))
+    bold = sum(r[p].startswith("**") for r in table if r["system"] == "m / ancestral" for p in ("lexical-1",
+                                                                                              "syntactic-2", "semantic"))
+    assert cells == 7 and f"decodings in {bold} of {cells} task x probe cells" in page
     assert re.search(r"\| asset\s+\| paper: most decodings\s+\|\s+\| < 0\.1\s+\| < 0\.1\s+\| < 0\.1\s+\|", page)
 
 

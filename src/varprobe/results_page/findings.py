@@ -146,8 +146,10 @@ def decoding_ranks(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _decoding_finding(summary: pd.DataFrame) -> list[str]:
-    ranks = decoding_ranks(summary)
+def _decoding_finding(summary: pd.DataFrame, probes: list[str] | None = None) -> list[str]:
+    """Where ancestral sampling has the lowest mean W1(C, H), over the task x probe cells of the
+    page's production table (the probes ``production_shown_probes`` of the figure's ``probes``)."""
+    ranks = decoding_ranks(summary[summary["probe"].isin(production_shown_probes(summary, probes))])
     if ranks.empty:
         return []
     first = ranks.groupby("dataset", sort=False)["lowest"].agg(lambda d: int((d == "ancestral").sum()))
@@ -185,7 +187,7 @@ FINDINGS = {
     "regression_coefficients": _regression_finding,
     "oracle_replacement_summary": _replacement_finding,
     "token_calibration_summary": _token_finding,
-    "production_summary": lambda summary, probes: _production_finding(summary, probes) + _decoding_finding(summary),
+    "production_summary": lambda summary, probes: _production_finding(summary, probes) + _decoding_finding(summary, probes),
 }
 """The finding each registered table (by name prefix) gives, in the page's order; the production
 finding also takes the probes of the production figures (the page's table shows those)."""
