@@ -166,6 +166,23 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "input_id": "string", "excess": "float64", "values": "string", "source": "string",
         "references": "object", "samples": "object",
     },
+    # Giulianelli et al. read per task as the paper reads it (varprobe.analysis.production_readings):
+    # the sign of mean M - H on the main probes, W1(M, H) against the footnotes' thresholds, and the
+    # inputs each task's own selection rule (Sec. 7) selects.
+    "production_signs": {
+        "dataset": "string", "model": "string", "decoding": "string", "probe": "string",
+        "n_inputs": "int64", "mean": "float64", "ci_low": "float64", "ci_high": "float64", "sign": "string",
+    },
+    "production_model_human_w1": {
+        "dataset": "string", "model": "string", "decoding": "string", "probe": "string",
+        "n_inputs": "int64", "mean": "float64", "ci_low": "float64", "ci_high": "float64",
+        "threshold": "float64", "n_above": "int64", "footnote": "string",
+    },
+    "production_paper_miscalibrated": {
+        "dataset": "string", "model": "string", "decoding": "string", "statistic": "string",
+        "rule": "string", "footnote": "string", "missing_probes": "string", "n_inputs": "int64",
+        "n_selected": "int64", "top_input": "string", "top_excess": "float64",
+    },
     # Any histogram figure's numbers: one row per bin of a group (seed_index NA when pooled).
     "histogram": {
         "model": "string", "decoding": "string", "group": "string", "seed_index": "Int64",

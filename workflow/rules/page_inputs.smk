@@ -33,6 +33,18 @@ if "production" in config:
     PAGE_TABLES["production_miscalibrated"] = production_path(
         f"{PROD_SYSTEM}/miscalibrated.parquet"
     )
+    # Giulianelli et al. read per task (varprobe.analysis.production_readings), by schema name.
+    PRODUCTION_READINGS = {
+        "signs": "production_signs",
+        "model-human-w1": "production_model_human_w1",
+        "paper-miscalibrated": "production_paper_miscalibrated",
+    }
+    PAGE_TABLES.update(
+        {
+            schema: f"{PROD}/page/{reading}.parquet"
+            for reading, schema in PRODUCTION_READINGS.items()
+        }
+    )
     # One input per task with its references and the outputs of its first model's ancestral draws.
     PAGE_TABLES["production_examples"] = {
         d: {

@@ -170,3 +170,33 @@ if "token_calibration" in ANALYSES:
         shell:
             "varprobe token-calibration-bins --tables {params.tables:q} --out {output:q} "
             "> {log:q} 2>&1"
+
+
+if "production" in config:
+
+    rule production_reading:
+        """Giulianelli et al. read per task: the signs of mean M - H on the main probes, W1(M, H)
+        against the footnotes' thresholds, or each task's own miscalibration rule (Sec. 7).
+        """
+        input:
+            summary=rules.production_summary.output,
+            divergences=production_path(f"{PROD_SYSTEM}/divergences.parquet"),
+        output:
+            f"{PROD}/page/{{reading}}.parquet",
+        wildcard_constraints:
+            reading="|".join(PRODUCTION_READINGS),
+        params:
+            decoding=PRODUCTION["figures"]["decoding"],
+        conda:
+            CONDA_ENV
+        threads: job_threads("production_reading")
+        resources:
+            **job_resources("production_reading"),
+        log:
+            log_path("production_reading", "{reading}"),
+        benchmark:
+            benchmark_path("production_reading", "{reading}")
+        shell:
+            "varprobe production-{wildcards.reading} --summary {input.summary:q} "
+            "--divergences {input.divergences:q} --decoding {params.decoding:q} "
+            "--out {output:q} > {log:q} 2>&1"

@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 
 from varprobe.analysis.family import families
-from varprobe.cli import api, explorer, finetune, page_measures, production, provo, report, setup
+from varprobe.cli import (
+    api, explorer, finetune, page_measures, production, production_readings, provo, report, setup)
 
-STUDIES = (setup, provo, api, production, finetune, page_measures, report, explorer)
+STUDIES = (setup, provo, api, production, finetune, page_measures, production_readings, report, explorer)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,7 +26,7 @@ from varprobe.results_page import findings, paper
 from varprobe.results_page.findings import span, table_of
 from varprobe.results_page.tables import (
     AUTHORS_CODE, AUTHORS_VALUES, RELATIVE, TABLE_ONE_COLUMNS, authors_row, intervals, markdown,
-    metric_by_bins, number, printed)
+    metric_by_bins, number, printed, with_interval)
 
 UNEXPLAINED = "unexplained"
 """The cause of a group with none in ``CAUSES``, or whose measuring table the run lacks."""
@@ -410,17 +410,27 @@ def _replacement_cause(entries, _measured, _config) -> str | None:
             "measure, and the curves figure shows the means at every k.")
 
 
-def _production_level(entries, _measured, _config) -> str | None:
+def _production_level(entries, _measured, _config) -> dict | None:
+    """The human control's mean W1 per task and probe (one cell each: the control reads the
+    references alone, the same for every system), shown as the cause's table."""
     summary = table_of(entries, "production_summary")
-    control = summary[summary["available"] & (summary["statistic"] == "w1_control")]
+    control = summary[summary["available"] & (summary["statistic"] == "w1_control")].drop_duplicates(
+        ["dataset", "probe"])
     if control.empty:
         return None
-    above = int((control["ci_low"] > paper.GIULIANELLI_LEVELS["w1_decoding"]).sum())
-    return (f"Measured: the run's human control, two halves of the references, has a mean W1 of "
-            f"{span(control['mean'].min(), control['mean'].max())} ({above} of {len(control)} task x probe cells "
-            f"above {paper.GIULIANELLI_LEVELS['w1_decoding']} with their interval). Where the model's W1(C, H) is "
-            f"above the control, the rest is {UNEXPLAINED}: the paper's generators are task-trained models "
-            "(OpusMT, Flan-T5, DialoGPT), ours one instruct model prompted for every task.")
+    level = paper.GIULIANELLI_LEVELS["w1_decoding"]
+    above = int((control["ci_low"] > level).sum())
+    table = pd.DataFrame({"dataset": control["dataset"], "probe": control["probe"],
+                          "human control W1 [95% CI]": [with_interval(r.mean, r.ci_low, r.ci_high)
+                                                        for r in control.itertuples(index=False)],
+                          f"above {level} with its interval": (control["ci_low"] > level).map(
+                              {True: "yes", False: "no"})})
+    return {"cause": (f"Measured: the run's human control, two halves of the references, has a mean W1 of "
+                      f"{span(control['mean'].min(), control['mean'].max())} ({above} of {len(control)} task x "
+                      f"probe cells above {level} with their interval; the table below). Where the model's W1(C, H) "
+                      f"is above the control, the rest is {UNEXPLAINED}: the paper's generators are task-trained "
+                      "models (OpusMT, Flan-T5, DialoGPT), ours one instruct model prompted for every task."),
+            "table": markdown(table)}
 
 
 CAUSES: dict[str, Callable] = {

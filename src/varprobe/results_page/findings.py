@@ -12,7 +12,7 @@ import pandas as pd
 from varprobe import tables
 from varprobe.results_page import paper
 from varprobe.results_page.tables import (
-    markdown, miscalibrated, number, production_example, production_signs)
+    markdown, miscalibrated, number, production_example, production_shown_probes, production_signs)
 
 PAPER_DRAWS = 1000
 """The paper's draws per context for GPT-2 (Table 1's ancestral row, App. C.1)."""
@@ -109,9 +109,13 @@ def _regression_finding(coefficients: pd.DataFrame) -> list[str]:
             f"({number(top['mean'])}){said} (Table 3)."]
 
 
-def _production_finding(summary: pd.DataFrame) -> list[str]:
-    w1 = summary[summary["available"] & (summary["statistic"] == "w1_C_H")]
-    control = summary[summary["available"] & (summary["statistic"] == "w1_control")]
+def _production_finding(summary: pd.DataFrame, probes: list[str] | None = None) -> list[str]:
+    """The span of mean W1(C, H) and of the human control over the probes the page's production
+    table shows (``production_shown_probes`` of the figure's ``probes``), and the sign count of
+    mean M - H."""
+    shown = summary[summary["available"] & summary["probe"].isin(production_shown_probes(summary, probes))]
+    w1 = shown[shown["statistic"] == "w1_C_H"]
+    control = shown[shown["statistic"] == "w1_control"]
     signs = production_signs(summary)
     if w1.empty:
         return []
@@ -142,8 +146,10 @@ def decoding_ranks(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _decoding_finding(summary: pd.DataFrame) -> list[str]:
-    ranks = decoding_ranks(summary)
+def _decoding_finding(summary: pd.DataFrame, probes: list[str] | None = None) -> list[str]:
+    """Where ancestral sampling has the lowest mean W1(C, H), over the task x probe cells of the
+    page's production table (the probes ``production_shown_probes`` of the figure's ``probes``)."""
+    ranks = decoding_ranks(summary[summary["probe"].isin(production_shown_probes(summary, probes))])
     if ranks.empty:
         return []
     first = ranks.groupby("dataset", sort=False)["lowest"].agg(lambda d: int((d == "ancestral").sum()))
@@ -181,23 +187,25 @@ FINDINGS = {
     "regression_coefficients": _regression_finding,
     "oracle_replacement_summary": _replacement_finding,
     "token_calibration_summary": _token_finding,
-    "production_summary": lambda summary: _production_finding(summary) + _decoding_finding(summary),
+    "production_summary": lambda summary, probes: _production_finding(summary, probes) + _decoding_finding(summary, probes),
 }
-"""The finding each registered table (by name prefix) gives, in the page's order."""
+"""The finding each registered table (by name prefix) gives, in the page's order; the production
+finding also takes the probes of the production figures (the page's table shows those)."""
 
 DISPUTED_BY = {"regression_coefficients": "Table 3", "oracle_replacement_summary": "k%-oracle replacement",
                "token_calibration_summary": "RSD of cw-ECE"}
 """The start of the Disagreements headings that dispute a table's finding."""
 
 
-def findings(entries: list[dict], disputed: list[str] = ()) -> list[str]:
+def findings(entries: list[dict], disputed: list[str] = (), figure_probes: list[str] | None = None) -> list[str]:
     """A handful of sentences, each naming the table it comes from, and pointing to
-    Disagreements where an entry's heading (``disputed``) is on its table."""
+    Disagreements where an entry's heading (``disputed``) is on its table; ``figure_probes``:
+    those of the production figures."""
     out = []
     for prefix, finding in FINDINGS.items():
         frame = table_of(entries, prefix)
         if frame is not None and len(frame):
-            said = finding(frame)
+            said = finding(frame, figure_probes) if prefix == "production_summary" else finding(frame)
             if prefix in DISPUTED_BY and any(t.startswith(DISPUTED_BY[prefix]) for t in disputed):
                 said = [f"{text[:-2]}; see Disagreements)." for text in said]
             out.extend(said)
@@ -338,7 +346,7 @@ def _cell(text) -> str:
 
 PAPER_ITEMS = (
     ("Ilia & Aziz 2024", "Table 1 (ECE and expected TVD)", "provo", ""),
-    ("Ilia & Aziz 2024", "Table 1, GPT-2, Bloom and ChatGPT columns", None,
+    ("Ilia & Aziz 2024", "Table 1, GPT-2, Bloom and ChatGPT columns", "provo",
      "models not shipped offline (GPT-2, Bloom) or behind a paid API (ChatGPT); the paper's values are "
      "printed beside ours, and an OpenAI-compatible model runs in both of the paper's modes by config"),
     ("Ilia & Aziz 2024", "Fig. 1 (word distributions of two contexts)", "provo", ""),
@@ -346,7 +354,7 @@ PAPER_ITEMS = (
     ("Ilia & Aziz 2024", "Fig. 3 and Table 3 (ARD regression)", "regression", ""),
     ("Ilia & Aziz 2024", "Fig. 4 (syntactic and semantic TVD)", "word_classes", ""),
     ("Ilia & Aziz 2024", "Table 2 and Fig. 5 (biased estimator, App. A)", "biased", ""),
-    ("Ilia & Aziz 2024", "Figs. 6-10 (TVD against each predictor, App. B)", None,
+    ("Ilia & Aziz 2024", "Figs. 6-10 (TVD against each predictor, App. B)", "regression",
      "the regression's coefficients summarise them, and the per-context table "
      "(`provo/MODEL/DECODING/tvd.parquet`, the explorer) holds every point"),
     ("Ilia & Aziz 2024", "Fig. 11 (sample size, App. C.1)", "sample_size", ""),
@@ -368,16 +376,36 @@ PAPER_ITEMS = (
     ("Giulianelli et al. 2023", "Table 1 (generation settings, App. C)", None,
      "the run's configuration (last section) holds ours"),
 )
-"""Every table and figure of the three papers and the page section that shows it (None: why
-not)."""
+"""Every table and figure of the three papers: (paper, item, section, why). With no ``why``, the
+page section that shows it; with one, the section it would belong to (None: any run) and why the
+page does not show it."""
+
+PAPERS = {"Ilia & Aziz 2024": "next-word prediction on Provo", "Liu et al. 2024": "token-level calibration, Full-ECE",
+          "Giulianelli et al. 2023": "production variability"}
+"""The three papers and what the page reads of each."""
+
+
+def papers_read(present: set[str]) -> list[str]:
+    """The papers a run's sections (``present``: section keys) answer, each with what of it."""
+    return [f"{source} ({what})" for source, what in PAPERS.items()
+            if any(source == s and section in present for s, _, section, why in PAPER_ITEMS if not why)]
 
 
 def paper_index(present: dict[str, str]) -> list[dict]:
     """``PAPER_ITEMS`` with where each is: the heading of its section (``present``: section key ->
-    heading) when this run made it, else why not."""
+    heading) when this run made it, why not where the run made its section but not the item, and
+    one row per paper none of whose sections the run made (it says nothing of the paper's tables
+    and figures: the run made none)."""
     out = []
-    for source, item, section, why in PAPER_ITEMS:
-        where = (f"section \"{present[section]}\"" if section in present else
-                 "not in this run (its study was not configured)" if section else f"not shown: {why}")
-        out.append({"paper": source, "item": item, "where": where})
+    for source in PAPERS:
+        items = [i for i in PAPER_ITEMS if i[0] == source]
+        if not any(section in present for _, _, section, why in items if not why):
+            out.append({"paper": source, "item": "every table and figure",
+                        "where": "not in this run (its studies were not configured)"})
+            continue
+        for _, item, section, why in items:
+            where = (f"not shown: {why}" if why and (section is None or section in present) else
+                     f"section \"{present[section]}\"" if section in present else
+                     "not in this run (its study was not configured)")
+            out.append({"paper": source, "item": item, "where": where})
     return out

@@ -20,7 +20,7 @@ import jinja2
 import pandas as pd
 
 from varprobe import tables
-from varprobe.results_page import disagreements, findings, paper
+from varprobe.results_page import disagreements, findings, paper, production_readings
 from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
 
@@ -223,7 +223,7 @@ def _production_view(probes: list[str] | None):
         whole = views.production_w1(frame)
         if len(whole) <= views.MAX_ROWS:
             return whole
-        short = views.production_by_decoding(frame, probes or sorted(set(frame["probe"])))
+        short = views.production_by_decoding(frame, views.production_shown_probes(frame, probes))
         short.attrs["note"] = (
             f"The whole table ({len(whole)} rows: every probe, H, M, C, W1(M, H) and W1(C, H)) is too long "
             "for the page: here are the numbers of the mean-W1 figure (Fig. 5), mean W1(C, H) over inputs "
@@ -305,6 +305,7 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         if key == "provo" and one is not None:
             blocks = _authors_blocks(measured) + blocks
         if key == "production":
+            blocks += production_readings.blocks(measured)
             blocks += [b for b in [findings.miscalibrated_block(measured)] if b]
         if mine or shown or one:
             sections.append({"key": key, "heading": section.heading, "paper": section.paper,
@@ -316,7 +317,8 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         machine=machine(),
         span=run_span(Path(benchmarks), root.parent / ".snakemake" / "log"),
         run=findings.what_was_run(config, entries),
-        findings=findings.findings(entries, [d["title"] for d in disputes]),
+        papers=findings.papers_read({s["key"] for s in sections}),
+        findings=findings.findings(entries, [d["title"] for d in disputes], figure_probes),
         glossary=views.glossary({s["key"] for s in sections}),
         sections=sections,
         absent=findings.absent_sections(config, {s["key"] for s in sections}),

@@ -363,10 +363,21 @@ def production_adequacy(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*keys, "language", "inputs", "outputs", *ADEQUACY_STATISTICS.values()])
 
 
+def production_shown_probes(summary: pd.DataFrame, probes: list[str] | None) -> list[str]:
+    """The probes whose rows the page's production table shows: every available probe where the
+    whole table (``production_w1``) fits the page (``MAX_ROWS``), else the figure's ``probes``
+    (every available probe without them), as ``production_by_decoding`` shows them."""
+    available = list(dict.fromkeys(summary.loc[summary["available"], "probe"]))
+    if len(production_w1(summary)) <= MAX_ROWS or not probes:
+        return available
+    return [p for p in probes if p in available]
+
+
 def production_by_decoding(summary: pd.DataFrame, probes: list[str]) -> pd.DataFrame:
-    """Giulianelli et al. 2023, Fig. 5 as a table: per dataset, the human control's mean W1 and
+    """Giulianelli et al. 2023, Fig. 5 as a table: per dataset, the human control's mean W1,
     every model x decoding's mean W1(C, H) over inputs with their 95% intervals, one column per
-    probe of ``probes`` (the figure's); in each column of a dataset the lowest system's cell is in
+    probe of ``probes`` (the figure's), and the level the paper states for most decodings
+    (``paper.GIULIANELLI_LEVELS``); in each column of a dataset the lowest system's cell is in
     bold. The view of a summary too long to print whole (many decodings)."""
     part = summary[summary["available"] & summary["probe"].isin(probes)]
     rows = []
@@ -384,6 +395,8 @@ def production_by_decoding(summary: pd.DataFrame, probes: list[str]) -> pd.DataF
                 best = key is not None and tuple(lowest.loc[r.probe]) == key
                 row[r.probe] = f"**{cell}**" if best else cell
             rows.append(row)
+        rows.append({"dataset": dataset, "system": "paper: most decodings", "inputs": "",
+                     **{p: f"< {paper.GIULIANELLI_LEVELS['w1_decoding']}" for p in set(w1["probe"])}})
     shown = [p for p in probes if p in set(part["probe"])]
     return pd.DataFrame(rows, columns=["dataset", "system", "inputs", *shown]).fillna("–")
 
