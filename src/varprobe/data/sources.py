@@ -107,7 +107,7 @@ def is_pinned_copy(path: Path, source: Source) -> bool:
             and Digest.of(path) == expected)
 
 
-def check_digest(path: Path, expected: Digest | None, name: str, verify: bool, fix: str) -> None:
+def check_digest(path: Path, expected: Digest | None, *, name: str, verify: bool, fix: str) -> None:
     """Raise ValueError, naming the file as ``name``, the expected and the actual digest and
     ``fix``, when the file at ``path`` is not the pinned one. A file that cannot be checked
     (``verify`` False, or no digest pinned) is named in a warning on stderr instead."""

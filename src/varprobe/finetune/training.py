@@ -61,7 +61,7 @@ def learning_rate_factor(step: int, warmup: int, total: int, schedule: str) -> f
 
 
 def train(model: torch.nn.Module, train_examples: Sequence[Example],
-          validation_examples: Sequence[Example], settings: FinetuneSettings, pad_id: int,
+          validation_examples: Sequence[Example], settings: FinetuneSettings, *, pad_id: int,
           on_loss: Callable[[EpochLoss], None] | None = None) -> Training:
     """Fine-tune ``model`` in place: freeze all but its last ``settings.trainable_blocks``
     blocks, then ``settings.epochs`` epochs of AdamW steps on batches of ``settings.batch_size``

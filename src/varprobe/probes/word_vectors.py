@@ -114,7 +114,7 @@ def candidate_ks(n: int) -> list[int]:
     return list(range(2, n, max(n // 3, 1)))
 
 
-def cluster_words(words, vectors, seed: int, n_init: int = 20, max_iter: int = 400) -> WordClusters:
+def cluster_words(words, vectors, *, seed: int, n_init: int = 20, max_iter: int = 400) -> WordClusters:
     """k-means clusters of ``words`` under ``vectors`` (a KeyedVectors or a ``{word: vector}``
     mapping), k by the elbow rule; see the module docstring for every step and edge case."""
     from sklearn.cluster import KMeans

@@ -179,7 +179,8 @@ class CompleteWordSampler:
         encoded = [(key, context, self.encode(context)) for key, context in contexts]
         check_window(((f"context ({', '.join(map(str, key))}) ({len(context.split()):,} words)", len(ids))
                       for key, context, ids in encoded),
-                     self.settings.max_tokens, self.model.config, model_name(self.model), WINDOW_FIX)
+                     self.settings.max_tokens, config=self.model.config, model_name=model_name(self.model),
+                     fix=WINDOW_FIX)
         limit = max(1, CHAIN_DRAWS // self.settings.n_samples)
         for chain in prefix_chains(encoded, lambda item: item[2], limit):
             yield from self._sample_chain([(key, ids) for (key, _, _), ids in chain])

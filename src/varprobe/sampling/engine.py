@@ -247,7 +247,7 @@ class _Lane:
 class Engine:
     """Full productions of a causal LM or a seq2seq model under a decoding (module docstring)."""
 
-    def __init__(self, model, decoding: Decoding, eos: Sequence[int], pad: int, n_samples: int,
+    def __init__(self, model, decoding: Decoding, *, eos: Sequence[int], pad: int, n_samples: int,
                  max_new_tokens: int, seed: int, batch_size: int, prefix: Sequence[int] = ()) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
