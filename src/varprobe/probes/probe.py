@@ -51,5 +51,16 @@ class Probe:
             raise ValueError(f"probe {self.name!r}: needs must be one of {list(NEEDS)}, got {self.needs!r}")
 
     def instances(self, orders: Sequence[int]) -> list[tuple[str, int | None]]:
-        """The probes this record runs for n-gram ``orders``: (name, order) each."""
+        """The probes this record runs for n-gram ``orders``: (name, order) each.
+
+        Parameters
+        ----------
+        orders : sequence of int
+            The study's n-gram orders.
+
+        Returns
+        -------
+        list of (str, int or None)
+            ``(name-n, n)`` per order for an ordered probe, else ``[(name, None)]``.
+        """
         return [(f"{self.name}-{n}", n) for n in orders] if self.ordered else [(self.name, None)]

@@ -47,7 +47,22 @@ OOV = "oov"
 def load_word_vectors(spec: dict):
     """The ``gensim.models.KeyedVectors`` of an embeddings entry (see the module docstring).
 
-    OSError naming the entry when it cannot be loaded; ValueError for an entry of no known form.
+    Parameters
+    ----------
+    spec : dict
+        An ``embeddings`` entry of the semantic TVD's config.
+
+    Returns
+    -------
+    gensim.models.KeyedVectors
+        The word vectors.
+
+    Raises
+    ------
+    OSError
+        Naming the entry when it cannot be loaded.
+    ValueError
+        For an entry of no known form.
     """
     from gensim.models import KeyedVectors
 
@@ -110,13 +125,43 @@ class WordClusters:
 
 
 def candidate_ks(n: int) -> list[int]:
-    """The paper's grid of cluster numbers for n words: ``range(2, n, max(n // 3, 1))``."""
+    """The paper's grid of cluster numbers for n words: ``range(2, n, max(n // 3, 1))``.
+
+    Parameters
+    ----------
+    n : int
+        The number of distinct words to cluster.
+
+    Returns
+    -------
+    list of int
+        The candidate k, ascending; empty when ``n <= 2``.
+    """
     return list(range(2, n, max(n // 3, 1)))
 
 
 def cluster_words(words, vectors, *, seed: int, n_init: int = 20, max_iter: int = 400) -> WordClusters:
-    """k-means clusters of ``words`` under ``vectors`` (a KeyedVectors or a ``{word: vector}``
-    mapping), k by the elbow rule; see the module docstring for every step and edge case."""
+    """k-means clusters of ``words`` under ``vectors``, k by the elbow rule; see the module
+    docstring for every step and edge case.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The distinct words of one context.
+    vectors : gensim.models.KeyedVectors or mapping of str to numpy.ndarray
+        The word vectors; a word without one goes to the pooled out-of-vocabulary class.
+    seed : int
+        The k-means seed.
+    n_init : int
+        k-means restarts per k.
+    max_iter : int
+        k-means iterations per restart.
+
+    Returns
+    -------
+    WordClusters
+        Each word's class (``c<i>`` or ``oov``), the chosen k, the OOV count and the SSE curve.
+    """
     from sklearn.cluster import KMeans
     from sklearn.preprocessing import StandardScaler
 
