@@ -25,7 +25,7 @@ import os
 import shutil
 import sys
 import tarfile
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 
@@ -66,6 +66,7 @@ class Source:
 
     url: str
     mirror_path: str
+    _: KW_ONLY
     member: str | None = None
     digest: Digest | None = None
     mirror_digest: Digest | None = None

@@ -32,7 +32,7 @@ the lowest class index (``numpy.argmax``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
@@ -171,6 +171,7 @@ class CalibrationAccumulator:
     """
 
     n_classes: int
+    _: KW_ONLY
     bins: tuple[int, ...] = PAPER_BINS
     atol: float = 1e-6
     merge_every: int = 1_000_000

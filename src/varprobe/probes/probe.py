@@ -5,7 +5,7 @@ featurises a text, its distance. Each probe's module defines one (``LEXICAL``, `
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 import numpy as np
@@ -41,6 +41,7 @@ class Probe:
     (a key of ``NEEDS``) is met."""
 
     name: str
+    _: KW_ONLY
     needs: str
     featurise: Callable[[Prepared, int | None], Any]
     distance: Callable[[Any, Sequence[int], Sequence[int]], Sequence[float]]

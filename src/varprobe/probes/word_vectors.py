@@ -34,7 +34,7 @@ partition is deterministic (KMeans' random_state fixes its initialisations).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -118,6 +118,7 @@ class WordClusters:
     ``sse`` the fitted SSE curve (empty when no k-means was run)."""
 
     classes: dict[str, str]
+    _: KW_ONLY
     k: int
     n_oov: int
     candidates: tuple[int, ...] = ()
@@ -169,7 +170,7 @@ def cluster_words(words, vectors, *, seed: int, n_init: int = 20, max_iter: int 
     known = [w for w in words if w in vectors]
     classes = {w: OOV for w in words if w not in vectors}
     if not known:
-        return WordClusters(classes, 0, len(classes))
+        return WordClusters(classes, k=0, n_oov=len(classes))
     matrix = StandardScaler().fit_transform(np.stack([np.asarray(vectors[w], dtype=np.float64) for w in known]))
     distinct = np.unique(matrix, axis=0).shape[0]
     ks = [k for k in candidate_ks(len(known)) if k <= distinct]
@@ -188,4 +189,4 @@ def cluster_words(words, vectors, *, seed: int, n_init: int = 20, max_iter: int 
     names: dict[int, str] = {}
     for word, label in zip(known, labels, strict=True):
         classes[word] = names.setdefault(int(label), f"c{len(names)}")
-    return WordClusters(classes, len(names), len(words) - len(known), tuple(ks), tuple(sse))
+    return WordClusters(classes, k=len(names), n_oov=len(words) - len(known), candidates=tuple(ks), sse=tuple(sse))

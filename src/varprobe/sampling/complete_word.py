@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 
 import numpy as np
 import torch
@@ -64,6 +64,7 @@ class Draw:
 
     sample_index: int
     text: str
+    _: KW_ONLY
     word: str
     failure: str
     n_tokens: int
@@ -361,7 +362,7 @@ class CompleteWordSampler:
         text = self.vocabulary.text(node.prefix)
         failure = "" if status.word else status.status
         for row in node.rows:
-            draws[int(row)] = Draw(int(row), text, status.word, failure, len(node.prefix))
+            draws[int(row)] = Draw(int(row), text, word=status.word, failure=failure, n_tokens=len(node.prefix))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ generation config says.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import KW_ONLY, asdict, dataclass, fields
 
 import torch
 
@@ -32,6 +32,7 @@ class Decoding:
     """
 
     name: str
+    _: KW_ONLY
     temperature: float = 1.0
     top_k: int = 0
     top_p: float = 1.0

@@ -103,7 +103,7 @@ def delimiter_tokens(vocabulary: Vocabulary, size: int) -> np.ndarray:
     return mask
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EnumerationSettings:
     """When to stop (covered mass, forward tokens per context), the token budget per path,
     the mass below which a child is never classified, and, for speed and memory only, the
