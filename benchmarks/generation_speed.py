@@ -163,8 +163,9 @@ def engine_run(model, work, prefixes, eos, pad, args, seed) -> dict[str, list[li
     job each)."""
     result = {}
     for dataset, items in work.items():
-        engine = Engine(model, decoding_of(args), eos, pad, args.samples, args.max_new_tokens, seed,
-                        args.batch_size, prefixes[dataset])
+        engine = Engine(model, decoding_of(args), eos=eos, pad=pad, n_samples=args.samples,
+                        max_new_tokens=args.max_new_tokens, seed=seed, batch_size=args.batch_size,
+                        prefix=prefixes[dataset])
         result.update(engine.run(items))
     return result
 
@@ -272,8 +273,8 @@ def full_lane_passes(model, work, pad, counter: ForwardCounter, args) -> tuple[f
     of the first input, with no end of sequence, so every row runs ``--max-new-tokens`` steps;
     ``--ceiling-repeats`` such runs, one after the other."""
     key, ids = next(iter(work.values()))[0]
-    engine = Engine(model, Decoding("ancestral"), [], pad, args.batch_size, args.max_new_tokens, args.seed,
-                    args.batch_size)
+    engine = Engine(model, Decoding("ancestral"), eos=[], pad=pad, n_samples=args.batch_size,
+                    max_new_tokens=args.max_new_tokens, seed=args.seed, batch_size=args.batch_size)
     counter.reset()
     for _ in range(args.ceiling_repeats):
         list(engine.run([(key, ids)]))

@@ -64,12 +64,12 @@ def test_config_defaults_and_errors_name_the_model_and_key():
 def test_bodies_send_every_accepted_parameter_and_refuse_what_the_endpoint_cannot_do():
     endpoint = _endpoint(parameters=["temperature", "top_p", "top_k"],
                          extra_body={"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0})
-    body = request_body(endpoint, Decoding("top-k-30", top_k=30), "Hi", 12, 7)
+    body = request_body(endpoint, Decoding("top-k-30", top_k=30), "Hi", max_tokens=12, seed=7)
     assert body == {"model": "x", "messages": [{"role": "user", "content": "Hi"}], "temperature": 1.0,
                     "top_p": 1.0, "top_k": 30, "min_p": 0.0, "repeat_penalty": 1.0, "max_tokens": 12,
                     "seed": 7}
     completions = _endpoint(endpoint="completions", seed=False)
-    assert request_body(completions, Decoding("t", temperature=0.5), "Hi", 5, 7) == {
+    assert request_body(completions, Decoding("t", temperature=0.5), "Hi", max_tokens=5, seed=7) == {
         "model": "x", "prompt": "Hi", "temperature": 0.5, "top_p": 1.0, "max_tokens": 5}
     with pytest.raises(ValueError, match="model 'm': decoding 'typical-0.9' sets typical_p=0.9"):
         sent_parameters(endpoint, Decoding("typical-0.9", typical_p=0.9), 5)
@@ -222,7 +222,7 @@ def _contexts() -> pd.DataFrame:
 
 def test_provo_single_mode_seeds_each_request_and_reads_first_words(loopback, tmp_path):
     with _client(loopback, tmp_path, concurrency=3) as client:
-        samples, stats = provo_samples(client, _contexts(), Decoding("ancestral"), 4, seed=0)
+        samples, stats = provo_samples(client, _contexts(), Decoding("ancestral"), n=4, seed=0)
     tables.conform(samples, "provo_samples")
     tables.conform(stats, "provo_api_parse")
     assert len(samples) == 12 and samples.groupby(["text_id", "word_number"]).size().eq(4).all()
@@ -234,7 +234,7 @@ def test_provo_single_mode_seeds_each_request_and_reads_first_words(loopback, tm
     assert all(b["temperature"] == 1.0 and b["top_p"] == 1.0 and b["max_tokens"] == 16 for b in bodies)
     assert bodies[0]["messages"][0]["content"] == SINGLE_PROMPT.format(context="There")
     with _client(loopback, tmp_path, concurrency=1) as client:
-        again, _ = provo_samples(client, _contexts().iloc[::-1], Decoding("ancestral"), 4, seed=0)
+        again, _ = provo_samples(client, _contexts().iloc[::-1], Decoding("ancestral"), n=4, seed=0)
         assert client.counts["sent"] == 0
     key = ["text_id", "word_number", "sample_index"]
     pd.testing.assert_frame_equal(again.sort_values(key, ignore_index=True), samples)
@@ -247,7 +247,7 @@ def test_provo_list_mode_keeps_n_words_and_counts_what_it_dropped(loopback, tmp_
     loopback.script = [reply("Here are 3 words:\n1. is\n2. \"are\"\n3. were here\n4. was"),
                        reply("many, ..., few"), reply("1. a\n2. b\n3. lon", "length")]
     with _client(loopback, tmp_path, provo={"mode": "list"}, concurrency=1) as client:
-        samples, stats = provo_samples(client, _contexts(), Decoding("ancestral"), 3, seed=0)
+        samples, stats = provo_samples(client, _contexts(), Decoding("ancestral"), n=3, seed=0)
     words = {k: g["word"].tolist() for k, g in samples.groupby(["text_id", "word_number"])}
     assert words == {(1, 2): ["is", "are", "were"], (1, 3): ["many", "few"], (2, 2): ["a", "b"]}
     stats = stats.set_index(["text_id", "word_number"])
@@ -262,7 +262,8 @@ def test_provo_list_mode_keeps_n_words_and_counts_what_it_dropped(loopback, tmp_
 def test_productions_are_seeded_per_input_and_index(loopback, tmp_path):
     work = [("a", "Translate: one"), ("b", "Translate: two")]
     with _client(loopback, tmp_path, endpoint="completions", concurrency=2) as client:
-        productions = api_productions(client, work, Decoding("top-p", top_p=0.9), 3, 20, seed=5)
+        productions = api_productions(client, work, Decoding("top-p", top_p=0.9), n_samples=3,
+                                      max_new_tokens=20, seed=5)
     assert productions == [[f"word{request_seed(5, i, j)}" for j in range(3)] for i in ("a", "b")]
     assert {(s["body"]["prompt"], s["body"]["top_p"], s["body"]["max_tokens"]) for s in loopback.seen} == {
         ("Translate: one", 0.9, 20), ("Translate: two", 0.9, 20)}

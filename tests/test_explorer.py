@@ -66,13 +66,13 @@ def provo_tables():
         })
         return tables.conform(frame.iloc[list(order)], "provo_tvd")
 
-    sampled = ProvoSystem("m", "ancestral", tvd_table([0.35, 0.5], [NAN, NAN], [NAN, NAN],
+    sampled = ProvoSystem("m", "ancestral", tvd=tvd_table([0.35, 0.5], [NAN, NAN], [NAN, NAN],
                                                       [0.25, 0.5], order=(1, 0)),
-                          samples, exact=False,
+                          estimate=samples, exact=False,
                           summary={"expected_tvd": np.float64(0.425), "n_contexts": np.int64(2),
                                    "ci_low": np.nan})
-    exact = ProvoSystem("m", "exact", tvd_table([0.3, 0.4], [0.2, 0.3], [0.42, 0.4], [0.25, 0.5]),
-                        distribution, exact=True, summary={})
+    exact = ProvoSystem("m", "exact", tvd=tvd_table([0.3, 0.4], [0.2, 0.3], [0.42, 0.4], [0.25, 0.5]),
+                        estimate=distribution, exact=True, summary={})
     oracle = tvd_table([0.1, 0.2], [NAN, NAN], [NAN, NAN], [0.25, 0.5])
     return contexts, responses, oracle, [sampled, exact]
 
@@ -130,8 +130,8 @@ def test_exact_bars_are_the_enumerated_masses_and_account_for_all_of_it():
 
 def test_a_context_without_rows_of_a_system_is_none():
     contexts, responses, _, systems = provo_tables()
-    partial = ProvoSystem("m", "ancestral", systems[0].tvd,
-                          systems[0].estimate[systems[0].estimate["word_number"] == 2],
+    partial = ProvoSystem("m", "ancestral", tvd=systems[0].tvd,
+                          estimate=systems[0].estimate[systems[0].estimate["word_number"] == 2],
                           exact=False, summary={})
     words = provo_words(contexts, responses, [partial])
     assert words[1][0]["systems"][0] is not None and words[1][1]["systems"][0] is None
@@ -160,7 +160,8 @@ def production_tables():
         "input_id": ["c", "a"], "probe": ["lexical-1", "lexical-1"], "n_H": [1, 1], "n_M": [1, 1],
         "n_C": [1, 1], **stats,
     }).assign(w1_control=[0.3, NAN]), "production_divergences")
-    return instances, ProductionSystem("asset", "m", "top-k-30", samples, distances, divergences)
+    return instances, ProductionSystem("asset", "m", "top-k-30", samples=samples, distances=distances,
+                                       divergences=divergences)
 
 
 def test_production_statistics_follow_the_inputs_order():

@@ -26,7 +26,7 @@ DECODINGS = [Decoding("ancestral"), Decoding("nucleus", temperature=0.8, top_k=5
 
 def _draw(loaded, work, decoding=Decoding("ancestral"), batch_size=64, template=None, **settings):
     settings = GenerationSettings(**{"n_samples": 4, "max_new_tokens": 6, "seed": 0, **settings})
-    return _in_order(work, generate(loaded, work, decoding, settings, batch_size, template=template))
+    return _in_order(work, generate(loaded, work, decoding, settings, batch_size=batch_size, template=template))
 
 
 def _in_order(work, finished):
@@ -172,7 +172,8 @@ def test_each_token_is_the_inverse_cdf_of_its_uniform_under_a_full_forward(tiny_
     decoding = Decoding("t", temperature=0.7, top_p=0.95)
     work = [(key, tokenizer(text).input_ids) for key, text in WORK[:3]]
     eos = [tokenizer.eos_token_id]
-    engine = Engine(model, decoding, eos, tokenizer.pad_token_id or eos[0], 5, 10, seed=1, batch_size=40)
+    engine = Engine(model, decoding, eos=eos, pad=tokenizer.pad_token_id or eos[0], n_samples=5,
+                    max_new_tokens=10, seed=1, batch_size=40)
     ended = 0
     for (key, ids), samples in zip(work, _in_order(work, engine.run(work)), strict=True):
         uniforms = sample_uniforms(1, key, 5, 10)
@@ -229,8 +230,8 @@ def test_a_row_that_ends_leaves_the_pass_at_once(tiny_model_dir, tiny_llama_dir,
     widths = []
     hook = model.register_forward_pre_hook(lambda m, args, kw: widths.append(kw["input_ids"].shape), with_kwargs=True)
     try:
-        productions = _in_order(work, Engine(model, Decoding("ancestral"), eos, eos[0], 8, 12, seed=3,
-                                             batch_size=25).run(work))
+        productions = _in_order(work, Engine(model, Decoding("ancestral"), eos=eos, pad=eos[0], n_samples=8,
+                                             max_new_tokens=12, seed=3, batch_size=25).run(work))
     finally:
         hook.remove()
     passes = [rows for rows, columns in widths if columns == 1]
@@ -246,8 +247,8 @@ def test_inputs_start_in_order_of_prompt_length_and_each_finishes_once(tiny_mode
     """Prompts are encoded shortest first (ties in the order given), so the rows in flight have
     prompts of similar lengths; every input is yielded once, with its id."""
     loaded = _load(tiny_model_dir)
-    engine = Engine(loaded.model, Decoding("ancestral"), [loaded.tokenizer.eos_token_id], 0, 3, 5, seed=0,
-                    batch_size=4)
+    engine = Engine(loaded.model, Decoding("ancestral"), eos=[loaded.tokenizer.eos_token_id], pad=0, n_samples=3,
+                    max_new_tokens=5, seed=0, batch_size=4)
     work = [("long", [5] * 9), ("short", [6] * 2), ("mid", [7] * 5), ("tie", [8] * 2)]
     encoded, original = [], PromptEncoder.encode
 
@@ -269,8 +270,8 @@ def test_a_finished_run_frees_its_cache_at_once(tiny_model_dir, monkeypatch):
     import weakref
 
     loaded = _load(tiny_model_dir)
-    engine = Engine(loaded.model, Decoding("ancestral"), [loaded.tokenizer.eos_token_id], 0, 4, 6, seed=0,
-                    batch_size=16)
+    engine = Engine(loaded.model, Decoding("ancestral"), eos=[loaded.tokenizer.eos_token_id], pad=0, n_samples=4,
+                    max_new_tokens=6, seed=0, batch_size=16)
     lanes, original = [], _Lane.__init__
 
     def tracked(self, *args, **kwargs):
@@ -393,8 +394,9 @@ def test_a_prompt_on_top_of_the_shared_prefix_is_the_prompt_encoded_whole(tiny_l
     loaded = _load(tiny_llama_dir, dtype)
     model, tokenizer = loaded.model, loaded.tokenizer
     prefix = shared_prefix(tokenizer, TEMPLATE, chat=False)
-    with_prefix = Engine(model, Decoding("a"), [0], 0, 2, 4, seed=0, batch_size=4, prefix=prefix)
-    whole = Engine(model, Decoding("a"), [0], 0, 2, 4, seed=0, batch_size=4)
+    with_prefix = Engine(model, Decoding("a"), eos=[0], pad=0, n_samples=2, max_new_tokens=4, seed=0,
+                         batch_size=4, prefix=prefix)
+    whole = Engine(model, Decoding("a"), eos=[0], pad=0, n_samples=2, max_new_tokens=4, seed=0, batch_size=4)
     calls = []
     hook = model.register_forward_pre_hook(lambda m, args, kw: calls.append(kw["input_ids"].shape[1]), with_kwargs=True)
     try:
@@ -420,10 +422,11 @@ def test_productions_with_a_shared_prefix_do_not_depend_on_the_job(tiny_model_di
     loaded = _load({"llama": tiny_llama_dir, "gpt2": tiny_model_dir}[kind])
     work = [(key, render_prompt(TEMPLATE, text)) for key, text in WORK]
     settings = GenerationSettings(n_samples=6, max_new_tokens=10, seed=2)
-    runs = [_in_order(work, generate(loaded, work, Decoding("ancestral"), settings, b, template=TEMPLATE))
+    runs = [_in_order(work, generate(loaded, work, Decoding("ancestral"), settings, batch_size=b,
+                                     template=TEMPLATE))
             for b in (1, 16, 64)]
     assert runs[1] == runs[0] and runs[2] == runs[0]
     other = work[3:1:-1]
-    again = generate(loaded, other, Decoding("ancestral"), settings, 7, template=TEMPLATE)
+    again = generate(loaded, other, Decoding("ancestral"), settings, batch_size=7, template=TEMPLATE)
     assert _in_order(other, again) == runs[0][3:1:-1]
     assert len({s for samples in runs[0] for s in samples}) > 10

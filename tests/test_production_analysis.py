@@ -80,7 +80,7 @@ def test_control_halves_are_disjoint_and_compare_within_half_pairs():
     first, second = control_split(4, np.random.default_rng(7))
     expected = abs(sum(first) - sum(second))
     value = control_w1(human["a"].to_numpy(), human["b"].to_numpy(), human["distance"].to_numpy(),
-                       4, np.random.default_rng(7))
+                       n_refs=4, rng=np.random.default_rng(7))
     assert value == pytest.approx(expected)
 
 

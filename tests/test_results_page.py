@@ -821,7 +821,8 @@ def test_a_pair_differs_when_the_papers_printed_value_is_outside_our_interval_or
     from varprobe.results_page.disagreements import Pair
 
     def pair(ours, paper_value, decimals=2, low=np.nan, high=np.nan, bound=False):
-        return Pair("g", "w", ours, low, high, paper_value, decimals, bound).differs()
+        return Pair("g", "w", ours=ours, low=low, high=high, paper=paper_value, decimals=decimals,
+                    bound=bound).differs()
 
     assert pair(0.433, 0.42, low=0.426, high=0.44) and not pair(0.433, 0.43, low=0.426, high=0.44)
     assert pair(0.097, 0.14) and not pair(0.595, 0.60) and pair(0.409, 0.57)
@@ -874,7 +875,7 @@ def test_a_group_without_a_cause_is_unexplained_and_a_pair_without_a_heading_is_
     monkeypatch.delitem(disagreements.CAUSES, "table4_oracle")
     found = {d["title"]: d for d in disagreements.generated(entries, measured, config)}
     assert found["Table 4: the oracles' token-level ECE"]["cause"] == "unexplained"
-    stray = disagreements.Pair("nowhere", "w", 1.0, np.nan, np.nan, 0.5, 2)
+    stray = disagreements.Pair("nowhere", "w", ours=1.0, low=np.nan, high=np.nan, paper=0.5, decimals=2)
     monkeypatch.setattr(disagreements, "pairs", lambda *args: [stray])
     with pytest.raises(KeyError, match="nowhere"):
         disagreements.generated(entries, measured, config)

@@ -21,8 +21,8 @@ def test_jobs_are_summed_per_stage_from_their_last_row(tmp_path):
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty/job.tsv").write_text("")
     times = stage_times(tmp_path)
-    assert times == {"production_sample": Stage(2, 42.5, 70.0, 30.0, 900.0),
-                     "provo_data": Stage(1, 2.0, 1.5, 2.0, 100.0)}
+    assert times == {"production_sample": Stage(jobs=2, wall_s=42.5, cpu_s=70.0, longest_s=30.0, peak_rss_mb=900.0),
+                     "provo_data": Stage(jobs=1, wall_s=2.0, cpu_s=1.5, longest_s=2.0, peak_rss_mb=100.0)}
     assert list(times) == ["production_sample", "provo_data"]
     text = table(times)
     assert text.splitlines()[2] == "| production_sample | 2 | 42 | 70 | 30 | 900 |"
@@ -33,4 +33,5 @@ def test_a_cell_snakemake_left_empty_counts_as_zero(tmp_path):
     path = tmp_path / "explorer/explorer.tsv"
     path.parent.mkdir(parents=True)
     path.write_text(HEADER + "3.0\t0:00:03\t-\t-\t-\t-\t-\t-\t-\t-\n")
-    assert stage_times(tmp_path) == {"explorer": Stage(1, 3.0, 0.0, 3.0, 0.0)}
+    assert stage_times(tmp_path) == {
+        "explorer": Stage(jobs=1, wall_s=3.0, cpu_s=0.0, longest_s=3.0, peak_rss_mb=0.0)}

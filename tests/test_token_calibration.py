@@ -30,7 +30,7 @@ LABELS = np.array([0, 1])
 
 
 def hand_accumulator(bins=(2, 4)) -> CalibrationAccumulator:
-    acc = CalibrationAccumulator(3, bins)
+    acc = CalibrationAccumulator(3, bins=bins)
     acc.update(PROBS, LABELS)
     return acc
 
@@ -70,7 +70,7 @@ def test_printed_full_ece_bin_weights_sum_to_the_vocabulary_size():
 def test_a_calibrated_point_mass_scores_zero():
     # Probability exactly 1 on the label: every metric is 0 at every M (p = 1 is in the last bin,
     # p = 0 in the first).
-    acc = CalibrationAccumulator(4, PAPER_BINS)
+    acc = CalibrationAccumulator(4, bins=PAPER_BINS)
     acc.update(np.eye(4)[[1, 3, 0]], np.array([1, 3, 0]))
     for name in METRICS:
         for m in PAPER_BINS:
@@ -121,7 +121,7 @@ def edgy_distributions(rng, n: int, k: int) -> np.ndarray:
 def test_one_pass_equals_a_direct_computation_at_every_m():
     rng = np.random.default_rng(np.random.SeedSequence([0, 5]))
     probs, labels = edgy_distributions(rng, 40, 6), rng.integers(0, 6, 40)
-    acc = CalibrationAccumulator(6, PAPER_BINS, merge_every=50)  # forces several merges
+    acc = CalibrationAccumulator(6, bins=PAPER_BINS, merge_every=50)  # forces several merges
     for start in range(0, 40, 7):
         acc.update(probs[start : start + 7], labels[start : start + 7])
     for m in PAPER_BINS:
@@ -148,7 +148,7 @@ def test_batching_does_not_change_the_results_and_memory_does_not_grow_with_repe
 
 
 def test_invalid_input_names_the_argument():
-    acc = CalibrationAccumulator(3, (2,))
+    acc = CalibrationAccumulator(3, bins=(2,))
     with pytest.raises(ValueError, match="rows must sum to 1"):
         acc.update([[0.5, 0.2, 0.2]], [0])
     with pytest.raises(ValueError, match=r"labels must lie in \[0, 3\)"):
@@ -165,7 +165,7 @@ def test_invalid_input_names_the_argument():
     with pytest.raises(ValueError, match="n_bins 3 is not one of"):
         acc.full_ece(3)
     with pytest.raises(ValueError, match="bins must be"):
-        CalibrationAccumulator(3, (0, 5))
+        CalibrationAccumulator(3, bins=(0, 5))
     with pytest.raises(ValueError, match="n_classes"):
         CalibrationAccumulator(0)
 
@@ -189,7 +189,7 @@ def test_the_floor_of_a_calibrated_model_grows_with_m_and_falls_with_positions()
 
     def floor(n: int) -> CalibrationAccumulator:
         probs = rng.dirichlet(np.full(50, 0.1), size=n)
-        acc = CalibrationAccumulator(50, PAPER_BINS)
+        acc = CalibrationAccumulator(50, bins=PAPER_BINS)
         acc.update(probs, drawn_labels(probs, rng.random(n)))
         return acc
 

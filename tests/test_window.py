@@ -42,11 +42,12 @@ def test_the_position_limit_is_read_from_the_config():
 
 def test_a_text_fits_exactly_up_to_the_limit_and_is_refused_one_past_it():
     config = SimpleNamespace(max_position_embeddings=8192)
-    check_window([("context (1, 2)", 8187)], 5, config, "m", "fix it")
-    check_window([("context (1, 2)", 10**6)], 5, SimpleNamespace(), "m", "fix it")  # no limit
+    check_window([("context (1, 2)", 8187)], 5, config=config, model_name="m", fix="fix it")
+    check_window([("context (1, 2)", 10**6)], 5, config=SimpleNamespace(), model_name="m",
+                 fix="fix it")  # no limit
     with pytest.raises(ValueError) as raised:
         check_window([("context (1, 2)", 10), ("context (1, 5001) (5,000 words)", 9765), ("c", 8188)], 5,
-                     config, "HuggingFaceTB/SmolLM2-135M", "fix it")
+                     config=config, model_name="HuggingFaceTB/SmolLM2-135M", fix="fix it")
     assert str(raised.value) == ("context (1, 5001) (5,000 words) encodes to 9,765 tokens; with up to 5 new "
                                  "tokens it needs 9,770 positions, and model 'HuggingFaceTB/SmolLM2-135M' "
                                  "has 8,192 (2 text(s) too long in all); fix it")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Stage:
     """One rule family's jobs: how many, their wall and CPU seconds summed, the longest job's
     wall seconds and the largest peak memory (MB) of any job."""
@@ -49,9 +49,9 @@ def stage_times(root: Path) -> dict[str, Stage]:
     for path, row in job_rows(root).items():
         jobs[path.parts[0]].append(row)
     stages = {
-        name: Stage(len(rows), sum(float(r["s"]) for r in rows),
-                    sum(cpu_seconds(r) for r in rows), max(float(r["s"]) for r in rows),
-                    max(_number(r.get("max_rss")) for r in rows))
+        name: Stage(jobs=len(rows), wall_s=sum(float(r["s"]) for r in rows),
+                    cpu_s=sum(cpu_seconds(r) for r in rows), longest_s=max(float(r["s"]) for r in rows),
+                    peak_rss_mb=max(_number(r.get("max_rss")) for r in rows))
         for name, rows in jobs.items()
     }
     return dict(sorted(stages.items(), key=lambda kv: -kv[1].wall_s))

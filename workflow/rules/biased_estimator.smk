@@ -27,14 +27,14 @@ rule biased_estimator:
         shards=len(SHARDS),
         nucleus=BIASED["nucleus"],
         nucleus_samples=BIASED["nucleus_samples"],
-        max_tokens=PC["max_tokens"],
+        max_tokens=config["provo"]["max_tokens"],
         cpu_fallback=cpu_fallback,
     threads: job_threads("biased_estimator")
     resources:
         **job_resources("biased_estimator"),
         gpu=uses_gpu,
         # Speed and memory only: resources, not params, so changing them reruns nothing.
-        batch_size=PC["batch_size"],
+        batch_size=config["provo"]["batch_size"],
         score_batch=BIASED["score_batch"],
     conda:
         CONDA_ENV

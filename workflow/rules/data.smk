@@ -3,6 +3,9 @@ checks it against its pinned digest (varprobe/data/sources.py); every job that r
 gets the same options (raw_options, common.smk), so a copy fetched earlier is checked again
 when read."""
 
+import sys
+
+
 if not config["data_verify"]:
     print(
         "varprobe: warning: data_verify is false: raw files are not checked against their "

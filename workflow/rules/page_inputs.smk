@@ -18,7 +18,7 @@ if "provo" in config:
         provo_human_ties=f"{PROVO}/page/human_ties.parquet",
     )
     # the authors' protocol reads the Provo norms alone (rule provo_authors)
-    if CORPUS is None:
+    if config["provo"].get("corpus") is None:
         PAGE_TABLES["provo_authors"] = f"{PROVO}/authors_protocol.parquet"
 if "regression" in ANALYSES:
     PAGE_TABLES["regression_codings"] = f"{REGRESSION}/codings.parquet"

@@ -2,6 +2,8 @@
 tables (varprobe.analysis.page_measures): Table 1's intervals, the measured causes of the
 disagreements with the papers. One rule per table, written to its PAGE_TABLES path."""
 
+import json
+
 
 include: "page_inputs.smk"
 
@@ -17,8 +19,8 @@ if "provo" in config:
             PAGE_TABLES["provo_intervals"],
         params:
             systems=lambda w: system_tables(PAGE_SYSTEMS, f"{PROVO_SYSTEM}/tvd.parquet"),
-            bins=PC["ece_bins"],
-            resamples=PC["bootstrap_resamples"],
+            bins=config["provo"]["ece_bins"],
+            resamples=config["provo"]["bootstrap_resamples"],
             seed=config["seed"],
         conda:
             CONDA_ENV
@@ -67,9 +69,9 @@ if "provo" in config:
         params:
             command=lambda w: f"provo-{w.measure.replace('_', '-')}",
             seed=config["seed"],
-            resplits=PC["resplits"],
-            bins=PC["ece_bins"],
-            resamples=PC["bootstrap_resamples"],
+            resplits=config["provo"]["resplits"],
+            bins=config["provo"]["ece_bins"],
+            resamples=config["provo"]["bootstrap_resamples"],
         conda:
             CONDA_ENV
         threads: job_threads("provo_oracle_measure")
@@ -125,7 +127,7 @@ if "sample_size" in ANALYSES:
         output:
             PAGE_TABLES["sample_size_intervals"],
         params:
-            resamples=PC["bootstrap_resamples"],
+            resamples=config["provo"]["bootstrap_resamples"],
             seed=config["seed"],
         conda:
             CONDA_ENV

@@ -2,6 +2,8 @@
 per-input divergences -> summary, figures and the most miscalibrated inputs. Its targets and
 input functions: production_inputs.smk."""
 
+from varprobe.config_checks import figure_probes
+
 
 include: "production_inputs.smk"
 

@@ -1,5 +1,8 @@
 """Next-word calibration on Provo (Ilia & Aziz 2024): data -> samples -> divergences -> figures."""
 
+import sys
+from pathlib import Path
+
 
 include: "provo_inputs.smk"
 

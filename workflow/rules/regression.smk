@@ -1,6 +1,8 @@
 """Why can't models reproduce human variability? ARD regression of per-context TVD on context
 predictors, per system, and the coefficient plot (Ilia & Aziz 2024, Sec. 5, Fig. 3)."""
 
+import sys
+
 from varprobe.analysis.regression import unfitted_systems
 from varprobe.config_checks import decoding_contexts
 

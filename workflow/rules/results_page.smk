@@ -4,6 +4,8 @@ values beside ours, the config, commit, machine and stage times, through one tem
 
 import json
 
+from varprobe.config_checks import figure_probes
+
 STUDY_TARGETS = [
     *(provo_targets() if "provo" in config else []),
     *(production_targets() if "production" in config else []),

@@ -3,6 +3,9 @@ configured level, keyed by its entry of `analyses` (syntactic_tvd, semantic_tvd)
 includes this file once for either or both keys (the family's rule_file,
 varprobe.analysis.word_classes)."""
 
+import json
+
+
 WORD_CLASS_LEVELS = {"syntactic_tvd": "syntactic", "semantic_tvd": "semantic"}
 
 WORD_CLASS_CAPTIONS = {
@@ -81,8 +84,8 @@ for KEY, LEVEL in WORD_CLASS_LEVELS.items():
             subcommand=f"{LEVEL}-tvd",
             options=word_class_options(KEY),
             seed=config["seed"],
-            resplits=PC["resplits"],
-            bootstrap=PC["bootstrap_resamples"],
+            resplits=config["provo"]["resplits"],
+            bootstrap=config["provo"]["bootstrap_resamples"],
             kind=estimate_kind,
         conda:
             CONDA_ENV

@@ -163,7 +163,7 @@ def input_divergences(distances: pd.DataFrame, n_refs: dict[str, int], seed: int
         mean = {k: float(v.mean()) if len(v) else math.nan for k, v in by_kind.items()}
         human = kind == "H"
         control = control_w1(group["a"].to_numpy()[human], group["b"].to_numpy()[human],
-                             value[human], n_refs[input_id], input_rng(seed, input_id))
+                             value[human], n_refs=n_refs[input_id], rng=input_rng(seed, input_id))
         rows.append({
             "input_id": input_id, "probe": probe,
             **{f"n_{k}": len(v) for k, v in by_kind.items()},

@@ -161,8 +161,8 @@ def _token_calibration(args: argparse.Namespace) -> None:
         texts = reference_texts(tables.read(args.instances, "production_instances"), args.max_texts)
     loaded, device = load_model(args)
     n_classes = loaded.model.get_output_embeddings().weight.shape[0]
-    accumulator = CalibrationAccumulator(n_classes, tuple(args.bins))
-    floor = CalibrationAccumulator(n_classes, tuple(args.bins))
+    accumulator = CalibrationAccumulator(n_classes, bins=tuple(args.bins))
+    floor = CalibrationAccumulator(n_classes, bins=tuple(args.bins))
     n_texts = score_texts(loaded.model, loaded.tokenizer, texts, accumulator, args.rows_per_update, floor,
                           args.seed)
     if accumulator.n_positions == 0:

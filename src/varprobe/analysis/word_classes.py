@@ -74,7 +74,7 @@ def semantic_classifier(vectors, seed: int, n_init: int, max_iter: int) -> Class
     from varprobe.probes.word_vectors import cluster_words
 
     def classify(context: str, words: list[str]) -> Partition:
-        found = cluster_words(words, vectors, seed, n_init, max_iter)
+        found = cluster_words(words, vectors, seed=seed, n_init=n_init, max_iter=max_iter)
         return Partition(found.classes, found.k, found.n_oov)
 
     return classify

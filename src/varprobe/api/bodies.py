@@ -34,7 +34,7 @@ def sent_parameters(endpoint: ApiEndpoint, decoding: Decoding, max_tokens: int) 
     return {**endpoint.extra_body, **decoding_fields(endpoint, decoding), "max_tokens": max_tokens}
 
 
-def request_body(endpoint: ApiEndpoint, decoding: Decoding, prompt: str, max_tokens: int,
+def request_body(endpoint: ApiEndpoint, decoding: Decoding, prompt: str, *, max_tokens: int,
                  seed: int) -> dict:
     """The JSON body of one request: ``prompt`` as the one user message (chat) or as the prompt
     (completions); ``seed`` is sent where ``api.seed`` is true."""

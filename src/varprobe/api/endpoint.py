@@ -35,7 +35,7 @@ can fill omitted fields from the model's ``generation_config.json`` (its
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import KW_ONLY, dataclass, field, fields
 
 from varprobe.credentials import url_credentials
 
@@ -121,6 +121,7 @@ class ApiEndpoint:
     name: str
     base_url: str
     model: str
+    _: KW_ONLY
     api_key_env: str | None = None
     endpoint: str = "chat"
     parameters: tuple[str, ...] = ("temperature", "top_p")

@@ -16,13 +16,14 @@ from varprobe.api.client import ApiClient
 from varprobe.sampling.decoding import Decoding
 
 
-def api_productions(client: ApiClient, work: Sequence[tuple[str, str]], decoding: Decoding,
+def api_productions(client: ApiClient, work: Sequence[tuple[str, str]], decoding: Decoding, *,
                     n_samples: int, max_new_tokens: int, seed: int) -> list[list[str]]:
     """For each ``(input_id, prompt)`` of ``work``: ``n_samples`` productions, in order."""
     if n_samples < 1 or max_new_tokens < 1:
         raise ValueError(f"n_samples and max_new_tokens must be >= 1, got {n_samples}, {max_new_tokens}")
     bodies = [
-        request_body(client.endpoint, decoding, prompt, max_new_tokens, request_seed(seed, input_id, j))
+        request_body(client.endpoint, decoding, prompt, max_tokens=max_new_tokens,
+                     seed=request_seed(seed, input_id, j))
         for input_id, prompt in work
         for j in range(n_samples)
     ]

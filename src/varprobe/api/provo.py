@@ -37,7 +37,7 @@ from varprobe.sampling.decoding import Decoding
 from varprobe.words import INCOMPLETE, Extraction, first_word, has_word_char
 
 
-def provo_samples(client: ApiClient, contexts: pd.DataFrame, decoding: Decoding, n: int,
+def provo_samples(client: ApiClient, contexts: pd.DataFrame, decoding: Decoding, *, n: int,
                   seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Samples and parse statistics of ``n`` draws per context (module docstring), in the mode
     of the client's endpoint (``api.provo.mode``)."""
@@ -48,8 +48,8 @@ def provo_samples(client: ApiClient, contexts: pd.DataFrame, decoding: Decoding,
     keys = list(zip(contexts["text_id"].astype(int), contexts["word_number"].astype(int), strict=True))
     per_context = n if prompting.mode == "single" else 1
     bodies = [
-        request_body(endpoint, decoding, prompting.render(context, n), prompting.token_budget(n),
-                     request_seed(seed, t, w, i))
+        request_body(endpoint, decoding, prompting.render(context, n),
+                     max_tokens=prompting.token_budget(n), seed=request_seed(seed, t, w, i))
         for (t, w), context in zip(keys, contexts["context"], strict=True)
         for i in range(per_context)
     ]

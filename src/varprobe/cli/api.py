@@ -57,7 +57,7 @@ def _provo_api_sample(args: argparse.Namespace) -> None:
     decoding = Decoding.from_config(args.decoding)
     contexts = tables.read(args.contexts, "provo_contexts")
     with ApiClient(endpoint, ReplyCache(args.api_cache)) as client:
-        samples, stats = provo_samples(client, contexts, decoding, args.n_samples, args.seed)
+        samples, stats = provo_samples(client, contexts, decoding, n=args.n_samples, seed=args.seed)
         print(client.report(), file=sys.stderr)
     prompting = endpoint.provo
     metadata = {"model": args.model, "decoding": decoding.name, "seed": args.seed,

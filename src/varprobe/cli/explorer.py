@@ -35,8 +35,8 @@ def _provo(args: argparse.Namespace) -> dict | None:
             found = summary[(summary["model"] == names["model"])
                             & (summary["decoding"] == names["decoding"])]
             row = found.iloc[0].drop(["model", "decoding"]).to_dict() if len(found) else {}
-        systems.append(ProvoSystem(names["model"], names["decoding"],
-                                   tables.read(tvd_path, "provo_tvd"), estimate, exact, row))
+        systems.append(ProvoSystem(names["model"], names["decoding"], tvd=tables.read(tvd_path, "provo_tvd"),
+                                   estimate=estimate, exact=exact, summary=row))
     return {
         "contexts": tables.read(args.provo_contexts, "provo_contexts"),
         "responses": tables.read(args.provo_responses, "provo_responses"),
@@ -65,10 +65,10 @@ def _production(args: argparse.Namespace) -> dict | None:
             samples, distances, divergences, adequacy, strict=True):
         dataset, model, decoding = Path(divergence_path).parts[-4:-1]
         systems.append(ProductionSystem(
-            dataset, model, decoding, tables.read(sample_path, "production_samples"),
-            tables.read(distance_path, "production_distances"),
-            tables.read(divergence_path, "production_divergences"),
-            tables.read(adequacy_path, "production_adequacy") if adequacy_path else None,
+            dataset, model, decoding, samples=tables.read(sample_path, "production_samples"),
+            distances=tables.read(distance_path, "production_distances"),
+            divergences=tables.read(divergence_path, "production_divergences"),
+            adequacy=tables.read(adequacy_path, "production_adequacy") if adequacy_path else None,
         ))
     return {"instances": instances, "systems": systems}
 

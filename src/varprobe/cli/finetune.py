@@ -49,7 +49,7 @@ def _train_and_write(args: argparse.Namespace, loaded, train_examples, validatio
         print(f"{label} epoch {loss.epoch} {loss.split} loss {loss.loss:.4f} "
               f"({loss.tokens} tokens)", file=sys.stderr)
 
-    training = train(model, train_examples, validation_examples, settings, pad, progress)
+    training = train(model, train_examples, validation_examples, settings, pad_id=pad, on_loss=progress)
     manifest = {"base": args.model, "name": name, "settings": settings.to_dict(),
                 "data": data, "device": loaded.spec.device}
     save_checkpoint(model, training.trainable, args.checkpoint_out, manifest)

@@ -101,8 +101,8 @@ def _production_sample(args: argparse.Namespace) -> None:
                 "device": spec.device, "shard": [args.shard, args.shards], **drawn}
     rows = _finished_rows(args.out, metadata, len(work))
     skip = {row["input_id"] for row in rows}
-    productions = generate(loaded, work, decoding, settings, args.batch_size or DEFAULT_BATCH_SIZE, skip=skip,
-                           template=template)
+    productions = generate(loaded, work, decoding, settings, batch_size=args.batch_size or DEFAULT_BATCH_SIZE,
+                           skip=skip, template=template)
     progress = tqdm(productions, total=len(work) - len(skip), file=sys.stderr,
                     desc=f"{spec.name}/{decoding.name}", mininterval=5)
     for input_id, samples in progress:
@@ -147,7 +147,8 @@ def _production_api_sample(args: argparse.Namespace) -> None:
     work = [(i, render_prompt(template, s))
             for i, s in zip(instances["input_id"], instances["source"], strict=True)]
     with ApiClient(endpoint, ReplyCache(args.api_cache)) as client:
-        productions = api_productions(client, work, decoding, args.n_samples, args.max_new_tokens, args.seed)
+        productions = api_productions(client, work, decoding, n_samples=args.n_samples,
+                                      max_new_tokens=args.max_new_tokens, seed=args.seed)
         print(client.report(), file=sys.stderr)
     rows = [{"input_id": input_id, "sample_index": j, "text": t}
             for (input_id, _), samples in zip(work, productions, strict=True) for j, t in enumerate(samples)]

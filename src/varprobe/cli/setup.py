@@ -12,7 +12,7 @@ def _fetch(args: argparse.Namespace) -> None:
     from varprobe.data.fetching import fetch
     from varprobe.data.sources import resolve_mirror
 
-    fetch(args.dataset, Path(args.dest), resolve_mirror(args.mirror), args.file,
+    fetch(args.dataset, Path(args.dest), resolve_mirror(args.mirror), file=args.file,
           verify=not args.allow_unverified)
 
 

@@ -28,8 +28,26 @@ def _lines(path: Path) -> list[str]:
 def read_asset(folder: Path, split: str = "valid", verify: bool = True) -> pd.DataFrame:
     """The canonical instances table of ASSET ``split``; ``input_id`` is the 0-based line number.
 
-    Raises ValueError naming the file whose line count differs from its ``orig`` file's or,
-    with ``verify``, from the published split's (``SPLITS``).
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The folder of the raw files ``asset.<split>.orig`` and ``asset.<split>.simp.<k>``.
+    split : str
+        ``valid`` or ``test``.
+    verify : bool
+        Check the line count against the published split's (``SPLITS``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The instances table (``varprobe.data.instances``): one row per source sentence, its
+        simplifications the references.
+
+    Raises
+    ------
+    ValueError
+        For an unknown split, and naming the file whose line count differs from its ``orig``
+        file's or, with ``verify``, from the published split's.
     """
     if split not in SPLITS:
         raise ValueError(f"asset split must be one of {sorted(SPLITS)}, got {split!r}")

@@ -67,10 +67,21 @@ def corpus_form(columns: Mapping[str, str]) -> str:
 
 
 def read_corpus(entry: Mapping) -> dict:
-    """The corpus of a ``provo.corpus`` entry: ``contexts`` and ``responses`` (the schemas
-    ``provo_contexts`` and ``provo_responses``), ``dropped`` (responses holding no word per
-    context: ``text_id, word_number, count``) and ``metadata`` (the file's provenance, its rows,
-    the contexts and responses kept, the passage ids' mapping)."""
+    """The corpus of a ``provo.corpus`` entry.
+
+    Parameters
+    ----------
+    entry : mapping
+        The ``provo.corpus`` entry of the config (its file and column names).
+
+    Returns
+    -------
+    dict
+        ``contexts`` and ``responses`` (the schemas ``provo_contexts`` and ``provo_responses``),
+        ``dropped`` (responses holding no word per context: ``text_id, word_number, count``) and
+        ``metadata`` (the file's provenance, its rows, the contexts and responses kept, the
+        passage ids' mapping).
+    """
     columns = dict(entry["columns"])
     form = corpus_form(columns)
     frame, origin, name, cells = _cells(entry, columns)

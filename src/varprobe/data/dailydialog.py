@@ -29,10 +29,29 @@ def read_dailydialog(path: Path, split: str = "dev", separator: str = TURN_SEPAR
                      verify: bool = True) -> pd.DataFrame:
     """The canonical instances table of one DailyDialog++ file; ``input_id`` is its ``id``.
 
-    Raises ValueError naming the file and line of a line that is no JSON object or an object
-    without ``id``, ``context`` or ``positive_responses``, and, with ``verify``, the file when
-    it holds other than the published split's contexts (``SPLITS``) with 5 responses each
-    (splits of other counts are not checked).
+    Parameters
+    ----------
+    path : pathlib.Path
+        The JSON-lines file of the split.
+    split : str
+        The split the file holds (its published count is checked with ``verify``).
+    separator : str
+        What joins a dialogue's turns into the input.
+    verify : bool
+        Check the published split's count of contexts, and 5 responses each.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The instances table: one row per dialogue, its positive responses the references.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and line of a line that is no JSON object or an object without ``id``,
+        ``context`` or ``positive_responses``, and, with ``verify``, the file when it holds other
+        than the published split's contexts (``SPLITS``) with 5 responses each (splits of other
+        counts are not checked).
     """
     rows = []
     # Split on line feeds only: JSON strings may hold other line separators (U+2028).

@@ -6,7 +6,7 @@ instances table (``data/instances.py``). Each dataset's module defines one (``DA
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -27,6 +27,7 @@ class Dataset:
     """
 
     name: str
+    _: KW_ONLY
     sources: tuple[Source, ...]
     default_split: str
     output_language: str

@@ -28,7 +28,7 @@ def source_of(name: str, file: str | None = None) -> Source:
     return files[file]
 
 
-def fetch(name: str, dest: Path, mirror: Path | None, file: str | None = None,
+def fetch(name: str, dest: Path, mirror: Path | None, *, file: str | None = None,
           verify: bool = True) -> Path:
     """Place raw file ``file`` of dataset ``name`` at ``dest`` (atomically: no partial file is
     left); ``file`` may be omitted for a dataset of one file.
@@ -58,8 +58,8 @@ def fetch(name: str, dest: Path, mirror: Path | None, file: str | None = None,
                     f"dataset {name!r}: download from {source.url} failed ({err}); "
                     f"without internet set data_mirror / ${MIRROR_ENV} to a local copy"
                 ) from err
-        check_digest(partial, source.expected(mirror is not None), origin, verify,
-                     f"fix or replace {origin} with the published file and rerun")
+        check_digest(partial, source.expected(mirror is not None), name=origin, verify=verify,
+                     fix=f"fix or replace {origin} with the published file and rerun")
     return dest
 
 
@@ -68,5 +68,6 @@ def verify_copy(name: str, path: Path, mirror: Path | None, verify: bool = True)
     a stale or damaged copy stops the run instead of giving results from another file."""
     path = Path(path)
     source = source_of(name, path.name)
-    check_digest(path, source.expected(mirror is not None), f"{path} (fetched from {source.origin(mirror)})",
-                 verify, f"delete {path} and rerun to fetch it again")
+    check_digest(path, source.expected(mirror is not None),
+                 name=f"{path} (fetched from {source.origin(mirror)})", verify=verify,
+                 fix=f"delete {path} and rerun to fetch it again")

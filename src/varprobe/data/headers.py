@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 
-def match_columns(header: Iterable[str], required: Iterable[str], optional: Iterable[str] = (),
+def match_columns(header: Iterable[str], required: Iterable[str], optional: Iterable[str] = (), *,
                   name: str = "table", others: bool = False) -> tuple[dict[str, str], list[str]]:
     """The renames that make ``header`` spell the known columns (``required`` and ``optional``)
     as the reader does, and one warning per rename.

@@ -16,7 +16,24 @@ def raw_files(name: str, split: str) -> list[str]:
 
 
 def read_instances(name: str, raw_dir: Path, split: str, verify: bool = True, **options) -> pd.DataFrame:
-    """The instances table of dataset ``name``/``split`` from the raw files in ``raw_dir``, with
-    the dataset's ``options`` (``Dataset.options``; the rest at their defaults); ``verify``
-    checks the published counts where the loader knows them."""
+    """The instances table of dataset ``name``/``split`` from the raw files in ``raw_dir``.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name (a key of ``varprobe.data.DATASETS``).
+    raw_dir : pathlib.Path
+        The folder of its raw files.
+    split : str
+        The split to read.
+    verify : bool
+        Check the published counts where the loader knows them.
+    **options
+        The dataset's ``options`` (``Dataset.options``; the rest at their defaults).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The canonical instances table.
+    """
     return dataset(name).read_instances(raw_dir, split, verify, **options)

@@ -66,7 +66,18 @@ def read_norms(path: Path) -> pd.DataFrame:
 
     The published file has more columns than ``NORMS_COLUMNS``, which are ignored; a column that
     differs from one of ``NORMS_COLUMNS`` only in case or surrounding whitespace is read as it,
-    with a warning (``varprobe.data.headers``)."""
+    with a warning (``varprobe.data.headers``).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The norms CSV.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ``NORMS_COLUMNS`` of every row.
+    """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"Provo norms file not found: {path}")
@@ -124,8 +135,20 @@ def contexts_table(norms: pd.DataFrame, texts: list[int] | None = None,
 
     ``word`` is the passage token as printed; ``corpus_word`` is the word it reads as
     (``varprobe.words.read_word``, the rule for responses and model words).
-    ``texts`` restricts to those passages (all when None); an id absent from the norms is an error.
-    ``verify`` checks first that the selected passages are complete (``check_complete``).
+
+    Parameters
+    ----------
+    norms : pandas.DataFrame
+        The norms (``read_norms``).
+    texts : list of int, optional
+        The passages to keep (all when None); an id absent from the norms is an error.
+    verify : bool
+        Check first that the selected passages are complete (``check_complete``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The contexts table (schema ``provo_contexts``).
     """
     if verify:
         check_complete(norms, texts)
@@ -159,8 +182,22 @@ def contexts_table(norms: pd.DataFrame, texts: list[int] | None = None,
 def passages_table(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.DataFrame:
     """One row per passage: ``text_id, text``, the norms' ``Text`` as ``read_norms`` cleaned it.
 
-    ``texts`` restricts to those passages (all when None); an id absent from the norms is an error,
-    and so is a passage whose rows disagree on its text.
+    Parameters
+    ----------
+    norms : pandas.DataFrame
+        The norms (``read_norms``).
+    texts : list of int, optional
+        The passages to keep (all when None).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per passage.
+
+    Raises
+    ------
+    ValueError
+        For an id absent from the norms, and a passage whose rows disagree on its text.
     """
     norms = _select_texts(norms, texts)
     variants = norms.groupby("Text_ID")["Text"].nunique()
@@ -180,6 +217,18 @@ def responses_table(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.D
     ``response`` is the word a response reads as (``varprobe.words.read_word``); responses that
     read alike are one row, their counts summed. Responses that hold no word are left out (see
     ``dropped_responses``).
+
+    Parameters
+    ----------
+    norms : pandas.DataFrame
+        The norms (``read_norms``).
+    texts : list of int, optional
+        The passages to keep (all when None).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The responses table (schema ``provo_responses``).
     """
     table = _read_responses(_select_texts(norms, texts))
     table = table[table["response"] != ""]

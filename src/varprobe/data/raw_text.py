@@ -39,8 +39,27 @@ def decode(data: bytes, encoding: str, name: str) -> str:
 
 
 def read_text(path: str | Path, encoding: str = "utf-8") -> str:
-    """The text of the file at ``path`` (``decode``); FileNotFoundError or ValueError naming the
-    file when it is missing, empty (no bytes but whitespace) or not ``encoding`` text."""
+    """The text of the file at ``path`` (``decode``).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file.
+    encoding : str
+        Its text encoding.
+
+    Returns
+    -------
+    str
+        The decoded text.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file is missing.
+    ValueError
+        Naming the file when it is empty (no bytes but whitespace) or not ``encoding`` text.
+    """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found")

@@ -25,7 +25,7 @@ import os
 import shutil
 import sys
 import tarfile
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 
@@ -66,6 +66,7 @@ class Source:
 
     url: str
     mirror_path: str
+    _: KW_ONLY
     member: str | None = None
     digest: Digest | None = None
     mirror_digest: Digest | None = None
@@ -107,7 +108,7 @@ def is_pinned_copy(path: Path, source: Source) -> bool:
             and Digest.of(path) == expected)
 
 
-def check_digest(path: Path, expected: Digest | None, name: str, verify: bool, fix: str) -> None:
+def check_digest(path: Path, expected: Digest | None, *, name: str, verify: bool, fix: str) -> None:
     """Raise ValueError, naming the file as ``name``, the expected and the actual digest and
     ``fix``, when the file at ``path`` is not the pinned one. A file that cannot be checked
     (``verify`` False, or no digest pinned) is named in a warning on stderr instead."""

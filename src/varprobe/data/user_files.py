@@ -87,8 +87,20 @@ def record_digest(path: Path, record: Path) -> bool:
 
 def read_user_table(entry: Mapping) -> tuple[pd.DataFrame, dict]:
     """The table of the entry's ``file`` (every CSV/TSV/JSON value as read, CSV cells as strings,
-    nothing read as missing) or ``datasets`` source, with the column ``ROW``; and its provenance
-    (file, digest, size; for a ``datasets`` source, the source)."""
+    nothing read as missing) or ``datasets`` source, with the column ``ROW``.
+
+    Parameters
+    ----------
+    entry : mapping
+        A config entry naming a ``file`` or a ``datasets`` source.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table, its rows numbered in ``ROW``.
+    dict
+        Its provenance (file, digest, size; for a ``datasets`` source, the source).
+    """
     if "datasets" in entry:
         frame = read_datasets_source(entry["datasets"])
         _no_header_rows(frame, f"dataset {entry['datasets'].get('path')!r}")
@@ -212,8 +224,23 @@ def _json_array(text: str, path: Path) -> pd.DataFrame:
 
 
 def read_datasets_source(source: Mapping) -> pd.DataFrame:
-    """A Hugging Face ``datasets`` split (``{path, name, split}``) as a table; ImportError saying
-    what to install where the package is absent."""
+    """A Hugging Face ``datasets`` split as a table.
+
+    Parameters
+    ----------
+    source : mapping
+        The entry's ``datasets`` source: ``path``, ``name`` (or none) and ``split``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The split's rows.
+
+    Raises
+    ------
+    ImportError
+        Saying what to install where the ``datasets`` package is absent.
+    """
     try:
         import datasets
     except ImportError as err:

@@ -78,8 +78,21 @@ def task_record(entry: Mapping) -> Dataset:
 
 def read_task(entry: Mapping, split: str) -> pd.DataFrame:
     """The canonical instances table of a task entry's data (in the file's order of first
-    appearance), with ``attrs["provenance"]``: the file's digest, its rows, the inputs kept and
-    those dropped for having fewer than ``min_references`` references."""
+    appearance).
+
+    Parameters
+    ----------
+    entry : mapping
+        The task's entry in ``production.datasets``.
+    split : str
+        The split the table is labelled with (the file is read whole).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The instances table, with ``attrs["provenance"]``: the file's digest, its rows, the
+        inputs kept and those dropped for having fewer than ``min_references`` references.
+    """
     frame, origin = read_user_table(entry)
     name = origin.get("file", f"dataset {entry['name']!r}")
     fields = {**FIELDS, **entry.get("fields", {})}

@@ -30,10 +30,29 @@ N_SENTENCES = 500
 def read_wmt14(path: Path, references: str = "extra", verify: bool = True) -> pd.DataFrame:
     """The canonical instances table (split ``newstest2014``) of the extra-references file.
 
-    ``input_id`` is the sentence number n of the tags. Raises ValueError naming the file (and
-    line) for a damaged archive, a malformed or repeated line, a sentence that lacks a tag of the
-    chosen reference set or, with ``verify``, other than the published 500 sentences with all
-    of S, T and R1-R10.
+    ``input_id`` is the sentence number n of the tags.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The extra-references file.
+    references : str
+        The reference set (a key of ``REFERENCE_SETS``).
+    verify : bool
+        Check the published 500 sentences with all of S, T and R1-R10.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The instances table: one row per source sentence, the chosen set's translations its
+        references.
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and line) for a damaged archive, a malformed or repeated line, a sentence
+        that lacks a tag of the chosen reference set or, with ``verify``, other than the published
+        500 sentences with all of S, T and R1-R10.
     """
     if references not in REFERENCE_SETS:
         raise ValueError(f"wmt14 references must be one of {sorted(REFERENCE_SETS)}, got {references!r}")

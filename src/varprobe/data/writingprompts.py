@@ -40,9 +40,29 @@ def read_writingprompts(source: Path, target: Path, split: str = "test",
                         min_stories: int = 5) -> pd.DataFrame:
     """The canonical instances table of prompts with at least ``min_stories`` distinct stories.
 
-    ``input_id`` is the 0-based line number of the prompt's first occurrence. Raises
-    ValueError naming the file when one is empty or not UTF-8, or when the two differ in length.
-    No count is checked: no copy of the corpus could be examined here (``data/sources.py``).
+    ``input_id`` is the 0-based line number of the prompt's first occurrence. No count is
+    checked: no copy of the corpus could be examined here (``data/sources.py``).
+
+    Parameters
+    ----------
+    source : pathlib.Path
+        The prompts file (``<split>.wp_source``), one prompt a line.
+    target : pathlib.Path
+        The stories file (``<split>.wp_target``), line i the story of prompt line i.
+    split : str
+        The split the table is labelled with.
+    min_stories : int
+        The fewest distinct stories a prompt keeps.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The instances table: one row per kept prompt, its distinct stories the references.
+
+    Raises
+    ------
+    ValueError
+        Naming the file when one is empty or not UTF-8, or when the two differ in length.
     """
     prompts = read_text(source).splitlines()
     stories = read_text(target).splitlines()

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 import pandas as pd
@@ -67,6 +67,7 @@ class ProvoSystem:
 
     model: str
     decoding: str
+    _: KW_ONLY
     tvd: pd.DataFrame
     estimate: pd.DataFrame
     exact: bool
@@ -223,6 +224,7 @@ class ProductionSystem:
     dataset: str
     model: str
     decoding: str
+    _: KW_ONLY
     samples: pd.DataFrame
     distances: pd.DataFrame
     divergences: pd.DataFrame

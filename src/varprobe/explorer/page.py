@@ -76,7 +76,7 @@ def single_page(template: str, css: str, script: str, chunks: dict[str, str]) ->
 
 
 def write_explorer(out: str | Path, title: str, provo: dict | None,
-                   production: dict | None, top: int = TOP_WORDS,
+                   production: dict | None, *, top: int = TOP_WORDS,
                    block: int = INPUT_BLOCK, single: str | Path | None = None) -> dict:
     """Write the explorer folder ``out`` (replaced if present) and return its manifest; with
     ``single``, also the whole explorer as that one HTML file (``single_page``: the report's

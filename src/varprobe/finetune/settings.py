@@ -11,7 +11,7 @@ SCHEDULES = ("linear", "constant")
 PARTS = ("blocks", "norms")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FinetuneSettings:
     """One fine-tuning run.
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from functools import partial
 
 import numpy as np
@@ -35,6 +35,7 @@ class EpochLoss:
 
     epoch: int
     split: str
+    _: KW_ONLY
     loss: float
     tokens: int
     examples: int
@@ -61,7 +62,7 @@ def learning_rate_factor(step: int, warmup: int, total: int, schedule: str) -> f
 
 
 def train(model: torch.nn.Module, train_examples: Sequence[Example],
-          validation_examples: Sequence[Example], settings: FinetuneSettings, pad_id: int,
+          validation_examples: Sequence[Example], settings: FinetuneSettings, *, pad_id: int,
           on_loss: Callable[[EpochLoss], None] | None = None) -> Training:
     """Fine-tune ``model`` in place: freeze all but its last ``settings.trainable_blocks``
     blocks, then ``settings.epochs`` epochs of AdamW steps on batches of ``settings.batch_size``
@@ -105,7 +106,7 @@ def train(model: torch.nn.Module, train_examples: Sequence[Example],
                 scheduler.step()
                 loss_sum += batch_sum.item()
                 tokens += batch_tokens
-            record(EpochLoss(epoch, "train", loss_sum / tokens, tokens, len(train_examples)))
+            record(EpochLoss(epoch, "train", loss=loss_sum / tokens, tokens=tokens, examples=len(train_examples)))
             if validation_examples:
                 record(_evaluate(model, validation_examples, epoch, settings.batch_size, pad_id,
                                  seq2seq))
@@ -142,4 +143,4 @@ def _evaluate(model: torch.nn.Module, examples: Sequence[Example], epoch: int, b
                 model, collate(examples[start : start + batch_size], pad_id), seq2seq)
             loss_sum += batch_sum.item()
             tokens += batch_tokens
-    return EpochLoss(epoch, "validation", loss_sum / tokens, tokens, len(examples))
+    return EpochLoss(epoch, "validation", loss=loss_sum / tokens, tokens=tokens, examples=len(examples))

@@ -32,7 +32,7 @@ the lowest class index (``numpy.argmax``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
@@ -171,6 +171,7 @@ class CalibrationAccumulator:
     """
 
     n_classes: int
+    _: KW_ONLY
     bins: tuple[int, ...] = PAPER_BINS
     atol: float = 1e-6
     merge_every: int = 1_000_000
@@ -232,7 +233,20 @@ class CalibrationAccumulator:
         return probs, labels.astype(np.int64)
 
     def update(self, probs, labels) -> None:
-        """Add T positions: ``probs`` (T, K) predicted distributions, ``labels`` (T,) true ids."""
+        """Add T positions: ``probs`` (T, K) predicted distributions, ``labels`` (T,) true ids.
+
+        Parameters
+        ----------
+        probs : array_like
+            Predicted distributions, shape (T, K), rows summing to 1.
+        labels : array_like
+            The true class id of each position, shape (T,).
+
+        Returns
+        -------
+        None
+            The sums are updated in place.
+        """
         probs, labels = self._validate(probs, labels)
         T, K = probs.shape
         if T == 0:
@@ -327,6 +341,16 @@ class CalibrationAccumulator:
         whose confidence is in bin m, ECE = sum_m (|B_m| / N) |A_m - C_m|
         = sum_m |sum_{i in B_m} 1(y_hat_i = y_i) - sum_{i in B_m} p_hat_i| / N.
         Bin weights |B_m| / N sum to 1.
+
+        Parameters
+        ----------
+        n_bins : int
+            M, the number of equal-width bins (one of the accumulator's ``bins``).
+
+        Returns
+        -------
+        float
+            The metric over every position added so far.
         """
         count, correct, confidence = self._coarse(self._top, n_bins)
         return float(np.abs(correct - confidence).sum() / self.n_positions)
@@ -344,6 +368,16 @@ class CalibrationAccumulator:
         Note: the bin weights |B*_m| / N sum to K, the vocabulary size, not to 1 (every position
         puts all K of its classes in some bin), so this is not an expectation over p* as eq. (9)
         reads; ``full_ece_weighted`` is. Each bin's term is still at most its |B*_m| / N.
+
+        Parameters
+        ----------
+        n_bins : int
+            M, the number of equal-width bins (one of the accumulator's ``bins``).
+
+        Returns
+        -------
+        float
+            The metric over every position added so far.
         """
         _, outcomes, probability, _, _ = self._coarse(self._full, n_bins)
         return float(np.abs(outcomes - probability).sum() / self.n_positions)
@@ -357,6 +391,16 @@ class CalibrationAccumulator:
         and E[p* | bin m] = sum p_ik^2 / sum p_ik, so
         Full-ECE_pw = sum_m |sum_{(i,k) in B*_m} p_ik 1(y_i = k) - sum_{(i,k) in B*_m} p_ik^2| / N,
         with bin weights sum_m P(bin m) = 1. Pairs with p_ik = 0 carry no weight.
+
+        Parameters
+        ----------
+        n_bins : int
+            M, the number of equal-width bins (one of the accumulator's ``bins``).
+
+        Returns
+        -------
+        float
+            The metric over every position added so far.
         """
         _, _, _, hit_probability, squares = self._coarse(self._full, n_bins)
         return float(np.abs(hit_probability - squares).sum() / self.n_positions)
@@ -371,6 +415,16 @@ class CalibrationAccumulator:
 
         is the mean over the K classes of class-k-ECE, classes that never occur included (their
         class-k-ECE is their mean probability).
+
+        Parameters
+        ----------
+        n_bins : int
+            M, the number of equal-width bins (one of the accumulator's ``bins``).
+
+        Returns
+        -------
+        float
+            The metric over every position added so far.
         """
         self._coarse(self._top, n_bins)  # validates n_bins
         self._merge()
@@ -385,7 +439,25 @@ class CalibrationAccumulator:
 
     def bin_weight_sum(self, name: str, n_bins: int) -> float:
         """The sum over bins of a metric's bin weights: 1 for ece, classwise_ece and
-        full_ece_weighted, K for full_ece (eq. 11's |B*_m| / N)."""
+        full_ece_weighted, K for full_ece (eq. 11's |B*_m| / N).
+
+        Parameters
+        ----------
+        name : str
+            The metric, one of ``METRICS``.
+        n_bins : int
+            M, the number of bins.
+
+        Returns
+        -------
+        float
+            The sum of its bin weights.
+
+        Raises
+        ------
+        ValueError
+            For an unknown metric.
+        """
         if name == "ece":
             return float(self._coarse(self._top, n_bins)[0].sum() / self.n_positions)
         if name == "full_ece":
@@ -397,13 +469,37 @@ class CalibrationAccumulator:
         raise ValueError(f"unknown metric {name!r}; expected one of {list(METRICS)}")
 
     def metric(self, name: str, n_bins: int) -> float:
-        """The metric ``name`` (one of ``METRICS``) at ``n_bins`` bins."""
+        """The metric ``name`` (one of ``METRICS``) at ``n_bins`` bins.
+
+        Parameters
+        ----------
+        name : str
+            The metric, one of ``METRICS``.
+        n_bins : int
+            M, the number of bins.
+
+        Returns
+        -------
+        float
+            Its value over every position added so far.
+
+        Raises
+        ------
+        ValueError
+            For an unknown metric.
+        """
         if name not in METRICS:
             raise ValueError(f"unknown metric {name!r}; expected one of {list(METRICS)}")
         return getattr(self, name)(n_bins)
 
     def results(self) -> list[dict]:
-        """One record per (metric, M): metric, bins, value, bin_weight_sum."""
+        """One record per (metric, M): metric, bins, value, bin_weight_sum.
+
+        Returns
+        -------
+        list of dict
+            Every metric of ``METRICS`` at every M of ``bins``.
+        """
         return [
             {"metric": name, "bins": m, "value": self.metric(name, m),
              "bin_weight_sum": self.bin_weight_sum(name, m)}

@@ -73,7 +73,7 @@ def control_split(n_refs: int, rng: np.random.Generator) -> tuple[np.ndarray, np
     return np.sort(order[: n_refs // 2]), np.sort(order[n_refs // 2:])
 
 
-def control_w1(a: np.ndarray, b: np.ndarray, distance: np.ndarray, n_refs: int,
+def control_w1(a: np.ndarray, b: np.ndarray, distance: np.ndarray, *, n_refs: int,
                rng: np.random.Generator) -> float:
     r"""The human control :math:`W_1(H_A, H_B)` of one input and probe.
 
@@ -102,9 +102,9 @@ def control_w1(a: np.ndarray, b: np.ndarray, distance: np.ndarray, n_refs: int,
     --------
     >>> pairs = [(i, j) for i in range(4) for j in range(i + 1, 4)]
     >>> a, b = np.array(pairs).T
-    >>> control_w1(a, b, np.full(len(pairs), 0.3), 4, np.random.default_rng(0))
+    >>> control_w1(a, b, np.full(len(pairs), 0.3), n_refs=4, rng=np.random.default_rng(0))
     0.0
-    >>> control_w1(a, b, np.full(len(pairs), 0.3), 3, np.random.default_rng(0))
+    >>> control_w1(a, b, np.full(len(pairs), 0.3), n_refs=3, rng=np.random.default_rng(0))
     nan
     """
     first, second = control_split(n_refs, rng)

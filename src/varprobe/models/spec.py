@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 SOURCES = ("pretrained", "package", "samples", "api", "finetune")
@@ -51,6 +51,7 @@ class ModelSpec:
     overrides the GPUs its jobs request (``job_gpus``)."""
 
     name: str
+    _: KW_ONLY
     pretrained: str | None = None
     package: str | None = None
     samples: str | None = None

@@ -33,7 +33,7 @@ def model_name(model) -> str:
     return getattr(model, "name_or_path", "") or type(model).__name__
 
 
-def check_window(lengths: Iterable[tuple[str, int]], new_tokens: int, config, model_name: str,
+def check_window(lengths: Iterable[tuple[str, int]], new_tokens: int, *, config, model_name: str,
                  fix: str) -> None:
     """ValueError unless every ``(name, tokens)`` of ``lengths`` fits the model's
     ``position_limit`` with ``new_tokens`` more: tokens + new_tokens <= limit. The message names

@@ -52,6 +52,7 @@ def word_bars(
     human: dict[tuple[int, int], dict[str, float]],
     model: dict[tuple[int, int], dict[str, float]],
     model_label: str,
+    *,
     top: int = 15,
 ) -> tuple[plt.Figure, pd.DataFrame]:
     """For each context, the ``top`` most probable words of the human and model distributions.

@@ -20,7 +20,18 @@ PROBES = {p.name: p for p in (LEXICAL, SYNTACTIC, SEMANTIC)}
 
 
 def probe_names(orders: Sequence[int]) -> list[str]:
-    """Every probe of a study: ``lexical-n`` and ``syntactic-n`` for each order, ``semantic``."""
+    """Every probe of a study: ``lexical-n`` and ``syntactic-n`` for each order, ``semantic``.
+
+    Parameters
+    ----------
+    orders : sequence of int
+        The n-gram orders of the study (``production.ngram_orders``).
+
+    Returns
+    -------
+    list of str
+        The probe names, in the order of ``PROBES`` and, within a probe, of ``orders``.
+    """
     return [name for probe in PROBES.values() for name, _ in probe.instances(orders)]
 
 

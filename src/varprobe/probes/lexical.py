@@ -11,7 +11,25 @@ from varprobe.probes.probe import Prepared, Probe
 
 
 def ngram_counts(items: Sequence[str], n: int) -> Counter:
-    """The multiset of contiguous n-grams (tuples) of ``items``; empty if ``len(items) < n``."""
+    """The multiset of contiguous n-grams (tuples) of ``items``; empty if ``len(items) < n``.
+
+    Parameters
+    ----------
+    items : sequence of str
+        The units of one text (word tokens or POS tags).
+    n : int
+        The n-gram order, >= 1.
+
+    Returns
+    -------
+    collections.Counter
+        Each n-gram (a tuple of ``n`` items) with its number of occurrences.
+
+    Raises
+    ------
+    ValueError
+        When ``n < 1``.
+    """
     if n < 1:
         raise ValueError(f"n-gram order must be >= 1, got {n}")
     return Counter(tuple(items[i:i + n]) for i in range(len(items) - n + 1))
@@ -30,6 +48,16 @@ def ngram_distance(a: Counter, b: Counter) -> float:
     strings", with matching by membership as in its reference code (``a a`` vs ``a`` at n=1:
     all 3 occurrences match, distance 0). It is NaN when neither string has an n-gram
     (both shorter than n): no occurrence to count, so no distance is defined.
+
+    Parameters
+    ----------
+    a, b : collections.Counter
+        The n-gram counts of the two strings (``ngram_counts``).
+
+    Returns
+    -------
+    float
+        d(A, B) in [0, 1], or NaN when both are empty.
     """
     total = sum(a.values()) + sum(b.values())
     if total == 0:
@@ -39,12 +67,36 @@ def ngram_distance(a: Counter, b: Counter) -> float:
 
 
 def word_tokens(tokens: Sequence[str]) -> list[str]:
-    """The lexical probe's units: tokens lowercased (so sentence-initial words match)."""
+    """The lexical probe's units: tokens lowercased (so sentence-initial words match).
+
+    Parameters
+    ----------
+    tokens : sequence of str
+        A text's tokens, as the tokenizer split them.
+
+    Returns
+    -------
+    list of str
+        Each token lowercased, in order.
+    """
     return [t.lower() for t in tokens]
 
 
 def ngram_distances(counts: Sequence[Counter], left: Sequence[int], right: Sequence[int]) -> list[float]:
-    """``ngram_distance`` of each pair of texts ``left[i], right[i]`` (indices into ``counts``)."""
+    """``ngram_distance`` of each pair of texts ``left[i], right[i]`` (indices into ``counts``).
+
+    Parameters
+    ----------
+    counts : sequence of collections.Counter
+        The n-gram counts of every text.
+    left, right : sequence of int
+        The pairs' indices into ``counts``, of equal length.
+
+    Returns
+    -------
+    list of float
+        One distance per pair, in order (NaN where neither text has an n-gram).
+    """
     return [ngram_distance(counts[i], counts[j]) for i, j in zip(left, right, strict=True)]
 
 

@@ -60,7 +60,18 @@ class UniversalTagger:
 
     @staticmethod
     def tokens(text: str) -> list[str]:
-        """Treebank word tokens of ``text``, without sentence splitting."""
+        """Treebank word tokens of ``text``, without sentence splitting.
+
+        Parameters
+        ----------
+        text : str
+            The text to split.
+
+        Returns
+        -------
+        list of str
+            Its tokens, in order.
+        """
         from nltk.tokenize import word_tokenize
 
         return word_tokenize(text, preserve_line=True)
@@ -76,7 +87,25 @@ class UniversalTagger:
             ) from error
 
     def tag(self, context: str, word: str) -> str:
-        """The universal tag of ``word`` following ``context`` (its first token's tag)."""
+        """The universal tag of ``word`` following ``context`` (its first token's tag).
+
+        Parameters
+        ----------
+        context : str
+            The text before the word.
+        word : str
+            The word.
+
+        Returns
+        -------
+        str
+            A universal POS tag.
+
+        Raises
+        ------
+        ValueError
+            When ``word`` has no token.
+        """
         head = self.tokens(context)
         tail = self.tokens(word)
         if not tail:
@@ -84,11 +113,40 @@ class UniversalTagger:
         return self._universal(head + tail)[len(head)]
 
     def tag_words(self, context: str, words: list[str]) -> dict[str, str]:
-        """``{word: tag}`` for each of ``words`` after the same ``context``."""
+        """``{word: tag}`` for each of ``words`` after the same ``context``.
+
+        Parameters
+        ----------
+        context : str
+            The text before each word.
+        words : list of str
+            The words.
+
+        Returns
+        -------
+        dict of str to str
+            Each word's universal POS tag.
+        """
         return {word: self.tag(context, word) for word in dict.fromkeys(words)}
 
     def last_word_tag(self, context: str) -> str:
-        """The universal tag of the context's last token."""
+        """The universal tag of the context's last token.
+
+        Parameters
+        ----------
+        context : str
+            A non-empty text.
+
+        Returns
+        -------
+        str
+            A universal POS tag.
+
+        Raises
+        ------
+        ValueError
+            For an empty context.
+        """
         tokens = self.tokens(context)
         if not tokens:
             raise ValueError("an empty context has no last word")

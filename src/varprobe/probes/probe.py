@@ -5,7 +5,7 @@ featurises a text, its distance. Each probe's module defines one (``LEXICAL``, `
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 import numpy as np
@@ -41,6 +41,7 @@ class Probe:
     (a key of ``NEEDS``) is met."""
 
     name: str
+    _: KW_ONLY
     needs: str
     featurise: Callable[[Prepared, int | None], Any]
     distance: Callable[[Any, Sequence[int], Sequence[int]], Sequence[float]]
@@ -51,5 +52,16 @@ class Probe:
             raise ValueError(f"probe {self.name!r}: needs must be one of {list(NEEDS)}, got {self.needs!r}")
 
     def instances(self, orders: Sequence[int]) -> list[tuple[str, int | None]]:
-        """The probes this record runs for n-gram ``orders``: (name, order) each."""
+        """The probes this record runs for n-gram ``orders``: (name, order) each.
+
+        Parameters
+        ----------
+        orders : sequence of int
+            The study's n-gram orders.
+
+        Returns
+        -------
+        list of (str, int or None)
+            ``(name-n, n)`` per order for an ordered probe, else ``[(name, None)]``.
+        """
         return [(f"{self.name}-{n}", n) for n in orders] if self.ordered else [(self.name, None)]

@@ -34,7 +34,25 @@ class Parsed:
 
 def load_pipeline(language: str, name: str | None):
     """The spaCy pipeline ``name`` up to its last component that writes ``pos_``, or
-    ``spacy.blank(language)`` (tokenizer only) when ``name`` is None. Raises OSError naming the pipeline if not installed."""
+    ``spacy.blank(language)`` (tokenizer only) when ``name`` is None.
+
+    Parameters
+    ----------
+    language : str
+        The language code of the blank pipeline.
+    name : str or None
+        An installed spaCy pipeline, or None for the tokenizer alone.
+
+    Returns
+    -------
+    spacy.language.Language
+        The pipeline, without the components after its last tagger.
+
+    Raises
+    ------
+    OSError
+        Naming the pipeline when it is not installed.
+    """
     import spacy
 
     if name is None:
@@ -53,7 +71,17 @@ def load_pipeline(language: str, name: str | None):
 def after_last_pos_writer(nlp) -> list[str]:
     """The components of ``nlp`` that run after its last ``POS_WRITERS`` component (by factory):
     they cannot change ``pos_``, so removing them leaves every tag as the full pipeline gives it.
-    Every component when the pipeline writes no tag."""
+
+    Parameters
+    ----------
+    nlp : spacy.language.Language
+        A loaded pipeline.
+
+    Returns
+    -------
+    list of str
+        Those components' names, in pipeline order; every component when the pipeline writes no tag.
+    """
     names = nlp.pipe_names
     writers = [i for i, name in enumerate(names)
                if nlp.get_pipe_meta(name).factory in POS_WRITERS]
@@ -61,7 +89,22 @@ def after_last_pos_writer(nlp) -> list[str]:
 
 
 def parse(texts: Iterable[str], nlp, batch_size: int = 256) -> list[Parsed]:
-    """Tokens and tags of each text, in order; tags are None for a tokenizer-only pipeline."""
+    """Tokens and tags of each text, in order; tags are None for a tokenizer-only pipeline.
+
+    Parameters
+    ----------
+    texts : iterable of str
+        The texts to parse.
+    nlp : spacy.language.Language
+        The pipeline (``load_pipeline``).
+    batch_size : int
+        Texts per ``nlp.pipe`` batch.
+
+    Returns
+    -------
+    list of Parsed
+        One record per text: its tokens and their universal POS tags (None without a tagger).
+    """
     tagged = bool(nlp.pipe_names)
     return [
         Parsed(tuple(t.text for t in doc), tuple(t.pos_ for t in doc) if tagged else None)

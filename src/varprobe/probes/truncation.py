@@ -27,8 +27,24 @@ from varprobe.probes.semantic import encoder_location
 
 def load_tokenizer(spec: str | dict):
     """The fast tokenizer of a hub id, a directory or ``{package: NAME}`` (a sentence encoder's
-    folder holds its tokenizer). Raises OSError naming it when it cannot be loaded or is not a
-    fast tokenizer (only those report character offsets)."""
+    folder holds its tokenizer).
+
+    Parameters
+    ----------
+    spec : str or dict
+        A hub id, a directory, or ``{"package": NAME}``.
+
+    Returns
+    -------
+    transformers.PreTrainedTokenizerFast
+        The tokenizer.
+
+    Raises
+    ------
+    OSError
+        Naming ``spec`` when it cannot be loaded or is not a fast tokenizer (only those report
+        character offsets).
+    """
     from transformers import AutoTokenizer
 
     location = encoder_location(spec)
@@ -44,7 +60,22 @@ def load_tokenizer(spec: str | dict):
 
 def truncate(texts: Sequence[str], tokenizer, max_tokens: int) -> list[str]:
     """Each text cut after its first ``max_tokens`` sub-word tokens (no special tokens added);
-    a text with no more tokens is returned unchanged."""
+    a text with no more tokens is returned unchanged.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The texts to cut.
+    tokenizer : transformers.PreTrainedTokenizerFast
+        The tokenizer whose tokens are counted (``load_tokenizer``).
+    max_tokens : int
+        The most tokens a text keeps.
+
+    Returns
+    -------
+    list of str
+        Each text up to the end of its ``max_tokens``-th token, in order.
+    """
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
     if not texts:

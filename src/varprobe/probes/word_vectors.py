@@ -34,7 +34,7 @@ partition is deterministic (KMeans' random_state fixes its initialisations).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +47,22 @@ OOV = "oov"
 def load_word_vectors(spec: dict):
     """The ``gensim.models.KeyedVectors`` of an embeddings entry (see the module docstring).
 
-    OSError naming the entry when it cannot be loaded; ValueError for an entry of no known form.
+    Parameters
+    ----------
+    spec : dict
+        An ``embeddings`` entry of the semantic TVD's config.
+
+    Returns
+    -------
+    gensim.models.KeyedVectors
+        The word vectors.
+
+    Raises
+    ------
+    OSError
+        Naming the entry when it cannot be loaded.
+    ValueError
+        For an entry of no known form.
     """
     from gensim.models import KeyedVectors
 
@@ -103,6 +118,7 @@ class WordClusters:
     ``sse`` the fitted SSE curve (empty when no k-means was run)."""
 
     classes: dict[str, str]
+    _: KW_ONLY
     k: int
     n_oov: int
     candidates: tuple[int, ...] = ()
@@ -110,13 +126,43 @@ class WordClusters:
 
 
 def candidate_ks(n: int) -> list[int]:
-    """The paper's grid of cluster numbers for n words: ``range(2, n, max(n // 3, 1))``."""
+    """The paper's grid of cluster numbers for n words: ``range(2, n, max(n // 3, 1))``.
+
+    Parameters
+    ----------
+    n : int
+        The number of distinct words to cluster.
+
+    Returns
+    -------
+    list of int
+        The candidate k, ascending; empty when ``n <= 2``.
+    """
     return list(range(2, n, max(n // 3, 1)))
 
 
-def cluster_words(words, vectors, seed: int, n_init: int = 20, max_iter: int = 400) -> WordClusters:
-    """k-means clusters of ``words`` under ``vectors`` (a KeyedVectors or a ``{word: vector}``
-    mapping), k by the elbow rule; see the module docstring for every step and edge case."""
+def cluster_words(words, vectors, *, seed: int, n_init: int = 20, max_iter: int = 400) -> WordClusters:
+    """k-means clusters of ``words`` under ``vectors``, k by the elbow rule; see the module
+    docstring for every step and edge case.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The distinct words of one context.
+    vectors : gensim.models.KeyedVectors or mapping of str to numpy.ndarray
+        The word vectors; a word without one goes to the pooled out-of-vocabulary class.
+    seed : int
+        The k-means seed.
+    n_init : int
+        k-means restarts per k.
+    max_iter : int
+        k-means iterations per restart.
+
+    Returns
+    -------
+    WordClusters
+        Each word's class (``c<i>`` or ``oov``), the chosen k, the OOV count and the SSE curve.
+    """
     from sklearn.cluster import KMeans
     from sklearn.preprocessing import StandardScaler
 
@@ -124,7 +170,7 @@ def cluster_words(words, vectors, seed: int, n_init: int = 20, max_iter: int = 4
     known = [w for w in words if w in vectors]
     classes = {w: OOV for w in words if w not in vectors}
     if not known:
-        return WordClusters(classes, 0, len(classes))
+        return WordClusters(classes, k=0, n_oov=len(classes))
     matrix = StandardScaler().fit_transform(np.stack([np.asarray(vectors[w], dtype=np.float64) for w in known]))
     distinct = np.unique(matrix, axis=0).shape[0]
     ks = [k for k in candidate_ks(len(known)) if k <= distinct]
@@ -143,4 +189,4 @@ def cluster_words(words, vectors, seed: int, n_init: int = 20, max_iter: int = 4
     names: dict[int, str] = {}
     for word, label in zip(known, labels, strict=True):
         classes[word] = names.setdefault(int(label), f"c{len(names)}")
-    return WordClusters(classes, len(names), len(words) - len(known), tuple(ks), tuple(sse))
+    return WordClusters(classes, k=len(names), n_oov=len(words) - len(known), candidates=tuple(ks), sse=tuple(sse))

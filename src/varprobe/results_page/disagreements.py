@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 import pandas as pd
@@ -40,6 +40,7 @@ class Pair:
 
     group: str
     where: str
+    _: KW_ONLY
     ours: float
     low: float
     high: float
@@ -133,7 +134,8 @@ def _table_one(entries: list[dict], measured: dict, config: dict) -> list[Pair]:
             shown = TABLE_ONE_COLUMNS["tvd_oracle1" if r.model == "oracle" else "tvd_humans"] \
                 if name == "avg_tvd" else TABLE_ONE_COLUMNS[columns[name]]
             where = f"{r.model} / {r.decoding}, {shown.removesuffix(' [95% CI]')} (paper: {column})"
-            out.append(Pair(group, where, float(ours), float(low), float(high), value, 2))
+            out.append(Pair(group, where, ours=float(ours), low=float(low), high=float(high), paper=value,
+                            decimals=2))
     return out
 
 
@@ -145,11 +147,11 @@ def _table_two(entries: list[dict]) -> list[Pair]:
     for label, column in (("corpus word", "ece_corpus"), ("human majority", "ece_human_majority")):
         values = paper.TABLE_2[label]
         for r in frame[frame["decoding"] == "biased"].itertuples(index=False):
-            out.append(Pair("table2_biased", f"{r.model} / biased, {label}", getattr(r, column), math.nan,
-                            math.nan, values["biased"], 3))
+            out.append(Pair("table2_biased", f"{r.model} / biased, {label}", ours=getattr(r, column), low=math.nan,
+                            high=math.nan, paper=values["biased"], decimals=3))
         for r in frame[frame["model"] == "oracle"].head(1).itertuples(index=False):
-            out.append(Pair("table2_oracle", f"oracle control, {label} (paper: Oracle 1)", getattr(r, column),
-                            math.nan, math.nan, values["oracle 1"], 3))
+            out.append(Pair("table2_oracle", f"oracle control, {label} (paper: Oracle 1)", ours=getattr(r, column),
+                            low=math.nan, high=math.nan, paper=values["oracle 1"], decimals=3))
     return out
 
 
@@ -159,7 +161,8 @@ def _table_three(entries: list[dict]) -> list[Pair]:
         return []
     shown = frame[frame["predictor"].isin(paper.TABLE_3)]
     return [Pair("table3_tvd_oracles" if r.predictor == "tvd_oracle2_oracle1" else "table3_coefficients",
-                 f"{r.model} / {r.decoding}, {r.label}", r.mean, lo, hi, paper.TABLE_3[r.predictor], 3)
+                 f"{r.model} / {r.decoding}, {r.label}", ours=r.mean, low=lo, high=hi,
+                 paper=paper.TABLE_3[r.predictor], decimals=3)
             for r, lo, hi in zip(shown.itertuples(index=False), shown["hdi_2.5%"], shown["hdi_97.5%"], strict=True)]
 
 
@@ -169,7 +172,7 @@ def _table_four(entries: list[dict]) -> list[Pair]:
         return []
     values = paper.TABLE_4["human majority"]
     return [Pair("table4_model" if r.system == "model" else "table4_oracle", f"{r.model}, {r.system}",
-                 r.ece_human_majority, math.nan, math.nan, values[r.system], 3)
+                 ours=r.ece_human_majority, low=math.nan, high=math.nan, paper=values[r.system], decimals=3)
             for r in frame.itertuples(index=False) if r.system in values]
 
 
@@ -180,9 +183,11 @@ def _finetune(entries: list[dict]) -> list[Pair]:
     out = []
     for r in frame.itertuples(index=False):
         out.append(Pair("finetune", f"{r.base} / {r.decoding} (base of {r.model}), E TVD(base, H)",
-                        r.expected_tvd_pretrained, math.nan, math.nan, paper.TABLE_1["GPT2"][3], 2))
-        out.append(Pair("finetune", f"{r.model} / {r.decoding}, E TVD(fine-tuned, H)", r.expected_tvd_finetuned,
-                        math.nan, math.nan, paper.TABLE_1["GPT2 fine-tuned"][3], 2))
+                        ours=r.expected_tvd_pretrained, low=math.nan, high=math.nan,
+                        paper=paper.TABLE_1["GPT2"][3], decimals=2))
+        out.append(Pair("finetune", f"{r.model} / {r.decoding}, E TVD(fine-tuned, H)",
+                        ours=r.expected_tvd_finetuned, low=math.nan, high=math.nan,
+                        paper=paper.TABLE_1["GPT2 fine-tuned"][3], decimals=2))
     return out
 
 
@@ -191,8 +196,8 @@ def _replacement(entries: list[dict]) -> list[Pair]:
     if frame is None:
         return []
     ends = frame.groupby(["model", "decoding", "oracle_size"], sort=False)["k_match"].first().dropna()
-    return [Pair("replacement_share", f"{m} / {d}, oracle size {n}, k needed (%)", float(k), math.nan,
-                 math.nan, 100 * paper.REPLACEMENT_SHARE, 0) for (m, d, n), k in ends.items()]
+    return [Pair("replacement_share", f"{m} / {d}, oracle size {n}, k needed (%)", ours=float(k), low=math.nan,
+                 high=math.nan, paper=100 * paper.REPLACEMENT_SHARE, decimals=0) for (m, d, n), k in ends.items()]
 
 
 def _liu(entries: list[dict]) -> list[Pair]:
@@ -202,8 +207,8 @@ def _liu(entries: list[dict]) -> list[Pair]:
     out = []
     for r in frame[frame["metric"].isin(paper.LIU_TABLE_1)].itertuples(index=False):
         for size, value in paper.LIU_TABLE_1[r.metric].items():
-            out.append(Pair("liu_rsd", f"{r.model}, {r.metric}, RSD over M (paper: {size})", r.rsd, math.nan,
-                            math.nan, value, 4))
+            out.append(Pair("liu_rsd", f"{r.model}, {r.metric}, RSD over M (paper: {size})", ours=r.rsd,
+                            low=math.nan, high=math.nan, paper=value, decimals=4))
     return out
 
 
@@ -212,8 +217,9 @@ def _production(entries: list[dict]) -> list[Pair]:
     if frame is None:
         return []
     w1 = frame[frame["available"] & (frame["statistic"] == "w1_C_H")]
-    return [Pair("production_w1", f"{r.dataset}, {r.model} / {r.decoding}, {r.probe}, W1(C, H)", r.mean,
-                 r.ci_low, r.ci_high, paper.GIULIANELLI_LEVELS["w1_decoding"], 1, bound=True)
+    return [Pair("production_w1", f"{r.dataset}, {r.model} / {r.decoding}, {r.probe}, W1(C, H)",
+                 ours=r.mean, low=r.ci_low, high=r.ci_high, paper=paper.GIULIANELLI_LEVELS["w1_decoding"],
+                 decimals=1, bound=True)
             for r in w1.itertuples(index=False)]
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 
 import numpy as np
 import torch
@@ -64,6 +64,7 @@ class Draw:
 
     sample_index: int
     text: str
+    _: KW_ONLY
     word: str
     failure: str
     n_tokens: int
@@ -95,7 +96,18 @@ class SamplerSettings:
 def special_ids(tokenizer) -> set[int]:
     """The ids of every special (control) token: the tokenizer's ``all_special_ids``, its added
     tokens marked ``special`` (SmolLM2's ``<|im_start|>``, ``<|endoftext|>``, ...) and its
-    end-of-sequence id(s)."""
+    end-of-sequence id(s).
+
+    Parameters
+    ----------
+    tokenizer : transformers.PreTrainedTokenizerBase
+        The model's tokenizer.
+
+    Returns
+    -------
+    set of int
+        Those token ids.
+    """
     eos = tokenizer.eos_token_id
     added = getattr(tokenizer, "added_tokens_decoder", {})
     return ({eos} if isinstance(eos, int) else set(eos or ())) | set(tokenizer.all_special_ids) | {
@@ -120,13 +132,35 @@ class Vocabulary:
         self.special = special_ids(tokenizer)
 
     def text(self, ids: Sequence[int]) -> str:
-        """The continuation text of generated ``ids`` (special tokens excluded)."""
+        """The continuation text of generated ``ids`` (special tokens excluded).
+
+        Parameters
+        ----------
+        ids : sequence of int
+            The generated token ids.
+
+        Returns
+        -------
+        str
+            Their text after the context.
+        """
         body = [i for i in ids if i not in self.special]
         return self.tokenizer.decode(self.reference + body)[len(self.prefix) :]
 
     def read(self, ids: Sequence[int]) -> Extraction:
         """The first-word status of a continuation after generated ``ids``; a special token
-        ends it."""
+        ends it.
+
+        Parameters
+        ----------
+        ids : sequence of int
+            The generated token ids.
+
+        Returns
+        -------
+        Extraction
+            The first word when complete, else its status (``INCOMPLETE`` or a failure).
+        """
         ended = bool(ids) and ids[-1] in self.special
         text = self.text(ids)
         if text.endswith("\ufffd") and not ended:
@@ -152,16 +186,50 @@ class CompleteWordSampler:
 
         Row j is the start of draw j's own stream (child j of ``SeedSequence([seed, *key])``),
         so a draw does not change when ``n_samples`` or ``max_tokens`` change.
+
+        Parameters
+        ----------
+        key : sequence of int
+            The context's key (``text_id, word_number``).
+
+        Returns
+        -------
+        numpy.ndarray
+            Uniforms in [0, 1), shape ``(n_samples, max_tokens)``.
         """
         children = np.random.SeedSequence([self.settings.seed, *key]).spawn(self.settings.n_samples)
         return np.stack([np.random.default_rng(c).random(self.settings.max_tokens) for c in children])
 
     def encode(self, context: str) -> list[int]:
-        """Token ids of a context, with the tokenizer's default special tokens."""
+        """Token ids of a context, with the tokenizer's default special tokens.
+
+        Parameters
+        ----------
+        context : str
+            The context text.
+
+        Returns
+        -------
+        list of int
+            Its token ids.
+        """
         return list(self.tokenizer(context)["input_ids"])
 
     def sample(self, key: Sequence[int], context: str) -> list[Draw]:
-        """The ``n_samples`` draws for one context, ordered by sample index."""
+        """The ``n_samples`` draws for one context, ordered by sample index.
+
+        Parameters
+        ----------
+        key : sequence of int
+            The context's key (``text_id, word_number``).
+        context : str
+            The context text.
+
+        Returns
+        -------
+        list of Draw
+            ``n_samples`` draws.
+        """
         return next(self.sample_many([(key, context)]))
 
     def sample_many(self, contexts: Iterable[tuple[Sequence[int], str]]) -> Iterator[list[Draw]]:
@@ -175,11 +243,22 @@ class CompleteWordSampler:
         batch; see ``_draw_chain``. Chains never depend on ``batch_size``: the passage
         encoding a context reads, and the passes its draws run in, are computed for the same
         chain whatever the batch size, so the draws are the same to the bit.
+
+        Parameters
+        ----------
+        contexts : iterable of (sequence of int, str)
+            ``(key, context)`` of each context.
+
+        Yields
+        ------
+        list of Draw
+            The ``n_samples`` draws of each context, in order.
         """
         encoded = [(key, context, self.encode(context)) for key, context in contexts]
         check_window(((f"context ({', '.join(map(str, key))}) ({len(context.split()):,} words)", len(ids))
                       for key, context, ids in encoded),
-                     self.settings.max_tokens, self.model.config, model_name(self.model), WINDOW_FIX)
+                     self.settings.max_tokens, config=self.model.config, model_name=model_name(self.model),
+                     fix=WINDOW_FIX)
         limit = max(1, CHAIN_DRAWS // self.settings.n_samples)
         for chain in prefix_chains(encoded, lambda item: item[2], limit):
             yield from self._sample_chain([(key, ids) for (key, _, _), ids in chain])
@@ -283,7 +362,7 @@ class CompleteWordSampler:
         text = self.vocabulary.text(node.prefix)
         failure = "" if status.word else status.status
         for row in node.rows:
-            draws[int(row)] = Draw(int(row), text, status.word, failure, len(node.prefix))
+            draws[int(row)] = Draw(int(row), text, word=status.word, failure=failure, n_tokens=len(node.prefix))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ generation config says.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import KW_ONLY, asdict, dataclass, fields
 
 import torch
 
@@ -32,6 +32,7 @@ class Decoding:
     """
 
     name: str
+    _: KW_ONLY
     temperature: float = 1.0
     top_k: int = 0
     top_p: float = 1.0
@@ -53,7 +54,18 @@ class Decoding:
         ``production.decodings``): its name and parameters, the ``ENUMERATION_KEYS`` left to the
         enumerator and the ``SAMPLING_KEYS`` to the sampling jobs. The one place a ``Decoding`` is
         built from a config, for the CLI, the API code and the workflow alike. ValueError naming
-        any other key."""
+        any other key.
+
+        Parameters
+        ----------
+        entry : mapping
+            A decoding's config entry.
+
+        Returns
+        -------
+        Decoding
+            The decoding it names.
+        """
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(entry) - known - set(ENUMERATION_KEYS) - set(SAMPLING_KEYS))
         if unknown:
@@ -62,7 +74,13 @@ class Decoding:
         return cls(**{k: v for k, v in entry.items() if k in known})
 
     def parameters(self) -> dict[str, float | int]:
-        """The effective generation parameters, for storing beside the samples."""
+        """The effective generation parameters, for storing beside the samples.
+
+        Returns
+        -------
+        dict of str to float or int
+            Every field but ``name``.
+        """
         return {k: v for k, v in asdict(self).items() if k != "name"}
 
     def probabilities(self, logits: torch.Tensor) -> torch.Tensor:
@@ -71,7 +89,18 @@ class Decoding:
         Every step computes in float64. Ancestral sampling and top-k alone leave the logits as
         they are until the softmax, which casts them (``dtype``): the same bits as casting first,
         without a float64 copy of the logits (at the engine's pass sizes the copies cost more
-        than the softmax)."""
+        than the softmax).
+
+        Parameters
+        ----------
+        logits : torch.Tensor
+            Next-token logits, shape ``(n, V)``.
+
+        Returns
+        -------
+        torch.Tensor
+            float64 probabilities, shape ``(n, V)``, each row summing to 1.
+        """
         cast_late = self.temperature == 1.0 and self.top_p == 1.0 and self.typical_p == 1.0
         scores = self._fixed_set(logits if cast_late else logits.double())
         if self.top_p < 1.0:
@@ -92,7 +121,20 @@ class Decoding:
         exponential has the relative precision (6e-8) the float32 logits themselves have, and
         takes a third of the time of a float64 one over a vocabulary; the nucleus is the one of
         ``probabilities`` except where a token's preceding mass lies within that precision of
-        ``top_p``. ``overwrite``: the caller's logits may hold the weights (no copy of them)."""
+        ``top_p``. ``overwrite``: the caller's logits may hold the weights (no copy of them).
+
+        Parameters
+        ----------
+        logits : torch.Tensor
+            Next-token logits, shape ``(n, V)``.
+        overwrite : bool
+            Whether the weights may be written over ``logits``.
+
+        Returns
+        -------
+        torch.Tensor
+            Non-negative unnormalised weights, shape ``(n, V)``.
+        """
         if self.typical_p < 1.0 or (self.top_p < 1.0 and logits.device.type != "cpu"):
             return self.probabilities(logits)
         scores = self._fixed_set(logits.to(torch.promote_types(logits.dtype, torch.float32)))
@@ -158,8 +200,23 @@ class UnusableWeights(ValueError):
 
 
 def usable(totals: torch.Tensor) -> torch.Tensor:
-    """``totals`` (one per row of weights) when each is finite and positive; else
-    ``UnusableWeights`` naming the rows that are not."""
+    """``totals`` (one per row of weights) when each is finite and positive.
+
+    Parameters
+    ----------
+    totals : torch.Tensor
+        Each row's total weight, shape ``(rows,)``.
+
+    Returns
+    -------
+    torch.Tensor
+        ``totals`` itself.
+
+    Raises
+    ------
+    UnusableWeights
+        Naming the rows whose total is not finite and positive.
+    """
     bad = ~(torch.isfinite(totals) & (totals > 0))
     if bool(bad.any()):
         raise UnusableWeights(bad.nonzero()[:, 0].tolist())
@@ -167,10 +224,26 @@ def usable(totals: torch.Tensor) -> torch.Tensor:
 
 
 def inverse_cdf(cdf: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
-    """Inverse-CDF sampling: per row of ``cdf`` (rows x V, unnormalised cumulative sums) and each
-    of its uniforms ``u`` (rows x k), the token id ``F^{-1}(u)``: the first index whose
-    cumulative probability exceeds ``u`` times the row's total (rows x k); ``UnusableWeights``
-    when a row's total is not finite and positive."""
+    """Inverse-CDF sampling: per row of ``cdf`` and each of its uniforms ``u``, the token id
+    ``F^{-1}(u)``: the first index whose cumulative probability exceeds ``u`` times the row's total.
+
+    Parameters
+    ----------
+    cdf : torch.Tensor
+        Unnormalised cumulative sums of each row's weights, shape ``(rows, V)``.
+    u : torch.Tensor
+        Uniforms in [0, 1), shape ``(rows, k)``.
+
+    Returns
+    -------
+    torch.Tensor
+        Token ids, shape ``(rows, k)``.
+
+    Raises
+    ------
+    UnusableWeights
+        When a row's total is not finite and positive.
+    """
     target = u.to(cdf) * usable(cdf[:, -1])[:, None]
     return torch.searchsorted(cdf, target, right=True).clamp_(max=cdf.shape[1] - 1)
 
@@ -180,9 +253,8 @@ DRAW_BLOCK = 256
 
 
 def draw(weights: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
-    """One token per row by inverse-CDF sampling: for row weights ``w`` (rows x V, non-negative,
-    unnormalised) and its uniform ``u`` (rows), the first index j whose cumulative weight
-    ``W_j = sum_{i <= j} w_i`` exceeds ``u * W_V`` (rows,).
+    """One token per row by inverse-CDF sampling: for row weights ``w`` and its uniform ``u``, the
+    first index j whose cumulative weight ``W_j = sum_{i <= j} w_i`` exceeds ``u * W_V``.
 
     The sums run on two levels, so a row costs one pass over its V weights rather than a
     sequential float64 cumulative sum of V terms: the weights of each block of ``DRAW_BLOCK``
@@ -195,8 +267,25 @@ def draw(weights: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     average and 3e-7 at most); the difference goes to the block's last tokens (where the
     block's float64 sum falls short of the rounded one, the target past it picks the last token
     of positive weight), so a token of weight zero is never drawn and the drawn distribution is
-    within that relative error, in total variation, of the weights' own. ``UnusableWeights``
-    when a row's total is not finite and positive."""
+    within that relative error, in total variation, of the weights' own.
+
+    Parameters
+    ----------
+    weights : torch.Tensor
+        Non-negative, unnormalised weights, shape ``(rows, V)``.
+    u : torch.Tensor
+        One uniform in [0, 1) per row, shape ``(rows,)``.
+
+    Returns
+    -------
+    torch.Tensor
+        The drawn token id of each row, shape ``(rows,)``.
+
+    Raises
+    ------
+    UnusableWeights
+        When a row's total is not finite and positive.
+    """
     rows, size = weights.shape
     pad = -size % DRAW_BLOCK
     blocks = torch.nn.functional.pad(weights, (0, pad)) if pad else weights.contiguous()

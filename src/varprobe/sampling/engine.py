@@ -114,9 +114,26 @@ class _Row:
 
 
 def sample_uniforms(seed: int, key: str, n_samples: int, max_new_tokens: int) -> np.ndarray:
-    """The ``(n_samples, max_new_tokens)`` uniforms of the input with id ``key``: row j is the
-    start of sample j's own stream (child j of ``SeedSequence([seed, len(key), *utf8(key)])``),
-    so a sample does not change when ``n_samples`` or ``max_new_tokens`` change."""
+    """The uniforms of the input with id ``key``: row j is the start of sample j's own stream
+    (child j of ``SeedSequence([seed, len(key), *utf8(key)])``), so a sample does not change
+    when ``n_samples`` or ``max_new_tokens`` change.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    key : str
+        The input's id.
+    n_samples : int
+        Samples of the input.
+    max_new_tokens : int
+        The most tokens a sample generates.
+
+    Returns
+    -------
+    numpy.ndarray
+        Uniforms in [0, 1), shape ``(n_samples, max_new_tokens)``.
+    """
     raw = key.encode()
     children = np.random.SeedSequence([seed, len(raw), *raw]).spawn(n_samples)
     return np.stack([np.random.default_rng(c).random(max_new_tokens) for c in children])
@@ -245,9 +262,37 @@ class _Lane:
 
 
 class Engine:
-    """Full productions of a causal LM or a seq2seq model under a decoding (module docstring)."""
+    """Full productions of a causal LM or a seq2seq model under a decoding (module docstring).
 
-    def __init__(self, model, decoding: Decoding, eos: Sequence[int], pad: int, n_samples: int,
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The loaded causal LM or seq2seq model.
+    decoding : Decoding
+        The decoding that turns each step's logits into weights.
+    eos : sequence of int
+        The end-of-sequence ids: a sample ends at the first one (not included in it).
+    pad : int
+        The token id fed to the padding rows of a pass.
+    n_samples : int
+        Productions per input.
+    max_new_tokens : int
+        The most tokens a production has.
+    seed : int
+        The run's seed (``sample_uniforms``).
+    batch_size : int
+        Rows decoded together, >= 1 (rounded up to a multiple of ``pass_rows``).
+    prefix : sequence of int
+        The token ids every prompt of the job starts with (the chat template and the
+        instruction before the input), encoded once per job.
+
+    Raises
+    ------
+    ValueError
+        When ``batch_size < 1``.
+    """
+
+    def __init__(self, model, decoding: Decoding, *, eos: Sequence[int], pad: int, n_samples: int,
                  max_new_tokens: int, seed: int, batch_size: int, prefix: Sequence[int] = ()) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
@@ -264,11 +309,28 @@ class Engine:
 
     def run(self, work: Sequence[tuple[str, list[int]]],
             capacity: int | None = None) -> Iterator[tuple[str, list[list[int]]]]:
-        """For each ``(input_id, token ids)`` of ``work``: ``(input_id, its n_samples generated
-        token lists)`` (end of sequence excluded), in the order the inputs finish; they start in
-        order of prompt length (module docstring). ``capacity``: the prompt (source) columns of
-        the cache, ``prompt_capacity`` of ``work`` by default; a job that resumes some of its
-        inputs passes the capacity of all of them, so that their samples keep their bits."""
+        """Each input's productions, in the order the inputs finish; they start in order of prompt
+        length (module docstring).
+
+        Parameters
+        ----------
+        work : sequence of (str, list of int)
+            ``(input_id, prompt token ids)`` of each input.
+        capacity : int, optional
+            The prompt (source) columns of the cache, ``prompt_capacity`` of ``work`` by default; a
+            job that resumes some of its inputs passes the capacity of all of them, so that their
+            samples keep their bits.
+
+        Yields
+        ------
+        tuple of (str, list of list of int)
+            ``(input_id, its n_samples generated token lists)``, end of sequence excluded.
+
+        Raises
+        ------
+        ValueError
+            When ``capacity`` is below ``prompt_capacity`` of ``work``.
+        """
         inputs = [_Input(key, ids, sample_uniforms(self.seed, key, self.n_samples, self.max_new_tokens))
                   for key, ids in sorted(work, key=lambda item: len(item[1]))]
         if not inputs:
@@ -422,7 +484,20 @@ def _draw_for(weights: torch.Tensor, u: torch.Tensor, keys: Sequence[str]) -> li
 
 def pass_rows(model, device: torch.device) -> int:
     """The multiple of every decoding pass's rows for ``model`` on ``device``: ``PACKED_PASS_ROWS``
-    on CPU when every product of the model runs packed, else ``PASS_ROWS`` of the device type."""
+    on CPU when every product of the model runs packed, else ``PASS_ROWS`` of the device type.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The loaded model.
+    device : torch.device
+        The device it runs on.
+
+    Returns
+    -------
+    int
+        The row multiple.
+    """
     if device.type == "cpu" and multiplies_packed(model):
         return PACKED_PASS_ROWS
     return PASS_ROWS.get(device.type, PASS_ROWS["cuda"])
@@ -430,7 +505,18 @@ def pass_rows(model, device: torch.device) -> int:
 
 def prompt_capacity(prompts: Iterable[Sequence[int]]) -> int:
     """The cache columns a job's prompts (sources) take: the longest rounded up to a multiple
-    of ``CAPACITY_STEP``."""
+    of ``CAPACITY_STEP``.
+
+    Parameters
+    ----------
+    prompts : iterable of sequence of int
+        The token ids of each prompt (at least one).
+
+    Returns
+    -------
+    int
+        The number of columns.
+    """
     return _round_up(max(len(ids) for ids in prompts), CAPACITY_STEP)
 
 

@@ -103,7 +103,7 @@ def delimiter_tokens(vocabulary: Vocabulary, size: int) -> np.ndarray:
     return mask
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EnumerationSettings:
     """When to stop (covered mass, forward tokens per context), the token budget per path,
     the mass below which a child is never classified, and, for speed and memory only, the
@@ -296,7 +296,8 @@ class Enumerator:
         names = list(names) if names is not None else [f"context {k}" for k in range(1, len(contexts) + 1)]
         check_window(((f"{name} ({len(context.split()):,} words)", len(ids))
                       for name, context, ids in zip(names, contexts, encoded, strict=True)),
-                     self.settings.max_tokens, self.model.config, model_name(self.model), WINDOW_FIX)
+                     self.settings.max_tokens, config=self.model.config, model_name=model_name(self.model),
+                     fix=WINDOW_FIX)
         for chain in prefix_chains(range(len(contexts)), encoded.__getitem__, CHAIN_CONTEXTS):
             yield from self._enumerate_chain([ids for _, ids in chain])
 

@@ -55,7 +55,7 @@ def check_header(path: str | Path, columns: list[str]) -> tuple[dict[str, str], 
     """The renames of the samples file's header ``columns`` to the known ones and a warning per
     rename (``varprobe.data.headers.match_columns``); ValueError naming the file and the column
     for an unknown or missing column."""
-    renames, warnings = match_columns(columns, REQUIRED, OPTIONAL, f"samples file {path}")
+    renames, warnings = match_columns(columns, REQUIRED, OPTIONAL, name=f"samples file {path}")
     missing = [c for c in REQUIRED if c not in {renames.get(c, c) for c in columns}]
     if missing:
         raise ValueError(f"samples file {path}: missing column(s) {missing}; need {list(REQUIRED)}[, count]")

@@ -95,7 +95,7 @@ def end_and_pad(model, tokenizer) -> tuple[list[int], int]:
     return eos, tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]
 
 
-def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settings: GenerationSettings,
+def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settings: GenerationSettings, *,
              batch_size: int = DEFAULT_BATCH_SIZE, skip: Collection[str] = (),
              template: str | None = None) -> Iterator[tuple[str, list[str]]]:
     """For each ``(input_id, prompt)`` whose id is not in ``skip``, in the order the inputs
@@ -112,12 +112,14 @@ def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settin
     chat = settings.chat and not loaded.is_seq2seq
     encoded = [(input_id, encode_prompt(tokenizer, prompt, chat)[0].tolist()) for input_id, prompt in work]
     check_window(((f"the prompt of input {input_id!r}", len(ids)) for input_id, ids in encoded),
-                 0 if loaded.is_seq2seq else settings.max_new_tokens, model.config, model_name(model),
-                 "a prompt is never cut: shorten the input's source or the prompt template, lower "
-                 "max_new_tokens, or run a model with more positions")
+                 0 if loaded.is_seq2seq else settings.max_new_tokens, config=model.config,
+                 model_name=model_name(model),
+                 fix="a prompt is never cut: shorten the input's source or the prompt template, lower "
+                     "max_new_tokens, or run a model with more positions")
     prefix = shared_prefix(tokenizer, template, chat) if template and not loaded.is_seq2seq else ()
-    engine = Engine(model, decoding, eos, pad, settings.n_samples, settings.max_new_tokens, settings.seed,
-                    batch_size, prefix)
+    engine = Engine(model, decoding, eos=eos, pad=pad, n_samples=settings.n_samples,
+                    max_new_tokens=settings.max_new_tokens, seed=settings.seed, batch_size=batch_size,
+                    prefix=prefix)
     todo = [(input_id, ids) for input_id, ids in encoded if input_id not in skip]
     if not todo:
         return

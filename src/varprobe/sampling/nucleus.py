@@ -30,9 +30,27 @@ the number of exponent values."""
 
 def zero_outside_nucleus(weights: torch.Tensor, mass: float) -> torch.Tensor:
     """Set to zero, in place, the weight of every token outside its row's nucleus of ``mass``
-    (the module's definition) and return ``weights`` (rows x V: non-negative, unnormalised,
-    float32 or float64, on the CPU, each row contiguous). A row holding a NaN (of either sign)
-    has no nucleus: all its weights are set to zero."""
+    (the module's definition) and return ``weights``. A row holding a NaN (of either sign) has
+    no nucleus: all its weights are set to zero.
+
+    Parameters
+    ----------
+    weights : torch.Tensor
+        Non-negative, unnormalised weights, shape ``(rows, V)``: float32 or float64, on the CPU,
+        each row contiguous.
+    mass : float
+        The nucleus mass p of top-p sampling.
+
+    Returns
+    -------
+    torch.Tensor
+        ``weights``, modified in place.
+
+    Raises
+    ------
+    ValueError
+        When ``weights`` is not CPU float32/float64 rows with unit stride.
+    """
     if weights.dtype not in _LAYOUT or weights.device.type != "cpu" or weights.stride(-1) != 1:
         raise ValueError(f"nucleus: expected CPU float32/float64 rows with unit stride, got "
                          f"{weights.dtype} on {weights.device} with strides {weights.stride()}")

@@ -113,7 +113,7 @@ class WordScorer:
                       for item, ids in encoded),
                      max((len(self.word_ids(w)) for (_, words), _ in encoded
                           for w in (() if words is None else words)), default=0),
-                     self.model.config, model_name(self.model), WINDOW_FIX)
+                     config=self.model.config, model_name=model_name(self.model), fix=WINDOW_FIX)
         for chain in prefix_chains(encoded, lambda pair: pair[1], CHAIN_CONTEXTS):
             yield from self._chain_encodings([(item, ids) for (item, _), ids in chain])
 
