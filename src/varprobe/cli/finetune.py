@@ -32,9 +32,9 @@ def _train_and_write(args: argparse.Namespace, loaded, train_examples, validatio
                      settings, data: dict, fold: int | None) -> None:
     """Train ``loaded`` and write its checkpoint and losses table; ``data`` describes the
     examples in the manifest and the table's metadata."""
-    from varprobe.finetune.checkpoint import save_checkpoint
     from varprobe.finetune.examples import end_token
     from varprobe.finetune.training import train
+    from varprobe.models.checkpoint import save_checkpoint
 
     tokenizer, model = loaded.tokenizer, loaded.model
     pad = tokenizer.pad_token_id
