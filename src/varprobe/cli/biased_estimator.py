@@ -28,7 +28,7 @@ def _biased_estimator(args: argparse.Namespace) -> None:
     contexts = tables.read(args.contexts, "provo_contexts")
     rows = shard_rows(contexts["text_id"].tolist(), args.shard, args.shards)
     contexts = contexts.iloc[rows.start : rows.stop]
-    loaded, device = load_model(args)
+    loaded, device = load_model(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback)
     name = loaded.spec.name
     print(f"{name}: greedy and nucleus draws for {len(contexts)} contexts", file=sys.stderr)
     draws = model_draws(loaded.model, loaded.tokenizer, contexts, settings)

@@ -21,7 +21,7 @@ def _settings(args: argparse.Namespace):
 
 def _base_spec(args: argparse.Namespace):
     """The base model on the job's device; an entry that is already fine-tuned is an error."""
-    spec = job_spec(args)
+    spec = job_spec(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback)
     if spec.checkpoint:
         raise ValueError(f"model {spec.name!r}: fine-tuning starts from the base model's entry, "
                          f"not from one with checkpoint {spec.checkpoint!r}")

@@ -21,7 +21,7 @@ def _token_calibration(args: argparse.Namespace) -> None:
         texts = provo_passages(tables.read(args.contexts, "provo_contexts"), args.max_texts)
     else:
         texts = reference_texts(tables.read(args.instances, "production_instances"), args.max_texts)
-    loaded, device = load_model(args)
+    loaded, device = load_model(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback)
     n_classes = loaded.model.get_output_embeddings().weight.shape[0]
     accumulator = CalibrationAccumulator(n_classes, tuple(args.bins))
     floor = CalibrationAccumulator(n_classes, tuple(args.bins))

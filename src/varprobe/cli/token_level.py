@@ -19,7 +19,7 @@ def _token_level(args: argparse.Namespace) -> None:
     control = control_settings(args)
     contexts = tables.read(args.contexts, "provo_contexts")
     responses = tables.read(args.responses, "provo_responses")
-    loaded, device = load_model(args)
+    loaded, device = load_model(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback)
     scorer = WordScorer(loaded.model, loaded.tokenizer)
     next_tokens = (p.exp().cpu().numpy() for p in scorer.next_token_log_probs(contexts["context"]))
     table, confidences, hits = token_table(
