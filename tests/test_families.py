@@ -84,3 +84,10 @@ def test_a_familys_declaration_imports_nothing():
         imports = [node for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                    if isinstance(node, (ast.Import, ast.ImportFrom))]
         assert imports == [], f"{path} imports {[ast.unparse(node) for node in imports]}"
+
+
+def test_every_reason_a_family_cannot_run_is_a_familys():
+    from varprobe.availability import UNAVAILABLE
+
+    assert set(UNAVAILABLE) <= {family.name for family in families().values()}
+    assert {"oracle_replacement", "regression", "word_classes"} <= set(UNAVAILABLE)

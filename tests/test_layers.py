@@ -27,7 +27,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("probes", "sampling"),                          # text features; decoding a model
     ("api", "finetune"),                             # API models; fine-tuning
     ("analysis", "plots"),                           # the studies' science; figures of tables
-    ("results_page", "explorer", "resume", "reporting", "config_checks"),  # reading results
+    ("results_page", "explorer", "resume", "reporting", "config_checks",
+     "availability"),                                # reading results; the config's checks
     ("commands",),                                   # what the subcommands share
     ("cli", "__main__"),                             # the command line
 )

@@ -9,7 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from varprobe.analysis.availability import unavailable_analyses
+from varprobe.availability import unavailable_analyses
 from varprobe.config_checks import in_precedence, validate_config
 from varprobe.data.user_files import record_digest
 from varprobe.families import families

@@ -157,6 +157,3 @@ def support_estimates(support: pd.DataFrame) -> tuple[dict[tuple[int, int], Mode
     n_draws = sum(e.n_draws for e in estimates.values())
     n_words = sum(e.n_words for e in estimates.values())
     return estimates, ((n_draws - n_words) / n_draws if n_draws else float("nan"))
-
-
-# The command line: the rules call these subcommands.

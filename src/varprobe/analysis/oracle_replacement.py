@@ -53,7 +53,7 @@ The family's declaration: ``varprobe.families.oracle_replacement``; its subcomma
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -268,22 +268,27 @@ def _sd(values: pd.Series) -> float:
     return float(values.std(ddof=1)) if len(values) > 1 else 0.0
 
 
-# The command line: the rules call these subcommands.
+def too_few_responses(responses: pd.DataFrame, oracle_sizes: Sequence[str], corpus: str) -> str | None:
+    """Why the replacement cannot run on a cloze corpus, or None where it can.
 
+    Parameters
+    ----------
+    responses : pandas.DataFrame
+        The corpus's responses (``provo_responses``: ``text_id``, ``word_number``, ``count``).
+    oracle_sizes : sequence of str
+        The config's ``oracle_sizes``: ``"half"`` or numbers of responses.
+    corpus : str
+        The corpus's name, for the reason.
 
-def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
-    """Why the replacement cannot run on a cloze corpus: no context has responses enough for two
-    disjoint oracles of the smallest ``oracle_sizes`` (a corpus that cannot be read is left to
-    the job that reads it, which names the problem)."""
-    from varprobe.data.cloze import read_corpus
-
-    try:
-        responses = read_corpus(corpus)["responses"]
-    except (OSError, ValueError, ImportError):
-        return None
+    Returns
+    -------
+    str or None
+        The reason when no context has responses enough for two disjoint oracles of the smallest
+        size (``"half"`` counts as 1), else None.
+    """
     most = int(responses.groupby(["text_id", "word_number"])["count"].sum().max())
-    smallest = min((1 if s == HALF else int(s) for s in settings["oracle_sizes"]))
+    smallest = min((1 if s == HALF else int(s) for s in oracle_sizes))
     if most >= 2 * smallest:
         return None
     return (f"two disjoint oracles of {smallest} responses (the smallest of oracle_sizes) need a context "
-            f"with at least {2 * smallest} responses, and corpus {corpus['name']!r} has at most {most}")
+            f"with at least {2 * smallest} responses, and corpus {corpus!r} has at most {most}")

@@ -283,9 +283,6 @@ def fit_ard(design: Design, prior: PriorSettings, sampler: SamplerSettings) -> F
     return Fit(table=table, diagnostics=diagnostics)
 
 
-# The command line: the rules call these subcommands.
-
-
 MIN_CONTEXTS = len(CONTINUOUS) + 2
 """The contexts a system's fit needs at the least: more than its continuous coefficients and the
 intercept. With fewer the fit is not identified, and with one every predictor is constant."""

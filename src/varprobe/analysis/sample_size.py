@@ -136,9 +136,6 @@ def sample_size_summary(table: pd.DataFrame, sizes: list[int]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# The command line: the rules call these subcommands.
-
-
 SHOWN_QUANTILE = 0.99
 """The histograms' bins span 0 to this quantile of every squared error: the few largest would
 otherwise squeeze nearly all contexts into the first bin. The figure counts those above."""

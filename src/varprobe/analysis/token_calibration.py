@@ -145,6 +145,3 @@ def summary_table(metrics: pd.DataFrame, rsd: pd.DataFrame, headline_bins: int) 
         raise ValueError(f"bins {headline_bins} is not among the computed bins {sorted(metrics['bins'].unique())}")
     merged = chosen.merge(rsd[["model", "metric", "rsd"]], on=["model", "metric"], how="left")
     return merged.sort_values(["model", "metric"], ignore_index=True)
-
-
-# The command line: the rules call these subcommands.

@@ -129,6 +129,3 @@ def token_summary(table: pd.DataFrame, confidences: np.ndarray, hits: np.ndarray
 def _oracle_ece(confidences: np.ndarray, hits: np.ndarray, which: int, settings: ControlSettings) -> float:
     return float(np.mean([ece(confidences[:, r, which], hits[:, r, which], settings.ece_bins)
                           for r in range(settings.resplits)]))
-
-
-# The command line: the rules call these subcommands.

