@@ -178,3 +178,14 @@ def test_no_module_imports_from_a_higher_layer():
     if upward:
         pytest.fail("imports from a lower layer to a higher one (tests/test_layers.py LAYERS):\n"
                     + "\n".join(upward))
+
+
+def test_the_analyses_read_no_command_line():
+    """``varprobe.analysis`` is the science: its command-line handlers live in ``varprobe.cli``."""
+    graph_imports = {
+        module_name(path): [ast.unparse(node) for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                            if isinstance(node, (ast.Import, ast.ImportFrom))
+                            and "argparse" in imported_names(node, "varprobe.analysis")]
+        for path in (PACKAGE / "analysis").glob("*.py")
+    }
+    assert {module: found for module, found in graph_imports.items() if found} == {}

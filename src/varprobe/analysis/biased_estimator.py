@@ -32,7 +32,8 @@ Provo's responses are: ``varprobe.words.normalise_word``), so "don't" is scored 
 a sentence-initial word in lowercase; different spellings the model would write for one
 normalised word are not summed. This underestimates P(w | c) for such words.
 
-The family's declaration: ``varprobe.families.biased_estimator``; its subcommands: ``varprobe.cli.biased_estimator``.
+The family's declaration: ``varprobe.families.biased_estimator``; its subcommands:
+``varprobe.cli.biased_estimator``.
 """
 
 from __future__ import annotations
@@ -66,13 +67,40 @@ class BiasedSettings:
 
 
 def sources(nucleus: Sequence[float]) -> tuple[str, ...]:
-    """The support's sources, in the order they are listed in the support table."""
+    """The support's sources, in the order they are listed in the support table.
+
+    Parameters
+    ----------
+    nucleus : sequence of float
+        The nucleus masses drawn at.
+
+    Returns
+    -------
+    tuple of str
+        The sources' names: the samples, greedy, one per nucleus mass, the humans and the
+        corpus word.
+    """
     return ("samples", "greedy", *(f"nucleus-{p:g}" for p in nucleus), "human", "corpus")
 
 
 def model_draws(model, tokenizer, contexts: pd.DataFrame, settings: BiasedSettings) -> dict:
     """Per context ``(text_id, word_number)``: ``{source: [word or "" for a failed draw]}`` for
-    the greedy draw and the nucleus draws (module docstring)."""
+    the greedy draw and the nucleus draws (module docstring).
+
+    Parameters
+    ----------
+    model, tokenizer
+        The causal LM and its tokenizer.
+    contexts : pandas.DataFrame
+        The contexts to draw at (``provo_contexts``).
+    settings : BiasedSettings
+        The nucleus masses, draws per mass, token budget, batch size and seed.
+
+    Returns
+    -------
+    dict
+        Per context, the words of each source.
+    """
     from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
     from varprobe.sampling.decoding import Decoding
 
@@ -95,7 +123,20 @@ def model_draws(model, tokenizer, contexts: pd.DataFrame, settings: BiasedSettin
 def support(named_words: Mapping[str, Iterable[str]], order: Sequence[str]) -> dict[str, list[str]]:
     """The support of one context: ``{word: [sources it came from]}`` over the words of every
     source in ``order`` (empty strings, i.e. failed draws, and words without a letter or digit
-    are left out). Words are listed in order of first appearance, sources in ``order``."""
+    are left out). Words are listed in order of first appearance, sources in ``order``.
+
+    Parameters
+    ----------
+    named_words : Mapping of str to iterable of str
+        Each source's words.
+    order : sequence of str
+        The sources, in the order to list them.
+
+    Returns
+    -------
+    dict of str to list of str
+        Each support word with its sources.
+    """
     found: dict[str, list[str]] = {}
     for source in order:
         for word in named_words.get(source, ()):
@@ -118,6 +159,26 @@ def biased_estimates(
 
     ``draws``: ``model_draws``' result; ``score_many(pairs)``: for each ``(context, words)``
     in order, log P(w | c) per word (``WordScorer.word_log_probs_many``).
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        The contexts (``provo_contexts``).
+    samples : pandas.DataFrame
+        The model's samples (``provo_samples``).
+    responses : pandas.DataFrame
+        The human responses (``provo_responses``).
+    draws : dict
+        ``model_draws``' result.
+    score_many : callable
+        Log P(w | c) of the words of each ``(context, words)`` pair.
+    order : sequence of str
+        The sources (``sources``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The support table.
     """
     humans = human_counts(responses)
     sampled = model_counts(samples)
@@ -148,7 +209,18 @@ def biased_estimates(
 
 def support_estimates(support: pd.DataFrame) -> tuple[dict[tuple[int, int], ModelEstimate], float]:
     """The per-context estimates q(. | c) of a support table (``biased_estimates``, possibly
-    the concatenation of its shards) and the share of model draws that gave no word."""
+    the concatenation of its shards) and the share of model draws that gave no word.
+
+    Parameters
+    ----------
+    support : pandas.DataFrame
+        A ``biased_support`` table.
+
+    Returns
+    -------
+    tuple of (dict, float)
+        ``ModelEstimate`` per ``(text_id, word_number)``, and the failure share.
+    """
     estimates = {}
     for (t, w), rows in support.groupby(["text_id", "word_number"], sort=False):
         estimates[(int(t), int(w))] = ModelEstimate(

@@ -48,7 +48,8 @@ k = 100 whenever theta < 1.
 TVD differences (App. C.4). Per context, TVD(q, p) - mean_r TVD(o2_r, p): the system's ``tvd``
 minus the oracle control's ``tvd`` (both against all humans p).
 
-The family's declaration: ``varprobe.families.oracle_replacement``; its subcommands: ``varprobe.cli.oracle_replacement``.
+The family's declaration: ``varprobe.families.oracle_replacement``; its subcommands:
+``varprobe.cli.oracle_replacement``.
 """
 
 from __future__ import annotations
@@ -68,7 +69,18 @@ HALF = "half"
 
 def oracle_size(text: str) -> str:
     """An oracle size as the tables hold it: ``half`` or a positive number of responses, as a
-    string (``"10"``); ValueError naming ``text`` otherwise."""
+    string (``"10"``); ValueError naming ``text`` otherwise.
+
+    Parameters
+    ----------
+    text : str
+        ``half`` or a number of responses.
+
+    Returns
+    -------
+    str
+        The size as the tables hold it.
+    """
     if str(text) == HALF:
         return HALF
     try:
@@ -92,6 +104,20 @@ def disjoint_oracles(
     The responses are listed in sorted word order (the result depends on rng alone) and permuted;
     the first ``size`` form A, the next ``size`` B. Raises ValueError when there are fewer than
     2 * size responses or size < 1.
+
+    Parameters
+    ----------
+    counts : dict of str to int
+        A context's response counts.
+    size : int
+        Responses per oracle.
+    rng : numpy.random.Generator
+        The source of the permutation.
+
+    Returns
+    -------
+    tuple of (dict of str to int, dict of str to int)
+        Oracles A and B as counts.
     """
     if size < 1:
         raise ValueError(f"oracle size {size}: must be >= 1")
@@ -119,6 +145,24 @@ def oracle_pairs(
     Returns the pairs (columns text_id, word_number, oracle_size, seed_index, tvd_oracle_oracle,
     tvd_model_oracle) and, per oracle size, the contexts skipped (n_too_few_humans,
     n_without_words).
+
+    Parameters
+    ----------
+    responses : pandas.DataFrame
+        The human responses (``provo_responses``).
+    estimates : dict of (int, int) to ModelEstimate
+        The model's per-context estimates.
+    oracle_sizes : list of str
+        The oracle sizes.
+    seeds : int
+        Seed indices per size.
+    seed : int
+        The base seed.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, pandas.DataFrame)
+        The pairs and the skipped contexts.
     """
     humans = human_counts(responses)
     rows, skipped = [], []
@@ -147,7 +191,22 @@ def oracle_pairs(
 def replaced_values(pairs: pd.DataFrame, k: float, rng_seed: list[int]) -> np.ndarray:
     """One (s, seed) group's per-context TVDs after replacing round(k C / 100) of the m values by
     their h values; the contexts replaced are the first of a permutation seeded by ``rng_seed``
-    (the same permutation for every k: nested sets)."""
+    (the same permutation for every k: nested sets).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        One size and seed index's rows of ``oracle_pairs``.
+    k : float
+        The percentage of contexts replaced.
+    rng_seed : list of int
+        The permutation's seed.
+
+    Returns
+    -------
+    numpy.ndarray
+        The per-context TVDs.
+    """
     if not 0 <= k <= 100:
         raise ValueError(f"k = {k}: a percentage must lie in [0, 100]")
     ordered = pairs.sort_values(["text_id", "word_number"])
@@ -164,7 +223,26 @@ def replacement_curve(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """M_k per oracle size, seed index and k (schema ``oracle_replacement`` without
     model/decoding) and the histogram of each replaced set over ``bins`` equal bins of [0, 1]
-    (schema ``histogram`` without model/decoding; group ``s=S k=K``, ``seed_index`` set)."""
+    (schema ``histogram`` without model/decoding; group ``s=S k=K``, ``seed_index`` set).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        ``oracle_pairs``' pairs.
+    skipped : pandas.DataFrame
+        ``oracle_pairs``' skipped contexts.
+    k_percent : list of float
+        The grid of k.
+    seed : int
+        The base seed.
+    bins : int
+        The histograms' bins.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, pandas.DataFrame)
+        The curve and the histograms.
+    """
     edges = np.linspace(0.0, 1.0, bins + 1)
     curve, histograms = [], []
     for s, row in skipped.set_index("oracle_size").iterrows():
@@ -185,7 +263,18 @@ def replacement_curve(
 def pooled_histograms(histograms: pd.DataFrame) -> pd.DataFrame:
     """The per-seed histograms of the replaced sets (schema ``histogram``) pooled over seeds: per
     system, group and bin the summed count, its density (area 1; NaN where nothing is counted)
-    and ``seed_index`` NA."""
+    and ``seed_index`` NA.
+
+    Parameters
+    ----------
+    histograms : pandas.DataFrame
+        Per-seed histograms (``replacement_curve``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The pooled histograms.
+    """
     pooled = (histograms.groupby(["model", "decoding", "group", "bin_left", "bin_right"], sort=True)["count"]
               .sum().reset_index())
     width = pooled["bin_right"] - pooled["bin_left"]
@@ -198,7 +287,18 @@ def pooled_histograms(histograms: pd.DataFrame) -> pd.DataFrame:
 def replacement_overlap(pooled: pd.DataFrame) -> pd.DataFrame:
     """Per system, oracle size and k: overlap_k, the overlap of the pooled histogram at k with the
     one at k = 100 (the oracles'; module docstring). ``pooled``: ``pooled_histograms`` of groups
-    ``s=S k=K``. Raises ValueError naming the system and size whose grid lacks k = 100."""
+    ``s=S k=K``. Raises ValueError naming the system and size whose grid lacks k = 100.
+
+    Parameters
+    ----------
+    pooled : pandas.DataFrame
+        ``pooled_histograms``' rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        overlap_k per system, oracle size and k.
+    """
     parts = pooled["group"].str.extract(r"^s=(?P<oracle_size>\S+) k=(?P<k>\S+)$")
     if parts.isna().any(axis=None):
         raise ValueError(f"histogram groups {sorted(pooled.loc[parts.isna().any(axis=1), 'group'].unique())}: "
@@ -219,7 +319,22 @@ def replacement_overlap(pooled: pd.DataFrame) -> pd.DataFrame:
 def replacement_summary(curve: pd.DataFrame, overlap: pd.DataFrame, threshold: float) -> pd.DataFrame:
     """Per system, oracle size and k: M_k's mean and spread over seeds, the oracle mean and spread,
     overlap_k (``replacement_overlap``), whether it reaches ``threshold`` and the matching k, the
-    smallest such k (module docstring; NA when none does)."""
+    smallest such k (module docstring; NA when none does).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        ``replacement_curve``'s curve of every seed.
+    overlap : pandas.DataFrame
+        ``replacement_overlap``'s rows.
+    threshold : float
+        The overlap at which a k matches the oracles.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system, oracle size and k.
+    """
     if not 0 < threshold <= 1:
         raise ValueError(f"overlap threshold {threshold}: must lie in (0, 1]")
     keys = ["model", "decoding", "oracle_size", "k"]
@@ -251,7 +366,20 @@ def replacement_summary(curve: pd.DataFrame, overlap: pd.DataFrame, threshold: f
 def tvd_differences(system: pd.DataFrame, oracle: pd.DataFrame) -> pd.DataFrame:
     """Per context: the system's TVD(q, p), the oracle control's mean_r TVD(o2_r, p) and their
     difference (contexts without a model word dropped). Both are ``provo_tvd`` tables; a context
-    of the system missing from the oracle table raises ValueError naming it."""
+    of the system missing from the oracle table raises ValueError naming it.
+
+    Parameters
+    ----------
+    system : pandas.DataFrame
+        A system's ``provo_tvd`` table.
+    oracle : pandas.DataFrame
+        The oracle control's ``provo_tvd`` table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per context.
+    """
     keys = ["text_id", "word_number"]
     merged = system[[*keys, "tvd"]].merge(
         oracle[[*keys, "tvd"]], on=keys, how="left", suffixes=("_model", "_oracle"), validate="one_to_one"

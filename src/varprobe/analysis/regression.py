@@ -40,7 +40,8 @@ Inference: NUTS (PyMC) with a fixed seed and one process (``cores=1``), so the d
 depend on parallelism; posterior means, standard deviations, 95% highest-density intervals,
 R-hat and bulk/tail ESS from ArviZ.
 
-The family's declaration: ``varprobe.families.regression``; its subcommands: ``varprobe.cli.regression``.
+The family's declaration: ``varprobe.families.regression``; its subcommands:
+``varprobe.cli.regression``.
 """
 
 from __future__ import annotations
@@ -129,6 +130,20 @@ def design_matrix(frame: pd.DataFrame, tags, reference_tag: str | None = None) -
 
     ``tags``: one universal tag per row of ``frame``. Raises ValueError naming a missing column,
     an unknown tag, a reference tag absent from the data, or a constant continuous predictor.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A ``provo_tvd`` table.
+    tags : sequence of str
+        One universal tag per row of ``frame``.
+    reference_tag : str or None
+        The tag left out as the reference (None: the most frequent one).
+
+    Returns
+    -------
+    Design
+        The standardised design.
     """
     missing = [c for c in (TARGET, *CONTINUOUS) if c not in frame.columns]
     if missing:
@@ -180,6 +195,20 @@ def last_word_tags(tvd: pd.DataFrame, contexts: pd.DataFrame, tagger) -> list[st
     ``UniversalTagger``), contexts matched on (text_id, word_number).
 
     Raises ValueError naming the first row whose context is not in ``contexts``.
+
+    Parameters
+    ----------
+    tvd : pandas.DataFrame
+        A ``provo_tvd`` table.
+    contexts : pandas.DataFrame
+        The contexts (``provo_contexts``).
+    tagger : UniversalTagger
+        The tagger.
+
+    Returns
+    -------
+    list of str
+        One tag per row of ``tvd``.
     """
     texts = dict(zip(zip(contexts["text_id"], contexts["word_number"], strict=True),
                      contexts["context"], strict=True))
@@ -207,7 +236,20 @@ class Fit:
 
 
 def ard_model(design: Design, prior: PriorSettings):
-    """The PyMC model of the module docstring on ``design``."""
+    """The PyMC model of the module docstring on ``design``.
+
+    Parameters
+    ----------
+    design : Design
+        The design.
+    prior : PriorSettings
+        The priors' settings.
+
+    Returns
+    -------
+    pymc.Model
+        The unsampled model.
+    """
     import pymc as pm
 
     names = list(design.x.columns)
@@ -227,6 +269,20 @@ def fit_ard(design: Design, prior: PriorSettings, sampler: SamplerSettings) -> F
     """Sample the ARD regression with NUTS and summarise it (see ``Fit``).
 
     Warns on stderr when the chains have not converged (max R-hat > 1.01 or min ESS < 400).
+
+    Parameters
+    ----------
+    design : Design
+        The design.
+    prior : PriorSettings
+        The priors' settings.
+    sampler : SamplerSettings
+        NUTS's chains, draws, tuning steps, target acceptance and seed.
+
+    Returns
+    -------
+    Fit
+        The summary of the posterior.
     """
     import arviz as az
     import pymc as pm
@@ -291,7 +347,20 @@ intercept. With fewer the fit is not identified, and with one every predictor is
 def unfitted_systems(systems: Iterable[tuple[str, str]], contexts: Mapping[str, int]) -> dict[tuple[str, str], str]:
     """The ``(model, decoding)`` systems that are not fitted, each with the reason: those whose
     decoding covers fewer than ``MIN_CONTEXTS`` contexts (``contexts``: decoding -> the contexts
-    it covers, where the corpus tells at parse time; a decoding absent from it is fitted)."""
+    it covers, where the corpus tells at parse time; a decoding absent from it is fitted).
+
+    Parameters
+    ----------
+    systems : iterable of (str, str)
+        ``(model, decoding)`` pairs.
+    contexts : Mapping of str to int
+        Per decoding, the contexts it covers.
+
+    Returns
+    -------
+    dict of (str, str) to str
+        Each unfitted system with the reason.
+    """
     return {
         (model, decoding): (f"{model} / {decoding} covers {contexts[decoding]} context"
                             f"{'' if contexts[decoding] == 1 else 's'}, and a fit needs {MIN_CONTEXTS} at "
@@ -302,7 +371,22 @@ def unfitted_systems(systems: Iterable[tuple[str, str]], contexts: Mapping[str, 
 
 def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
     """Why the regression cannot run on a cloze corpus: its tag predictor comes from NLTK's
-    English tagger."""
+    English tagger.
+
+    Parameters
+    ----------
+    key : str
+        ``regression``.
+    corpus : Mapping
+        The cloze corpus entry (``varprobe.data.cloze``).
+    settings : Mapping
+        The key's config entry.
+
+    Returns
+    -------
+    str or None
+        The reason, or None where the regression can run.
+    """
     if corpus["language"] == "en":
         return None
     return (f"its word-class predictor is the universal POS tag of NLTK's English tagger, and corpus "

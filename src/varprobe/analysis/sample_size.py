@@ -19,7 +19,8 @@ Subsample k of size n in context (t, w) is drawn with
 sample itself): those rows carry NaN and a ``note``. A subsample whose draws all failed has no
 distribution: NaN with its own note, excluded from the MSE (counted in the summary).
 
-The family's declaration: ``varprobe.families.sample_size``; its subcommands: ``varprobe.cli.sample_size``.
+The family's declaration: ``varprobe.families.sample_size``; its subcommands:
+``varprobe.cli.sample_size``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,18 @@ NOTE_NO_MODEL_WORD = "every draw failed: no full-sample distribution"
 
 def context_draws(samples: pd.DataFrame) -> dict[tuple[int, int], list[str]]:
     """Per context, its draws one by one in ``sample_index`` order (rows with ``count`` > 1
-    repeated); a failed draw is the empty string."""
+    repeated); a failed draw is the empty string.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        A ``provo_samples`` table.
+
+    Returns
+    -------
+    dict of (int, int) to list of str
+        Per ``(text_id, word_number)``, its draws.
+    """
     ordered = samples.sort_values(["text_id", "word_number", "sample_index"], kind="stable")
     draws: dict[tuple[int, int], list[str]] = {}
     for t, w, word, failed, n in ordered[["text_id", "word_number", "word", "failed", "count"]].itertuples(
@@ -50,20 +62,64 @@ def context_draws(samples: pd.DataFrame) -> dict[tuple[int, int], list[str]]:
 
 
 def word_distribution(draws: list[str]) -> dict[str, float] | None:
-    """MLE of the draws that gave a word (failures rejected); None when none did."""
+    """MLE of the draws that gave a word (failures rejected); None when none did.
+
+    Parameters
+    ----------
+    draws : list of str
+        Draws of one context; ``""`` a failed one.
+
+    Returns
+    -------
+    dict of str to float or None
+        The words' relative frequencies.
+    """
     words = Counter(d for d in draws if d)
     return mle(words) if words else None
 
 
 def subsample(draws: list[str], n: int, rng: np.random.Generator) -> list[str]:
-    """``n`` of the draws, chosen uniformly without replacement (0 < n < len(draws))."""
+    """``n`` of the draws, chosen uniformly without replacement (0 < n < len(draws)).
+
+    Parameters
+    ----------
+    draws : list of str
+        A context's N draws.
+    n : int
+        How many to keep.
+    rng : numpy.random.Generator
+        The source of the choice.
+
+    Returns
+    -------
+    list of str
+        The chosen draws, in their order among ``draws``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``n`` and N where ``n`` is not in 1..N - 1.
+    """
     if not 0 < n < len(draws):
         raise ValueError(f"subsample size n = {n} must lie in 1..{len(draws) - 1} (N = {len(draws)})")
     return [draws[i] for i in np.sort(rng.choice(len(draws), size=n, replace=False))]
 
 
 def oracle_tvd(q: dict[str, float], splits) -> float:
-    """mean_r TVD(q, o1_r) over the oracle resplits."""
+    """mean_r TVD(q, o1_r) over the oracle resplits.
+
+    Parameters
+    ----------
+    q : dict of str to float
+        A word distribution.
+    splits : sequence of (dict, dict)
+        The context's oracle resplits (``oracle_splits``), oracle 1 first.
+
+    Returns
+    -------
+    float
+        The mean TVD.
+    """
     return float(np.mean([tvd(q, o1) for o1, _ in splits]))
 
 
@@ -77,6 +133,29 @@ def sample_size_table(
     """One row per context x size x repeat (schema ``sample_size_contexts``).
 
     Contexts of the samples table without human responses raise ValueError naming them.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        A system's ``provo_samples`` table.
+    responses : pandas.DataFrame
+        The human responses (``provo_responses``).
+    sizes : list of int
+        Subsample sizes n.
+    repeats : int
+        Subsamples drawn per context and size.
+    settings : ControlSettings
+        The oracle resplits and the seed of the subsamples.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows, without model and decoding.
+
+    Raises
+    ------
+    ValueError
+        Where ``repeats`` or a size is below 1, or naming contexts without responses.
     """
     if repeats < 1:
         raise ValueError(f"repeats = {repeats}: at least one subsample per size is needed")
@@ -118,7 +197,20 @@ def sample_size_table(
 def sample_size_summary(table: pd.DataFrame, sizes: list[int]) -> pd.DataFrame:
     """Per size: the MSE over contexts and repeats, with the counts behind it (schema
     ``sample_size_summary`` without model/decoding). A size no context could be subsampled at
-    has MSE NaN and the note of the too-large sizes."""
+    has MSE NaN and the note of the too-large sizes.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``sample_size_table``'s rows.
+    sizes : list of int
+        The subsample sizes, in the order of the rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per size.
+    """
     rows = []
     for n in sizes:
         part = table[table["size"] == n]

@@ -2,8 +2,8 @@
 and the teacher-forced pass that streams every position's next-token distribution into a
 ``CalibrationAccumulator``, once with the corpus's labels and once with labels drawn from the
 model itself (the estimators' floor: what a perfectly calibrated model scores on as many
-positions); the family's declaration is ``varprobe.families.token_calibration``, its subcommands
-``varprobe.cli.token_calibration``."""
+positions). The family's declaration is ``varprobe.families.token_calibration``, its
+subcommands ``varprobe.cli.token_calibration``."""
 
 from __future__ import annotations
 
@@ -18,7 +18,20 @@ from varprobe.models.window import position_limit
 
 def provo_passages(contexts: pd.DataFrame, max_texts: int | None = None) -> list[str]:
     """Each Provo passage's full text, rebuilt from the contexts table: for every text_id (in
-    order), its last context + " " + that context's word. ``max_texts``: the first that many."""
+    order), its last context + " " + that context's word. ``max_texts``: the first that many.
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        The contexts (``provo_contexts``).
+    max_texts : int or None
+        Keep the first that many passages (None: all).
+
+    Returns
+    -------
+    list of str
+        The passages' texts.
+    """
     if contexts.empty:
         raise ValueError("contexts table is empty: no Provo passages to score")
     last = contexts.sort_values(["text_id", "word_number"]).groupby("text_id").tail(1)
@@ -28,7 +41,20 @@ def provo_passages(contexts: pd.DataFrame, max_texts: int | None = None) -> list
 
 def reference_texts(instances: pd.DataFrame, max_texts: int | None = None) -> list[str]:
     """The references of a production instances table, instance by instance, in order (empty ones
-    skipped). ``max_texts``: the first that many texts."""
+    skipped). ``max_texts``: the first that many texts.
+
+    Parameters
+    ----------
+    instances : pandas.DataFrame
+        A production instances table.
+    max_texts : int or None
+        Keep the first that many texts (None: all).
+
+    Returns
+    -------
+    list of str
+        The references.
+    """
     texts = [str(r) for refs in instances["references"] for r in refs if str(r).strip()]
     if not texts:
         raise ValueError("instances table holds no references to score")
@@ -37,13 +63,37 @@ def reference_texts(instances: pd.DataFrame, max_texts: int | None = None) -> li
 
 def max_length(model) -> int:
     """The longest input the model takes (``varprobe.models.window.position_limit``), or 1024
-    if it does not say."""
+    if it does not say.
+
+    Parameters
+    ----------
+    model
+        A causal LM.
+
+    Returns
+    -------
+    int
+        Its longest input, in tokens.
+    """
     return position_limit(model.config) or 1024
 
 
 def token_sequences(tokenizer, texts: Iterable[str]) -> Iterator[list[int]]:
     """Each text's token ids, with the tokenizer's BOS prepended when it has one (then every
-    token of the text is predicted; without one, prediction starts at the second token)."""
+    token of the text is predicted; without one, prediction starts at the second token).
+
+    Parameters
+    ----------
+    tokenizer
+        The model's tokenizer.
+    texts : iterable of str
+        The texts.
+
+    Returns
+    -------
+    iterator of list of int
+        Each text's token ids.
+    """
     bos = getattr(tokenizer, "bos_token_id", None)
     for text in texts:
         ids = tokenizer(text, add_special_tokens=False)["input_ids"]
@@ -52,7 +102,20 @@ def token_sequences(tokenizer, texts: Iterable[str]) -> Iterator[list[int]]:
 
 def windows(ids: list[int], length: int) -> Iterator[tuple[list[int], list[int]]]:
     """(inputs, targets) windows of at most ``length`` inputs covering ``ids``: every token after
-    the first is a target exactly once; a long text restarts its context at each window."""
+    the first is a target exactly once; a long text restarts its context at each window.
+
+    Parameters
+    ----------
+    ids : list of int
+        A text's token ids.
+    length : int
+        The most inputs of a window.
+
+    Returns
+    -------
+    iterator of (list of int, list of int)
+        The windows' inputs and targets.
+    """
     for start in range(0, len(ids) - 1, length):
         inputs = ids[start : start + length]
         targets = ids[start + 1 : start + 1 + length]
@@ -64,7 +127,20 @@ def drawn_labels(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     (``varprobe.sampling.decoding.inverse_cdf``, the samplers' own): row i's label is the first
     class k with p_i1 + ... + p_ik > u_i (p_i1 + ... + p_iK), for ``uniforms`` u_i in [0, 1). A
     class of probability 0 is never drawn. Labels drawn so make a perfectly calibrated model
-    (P(y_i = k) = p_ik), whose metrics measure the binned estimators' finite-sample bias."""
+    (P(y_i = k) = p_ik), whose metrics measure the binned estimators' finite-sample bias.
+
+    Parameters
+    ----------
+    probs : numpy.ndarray
+        Rows of probabilities, shape (n, K).
+    uniforms : numpy.ndarray
+        One uniform in [0, 1) per row.
+
+    Returns
+    -------
+    numpy.ndarray
+        One class index per row.
+    """
     import torch
 
     from varprobe.sampling.decoding import inverse_cdf
@@ -81,7 +157,28 @@ def score_texts(model, tokenizer, texts: Iterable[str], accumulator: Calibration
     well within the accumulator's tolerance). With ``floor``, add every position to it as well
     with a label drawn from its own distribution (``drawn_labels``; position j of the corpus takes
     the j-th uniform of ``numpy.random.default_rng(seed)``, so the labels do not depend on
-    ``rows_per_update``). Returns the number of texts that had a position."""
+    ``rows_per_update``). Returns the number of texts that had a position.
+
+    Parameters
+    ----------
+    model, tokenizer
+        The causal LM and its tokenizer.
+    texts : iterable of str
+        The corpus texts.
+    accumulator : CalibrationAccumulator
+        Takes the positions with the corpus's labels.
+    rows_per_update : int
+        Positions added at a time.
+    floor : CalibrationAccumulator or None
+        Takes the positions with drawn labels (None: none drawn).
+    seed : int
+        The seed of the drawn labels.
+
+    Returns
+    -------
+    int
+        The number of texts that had a position.
+    """
     import torch
 
     device = next(model.parameters()).device
@@ -112,7 +209,18 @@ def score_texts(model, tokenizer, texts: Iterable[str], accumulator: Calibration
 
 def metric_table(accumulator: CalibrationAccumulator) -> pd.DataFrame:
     """One row per (metric, bins) with value and bin_weight_sum, plus n_positions and
-    vocabulary_size."""
+    vocabulary_size.
+
+    Parameters
+    ----------
+    accumulator : CalibrationAccumulator
+        The positions added.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per metric and number of bins.
+    """
     frame = pd.DataFrame(accumulator.results())
     frame["n_positions"] = accumulator.n_positions
     frame["vocabulary_size"] = accumulator.n_classes
@@ -121,7 +229,20 @@ def metric_table(accumulator: CalibrationAccumulator) -> pd.DataFrame:
 
 def rsd_table(metrics: pd.DataFrame, ddof: int = 1) -> pd.DataFrame:
     """Per metric, the mean, standard deviation (``ddof``) and relative standard deviation of its
-    values over the bins in ``metrics`` (Liu et al. 2024, Table 1)."""
+    values over the bins in ``metrics`` (Liu et al. 2024, Table 1).
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        ``metric_table``'s rows.
+    ddof : int
+        The standard deviation's delta degrees of freedom.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per metric.
+    """
     from varprobe.metrics.token_calibration import relative_std
 
     rows = []
@@ -139,7 +260,22 @@ def rsd_table(metrics: pd.DataFrame, ddof: int = 1) -> pd.DataFrame:
 def summary_table(metrics: pd.DataFrame, rsd: pd.DataFrame, headline_bins: int) -> pd.DataFrame:
     """Per model and metric: the value at ``headline_bins`` beside the metric's RSD over bins.
 
-    ``metrics`` and ``rsd`` carry a ``model`` column (several models stacked)."""
+    ``metrics`` and ``rsd`` carry a ``model`` column (several models stacked).
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        ``metric_table``'s rows of several models.
+    rsd : pandas.DataFrame
+        ``rsd_table``'s rows of the same models.
+    headline_bins : int
+        The number of bins whose value is shown.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model and metric.
+    """
     chosen = metrics[metrics["bins"] == headline_bins]
     if chosen.empty:
         raise ValueError(f"bins {headline_bins} is not among the computed bins {sorted(metrics['bins'].unique())}")

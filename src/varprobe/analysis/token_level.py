@@ -18,7 +18,8 @@ oracle 2 as predictors, the expected TVD to all humans (with a percentile-bootst
 the expected TVD to oracle 1 and the ECE with the human-majority first token as target (the
 oracles' ECE averaged over the R resplits): the paper's Table 4.
 
-The family's declaration: ``varprobe.families.token_level``; its subcommands: ``varprobe.cli.token_level``.
+The family's declaration: ``varprobe.families.token_level``; its subcommands:
+``varprobe.cli.token_level``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,20 @@ SYSTEMS = ("model", "oracle 1", "oracle 2")
 
 def first_tokens(distribution: Mapping[str, float], first_token: Callable[[str], int]) -> dict[int, float]:
     """Map a distribution (or counts) over words to one over their first token ids, summing
-    the words that share a first token."""
+    the words that share a first token.
+
+    Parameters
+    ----------
+    distribution : Mapping of str to float
+        Probabilities or counts over words.
+    first_token : callable
+        The first token id of a word.
+
+    Returns
+    -------
+    dict of int to float
+        The summed values per first token id.
+    """
     mapped: dict[int, float] = {}
     for word, value in distribution.items():
         token = int(first_token(word))
@@ -62,6 +76,26 @@ def token_table(
     ``next_tokens``: the model's next-token distribution of each context in order, shape
     ``(V,)``, read one at a time; ``first_token(word)``: the first token id of ``" " + word``;
     ``token_text(id)``: its text.
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        The contexts (``provo_contexts``), in the order of ``next_tokens``.
+    responses : pandas.DataFrame
+        The human responses (``provo_responses``).
+    next_tokens : iterable of numpy.ndarray
+        The model's next-token distribution per context.
+    first_token : callable
+        The first token id of a word.
+    token_text : callable
+        The text of a token id.
+    settings : ControlSettings
+        The oracle resplits.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, numpy.ndarray, numpy.ndarray)
+        The per-context table, the oracles' confidences and their hits.
     """
     humans = human_counts(responses)
     rows, confidences, hits = [], [], []
@@ -101,7 +135,22 @@ def token_summary(table: pd.DataFrame, confidences: np.ndarray, hits: np.ndarray
                   settings: ControlSettings) -> pd.DataFrame:
     """One row per predictor of ``SYSTEMS`` (schema ``token_level_summary`` without the model
     name): expected TVD to all humans with its bootstrap CI, expected TVD to oracle 1, ECE with
-    the human-majority target, mean entropy."""
+    the human-majority target, mean entropy.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``token_table``'s table.
+    confidences, hits : numpy.ndarray
+        ``token_table``'s oracle confidences and hits.
+    settings : ControlSettings
+        The resplits, ECE bins, bootstrap resamples and seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per predictor.
+    """
     if table.empty:
         raise ValueError("the token-level table has no context")
     model_hits = (table["model_mode_id"] == table["human_majority_id"]).to_numpy()

