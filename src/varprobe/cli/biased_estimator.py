@@ -47,7 +47,6 @@ def _biased_estimator(args: argparse.Namespace) -> None:
     tables.write(support, args.out, "biased_support", metadata)
 
 
-
 def _biased_merge(args: argparse.Namespace) -> None:
     support, metadata = merge_shards(args.shards, args.support_out, "biased_support")
     estimates, failure_rate = support_estimates(support)
@@ -58,7 +57,6 @@ def _biased_merge(args: argparse.Namespace) -> None:
     tables.write(table, args.tvd_out, "provo_tvd", names)
     summary = model_summary(table, oracle_hits, failure_rate, control)
     tables.write(pd.DataFrame([{**names, **summary}]), args.system_out, "provo_system", names)
-
 
 
 def register(sub) -> None:

@@ -29,7 +29,6 @@ def _oracle_replacement(args: argparse.Namespace) -> None:
     tables.write(histograms.assign(**names), args.histogram_out, "histogram", names)
 
 
-
 def _oracle_replacement_summary(args: argparse.Namespace) -> None:
     from varprobe.plots.oracle_replacement import replacement_curves, replacement_histograms
 
@@ -43,7 +42,6 @@ def _oracle_replacement_summary(args: argparse.Namespace) -> None:
     tables.write(drawn, args.table, "histogram")
     replacement_curves(summary).savefig(args.curve_figure, dpi=150)
     replacement_histograms(drawn, args.figure_k).savefig(args.histogram_figure, dpi=150)
-
 
 
 def _tvd_differences(args: argparse.Namespace) -> None:
@@ -62,7 +60,6 @@ def _tvd_differences(args: argparse.Namespace) -> None:
     histograms = pd.concat(histograms, ignore_index=True)
     tables.write(histograms, args.table, "histogram")
     difference_histograms(histograms).savefig(args.figure, dpi=150)
-
 
 
 def register(sub) -> None:

@@ -42,7 +42,6 @@ def _regression(args: argparse.Namespace) -> None:
           f"{fit.diagnostics}\n{shown.round(3).to_string()}", file=sys.stderr)
 
 
-
 def _regression_figure(args: argparse.Namespace) -> None:
     from varprobe.plots.regression import coefficient_plot
 
@@ -53,7 +52,6 @@ def _regression_figure(args: argparse.Namespace) -> None:
     fig, table = coefficient_plot(coefficients, PREDICTOR_ORDER, LABELS, paper)
     fig.savefig(args.figure, dpi=150)
     tables.write(table, args.table, "regression_figure")
-
 
 
 def register(sub) -> None:

@@ -25,7 +25,6 @@ def _sample_size(args: argparse.Namespace) -> None:
     tables.write(summary.assign(**names), args.summary_out, "sample_size_summary", names)
 
 
-
 def _sample_size_figure(args: argparse.Namespace) -> None:
     from varprobe.metrics.histogram import histogram_rows
     from varprobe.plots.sample_size import squared_error_histograms
@@ -43,7 +42,6 @@ def _sample_size_figure(args: argparse.Namespace) -> None:
     tables.write(summary, args.summary_out, "sample_size_summary")
     tables.write(histograms, args.table, "histogram")
     squared_error_histograms(histograms, summary).savefig(args.figure, dpi=150)
-
 
 
 def register(sub) -> None:

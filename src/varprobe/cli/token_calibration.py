@@ -44,7 +44,6 @@ def _token_calibration(args: argparse.Namespace) -> None:
                  {**run, "labels": "drawn from the model's own distributions", "seed": args.seed})
 
 
-
 def _token_calibration_summary(args: argparse.Namespace) -> None:
     from varprobe.plots.token_calibration import metrics_against_bins
 
@@ -59,7 +58,6 @@ def _token_calibration_summary(args: argparse.Namespace) -> None:
              .sort_values(["model", "labels", "metric", "bins"], ignore_index=True))
     metrics_against_bins(curve).savefig(args.figure, dpi=150)
     tables.write(curve, args.table, "token_calibration_figure")
-
 
 
 def register(sub) -> None:

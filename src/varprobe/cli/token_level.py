@@ -33,7 +33,6 @@ def _token_level(args: argparse.Namespace) -> None:
     tables.write(summary, args.summary_out, "token_level_summary", metadata)
 
 
-
 def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("token-level", help="exact next-token distribution vs the humans' first tokens")

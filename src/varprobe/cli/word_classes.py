@@ -35,13 +35,11 @@ def _class_tvd(args: argparse.Namespace, classify) -> None:
                  "word_class_system", metadata)
 
 
-
 def _syntactic_tvd(args: argparse.Namespace) -> None:
     from varprobe.probes.pos_tags import UniversalTagger
 
     args.level, args.settings = "syntactic", {"nltk_data": args.nltk_data}
     _class_tvd(args, syntactic_classifier(UniversalTagger(args.nltk_data)))
-
 
 
 def _semantic_tvd(args: argparse.Namespace) -> None:
@@ -54,7 +52,6 @@ def _semantic_tvd(args: argparse.Namespace) -> None:
     _class_tvd(args, semantic_classifier(vectors, args.seed, args.n_init, args.max_iter))
 
 
-
 def _word_class_summary(args: argparse.Namespace) -> None:
     rows = pd.concat([tables.read(p, "word_class_system") for p in args.systems], ignore_index=True)
     levels = set(rows["level"])
@@ -62,7 +59,6 @@ def _word_class_summary(args: argparse.Namespace) -> None:
         raise ValueError(f"--systems mix levels {sorted(levels)}; expected only {args.level!r}")
     tables.write(rows.sort_values(["model", "decoding"], ignore_index=True), args.out,
                  "word_class_system", {"level": args.level})
-
 
 
 def _word_class_figure(args: argparse.Namespace) -> None:
@@ -83,7 +79,6 @@ def _word_class_figure(args: argparse.Namespace) -> None:
     tables.write(table, args.table, "word_class_histogram", {"level": args.level})
 
 
-
 def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", required=True, help="the system's model name")
     parser.add_argument("--decoding", required=True, help="the system's decoding name")
@@ -95,7 +90,6 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     add_estimates(parser)
     parser.add_argument("--tvd-out", required=True)
     parser.add_argument("--system-out", required=True)
-
 
 
 def register(sub) -> None:
