@@ -33,7 +33,7 @@ if FINETUNED:
     include: "workflow/rules/finetune.smk"
 
 
-# Each key of `analyses` runs an analysis family (varprobe.analysis.family), whose rules are in
+# Each key of `analyses` runs an analysis family (varprobe.families), whose rules are in
 # workflow/rules/<its rule_file>.smk; a file that serves several keys is included once.
 for rule_file in dict.fromkeys(ANALYSIS_FAMILIES[a].rule_file for a in ANALYSES):
 

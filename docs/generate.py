@@ -214,7 +214,7 @@ def configuration_page() -> str:
 
 def tables_page() -> str:
     """Every declared table: its columns and their dtypes."""
-    from varprobe.analysis.family import family_tables
+    from varprobe.families import family_tables
     from varprobe.tables import SCHEMAS
 
     declared = {**SCHEMAS, **family_tables()}

@@ -641,7 +641,7 @@ def test_a_language_key_of_the_probes_is_matched_without_case(tmp_path):
 
 
 def test_a_corpus_language_code_is_matched_without_case(tmp_path):
-    from varprobe.analysis.family import unavailable_analyses
+    from varprobe.availability import unavailable_analyses
 
     path = tmp_path / "c.csv"
     path.write_text("passage,position,text,response\n1,2,De fiets.,fiets\n")

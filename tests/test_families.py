@@ -1,14 +1,17 @@
-"""The analysis-family registry (``varprobe.analysis.family``): each family's module declares it
-once, and the command line, the table contracts, the workflow and the config checks read it."""
+"""The analysis-family registry (``varprobe.families``): each family's declaration module declares
+it once, and the command line, the table contracts, the workflow and the config checks read it."""
 
 from __future__ import annotations
+
+import ast
+import importlib
 
 import pytest
 import yaml
 from helpers import REPO
 
 from varprobe import tables
-from varprobe.analysis.family import families, family_tables
+from varprobe.families import families, family_tables
 from varprobe.cli import build_parser
 from varprobe.config_checks import ConfigError, check_config
 
@@ -23,6 +26,9 @@ def test_every_family_has_its_rule_file_schema_entry_and_subcommands():
     for key, family in registered.items():
         assert (REPO / f"workflow/rules/{family.rule_file}.smk").is_file(), key
         assert key in family.keys
+        # Its science, its subcommands and its declaration share the family's name.
+        assert importlib.import_module(f"varprobe.analysis.{family.name}"), key
+        assert callable(importlib.import_module(f"varprobe.cli.{family.name}").register), key
     # The paper's analyses, each from its own module.
     assert {"sample-size", "regression", "token-calibration", "syntactic-tvd", "semantic-tvd",
             "biased-estimator", "token-level", "oracle-replacement"} <= parser_commands
@@ -38,9 +44,9 @@ def test_family_tables_are_declared_contracts():
 
 
 def test_a_family_table_that_redeclares_a_study_table_is_named(monkeypatch):
-    import varprobe.analysis.family as family_module
+    import varprobe.families as family_module
 
-    clash = family_module.Family(keys=("clash",), rule_file="clash", register=print,
+    clash = family_module.Family(name="clash", keys=("clash",), rule_file="clash",
                                  tables={"provo_tvd": {"tvd": "float64"}})
     monkeypatch.setattr(family_module, "families", lambda: {"clash": clash})
     with pytest.raises(ValueError, match="table 'provo_tvd' of analysis family 'clash' is already "
@@ -69,3 +75,19 @@ def test_a_family_on_the_provo_tables_needs_the_provo_study():
         f"section; add one, or remove analyses.{key}" for key in on_provo
     ]
     check_config({"models": [], "provo": {"texts": [1]}, "analyses": {key: {} for key in on_provo}})
+
+
+def test_a_familys_declaration_imports_nothing():
+    """The table contracts (the lowest layer) read the declarations, so they may not reach up."""
+    for family in dict.fromkeys(families().values()):
+        path = REPO / "src/varprobe/families" / f"{family.name}.py"
+        imports = [node for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                   if isinstance(node, (ast.Import, ast.ImportFrom))]
+        assert imports == [], f"{path} imports {[ast.unparse(node) for node in imports]}"
+
+
+def test_every_reason_a_family_cannot_run_is_a_familys():
+    from varprobe.availability import UNAVAILABLE
+
+    assert set(UNAVAILABLE) <= {family.name for family in families().values()}
+    assert {"oracle_replacement", "regression", "word_classes"} <= set(UNAVAILABLE)

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 import varprobe.plots
-from varprobe.analysis.regression import LABELS, PAPER_COEFFICIENTS, PREDICTOR_ORDER
+from varprobe.analysis.regression import LABELS, PREDICTOR_ORDER
+from varprobe.published import PAPER_COEFFICIENTS
 from varprobe.plots import (
     appendix, finetune, oracle_replacement, production, provo, regression, sample_size, token_calibration,
     word_classes,

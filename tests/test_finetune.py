@@ -14,7 +14,6 @@ from varprobe import tables
 from varprobe.cli import build_parser
 from varprobe.data.provo import contexts_table, passages_table
 from varprobe.finetune.blocks import freeze_all_but_last, transformer_blocks
-from varprobe.finetune.checkpoint import MANIFEST, WEIGHTS, apply_checkpoint, save_checkpoint
 from varprobe.finetune.examples import (
     IGNORE,
     collate,
@@ -25,6 +24,7 @@ from varprobe.finetune.examples import (
 from varprobe.finetune.folds import contiguous_folds, training_ids
 from varprobe.finetune.settings import FinetuneSettings
 from varprobe.finetune.training import learning_rate_factor, train
+from varprobe.models.checkpoint import MANIFEST, WEIGHTS, apply_checkpoint, save_checkpoint
 from varprobe.models.loading import load_causal_lm, load_generator
 from varprobe.models.spec import ModelSpec
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from varprobe import tables
-from varprobe.analysis.family import unavailable_analyses
+from varprobe.availability import unavailable_analyses
 from varprobe.analysis.next_word import ControlSettings, oracle_splits
 from varprobe.analysis.regression import MIN_CONTEXTS, unfitted_systems
 from varprobe.cli import main

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from varprobe import tables
@@ -22,8 +23,25 @@ def json_value(text: str):
         raise argparse.ArgumentTypeError(f"not valid JSON ({err}): {text!r}") from None
 
 
-def job_spec(args: argparse.Namespace):
-    """The model of ``args.model`` on the device its job may use (``--gpus``, ``--cpu-fallback``)."""
+def job_spec(model: Mapping, *, gpus: int, cpu_fallback: bool, checkpoint: str | None = None):
+    """The model of a job on the device the job may use.
+
+    Parameters
+    ----------
+    model : Mapping
+        The model's config entry (``--model``).
+    gpus : int
+        GPUs given to the job (``--gpus``); 0 runs CUDA models on CPU.
+    cpu_fallback : bool
+        Whether a CUDA model runs on CPU where no CUDA device is usable (``--cpu-fallback``).
+    checkpoint : str or None
+        A fine-tuning checkpoint folder applied over the model's weights (``--checkpoint``).
+
+    Returns
+    -------
+    varprobe.models.spec.ModelSpec
+        The model's spec on that device, with the checkpoint.
+    """
     import dataclasses
 
     import torch
@@ -31,21 +49,21 @@ def job_spec(args: argparse.Namespace):
     from varprobe.models.loading import run_device
     from varprobe.models.spec import ModelSpec
 
-    spec = ModelSpec.from_config(args.model)
-    device = run_device(spec, args.gpus, args.cpu_fallback, torch.cuda.is_available())
+    spec = ModelSpec.from_config(model)
+    device = run_device(spec, gpus, cpu_fallback, torch.cuda.is_available())
     if device != spec.device:
         print(f"model {spec.name!r} configured for {spec.device!r} runs on {device!r}", file=sys.stderr)
     # A model that falls back to CPU runs whole there, not spread by its device map.
     placement = spec.device_map if device == spec.device else None
-    return dataclasses.replace(spec, device=device, device_map=placement,
-                               checkpoint=getattr(args, "checkpoint", None))
+    return dataclasses.replace(spec, device=device, device_map=placement, checkpoint=checkpoint)
 
 
-def load_model(args: argparse.Namespace):
-    """The causal LM of ``args.model``, loaded on the device its job may use, and that device."""
+def load_model(model: Mapping, *, gpus: int, cpu_fallback: bool, checkpoint: str | None = None):
+    """The causal LM of a job, loaded on the device the job may use (``job_spec``, whose
+    parameters these are), and that device."""
     from varprobe.models.loading import load_causal_lm
 
-    spec = job_spec(args)
+    spec = job_spec(model, gpus=gpus, cpu_fallback=cpu_fallback, checkpoint=checkpoint)
     return load_causal_lm(spec), spec.device
 
 

@@ -19,7 +19,7 @@ value. They read the config only (and, for models, the local file system): no ne
   (the schema accepts any name; the error lists the known ones), and a task that brings its own
   file (``file:``/``datasets:``) is not named like one.
 * ``analysis_problems``: every key of ``analyses`` is an analysis family's
-  (``varprobe.analysis.family``).
+  (``varprobe.families``).
 * ``dataset_option_problems``: a production dataset entry's keys beyond the schema's are options
   of the dataset's record, of their defaults' types (the schema lists no dataset's options).
 * ``user_data_problems``: a file a production task brings is there, of a known type, the
@@ -83,7 +83,7 @@ analysis families declare their own (``Family.value_lists``)."""
 
 def value_lists() -> list[tuple]:
     """``VALUE_LISTS`` and every analysis family's, as config key paths."""
-    from varprobe.analysis.family import families
+    from varprobe.families import families
 
     unique = dict.fromkeys(families().values())
     return [*VALUE_LISTS, *(("analyses", *path) for family in unique for path in family.value_lists)]
@@ -563,10 +563,10 @@ def _production_finetune_problems(config: dict, path: tuple, name: str, tune: di
 
 
 def analysis_problems(config: dict) -> list[str]:
-    """Keys of ``analyses`` that no analysis family answers to (``varprobe.analysis.family``),
+    """Keys of ``analyses`` that no analysis family answers to (``varprobe.families``),
     and families that read the Provo study's tables (``Family.provo``) in a config without a
     ``provo:`` section."""
-    from varprobe.analysis.family import families
+    from varprobe.families import families
 
     known = families()
     problems = []

@@ -1,5 +1,5 @@
 """Column contracts of every Parquet table the workflow writes, declared once and checked on write
-(``SCHEMAS``; an analysis family declares its own tables in its ``FAMILY``).
+(``SCHEMAS``; an analysis family declares its own tables in ``varprobe.families``).
 
 A table is written atomically (to a temporary file, then renamed): a failed job never leaves a
 partial table that looks complete.
@@ -208,10 +208,10 @@ SCHEMAS: dict[str, dict[str, str]] = {
 
 def declared_columns(schema: str) -> dict[str, str]:
     """The declared columns of ``schema`` (name -> dtype): one of ``SCHEMAS`` or of an analysis
-    family's tables (``varprobe.analysis.family``). KeyError naming it otherwise."""
+    family's tables (``varprobe.families``). KeyError naming it otherwise."""
     if schema in SCHEMAS:
         return SCHEMAS[schema]
-    from varprobe.analysis.family import family_tables
+    from varprobe.families import family_tables
 
     declared = family_tables(SCHEMAS)
     if schema not in declared:

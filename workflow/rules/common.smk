@@ -9,9 +9,10 @@ import shlex
 import sys
 from pathlib import Path
 
-from varprobe.analysis.family import families, unavailable_analyses
+from varprobe.availability import unavailable_analyses
 from varprobe.config_checks import in_precedence, validate_config
 from varprobe.data.user_files import record_digest
+from varprobe.families import families
 
 for note in validate_config(
     config, workflow.source_path("../schemas/config.schema.yaml"), workflow.configfiles
@@ -163,6 +164,6 @@ NOT_FITTED = {}
 """Analyses run on part of what the config asks for: key -> what was left out and why (each
 family's rule file fills it; the results page lists it with ``NOT_RUN``)."""
 ANALYSIS_FAMILIES = families()
-"""Every analysis family by config key (varprobe.analysis.family)."""
+"""Every analysis family by config key (varprobe.families)."""
 ANALYSIS_TARGETS = []
 """The outputs of the configured analysis families: each family's rule file extends it."""

@@ -32,23 +32,18 @@ Provo's responses are: ``varprobe.words.normalise_word``), so "don't" is scored 
 a sentence-initial word in lowercase; different spellings the model would write for one
 normalised word are not summed. This underestimates P(w | c) for such words.
 
-The family's subcommands and its tables: ``FAMILY``.
+The family's declaration: ``varprobe.families.biased_estimator``; its subcommands:
+``varprobe.cli.biased_estimator``.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
-from tqdm import tqdm
 
-from varprobe import tables
-from varprobe.analysis.family import Family
-from varprobe.analysis.next_word import ModelEstimate, context_table, human_counts, model_counts, model_summary
-from varprobe.commands import add_control, add_model_job, add_shard_options, control_settings, load_model, merge_shards
+from varprobe.analysis.next_word import ModelEstimate, human_counts, model_counts
 from varprobe.metrics.dense import renormalise
 from varprobe.words import has_word_char
 
@@ -72,13 +67,40 @@ class BiasedSettings:
 
 
 def sources(nucleus: Sequence[float]) -> tuple[str, ...]:
-    """The support's sources, in the order they are listed in the support table."""
+    """The support's sources, in the order they are listed in the support table.
+
+    Parameters
+    ----------
+    nucleus : sequence of float
+        The nucleus masses drawn at.
+
+    Returns
+    -------
+    tuple of str
+        The sources' names: the samples, greedy, one per nucleus mass, the humans and the
+        corpus word.
+    """
     return ("samples", "greedy", *(f"nucleus-{p:g}" for p in nucleus), "human", "corpus")
 
 
 def model_draws(model, tokenizer, contexts: pd.DataFrame, settings: BiasedSettings) -> dict:
     """Per context ``(text_id, word_number)``: ``{source: [word or "" for a failed draw]}`` for
-    the greedy draw and the nucleus draws (module docstring)."""
+    the greedy draw and the nucleus draws (module docstring).
+
+    Parameters
+    ----------
+    model, tokenizer
+        The causal LM and its tokenizer.
+    contexts : pandas.DataFrame
+        The contexts to draw at (``provo_contexts``).
+    settings : BiasedSettings
+        The nucleus masses, draws per mass, token budget, batch size and seed.
+
+    Returns
+    -------
+    dict
+        Per context, the words of each source.
+    """
     from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
     from varprobe.sampling.decoding import Decoding
 
@@ -101,7 +123,20 @@ def model_draws(model, tokenizer, contexts: pd.DataFrame, settings: BiasedSettin
 def support(named_words: Mapping[str, Iterable[str]], order: Sequence[str]) -> dict[str, list[str]]:
     """The support of one context: ``{word: [sources it came from]}`` over the words of every
     source in ``order`` (empty strings, i.e. failed draws, and words without a letter or digit
-    are left out). Words are listed in order of first appearance, sources in ``order``."""
+    are left out). Words are listed in order of first appearance, sources in ``order``.
+
+    Parameters
+    ----------
+    named_words : Mapping of str to iterable of str
+        Each source's words.
+    order : sequence of str
+        The sources, in the order to list them.
+
+    Returns
+    -------
+    dict of str to list of str
+        Each support word with its sources.
+    """
     found: dict[str, list[str]] = {}
     for source in order:
         for word in named_words.get(source, ()):
@@ -124,6 +159,26 @@ def biased_estimates(
 
     ``draws``: ``model_draws``' result; ``score_many(pairs)``: for each ``(context, words)``
     in order, log P(w | c) per word (``WordScorer.word_log_probs_many``).
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        The contexts (``provo_contexts``).
+    samples : pandas.DataFrame
+        The model's samples (``provo_samples``).
+    responses : pandas.DataFrame
+        The human responses (``provo_responses``).
+    draws : dict
+        ``model_draws``' result.
+    score_many : callable
+        Log P(w | c) of the words of each ``(context, words)`` pair.
+    order : sequence of str
+        The sources (``sources``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The support table.
     """
     humans = human_counts(responses)
     sampled = model_counts(samples)
@@ -154,7 +209,18 @@ def biased_estimates(
 
 def support_estimates(support: pd.DataFrame) -> tuple[dict[tuple[int, int], ModelEstimate], float]:
     """The per-context estimates q(. | c) of a support table (``biased_estimates``, possibly
-    the concatenation of its shards) and the share of model draws that gave no word."""
+    the concatenation of its shards) and the share of model draws that gave no word.
+
+    Parameters
+    ----------
+    support : pandas.DataFrame
+        A ``biased_support`` table.
+
+    Returns
+    -------
+    tuple of (dict, float)
+        ``ModelEstimate`` per ``(text_id, word_number)``, and the failure share.
+    """
     estimates = {}
     for (t, w), rows in support.groupby(["text_id", "word_number"], sort=False):
         estimates[(int(t), int(w))] = ModelEstimate(
@@ -163,92 +229,3 @@ def support_estimates(support: pd.DataFrame) -> tuple[dict[tuple[int, int], Mode
     n_draws = sum(e.n_draws for e in estimates.values())
     n_words = sum(e.n_words for e in estimates.values())
     return estimates, ((n_draws - n_words) / n_draws if n_draws else float("nan"))
-
-
-# The command line: the rules call these subcommands.
-
-
-def _biased_estimator(args: argparse.Namespace) -> None:
-    from varprobe.sampling.scoring import WordScorer
-    from varprobe.sampling.shards import shard_rows
-
-    settings = BiasedSettings(tuple(args.nucleus), args.nucleus_samples, args.max_tokens,
-                              args.batch_size, args.seed)
-    contexts = tables.read(args.contexts, "provo_contexts")
-    rows = shard_rows(contexts["text_id"].tolist(), args.shard, args.shards)
-    contexts = contexts.iloc[rows.start : rows.stop]
-    loaded, device = load_model(args)
-    name = loaded.spec.name
-    print(f"{name}: greedy and nucleus draws for {len(contexts)} contexts", file=sys.stderr)
-    draws = model_draws(loaded.model, loaded.tokenizer, contexts, settings)
-    scorer = WordScorer(loaded.model, loaded.tokenizer, args.score_batch)
-
-    def score_many(pairs):
-        return tqdm(scorer.word_log_probs_many(pairs), total=len(contexts), file=sys.stderr, mininterval=5,
-                    desc=f"{name}/biased scores")
-
-    support = biased_estimates(contexts, tables.read(args.samples, "provo_samples"),
-                               tables.read(args.responses, "provo_responses"), draws, score_many,
-                               sources(settings.nucleus))
-    metadata = {"model": name, "decoding": "biased", "model_entry": args.model,
-                "device": device, "samples": args.samples, "biased": vars(settings),
-                "shard": [args.shard, args.shards]}
-    tables.write(support, args.out, "biased_support", metadata)
-
-
-def _biased_merge(args: argparse.Namespace) -> None:
-    support, metadata = merge_shards(args.shards, args.support_out, "biased_support")
-    estimates, failure_rate = support_estimates(support)
-    control = control_settings(args)
-    table, oracle_hits = context_table(tables.read(args.contexts, "provo_contexts"),
-                                       tables.read(args.responses, "provo_responses"), estimates, control)
-    names = {"model": metadata["model"], "decoding": "biased"}
-    tables.write(table, args.tvd_out, "provo_tvd", names)
-    summary = model_summary(table, oracle_hits, failure_rate, control)
-    tables.write(pd.DataFrame([{**names, **summary}]), args.system_out, "provo_system", names)
-
-
-def register(sub) -> None:
-    """Add this module's subcommands to ``sub``."""
-    p = sub.add_parser("biased-estimator",
-                       help="biased model estimate: exact word probabilities renormalised over a support")
-    add_model_job(p, decoding=False)
-    p.add_argument("--contexts", required=True)
-    p.add_argument("--responses", required=True)
-    p.add_argument("--seed", type=int, required=True, help="the greedy and nucleus draws' seed")
-    p.add_argument("--samples", required=True, help="the system's samples table (part of the support)")
-    p.add_argument("--nucleus", type=float, nargs="+", required=True, help="top-p values of the nucleus draws")
-    p.add_argument("--nucleus-samples", type=int, required=True, help="draws per nucleus value")
-    p.add_argument("--max-tokens", type=int, required=True)
-    p.add_argument("--batch-size", type=int, required=True, help="sampler nodes per forward pass")
-    p.add_argument("--score-batch", type=int, default=64, help="words scored per forward pass")
-    add_shard_options(p, "contexts")
-    p.add_argument("--out", required=True, help="the shard's support table")
-    p.set_defaults(run=_biased_estimator)
-
-    p = sub.add_parser("biased-estimator-merge",
-                       help="the biased estimate's support shards -> its support, TVD and system tables")
-    p.add_argument("--shards", nargs="+", required=True, help="the support shards, in shard order")
-    add_control(p)
-    p.add_argument("--support-out", required=True)
-    p.add_argument("--tvd-out", required=True)
-    p.add_argument("--system-out", required=True)
-    p.set_defaults(run=_biased_merge)
-
-
-FAMILY = Family(
-    keys=("biased_estimator",),
-    rule_file="biased_estimator",
-    register=register,
-    tables={
-        # The biased model estimate (Ilia & Aziz 2024, App. A): one row per word of a context's
-        # support, its sources, log P(w|c) with the beginning-of-word correction and the
-        # probability renormalised over the support.
-        "biased_support": {
-            "text_id": "int32", "word_number": "int32", "word": "string", "sources": "string",
-            "log_probability": "float64", "probability": "float64", "n_draws": "int32",
-            "n_words": "int32",
-        },
-    },
-    value_lists=(("biased_estimator", "nucleus"),),
-)

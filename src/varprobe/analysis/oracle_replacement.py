@@ -48,21 +48,18 @@ k = 100 whenever theta < 1.
 TVD differences (App. C.4). Per context, TVD(q, p) - mean_r TVD(o2_r, p): the system's ``tvd``
 minus the oracle control's ``tvd`` (both against all humans p).
 
-The family's subcommands and its tables: ``FAMILY``.
+The family's declaration: ``varprobe.families.oracle_replacement``; its subcommands:
+``varprobe.cli.oracle_replacement``.
 """
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Mapping
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from varprobe import tables
-from varprobe.analysis.family import Family
 from varprobe.analysis.next_word import ModelEstimate, human_counts
-from varprobe.commands import add_estimates, read_estimates
 from varprobe.metrics.distributions import mle, tvd
 from varprobe.metrics.histogram import histogram_overlap, histogram_rows
 
@@ -72,7 +69,18 @@ HALF = "half"
 
 def oracle_size(text: str) -> str:
     """An oracle size as the tables hold it: ``half`` or a positive number of responses, as a
-    string (``"10"``); ValueError naming ``text`` otherwise."""
+    string (``"10"``); ValueError naming ``text`` otherwise.
+
+    Parameters
+    ----------
+    text : str
+        ``half`` or a number of responses.
+
+    Returns
+    -------
+    str
+        The size as the tables hold it.
+    """
     if str(text) == HALF:
         return HALF
     try:
@@ -96,6 +104,20 @@ def disjoint_oracles(
     The responses are listed in sorted word order (the result depends on rng alone) and permuted;
     the first ``size`` form A, the next ``size`` B. Raises ValueError when there are fewer than
     2 * size responses or size < 1.
+
+    Parameters
+    ----------
+    counts : dict of str to int
+        A context's response counts.
+    size : int
+        Responses per oracle.
+    rng : numpy.random.Generator
+        The source of the permutation.
+
+    Returns
+    -------
+    tuple of (dict of str to int, dict of str to int)
+        Oracles A and B as counts.
     """
     if size < 1:
         raise ValueError(f"oracle size {size}: must be >= 1")
@@ -123,6 +145,24 @@ def oracle_pairs(
     Returns the pairs (columns text_id, word_number, oracle_size, seed_index, tvd_oracle_oracle,
     tvd_model_oracle) and, per oracle size, the contexts skipped (n_too_few_humans,
     n_without_words).
+
+    Parameters
+    ----------
+    responses : pandas.DataFrame
+        The human responses (``provo_responses``).
+    estimates : dict of (int, int) to ModelEstimate
+        The model's per-context estimates.
+    oracle_sizes : list of str
+        The oracle sizes.
+    seeds : int
+        Seed indices per size.
+    seed : int
+        The base seed.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, pandas.DataFrame)
+        The pairs and the skipped contexts.
     """
     humans = human_counts(responses)
     rows, skipped = [], []
@@ -151,7 +191,22 @@ def oracle_pairs(
 def replaced_values(pairs: pd.DataFrame, k: float, rng_seed: list[int]) -> np.ndarray:
     """One (s, seed) group's per-context TVDs after replacing round(k C / 100) of the m values by
     their h values; the contexts replaced are the first of a permutation seeded by ``rng_seed``
-    (the same permutation for every k: nested sets)."""
+    (the same permutation for every k: nested sets).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        One size and seed index's rows of ``oracle_pairs``.
+    k : float
+        The percentage of contexts replaced.
+    rng_seed : list of int
+        The permutation's seed.
+
+    Returns
+    -------
+    numpy.ndarray
+        The per-context TVDs.
+    """
     if not 0 <= k <= 100:
         raise ValueError(f"k = {k}: a percentage must lie in [0, 100]")
     ordered = pairs.sort_values(["text_id", "word_number"])
@@ -168,7 +223,26 @@ def replacement_curve(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """M_k per oracle size, seed index and k (schema ``oracle_replacement`` without
     model/decoding) and the histogram of each replaced set over ``bins`` equal bins of [0, 1]
-    (schema ``histogram`` without model/decoding; group ``s=S k=K``, ``seed_index`` set)."""
+    (schema ``histogram`` without model/decoding; group ``s=S k=K``, ``seed_index`` set).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        ``oracle_pairs``' pairs.
+    skipped : pandas.DataFrame
+        ``oracle_pairs``' skipped contexts.
+    k_percent : list of float
+        The grid of k.
+    seed : int
+        The base seed.
+    bins : int
+        The histograms' bins.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, pandas.DataFrame)
+        The curve and the histograms.
+    """
     edges = np.linspace(0.0, 1.0, bins + 1)
     curve, histograms = [], []
     for s, row in skipped.set_index("oracle_size").iterrows():
@@ -189,7 +263,18 @@ def replacement_curve(
 def pooled_histograms(histograms: pd.DataFrame) -> pd.DataFrame:
     """The per-seed histograms of the replaced sets (schema ``histogram``) pooled over seeds: per
     system, group and bin the summed count, its density (area 1; NaN where nothing is counted)
-    and ``seed_index`` NA."""
+    and ``seed_index`` NA.
+
+    Parameters
+    ----------
+    histograms : pandas.DataFrame
+        Per-seed histograms (``replacement_curve``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The pooled histograms.
+    """
     pooled = (histograms.groupby(["model", "decoding", "group", "bin_left", "bin_right"], sort=True)["count"]
               .sum().reset_index())
     width = pooled["bin_right"] - pooled["bin_left"]
@@ -202,7 +287,18 @@ def pooled_histograms(histograms: pd.DataFrame) -> pd.DataFrame:
 def replacement_overlap(pooled: pd.DataFrame) -> pd.DataFrame:
     """Per system, oracle size and k: overlap_k, the overlap of the pooled histogram at k with the
     one at k = 100 (the oracles'; module docstring). ``pooled``: ``pooled_histograms`` of groups
-    ``s=S k=K``. Raises ValueError naming the system and size whose grid lacks k = 100."""
+    ``s=S k=K``. Raises ValueError naming the system and size whose grid lacks k = 100.
+
+    Parameters
+    ----------
+    pooled : pandas.DataFrame
+        ``pooled_histograms``' rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        overlap_k per system, oracle size and k.
+    """
     parts = pooled["group"].str.extract(r"^s=(?P<oracle_size>\S+) k=(?P<k>\S+)$")
     if parts.isna().any(axis=None):
         raise ValueError(f"histogram groups {sorted(pooled.loc[parts.isna().any(axis=1), 'group'].unique())}: "
@@ -223,7 +319,22 @@ def replacement_overlap(pooled: pd.DataFrame) -> pd.DataFrame:
 def replacement_summary(curve: pd.DataFrame, overlap: pd.DataFrame, threshold: float) -> pd.DataFrame:
     """Per system, oracle size and k: M_k's mean and spread over seeds, the oracle mean and spread,
     overlap_k (``replacement_overlap``), whether it reaches ``threshold`` and the matching k, the
-    smallest such k (module docstring; NA when none does)."""
+    smallest such k (module docstring; NA when none does).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        ``replacement_curve``'s curve of every seed.
+    overlap : pandas.DataFrame
+        ``replacement_overlap``'s rows.
+    threshold : float
+        The overlap at which a k matches the oracles.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system, oracle size and k.
+    """
     if not 0 < threshold <= 1:
         raise ValueError(f"overlap threshold {threshold}: must lie in (0, 1]")
     keys = ["model", "decoding", "oracle_size", "k"]
@@ -255,7 +366,20 @@ def replacement_summary(curve: pd.DataFrame, overlap: pd.DataFrame, threshold: f
 def tvd_differences(system: pd.DataFrame, oracle: pd.DataFrame) -> pd.DataFrame:
     """Per context: the system's TVD(q, p), the oracle control's mean_r TVD(o2_r, p) and their
     difference (contexts without a model word dropped). Both are ``provo_tvd`` tables; a context
-    of the system missing from the oracle table raises ValueError naming it."""
+    of the system missing from the oracle table raises ValueError naming it.
+
+    Parameters
+    ----------
+    system : pandas.DataFrame
+        A system's ``provo_tvd`` table.
+    oracle : pandas.DataFrame
+        The oracle control's ``provo_tvd`` table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per context.
+    """
     keys = ["text_id", "word_number"]
     merged = system[[*keys, "tvd"]].merge(
         oracle[[*keys, "tvd"]], on=keys, how="left", suffixes=("_model", "_oracle"), validate="one_to_one"
@@ -272,142 +396,27 @@ def _sd(values: pd.Series) -> float:
     return float(values.std(ddof=1)) if len(values) > 1 else 0.0
 
 
-# The command line: the rules call these subcommands.
+def too_few_responses(responses: pd.DataFrame, oracle_sizes: Sequence[str], corpus: str) -> str | None:
+    """Why the replacement cannot run on a cloze corpus, or None where it can.
 
+    Parameters
+    ----------
+    responses : pandas.DataFrame
+        The corpus's responses (``provo_responses``: ``text_id``, ``word_number``, ``count``).
+    oracle_sizes : sequence of str
+        The config's ``oracle_sizes``: ``"half"`` or numbers of responses.
+    corpus : str
+        The corpus's name, for the reason.
 
-def _oracle_replacement(args: argparse.Namespace) -> None:
-
-    estimates, _ = read_estimates(args)
-    pairs, skipped = oracle_pairs(
-        tables.read(args.responses, "provo_responses"), estimates, args.oracle_sizes, args.seeds, args.seed
-    )
-    curve, histograms = replacement_curve(pairs, skipped, args.k_percent, args.seed, args.bins)
-    names = {"model": args.model, "decoding": args.decoding}
-    tables.write(curve.assign(**names), args.curve_out, "oracle_replacement", names)
-    tables.write(histograms.assign(**names), args.histogram_out, "histogram", names)
-
-
-def _oracle_replacement_summary(args: argparse.Namespace) -> None:
-    from varprobe.plots.oracle_replacement import replacement_curves, replacement_histograms
-
-    curve = pd.concat([tables.read(p, "oracle_replacement") for p in args.curves], ignore_index=True)
-    histograms = pd.concat([tables.read(p, "histogram") for p in args.histograms], ignore_index=True)
-    pooled = pooled_histograms(histograms)
-    summary = replacement_summary(curve, replacement_overlap(pooled), args.overlap_threshold)
-    shown = {f"k={k:g}" for k in [*args.figure_k, 100]}
-    drawn = pooled[pooled["group"].str.split().str[1].isin(shown)]
-    tables.write(summary, args.summary_out, "oracle_replacement_summary")
-    tables.write(drawn, args.table, "histogram")
-    replacement_curves(summary).savefig(args.curve_figure, dpi=150)
-    replacement_histograms(drawn, args.figure_k).savefig(args.histogram_figure, dpi=150)
-
-
-def _tvd_differences(args: argparse.Namespace) -> None:
-    from varprobe.plots.oracle_replacement import difference_histograms
-
-    oracle = tables.read(args.oracle, "provo_tvd")
-    edges = np.linspace(-1.0, 1.0, args.bins + 1)
-    differences, histograms = [], []
-    for path in args.tvd:
-        names = tables.read_metadata(path)
-        names = {"model": names["model"], "decoding": names["decoding"]}
-        frame = tvd_differences(tables.read(path, "provo_tvd"), oracle).assign(**names)
-        differences.append(frame)
-        histograms.append(histogram_rows(frame["difference"], edges, "difference", seed_index=pd.NA, **names))
-    tables.write(pd.concat(differences, ignore_index=True), args.out, "tvd_differences")
-    histograms = pd.concat(histograms, ignore_index=True)
-    tables.write(histograms, args.table, "histogram")
-    difference_histograms(histograms).savefig(args.figure, dpi=150)
-
-
-def register(sub) -> None:
-    """Add this module's subcommands to ``sub``."""
-    p = sub.add_parser("oracle-replacement", help="mean TVD after replacing k%% of a model's TVDs by "
-                                                  "oracle TVDs (Sec. 5, App. E)")
-    add_estimates(p)
-    p.add_argument("--responses", required=True)
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--oracle-sizes", type=oracle_size, nargs="+", required=True,
-                   help=f"responses per oracle, or {HALF!r}: half the context's responses")
-    p.add_argument("--seeds", type=int, required=True, help="oracle pairs drawn per size")
-    p.add_argument("--k-percent", type=float, nargs="+", required=True, help="shares replaced, in %%")
-    p.add_argument("--bins", type=int, required=True, help="histogram bins over [0, 1]")
-    p.add_argument("--model", required=True)
-    p.add_argument("--decoding", required=True)
-    p.add_argument("--curve-out", required=True)
-    p.add_argument("--histogram-out", required=True)
-    p.set_defaults(run=_oracle_replacement)
-
-    p = sub.add_parser("oracle-replacement-summary", help="replacement curves over seeds (Figs. 15-16)")
-    p.add_argument("--curves", nargs="+", required=True)
-    p.add_argument("--histograms", nargs="+", required=True)
-    p.add_argument("--figure-k", type=float, nargs="+", required=True, help="k shown as histograms")
-    p.add_argument("--overlap-threshold", type=float, required=True,
-                   help="the histogram overlap with the oracles' at which k matches")
-    p.add_argument("--summary-out", required=True)
-    p.add_argument("--table", required=True, help="the pooled histograms drawn")
-    p.add_argument("--curve-figure", required=True)
-    p.add_argument("--histogram-figure", required=True)
-    p.set_defaults(run=_oracle_replacement_summary)
-
-    p = sub.add_parser("tvd-differences", help="TVD(model, humans) - TVD(oracle 2, humans) (Fig. 12)")
-    p.add_argument("--tvd", nargs="+", required=True, help="the systems' provo tvd tables")
-    p.add_argument("--oracle", required=True, help="the oracle control's tvd table")
-    p.add_argument("--bins", type=int, required=True, help="histogram bins over [-1, 1]")
-    p.add_argument("--out", required=True)
-    p.add_argument("--table", required=True)
-    p.add_argument("--figure", required=True)
-    p.set_defaults(run=_tvd_differences)
-
-
-def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
-    """Why the replacement cannot run on a cloze corpus: no context has responses enough for two
-    disjoint oracles of the smallest ``oracle_sizes`` (a corpus that cannot be read is left to
-    the job that reads it, which names the problem)."""
-    from varprobe.data.cloze import read_corpus
-
-    try:
-        responses = read_corpus(corpus)["responses"]
-    except (OSError, ValueError, ImportError):
-        return None
+    Returns
+    -------
+    str or None
+        The reason when no context has responses enough for two disjoint oracles of the smallest
+        size (``"half"`` counts as 1), else None.
+    """
     most = int(responses.groupby(["text_id", "word_number"])["count"].sum().max())
-    smallest = min((1 if s == HALF else int(s) for s in settings["oracle_sizes"]))
+    smallest = min((1 if s == HALF else int(s) for s in oracle_sizes))
     if most >= 2 * smallest:
         return None
     return (f"two disjoint oracles of {smallest} responses (the smallest of oracle_sizes) need a context "
-            f"with at least {2 * smallest} responses, and corpus {corpus['name']!r} has at most {most}")
-
-
-FAMILY = Family(
-    keys=("oracle_replacement",),
-    rule_file="oracle_replacement",
-    register=register,
-    unavailable=unavailable,
-    tables={
-        # The k%-oracle replacement (Sec. 5, App. E): M_k per system x oracle size x seed x k;
-        # oracle_size "half" (the half split, Fig. 14) or a number of responses ("10").
-        "oracle_replacement": {
-            "model": "string", "decoding": "string", "oracle_size": "string", "seed_index": "int64",
-            "k": "float64", "n_contexts": "int64", "n_replaced": "int64", "n_too_few_humans": "int64",
-            "n_without_words": "int64", "mean_tvd": "float64", "model_mean_tvd": "float64",
-            "oracle_mean_tvd": "float64",
-        },
-        # Per system x oracle size x k: M_k over seeds, and overlap_k, the overlap of the replaced
-        # TVDs' histogram (pooled over seeds) with the oracles' (k = 100); matches_oracle:
-        # overlap >= overlap_threshold; k_match: the smallest such k (NaN: none in the grid).
-        "oracle_replacement_summary": {
-            "model": "string", "decoding": "string", "oracle_size": "string", "k": "float64",
-            "n_seeds": "int64", "n_contexts": "int64", "mean_tvd": "float64", "sd_tvd": "float64",
-            "min_tvd": "float64", "max_tvd": "float64", "oracle_mean_tvd": "float64",
-            "oracle_sd_tvd": "float64", "model_mean_tvd": "float64", "overlap": "float64",
-            "overlap_threshold": "float64", "matches_oracle": "bool", "k_match": "float64",
-        },
-        # TVD(model, humans) - mean_r TVD(o2_r, humans) per context (App. C.4).
-        "tvd_differences": {
-            "model": "string", "decoding": "string", "text_id": "int32", "word_number": "int32",
-            "tvd_model": "float64", "tvd_oracle": "float64", "difference": "float64",
-        },
-    },
-    value_lists=(("oracle_replacement", "oracle_sizes"), ("oracle_replacement", "k_percent"),
-                 ("oracle_replacement", "figure_k")),
-)
+            f"with at least {2 * smallest} responses, and corpus {corpus!r} has at most {most}")

@@ -40,12 +40,12 @@ Inference: NUTS (PyMC) with a fixed seed and one process (``cores=1``), so the d
 depend on parallelism; posterior means, standard deviations, 95% highest-density intervals,
 R-hat and bulk/tail ESS from ArviZ.
 
-The family's subcommands and its tables: ``FAMILY``.
+The family's declaration: ``varprobe.families.regression``; its subcommands:
+``varprobe.cli.regression``.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Iterable, Mapping
@@ -54,9 +54,6 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from varprobe import tables
-from varprobe.published import PAPER_COEFFICIENTS
-from varprobe.analysis.family import Family
 
 TARGET = "tvd_model_oracle1"
 CONTINUOUS = ("entropy_human", "entropy_model", "tvd_oracle2_oracle1", "context_length")
@@ -133,6 +130,20 @@ def design_matrix(frame: pd.DataFrame, tags, reference_tag: str | None = None) -
 
     ``tags``: one universal tag per row of ``frame``. Raises ValueError naming a missing column,
     an unknown tag, a reference tag absent from the data, or a constant continuous predictor.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A ``provo_tvd`` table.
+    tags : sequence of str
+        One universal tag per row of ``frame``.
+    reference_tag : str or None
+        The tag left out as the reference (None: the most frequent one).
+
+    Returns
+    -------
+    Design
+        The standardised design.
     """
     missing = [c for c in (TARGET, *CONTINUOUS) if c not in frame.columns]
     if missing:
@@ -184,6 +195,20 @@ def last_word_tags(tvd: pd.DataFrame, contexts: pd.DataFrame, tagger) -> list[st
     ``UniversalTagger``), contexts matched on (text_id, word_number).
 
     Raises ValueError naming the first row whose context is not in ``contexts``.
+
+    Parameters
+    ----------
+    tvd : pandas.DataFrame
+        A ``provo_tvd`` table.
+    contexts : pandas.DataFrame
+        The contexts (``provo_contexts``).
+    tagger : UniversalTagger
+        The tagger.
+
+    Returns
+    -------
+    list of str
+        One tag per row of ``tvd``.
     """
     texts = dict(zip(zip(contexts["text_id"], contexts["word_number"], strict=True),
                      contexts["context"], strict=True))
@@ -211,7 +236,20 @@ class Fit:
 
 
 def ard_model(design: Design, prior: PriorSettings):
-    """The PyMC model of the module docstring on ``design``."""
+    """The PyMC model of the module docstring on ``design``.
+
+    Parameters
+    ----------
+    design : Design
+        The design.
+    prior : PriorSettings
+        The priors' settings.
+
+    Returns
+    -------
+    pymc.Model
+        The unsampled model.
+    """
     import pymc as pm
 
     names = list(design.x.columns)
@@ -231,6 +269,20 @@ def fit_ard(design: Design, prior: PriorSettings, sampler: SamplerSettings) -> F
     """Sample the ARD regression with NUTS and summarise it (see ``Fit``).
 
     Warns on stderr when the chains have not converged (max R-hat > 1.01 or min ESS < 400).
+
+    Parameters
+    ----------
+    design : Design
+        The design.
+    prior : PriorSettings
+        The priors' settings.
+    sampler : SamplerSettings
+        NUTS's chains, draws, tuning steps, target acceptance and seed.
+
+    Returns
+    -------
+    Fit
+        The summary of the posterior.
     """
     import arviz as az
     import pymc as pm
@@ -287,74 +339,6 @@ def fit_ard(design: Design, prior: PriorSettings, sampler: SamplerSettings) -> F
     return Fit(table=table, diagnostics=diagnostics)
 
 
-# The command line: the rules call these subcommands.
-
-
-def _regression(args: argparse.Namespace) -> None:
-    from varprobe.probes.pos_tags import UniversalTagger
-
-    prior = PriorSettings(args.precision_shape, args.precision_rate, args.intercept_sd, args.sigma_sd)
-    sampler = SamplerSettings(args.seed, args.chains, args.draws, args.tune, args.target_accept)
-    tvd = tables.read(args.tvd, "provo_tvd")
-    tags = last_word_tags(tvd, tables.read(args.contexts, "provo_contexts"), UniversalTagger())
-    design = design_matrix(tvd, tags, args.reference_tag)
-    if design.n_dropped:
-        print(f"varprobe: dropped {design.n_dropped} of {len(tvd)} contexts with a NaN target or "
-              f"predictor", file=sys.stderr)
-    fit = fit_ard(design, prior, sampler)
-    frame = fit.table.assign(model=args.model, decoding=args.decoding, reference_tag=design.reference_tag)
-    metadata = {
-        "model": args.model, "decoding": args.decoding, "reference_tag": design.reference_tag,
-        "n_observations": len(design.y), "n_dropped": design.n_dropped,
-        "tag_counts": design.tag_counts, "prior": asdict(prior), "sampler": asdict(sampler),
-        "diagnostics": fit.diagnostics,
-    }
-    tables.write(frame, args.out, "regression_coefficients", metadata)
-    shown = frame.set_index("predictor")[["mean", "hdi_2.5%", "hdi_97.5%", "r_hat", "ess_bulk", "flagged"]]
-    print(f"{args.model}/{args.decoding}: n={len(design.y)}, reference tag {design.reference_tag!r}, "
-          f"{fit.diagnostics}\n{shown.round(3).to_string()}", file=sys.stderr)
-
-
-def _regression_figure(args: argparse.Namespace) -> None:
-    from varprobe.plots.regression import coefficient_plot
-
-    coefficients = pd.concat(
-        [tables.read(p, "regression_coefficients") for p in args.coefficients], ignore_index=True
-    )
-    paper = pd.DataFrame({"predictor": list(PAPER_COEFFICIENTS), "mean": list(PAPER_COEFFICIENTS.values())})
-    fig, table = coefficient_plot(coefficients, PREDICTOR_ORDER, LABELS, paper)
-    fig.savefig(args.figure, dpi=150)
-    tables.write(table, args.table, "regression_figure")
-
-
-def register(sub) -> None:
-    """Add this module's subcommands to ``sub``."""
-    p = sub.add_parser("regression", help="ARD regression of a system's per-context TVD")
-    p.add_argument("--tvd", required=True, help="the system's provo_tvd table")
-    p.add_argument("--contexts", required=True, help="the provo_contexts table (for POS tags)")
-    p.add_argument("--model", required=True)
-    p.add_argument("--decoding", required=True)
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--chains", type=int, default=2)
-    p.add_argument("--draws", type=int, default=1000)
-    p.add_argument("--tune", type=int, default=1000)
-    p.add_argument("--target-accept", type=float, default=0.9)
-    p.add_argument("--reference-tag", default=None,
-                   help="the tag without a column (default: the most frequent)")
-    p.add_argument("--precision-shape", type=float, default=1.0, help="a0 of lambda_j ~ Gamma(a0, b0)")
-    p.add_argument("--precision-rate", type=float, default=0.01, help="b0 of lambda_j ~ Gamma(a0, b0)")
-    p.add_argument("--intercept-sd", type=float, default=1.0)
-    p.add_argument("--sigma-sd", type=float, default=1.0)
-    p.add_argument("--out", required=True)
-    p.set_defaults(run=_regression)
-
-    p = sub.add_parser("regression-figure", help="ARD coefficients with 95%% HDIs (paper Fig. 3)")
-    p.add_argument("--coefficients", nargs="+", required=True)
-    p.add_argument("--figure", required=True)
-    p.add_argument("--table", required=True)
-    p.set_defaults(run=_regression_figure)
-
-
 MIN_CONTEXTS = len(CONTINUOUS) + 2
 """The contexts a system's fit needs at the least: more than its continuous coefficients and the
 intercept. With fewer the fit is not identified, and with one every predictor is constant."""
@@ -363,7 +347,20 @@ intercept. With fewer the fit is not identified, and with one every predictor is
 def unfitted_systems(systems: Iterable[tuple[str, str]], contexts: Mapping[str, int]) -> dict[tuple[str, str], str]:
     """The ``(model, decoding)`` systems that are not fitted, each with the reason: those whose
     decoding covers fewer than ``MIN_CONTEXTS`` contexts (``contexts``: decoding -> the contexts
-    it covers, where the corpus tells at parse time; a decoding absent from it is fitted)."""
+    it covers, where the corpus tells at parse time; a decoding absent from it is fitted).
+
+    Parameters
+    ----------
+    systems : iterable of (str, str)
+        ``(model, decoding)`` pairs.
+    contexts : Mapping of str to int
+        Per decoding, the contexts it covers.
+
+    Returns
+    -------
+    dict of (str, str) to str
+        Each unfitted system with the reason.
+    """
     return {
         (model, decoding): (f"{model} / {decoding} covers {contexts[decoding]} context"
                             f"{'' if contexts[decoding] == 1 else 's'}, and a fit needs {MIN_CONTEXTS} at "
@@ -374,32 +371,23 @@ def unfitted_systems(systems: Iterable[tuple[str, str]], contexts: Mapping[str, 
 
 def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
     """Why the regression cannot run on a cloze corpus: its tag predictor comes from NLTK's
-    English tagger."""
+    English tagger.
+
+    Parameters
+    ----------
+    key : str
+        ``regression``.
+    corpus : Mapping
+        The cloze corpus entry (``varprobe.data.cloze``).
+    settings : Mapping
+        The key's config entry.
+
+    Returns
+    -------
+    str or None
+        The reason, or None where the regression can run.
+    """
     if corpus["language"] == "en":
         return None
     return (f"its word-class predictor is the universal POS tag of NLTK's English tagger, and corpus "
             f"{corpus['name']!r} is in {corpus['language']!r}")
-
-
-FAMILY = Family(
-    keys=("regression",),
-    rule_file="regression",
-    unavailable=unavailable,
-    register=register,
-    tables={
-        # ARD regression of TVD(model, oracle1) on context predictors (Ilia & Aziz 2024, Table 3):
-        # one row per coefficient, then intercept and sigma; center/scale standardised the predictor.
-        "regression_coefficients": {
-            "model": "string", "decoding": "string", "predictor": "string", "label": "string",
-            "kind": "string", "mean": "float64", "sd": "float64", "hdi_2.5%": "float64",
-            "hdi_97.5%": "float64", "r_hat": "float64", "ess_bulk": "float64", "ess_tail": "float64",
-            "precision_mean": "float64", "center": "float64", "scale": "float64", "flagged": "bool",
-            "reference_tag": "string",
-        },
-        "regression_figure": {
-            "model": "string", "decoding": "string", "position": "int32", "predictor": "string",
-            "label": "string", "mean": "float64", "hdi_2.5%": "float64", "hdi_97.5%": "float64",
-            "reference_tag": "string",
-        },
-    },
-)

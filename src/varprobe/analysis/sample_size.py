@@ -19,19 +19,17 @@ Subsample k of size n in context (t, w) is drawn with
 sample itself): those rows carry NaN and a ``note``. A subsample whose draws all failed has no
 distribution: NaN with its own note, excluded from the MSE (counted in the summary).
 
-The family's subcommands and its tables: ``FAMILY``.
+The family's declaration: ``varprobe.families.sample_size``; its subcommands:
+``varprobe.cli.sample_size``.
 """
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 
 import numpy as np
 import pandas as pd
 
-from varprobe import tables
-from varprobe.analysis.family import Family
 from varprobe.analysis.next_word import ControlSettings, human_counts, oracle_splits
 from varprobe.metrics.distributions import mle, tvd
 
@@ -42,7 +40,18 @@ NOTE_NO_MODEL_WORD = "every draw failed: no full-sample distribution"
 
 def context_draws(samples: pd.DataFrame) -> dict[tuple[int, int], list[str]]:
     """Per context, its draws one by one in ``sample_index`` order (rows with ``count`` > 1
-    repeated); a failed draw is the empty string."""
+    repeated); a failed draw is the empty string.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        A ``provo_samples`` table.
+
+    Returns
+    -------
+    dict of (int, int) to list of str
+        Per ``(text_id, word_number)``, its draws.
+    """
     ordered = samples.sort_values(["text_id", "word_number", "sample_index"], kind="stable")
     draws: dict[tuple[int, int], list[str]] = {}
     for t, w, word, failed, n in ordered[["text_id", "word_number", "word", "failed", "count"]].itertuples(
@@ -53,20 +62,64 @@ def context_draws(samples: pd.DataFrame) -> dict[tuple[int, int], list[str]]:
 
 
 def word_distribution(draws: list[str]) -> dict[str, float] | None:
-    """MLE of the draws that gave a word (failures rejected); None when none did."""
+    """MLE of the draws that gave a word (failures rejected); None when none did.
+
+    Parameters
+    ----------
+    draws : list of str
+        Draws of one context; ``""`` a failed one.
+
+    Returns
+    -------
+    dict of str to float or None
+        The words' relative frequencies.
+    """
     words = Counter(d for d in draws if d)
     return mle(words) if words else None
 
 
 def subsample(draws: list[str], n: int, rng: np.random.Generator) -> list[str]:
-    """``n`` of the draws, chosen uniformly without replacement (0 < n < len(draws))."""
+    """``n`` of the draws, chosen uniformly without replacement (0 < n < len(draws)).
+
+    Parameters
+    ----------
+    draws : list of str
+        A context's N draws.
+    n : int
+        How many to keep.
+    rng : numpy.random.Generator
+        The source of the choice.
+
+    Returns
+    -------
+    list of str
+        The chosen draws, in their order among ``draws``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``n`` and N where ``n`` is not in 1..N - 1.
+    """
     if not 0 < n < len(draws):
         raise ValueError(f"subsample size n = {n} must lie in 1..{len(draws) - 1} (N = {len(draws)})")
     return [draws[i] for i in np.sort(rng.choice(len(draws), size=n, replace=False))]
 
 
 def oracle_tvd(q: dict[str, float], splits) -> float:
-    """mean_r TVD(q, o1_r) over the oracle resplits."""
+    """mean_r TVD(q, o1_r) over the oracle resplits.
+
+    Parameters
+    ----------
+    q : dict of str to float
+        A word distribution.
+    splits : sequence of (dict, dict)
+        The context's oracle resplits (``oracle_splits``), oracle 1 first.
+
+    Returns
+    -------
+    float
+        The mean TVD.
+    """
     return float(np.mean([tvd(q, o1) for o1, _ in splits]))
 
 
@@ -80,6 +133,29 @@ def sample_size_table(
     """One row per context x size x repeat (schema ``sample_size_contexts``).
 
     Contexts of the samples table without human responses raise ValueError naming them.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        A system's ``provo_samples`` table.
+    responses : pandas.DataFrame
+        The human responses (``provo_responses``).
+    sizes : list of int
+        Subsample sizes n.
+    repeats : int
+        Subsamples drawn per context and size.
+    settings : ControlSettings
+        The oracle resplits and the seed of the subsamples.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows, without model and decoding.
+
+    Raises
+    ------
+    ValueError
+        Where ``repeats`` or a size is below 1, or naming contexts without responses.
     """
     if repeats < 1:
         raise ValueError(f"repeats = {repeats}: at least one subsample per size is needed")
@@ -121,7 +197,20 @@ def sample_size_table(
 def sample_size_summary(table: pd.DataFrame, sizes: list[int]) -> pd.DataFrame:
     """Per size: the MSE over contexts and repeats, with the counts behind it (schema
     ``sample_size_summary`` without model/decoding). A size no context could be subsampled at
-    has MSE NaN and the note of the too-large sizes."""
+    has MSE NaN and the note of the too-large sizes.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``sample_size_table``'s rows.
+    sizes : list of int
+        The subsample sizes, in the order of the rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per size.
+    """
     rows = []
     for n in sizes:
         part = table[table["size"] == n]
@@ -139,86 +228,6 @@ def sample_size_summary(table: pd.DataFrame, sizes: list[int]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# The command line: the rules call these subcommands.
-
-
-def _sample_size(args: argparse.Namespace) -> None:
-    settings = ControlSettings(seed=args.seed, resplits=args.resplits)
-    table = sample_size_table(
-        tables.read(args.samples, "provo_samples"), tables.read(args.responses, "provo_responses"),
-        args.sizes, args.repeats, settings,
-    )
-    names = {"model": args.model, "decoding": args.decoding}
-    summary = sample_size_summary(table, args.sizes)
-    tables.write(table.assign(**names), args.out, "sample_size_contexts", names)
-    tables.write(summary.assign(**names), args.summary_out, "sample_size_summary", names)
-
-
 SHOWN_QUANTILE = 0.99
 """The histograms' bins span 0 to this quantile of every squared error: the few largest would
 otherwise squeeze nearly all contexts into the first bin. The figure counts those above."""
-
-
-def _sample_size_figure(args: argparse.Namespace) -> None:
-    from varprobe.metrics.histogram import histogram_rows
-    from varprobe.plots.sample_size import squared_error_histograms
-
-    contexts = pd.concat([tables.read(p, "sample_size_contexts") for p in args.contexts], ignore_index=True)
-    summary = pd.concat([tables.read(p, "sample_size_summary") for p in args.summaries], ignore_index=True)
-    summary = summary.sort_values(["model", "decoding", "size"], ignore_index=True)
-    top = contexts["squared_error"].quantile(SHOWN_QUANTILE)
-    edges = np.linspace(0.0, top if np.isfinite(top) and top > 0 else 1.0, args.bins + 1)
-    histograms = pd.concat(
-        [histogram_rows(part["squared_error"], edges, f"n={n}", model=m, decoding=d, seed_index=pd.NA)
-         for (m, d, n), part in contexts.groupby(["model", "decoding", "size"], sort=True)],
-        ignore_index=True,
-    )
-    tables.write(summary, args.summary_out, "sample_size_summary")
-    tables.write(histograms, args.table, "histogram")
-    squared_error_histograms(histograms, summary).savefig(args.figure, dpi=150)
-
-
-def register(sub) -> None:
-    """Add this module's subcommands to ``sub``."""
-    p = sub.add_parser("sample-size", help="MSE of subsampled TVDs against the full sample's (App. C.1)")
-    p.add_argument("--samples", required=True, help="a samples table (sampled decodings)")
-    p.add_argument("--responses", required=True)
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--resplits", type=int, required=True, help="oracle resplits, as in the study")
-    p.add_argument("--sizes", type=int, nargs="+", required=True, help="subsample sizes n")
-    p.add_argument("--repeats", type=int, required=True, help="subsamples drawn per context and size")
-    p.add_argument("--model", required=True)
-    p.add_argument("--decoding", required=True)
-    p.add_argument("--out", required=True, help="per-context table")
-    p.add_argument("--summary-out", required=True, help="per-size MSE table")
-    p.set_defaults(run=_sample_size)
-
-    p = sub.add_parser("sample-size-figure", help="histograms of per-context squared errors (Fig. 11)")
-    p.add_argument("--contexts", nargs="+", required=True, help="per-context tables of sample-size")
-    p.add_argument("--summaries", nargs="+", required=True, help="summary tables of sample-size")
-    p.add_argument("--bins", type=int, required=True)
-    p.add_argument("--summary-out", required=True, help="all systems' per-size MSE")
-    p.add_argument("--table", required=True, help="the histogram table")
-    p.add_argument("--figure", required=True)
-    p.set_defaults(run=_sample_size_figure)
-
-
-FAMILY = Family(
-    keys=("sample_size",),
-    rule_file="sample_size",
-    register=register,
-    tables={
-        # One row per context x size x repeat of a system.
-        "sample_size_contexts": {
-            "model": "string", "decoding": "string", "text_id": "int32", "word_number": "int32",
-            "n_draws": "int64", "size": "int64", "repeat": "int32", "n_words": "Int64",
-            "tvd_full": "float64", "tvd_subsample": "float64", "squared_error": "float64",
-            "note": "string",
-        },
-        "sample_size_summary": {
-            "model": "string", "decoding": "string", "size": "int64", "n_estimates": "int64",
-            "n_too_large": "int64", "n_without_words": "int64", "mse": "float64", "note": "string",
-        },
-    },
-    value_lists=(("sample_size", "sizes"),),
-)

@@ -18,23 +18,18 @@ oracle 2 as predictors, the expected TVD to all humans (with a percentile-bootst
 the expected TVD to oracle 1 and the ECE with the human-majority first token as target (the
 oracles' ECE averaged over the R resplits): the paper's Table 4.
 
-The family's subcommands and its tables: ``FAMILY``.
+The family's declaration: ``varprobe.families.token_level``; its subcommands:
+``varprobe.cli.token_level``.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
-from varprobe import tables
-from varprobe.analysis.family import Family
 from varprobe.analysis.next_word import ControlSettings, human_counts, oracle_splits
-from varprobe.commands import add_control, add_model_job, control_settings, load_model
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.calibration import ece
 from varprobe.metrics.dense import dense_entropy, dense_tvd
@@ -45,7 +40,20 @@ SYSTEMS = ("model", "oracle 1", "oracle 2")
 
 def first_tokens(distribution: Mapping[str, float], first_token: Callable[[str], int]) -> dict[int, float]:
     """Map a distribution (or counts) over words to one over their first token ids, summing
-    the words that share a first token."""
+    the words that share a first token.
+
+    Parameters
+    ----------
+    distribution : Mapping of str to float
+        Probabilities or counts over words.
+    first_token : callable
+        The first token id of a word.
+
+    Returns
+    -------
+    dict of int to float
+        The summed values per first token id.
+    """
     mapped: dict[int, float] = {}
     for word, value in distribution.items():
         token = int(first_token(word))
@@ -68,6 +76,26 @@ def token_table(
     ``next_tokens``: the model's next-token distribution of each context in order, shape
     ``(V,)``, read one at a time; ``first_token(word)``: the first token id of ``" " + word``;
     ``token_text(id)``: its text.
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        The contexts (``provo_contexts``), in the order of ``next_tokens``.
+    responses : pandas.DataFrame
+        The human responses (``provo_responses``).
+    next_tokens : iterable of numpy.ndarray
+        The model's next-token distribution per context.
+    first_token : callable
+        The first token id of a word.
+    token_text : callable
+        The text of a token id.
+    settings : ControlSettings
+        The oracle resplits.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, numpy.ndarray, numpy.ndarray)
+        The per-context table, the oracles' confidences and their hits.
     """
     humans = human_counts(responses)
     rows, confidences, hits = [], [], []
@@ -107,7 +135,22 @@ def token_summary(table: pd.DataFrame, confidences: np.ndarray, hits: np.ndarray
                   settings: ControlSettings) -> pd.DataFrame:
     """One row per predictor of ``SYSTEMS`` (schema ``token_level_summary`` without the model
     name): expected TVD to all humans with its bootstrap CI, expected TVD to oracle 1, ECE with
-    the human-majority target, mean entropy."""
+    the human-majority target, mean entropy.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``token_table``'s table.
+    confidences, hits : numpy.ndarray
+        ``token_table``'s oracle confidences and hits.
+    settings : ControlSettings
+        The resplits, ECE bins, bootstrap resamples and seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per predictor.
+    """
     if table.empty:
         raise ValueError("the token-level table has no context")
     model_hits = (table["model_mode_id"] == table["human_majority_id"]).to_numpy()
@@ -135,61 +178,3 @@ def token_summary(table: pd.DataFrame, confidences: np.ndarray, hits: np.ndarray
 def _oracle_ece(confidences: np.ndarray, hits: np.ndarray, which: int, settings: ControlSettings) -> float:
     return float(np.mean([ece(confidences[:, r, which], hits[:, r, which], settings.ece_bins)
                           for r in range(settings.resplits)]))
-
-
-# The command line: the rules call these subcommands.
-
-
-def _token_level(args: argparse.Namespace) -> None:
-    from varprobe.sampling.scoring import WordScorer
-
-    control = control_settings(args)
-    contexts = tables.read(args.contexts, "provo_contexts")
-    responses = tables.read(args.responses, "provo_responses")
-    loaded, device = load_model(args)
-    scorer = WordScorer(loaded.model, loaded.tokenizer)
-    next_tokens = (p.exp().cpu().numpy() for p in scorer.next_token_log_probs(contexts["context"]))
-    table, confidences, hits = token_table(
-        contexts, responses,
-        tqdm(next_tokens, total=len(contexts), file=sys.stderr, mininterval=5, desc=f"{loaded.spec.name}/tokens"),
-        scorer.first_token, lambda token: loaded.tokenizer.decode([token]), control,
-    )
-    summary = token_summary(table, confidences, hits, control).assign(model=loaded.spec.name)
-    metadata = {"model": loaded.spec.name, "model_entry": args.model, "device": device}
-    tables.write(table, args.tvd_out, "token_level_tvd", metadata)
-    tables.write(summary, args.summary_out, "token_level_summary", metadata)
-
-
-def register(sub) -> None:
-    """Add this module's subcommands to ``sub``."""
-    p = sub.add_parser("token-level", help="exact next-token distribution vs the humans' first tokens")
-    add_model_job(p, decoding=False)
-    add_control(p)
-    p.add_argument("--tvd-out", required=True)
-    p.add_argument("--summary-out", required=True)
-    p.set_defaults(run=_token_level)
-
-
-FAMILY = Family(
-    keys=("token_level",),
-    rule_file="token_level",
-    register=register,
-    tables={
-        # The token-level study (App. D): per context, the model's exact next-token distribution
-        # against the humans' first tokens.
-        "token_level_tvd": {
-            "text_id": "int32", "word_number": "int32", "context_length": "int32", "n_humans": "int64",
-            "n_first_tokens": "int64", "tvd": "float64", "tvd_model_oracle1": "float64",
-            "tvd_oracle2_oracle1": "float64", "tvd_oracle1_human": "float64",
-            "tvd_oracle2_human": "float64", "entropy_model": "float64", "entropy_human": "float64",
-            "entropy_oracle1": "float64", "entropy_oracle2": "float64", "model_mode_id": "int64",
-            "model_mode": "string", "confidence": "float64", "human_majority_id": "int64",
-            "human_majority": "string", "model_probability_majority": "float64",
-        },
-        "token_level_summary": {
-            "model": "string", "system": "string", "n_contexts": "int64", "expected_tvd": "float64",
-            "ci_low": "float64", "ci_high": "float64", "expected_tvd_oracle1": "float64",
-            "ece_human_majority": "float64", "mean_entropy": "float64",
-        },
-    },
-)

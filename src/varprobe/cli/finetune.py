@@ -21,7 +21,7 @@ def _settings(args: argparse.Namespace):
 
 def _base_spec(args: argparse.Namespace):
     """The base model on the job's device; an entry that is already fine-tuned is an error."""
-    spec = job_spec(args)
+    spec = job_spec(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback)
     if spec.checkpoint:
         raise ValueError(f"model {spec.name!r}: fine-tuning starts from the base model's entry, "
                          f"not from one with checkpoint {spec.checkpoint!r}")
@@ -32,9 +32,9 @@ def _train_and_write(args: argparse.Namespace, loaded, train_examples, validatio
                      settings, data: dict, fold: int | None) -> None:
     """Train ``loaded`` and write its checkpoint and losses table; ``data`` describes the
     examples in the manifest and the table's metadata."""
-    from varprobe.finetune.checkpoint import save_checkpoint
     from varprobe.finetune.examples import end_token
     from varprobe.finetune.training import train
+    from varprobe.models.checkpoint import save_checkpoint
 
     tokenizer, model = loaded.tokenizer, loaded.model
     pad = tokenizer.pad_token_id

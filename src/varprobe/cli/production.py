@@ -92,7 +92,8 @@ def _production_sample(args: argparse.Namespace) -> None:
     settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat)
     instances = _shard_instances(args)
     template, drawn = _prompt_template(args)
-    spec = job_spec(args)
+    spec = job_spec(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback,
+                    checkpoint=args.checkpoint)
     loaded = load_generator(spec)
     work = [(i, render_prompt(template, s)) for i, s in zip(instances["input_id"], instances["source"], strict=True)]
     metadata = {"model": args.model, "decoding": decoding.name,

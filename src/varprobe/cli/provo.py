@@ -97,7 +97,8 @@ def _provo_sample(args: argparse.Namespace) -> None:
     else:
         rows_of_shard = shard_rows(contexts["text_id"].tolist(), args.shard, args.shards)
         contexts = contexts.iloc[rows_of_shard.start : rows_of_shard.stop]
-    loaded, device = load_model(args)
+    loaded, device = load_model(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback,
+                                checkpoint=args.checkpoint)
     sampler = CompleteWordSampler(loaded.model, loaded.tokenizer, decoding, settings)
     keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))
     work = ((key, ctx) for key, ctx in zip(keys, contexts["context"], strict=True))
@@ -141,7 +142,7 @@ def _provo_enumerate(args: argparse.Namespace) -> None:
             raise ValueError(f"decoding {decoding.name!r}: texts {absent} are not passages of "
                              f"{args.contexts} (provo.texts)")
         contexts = contexts[contexts["text_id"].isin(texts)]
-    loaded, device = load_model(args)
+    loaded, device = load_model(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback)
     enumerator = Enumerator(loaded.model, loaded.tokenizer, decoding, settings)
     rows = []
     keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))

@@ -17,11 +17,19 @@ def _fetch(args: argparse.Namespace) -> None:
 
 
 def _check_models(args: argparse.Namespace) -> None:
+    """Fail fast where a model cannot be reached: a local model's weights or samples
+    (``check_available``); an API model's block, not its endpoint (its jobs name an unreachable
+    server or a refused key, and a rerun answered from the reply cache needs neither)."""
+    from varprobe.api.endpoint import ApiEndpoint
     from varprobe.models.loading import check_available
     from varprobe.models.spec import ModelSpec
 
     for entry in args.models:
-        check_available(ModelSpec.from_config(entry))
+        spec = ModelSpec.from_config(entry)
+        if spec.is_api:
+            ApiEndpoint.from_config(spec.name, spec.api)
+        else:
+            check_available(spec)
 
 
 def _install_profile(args: argparse.Namespace) -> None:

@@ -4,7 +4,7 @@ Hub ids, local directories (including tiny random models saved by the tests) and
 folders with a GGUF file all take this one path. A model whose config says it is an
 encoder-decoder (Marian, T5) loads as ``AutoModelForSeq2SeqLM``, any other as
 ``AutoModelForCausalLM``. A spec with a fine-tuning ``checkpoint`` loads its base weights the same
-way and then the checkpoint's trained parameters over them (``varprobe.finetune.checkpoint``).
+way and then the checkpoint's trained parameters over them (``varprobe.models.checkpoint``).
 A spec with a ``device_map`` is placed by transformers/accelerate over the devices it names
 (``"auto"``: the node's GPUs, then CPU) instead of being moved whole to ``spec.device``.
 A local GGUF file (a package's or a directory's) is converted once into the model cache
@@ -23,8 +23,8 @@ from pathlib import Path
 import torch
 from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
-from varprobe.finetune.checkpoint import apply_checkpoint
 from varprobe.models import cache
+from varprobe.models.checkpoint import apply_checkpoint
 from varprobe.models.gguf_reads import parsed_once
 from varprobe.models.packing import pack_linears
 from varprobe.models.spec import ModelSpec, ModelUnavailable
@@ -55,13 +55,10 @@ def check_available(spec: ModelSpec) -> None:
     """Fail fast, before any compute, when a model's weights or samples cannot be reached.
 
     Reads only the config (a local file, or a few kB from the hub) — not the weights. An API
-    model's block is checked, not its endpoint: its jobs name an unreachable server or a
-    refused key, and a rerun answered from the reply cache needs neither.
+    model is not checked here: its block is, by ``varprobe.api.endpoint.ApiEndpoint.from_config``
+    (``varprobe check-models``).
     """
     if spec.is_api:
-        from varprobe.api.endpoint import ApiEndpoint
-
-        ApiEndpoint.from_config(spec.name, spec.api)
         return
     problem = spec.local_problem()
     if problem:
