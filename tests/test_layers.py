@@ -189,3 +189,14 @@ def test_the_analyses_read_no_command_line():
         for path in (PACKAGE / "analysis").glob("*.py")
     }
     assert {module: found for module, found in graph_imports.items() if found} == {}
+
+
+APART = {"metrics": {"models", "sampling"}, "probes": {"models", "sampling"},
+         "plots": {"models", "sampling", "api", "finetune"}}
+"""Units of one layer or below that must still not read each other: metrics and probes take
+texts and numbers, never a model; plots draw tables only."""
+
+
+def test_metrics_and_probes_import_no_model_and_plots_only_tables():
+    units = unit_graph(import_graph())
+    assert {name: sorted(units[name] & apart) for name, apart in APART.items() if units[name] & apart} == {}
