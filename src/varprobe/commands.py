@@ -67,19 +67,35 @@ def load_model(model: Mapping, *, gpus: int, cpu_fallback: bool, checkpoint: str
     return load_causal_lm(spec), spec.device
 
 
-def read_estimates(args: argparse.Namespace) -> tuple[dict, float]:
+def read_estimates(samples: str | Path | None, distribution: str | Path | None) -> tuple[dict, float]:
     """The model's per-context estimates from ``--samples`` or ``--distribution``, and its
-    failure rate: the share of failed draws, or the mean resolved failure mass per context."""
+    failure rate: the share of failed draws, or the mean resolved failure mass per context.
+
+    Parameters
+    ----------
+    samples : str or Path or None
+        A ``provo_samples`` table (sampled decodings); read when given.
+    distribution : str or Path or None
+        A ``provo_distribution`` table (exact decodings); read when ``samples`` is None.
+
+    Returns
+    -------
+    estimates : dict
+        ``ModelEstimate`` by context ``(text_id, word_number)``.
+    failure_rate : float
+        The share of failed draws (nan when none were drawn), or the mean failure mass per
+        context, in [0, 1].
+    """
     from varprobe.analysis.next_word import enumerated_estimates, sampled_estimates
 
-    if args.samples:
-        samples = tables.read(args.samples, "provo_samples")
-        drawn = int(samples["count"].sum())
-        failed = int(samples.loc[samples["failed"], "count"].sum())
-        return sampled_estimates(samples), failed / drawn if drawn else float("nan")
-    distribution = tables.read(args.distribution, "provo_distribution")
-    per_context = distribution.groupby(["text_id", "word_number"])["failure_mass"].first()
-    return enumerated_estimates(distribution), float(per_context.mean())
+    if samples:
+        draws = tables.read(samples, "provo_samples")
+        drawn = int(draws["count"].sum())
+        failed = int(draws.loc[draws["failed"], "count"].sum())
+        return sampled_estimates(draws), failed / drawn if drawn else float("nan")
+    enumerated = tables.read(distribution, "provo_distribution")
+    per_context = enumerated.groupby(["text_id", "word_number"])["failure_mass"].first()
+    return enumerated_estimates(enumerated), float(per_context.mean())
 
 
 def add_model_job(parser: argparse.ArgumentParser, decoding: bool = True) -> None:
@@ -140,15 +156,31 @@ def add_raw_checks(parser: argparse.ArgumentParser) -> None:
                              "each file (config data_verify: false)")
 
 
-def verify_raw(args: argparse.Namespace, dataset: str, *paths: str | Path) -> None:
+def verify_raw(dataset: str, *paths: str | Path, mirror: str | None, allow_unverified: bool) -> None:
     """Check the raw files ``paths`` of ``dataset``, fetched by an earlier job, before a job
-    reads them (``verify_copy``; ``--allow-unverified`` warns instead)."""
+    reads them (``verify_copy``; ``--allow-unverified`` warns instead).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's config name, whose pinned digests the files are checked against.
+    *paths : str or Path
+        The raw files to check.
+    mirror : str or None
+        ``--mirror``: the data mirror the files came from (None: ``$VARPROBE_DATA_MIRROR``).
+    allow_unverified : bool
+        ``--allow-unverified``: warn, naming each file, instead of raising.
+
+    Returns
+    -------
+    None
+    """
     from varprobe.data.fetching import verify_copy
     from varprobe.data.sources import resolve_mirror
 
-    mirror = resolve_mirror(args.mirror)
+    resolved = resolve_mirror(mirror)
     for path in paths:
-        verify_copy(dataset, Path(path), mirror, not args.allow_unverified)
+        verify_copy(dataset, Path(path), resolved, not allow_unverified)
 
 
 def add_control(parser: argparse.ArgumentParser) -> None:
@@ -161,8 +193,24 @@ def add_control(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bootstrap", type=int, required=True)
 
 
-def control_settings(args: argparse.Namespace):
-    """The ``ControlSettings`` of ``add_control``'s options."""
+def control_settings(seed: int, resplits: int, ece_bins: int, bootstrap: int):
+    """The ``ControlSettings`` of ``add_control``'s options.
+
+    Parameters
+    ----------
+    seed : int
+        ``--seed``: the seed of the oracle's resplits and bootstrap.
+    resplits : int
+        ``--resplits``: the number of random splits of the human responses.
+    ece_bins : int
+        ``--ece-bins``: the number of equal-width confidence bins of the ECE.
+    bootstrap : int
+        ``--bootstrap``: the number of bootstrap resamples of each interval.
+
+    Returns
+    -------
+    ControlSettings
+    """
     from varprobe.analysis.next_word import ControlSettings
 
-    return ControlSettings(args.seed, args.resplits, args.ece_bins, args.bootstrap)
+    return ControlSettings(seed, resplits, ece_bins, bootstrap)

@@ -50,7 +50,8 @@ def _biased_estimator(args: argparse.Namespace) -> None:
 def _biased_merge(args: argparse.Namespace) -> None:
     support, metadata = merge_shards(args.shards, args.support_out, "biased_support")
     estimates, failure_rate = support_estimates(support)
-    control = control_settings(args)
+    control = control_settings(seed=args.seed, resplits=args.resplits, ece_bins=args.ece_bins,
+                               bootstrap=args.bootstrap)
     table, oracle_hits = context_table(tables.read(args.contexts, "provo_contexts"),
                                        tables.read(args.responses, "provo_responses"), estimates, control)
     names = {"model": metadata["model"], "decoding": "biased"}

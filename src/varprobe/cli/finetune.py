@@ -73,7 +73,7 @@ def _finetune_provo(args: argparse.Namespace) -> None:
     shared = sorted(set(args.train_passages) & set(args.validation_passages))
     if shared:
         raise ValueError(f"passages {shared} are both training and validation passages")
-    verify_raw(args, "provo", args.norms)
+    verify_raw("provo", args.norms, mirror=args.mirror, allow_unverified=args.allow_unverified)
     norms = read_norms(Path(args.norms))
     if not args.allow_unverified:
         check_complete(norms, args.train_passages + args.validation_passages)

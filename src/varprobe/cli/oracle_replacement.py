@@ -19,7 +19,7 @@ from varprobe.metrics.histogram import histogram_rows
 
 def _oracle_replacement(args: argparse.Namespace) -> None:
 
-    estimates, _ = read_estimates(args)
+    estimates, _ = read_estimates(args.samples, args.distribution)
     pairs, skipped = oracle_pairs(
         tables.read(args.responses, "provo_responses"), estimates, args.oracle_sizes, args.seeds, args.seed
     )

@@ -31,8 +31,8 @@ def _production_data(args: argparse.Namespace) -> None:
 
     record = record_of({**args.entry, "name": args.dataset}) if args.entry else dataset(args.dataset)
     raw_dir = Path(args.raw_dir)
-    verify_raw(args, args.dataset,
-               *(raw_dir / f for f in record.raw_files(args.split) if (raw_dir / f).is_file()))
+    verify_raw(args.dataset, *(raw_dir / f for f in record.raw_files(args.split) if (raw_dir / f).is_file()),
+               mirror=args.mirror, allow_unverified=args.allow_unverified)
     options = {option: getattr(args, option) for option in record.options}
     read = record.read_instances(raw_dir, args.split, not args.allow_unverified, **options)
     table = INPUT_CHOICES[args.input_choice](read, args.max_inputs, args.seed)

@@ -34,7 +34,7 @@ def _provo_data(args: argparse.Namespace) -> None:
     if args.corpus:
         _corpus_data(args)
         return
-    verify_raw(args, "provo", args.norms)
+    verify_raw("provo", args.norms, mirror=args.mirror, allow_unverified=args.allow_unverified)
     norms = read_norms(Path(args.norms))
     texts = None if args.texts == ["all"] else [int(t) for t in args.texts]
     contexts = contexts_table(norms, texts, verify=not args.allow_unverified)
@@ -170,7 +170,7 @@ def _provo_ingest(args: argparse.Namespace) -> None:
     from varprobe.sampling.external import read_external_samples
 
     contexts = tables.read(args.contexts, "provo_contexts")
-    verify_raw(args, "provo", args.norms)
+    verify_raw("provo", args.norms, mirror=args.mirror, allow_unverified=args.allow_unverified)
     norms = read_norms(Path(args.norms))
     corpus = set(zip(norms["Text_ID"], norms["Word_Number"], strict=True))
     samples, coverage, warnings = read_external_samples(args.samples_csv, contexts, corpus)
@@ -184,9 +184,10 @@ def _provo_ingest(args: argparse.Namespace) -> None:
 def _provo_divergence(args: argparse.Namespace) -> None:
     from varprobe.analysis.next_word import context_table, model_summary
 
-    settings = control_settings(args)
+    settings = control_settings(seed=args.seed, resplits=args.resplits, ece_bins=args.ece_bins,
+                                bootstrap=args.bootstrap)
     contexts = tables.read(args.contexts, "provo_contexts")
-    estimates, failure_rate = read_estimates(args)
+    estimates, failure_rate = read_estimates(args.samples, args.distribution)
     table, oracle_hits = context_table(
         contexts, tables.read(args.responses, "provo_responses"), estimates, settings
     )
@@ -196,7 +197,8 @@ def _provo_divergence(args: argparse.Namespace) -> None:
 def _provo_oracle(args: argparse.Namespace) -> None:
     from varprobe.analysis.next_word import human_summary, oracle_summary, oracle_table
 
-    settings = control_settings(args)
+    settings = control_settings(seed=args.seed, resplits=args.resplits, ece_bins=args.ece_bins,
+                                bootstrap=args.bootstrap)
     contexts = tables.read(args.contexts, "provo_contexts")
     responses = tables.read(args.responses, "provo_responses")
     table, confidences, hits = oracle_table(contexts, responses, settings)
@@ -211,7 +213,7 @@ def _provo_authors(args: argparse.Namespace) -> None:
     from varprobe.analysis.next_word import ControlSettings
     from varprobe.data.provo import check_complete, read_norms
 
-    verify_raw(args, "provo", args.norms)
+    verify_raw("provo", args.norms, mirror=args.mirror, allow_unverified=args.allow_unverified)
     norms = read_norms(Path(args.norms))
     texts = None if args.texts == ["all"] else [int(t) for t in args.texts]
     if not args.allow_unverified:
@@ -268,7 +270,8 @@ def _provo_figure_bars(args: argparse.Namespace) -> None:
         raise ValueError(f"provo.figure_contexts names contexts {missing} that are not configured")
     mask = [k in chosen for k in zip(contexts["text_id"], contexts["word_number"], strict=True)]
     human = {k: mle(c) for k, c in human_counts(tables.read(args.responses, "provo_responses")).items()}
-    model = {k: e.distribution for k, e in read_estimates(args)[0].items() if e.distribution is not None}
+    estimates, _ = read_estimates(args.samples, args.distribution)
+    model = {k: e.distribution for k, e in estimates.items() if e.distribution is not None}
     fig, table = word_bars(contexts[mask], human, model, args.label)
     fig.savefig(args.figure, dpi=150)
     tables.write(table, args.table, "provo_bars")

@@ -16,7 +16,8 @@ from varprobe.commands import add_control, add_model_job, control_settings, load
 def _token_level(args: argparse.Namespace) -> None:
     from varprobe.sampling.scoring import WordScorer
 
-    control = control_settings(args)
+    control = control_settings(seed=args.seed, resplits=args.resplits, ece_bins=args.ece_bins,
+                               bootstrap=args.bootstrap)
     contexts = tables.read(args.contexts, "provo_contexts")
     responses = tables.read(args.responses, "provo_responses")
     loaded, device = load_model(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback)

@@ -19,7 +19,7 @@ from varprobe.commands import add_estimates, json_value, read_estimates
 
 def _class_tvd(args: argparse.Namespace, classify) -> None:
     settings = ControlSettings(seed=args.seed, resplits=args.resplits, bootstrap_resamples=args.bootstrap)
-    estimates, _ = read_estimates(args)
+    estimates, _ = read_estimates(args.samples, args.distribution)
     started = time.perf_counter()
     table = class_table(
         tables.read(args.contexts, "provo_contexts"),
