@@ -20,7 +20,27 @@ def prefix_chains(items: Iterable[Item], encode: Callable[[Item], list[int]],
                   limit: int) -> Iterator[list[tuple[Item, list[int]]]]:
     """Yield ``items`` in order, grouped into chains of ``(item, ids)``: an item joins the
     current chain when its ids ``encode(item)`` start with the ids of the chain's last member
-    and the chain has fewer than ``limit`` members; otherwise it starts the next chain."""
+    and the chain has fewer than ``limit`` members; otherwise it starts the next chain.
+
+    Parameters
+    ----------
+    items : iterable
+        The items (contexts, or context and words) in their order.
+    encode : callable
+        Maps an item to its token ids (list of int).
+    limit : int
+        The most members of a chain, at least 1.
+
+    Yields
+    ------
+    list of (item, list of int)
+        One chain: its items with their token ids, in order.
+
+    Raises
+    ------
+    ValueError
+        When ``limit`` is below 1.
+    """
     if limit < 1:
         raise ValueError(f"a chain holds at least one context, got limit {limit}")
     chain: list[tuple[Item, list[int]]] = []

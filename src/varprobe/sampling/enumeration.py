@@ -89,7 +89,20 @@ CHAIN_CONTEXTS = 8
 def delimiter_tokens(vocabulary: Vocabulary, size: int) -> np.ndarray:
     """Per token id below ``size`` (the model's output size): whether the token is *regular*
     (see the module docstring) and its text starts with a delimiter, so that it closes an open
-    word run. Tokenizers that clean up spaces have no regular tokens (all False)."""
+    word run. Tokenizers that clean up spaces have no regular tokens (all False).
+
+    Parameters
+    ----------
+    vocabulary : Vocabulary
+        The tokenizer's token texts.
+    size : int
+        The model's output size V (may exceed the tokenizer's vocabulary).
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean, shape ``(size,)``: True for a regular token that starts with a delimiter.
+    """
     tokenizer = vocabulary.tokenizer
     mask = np.zeros(size, dtype=bool)
     if getattr(tokenizer, "clean_up_tokenization_spaces", False):
@@ -158,7 +171,13 @@ class Enumeration:
     def distribution(self) -> dict[str, float]:
         """The word distribution p_w / W: failures rejected as the sampler rejects them, the
         unresolved mass left out (the completion that sends it all to failures). Empty when
-        W = 0."""
+        W = 0.
+
+        Returns
+        -------
+        dict of str to float
+            Probability of each resolved word, summing to 1 (empty when W = 0).
+        """
         total = self.word_mass
         return {w: p / total for w, p in self.words.items() if p > 0} if total > 0 else {}
 
@@ -257,7 +276,18 @@ class _Search:
 def sliding_window(config) -> int | None:
     """The attention window of a model's sliding-window layers; None when every layer attends
     to the whole sequence (``sliding_window`` unset, or no ``"sliding_attention"`` among the
-    declared ``layer_types``)."""
+    declared ``layer_types``).
+
+    Parameters
+    ----------
+    config : transformers.PretrainedConfig
+        The model's configuration.
+
+    Returns
+    -------
+    int or None
+        The window in tokens, or None.
+    """
     window, types = getattr(config, "sliding_window", None), getattr(config, "layer_types", None)
     return None if window is None or (types is not None and "sliding_attention" not in types) else window
 
@@ -279,18 +309,58 @@ class Enumerator:
         self.window = sliding_window(model.config)
 
     def encode(self, context: str) -> list[int]:
-        """Token ids of a context, with the tokenizer's default special tokens (as the sampler)."""
+        """Token ids of a context, with the tokenizer's default special tokens (as the sampler).
+
+        Parameters
+        ----------
+        context : str
+            The context text.
+
+        Returns
+        -------
+        list of int
+            Its token ids.
+        """
         return list(self.tokenizer(context)["input_ids"])
 
     def enumerate(self, context: str) -> Enumeration:
-        """Enumerate the first complete word after one context until a stopping rule holds."""
+        """Enumerate the first complete word after one context until a stopping rule holds.
+
+        Parameters
+        ----------
+        context : str
+            The context text.
+
+        Returns
+        -------
+        Enumeration
+            The context's resolved word and failure masses.
+        """
         return next(self.enumerate_many([context]))
 
     def enumerate_many(self, contexts: Iterable[str], names: Iterable[str] | None = None) -> Iterator[Enumeration]:
         """Yield the enumeration of each context in order, consecutive contexts whose tokens
         extend one another enumerated together (module docstring). Every context is encoded
         and checked against the model's positions first (``check_window``, as the sampler);
-        ``names`` name the contexts in its message (default: their order, from 1)."""
+        ``names`` name the contexts in its message (default: their order, from 1).
+
+        Parameters
+        ----------
+        contexts : iterable of str
+            The context texts, in order.
+        names : iterable of str, optional
+            A name per context, used in error messages.
+
+        Yields
+        ------
+        Enumeration
+            One per context, in the order of ``contexts``.
+
+        Raises
+        ------
+        ValueError
+            When a context (or a prefix of it) does not fit the model's positions; the message names it.
+        """
         contexts = list(contexts)
         encoded = [self.encode(context) for context in contexts]
         names = list(names) if names is not None else [f"context {k}" for k in range(1, len(contexts) + 1)]

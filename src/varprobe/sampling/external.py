@@ -41,11 +41,28 @@ class Coverage:
     configured_without_rows: int
 
     def as_metadata(self) -> dict:
-        """The counts as a JSON-ready dict."""
+        """The counts as a JSON-ready dict.
+
+        Returns
+        -------
+        dict
+            Each count by its field name (int values).
+        """
         return asdict(self)
 
     def describe(self, path: str | Path) -> str:
-        """One log line naming the file and the counts."""
+        """One log line naming the file and the counts.
+
+        Parameters
+        ----------
+        path : str or Path
+            The samples file the counts are of.
+
+        Returns
+        -------
+        str
+            The log line.
+        """
         return (f"samples file {path}: skipped {self.skipped_rows} rows ({self.skipped_draws} draws) "
                 f"for {self.skipped_contexts} corpus contexts outside the configured ones; "
                 f"{self.configured_without_rows} configured contexts have no row")
@@ -54,7 +71,27 @@ class Coverage:
 def check_header(path: str | Path, columns: list[str]) -> tuple[dict[str, str], list[str]]:
     """The renames of the samples file's header ``columns`` to the known ones and a warning per
     rename (``varprobe.data.headers.match_columns``); ValueError naming the file and the column
-    for an unknown or missing column."""
+    for an unknown or missing column.
+
+    Parameters
+    ----------
+    path : str or Path
+        The samples file, named in messages.
+    columns : list of str
+        Its header's column names.
+
+    Returns
+    -------
+    renames : dict of str to str
+        The known column name of each renamed header column.
+    warnings : list of str
+        One message per rename.
+
+    Raises
+    ------
+    ValueError
+        For an unknown or a missing column.
+    """
     renames, warnings = match_columns(columns, REQUIRED, OPTIONAL, name=f"samples file {path}")
     missing = [c for c in REQUIRED if c not in {renames.get(c, c) for c in columns}]
     if missing:
@@ -64,7 +101,24 @@ def check_header(path: str | Path, columns: list[str]) -> tuple[dict[str, str], 
 
 def header_warnings(path: str | Path) -> list[str]:
     """``check_header`` of the file's first line alone (the parse-time check of a config's
-    samples file): its warnings, or ValueError."""
+    samples file): its warnings, or ValueError.
+
+    Parameters
+    ----------
+    path : str or Path
+        The samples CSV file.
+
+    Returns
+    -------
+    list of str
+        The warnings of ``check_header``.
+
+    Raises
+    ------
+    ValueError
+        When the file has no header line, is no readable CSV, or its header does not pass
+        ``check_header``.
+    """
     with Path(path).open("rb") as stream:
         head = decode(stream.readline(), "utf-8", str(path))
     if not head.strip():
@@ -87,6 +141,30 @@ def read_external_samples(path: str | Path, contexts: pd.DataFrame,
     Errors name the file, the column or row, and the bad value: an empty or header-only file, a
     row that repeats the header, a file in another encoding than UTF-8, a missing or unknown
     column, a non-integer id or count, a count below 1, or contexts that the corpus does not have.
+
+    Parameters
+    ----------
+    path : str or Path
+        The samples CSV file (UTF-8): columns ``text_id``, ``word_number``, ``response`` and,
+        optionally, ``count``.
+    contexts : pandas.DataFrame
+        The configured contexts, a ``provo_contexts`` table.
+    corpus : set of (int, int)
+        The corpus's ``(text_id, word_number)`` keys.
+
+    Returns
+    -------
+    samples : pandas.DataFrame
+        A ``provo_samples`` table of the configured contexts' rows.
+    coverage : Coverage
+        The counts of rows kept and skipped.
+    warnings : list of str
+        The header's warnings.
+
+    Raises
+    ------
+    ValueError
+        For any of the bad files listed above, naming the file, column or row and value.
     """
     raw = _read_csv(Path(path))
     renames, warnings = check_header(path, list(raw.columns))

@@ -41,7 +41,25 @@ class GenerationSettings:
 
 
 def render_prompt(template: str, source: str) -> str:
-    """``template`` with ``{source}`` replaced by the input; KeyError names another placeholder."""
+    """``template`` with ``{source}`` replaced by the input; KeyError names another placeholder.
+
+    Parameters
+    ----------
+    template : str
+        The prompt template, with one placeholder ``{source}``.
+    source : str
+        The input text.
+
+    Returns
+    -------
+    str
+        The rendered prompt.
+
+    Raises
+    ------
+    KeyError
+        When ``template`` holds a placeholder other than ``{source}``.
+    """
     try:
         return template.format(source=source)
     except KeyError as err:
@@ -51,7 +69,20 @@ def render_prompt(template: str, source: str) -> str:
 def generation_parameters(decoding: Decoding, settings: GenerationSettings) -> dict:
     """What shapes the productions besides the model, prompt and seed, as stored with samples:
     ancestral sampling under the decoding's transforms (one beam, no repetition penalty, no
-    n-gram blocking), ``n_samples`` per input, at most ``max_new_tokens`` each."""
+    n-gram blocking), ``n_samples`` per input, at most ``max_new_tokens`` each.
+
+    Parameters
+    ----------
+    decoding : Decoding
+        The decoding's transforms.
+    settings : GenerationSettings
+        The number of samples per input and the token budget.
+
+    Returns
+    -------
+    dict
+        The JSON-ready parameters, stored in the samples table's metadata.
+    """
     return {
         "do_sample": True, **decoding.parameters(), "num_beams": 1,
         "repetition_penalty": 1.0, "no_repeat_ngram_size": 0,
@@ -62,7 +93,27 @@ def generation_parameters(decoding: Decoding, settings: GenerationSettings) -> d
 def encode_prompt(tokenizer, text: str, chat: bool) -> torch.Tensor:
     """The token ids (shape 1 x n) a model is given for a rendered prompt: with ``chat``, the
     prompt as the user turn of the tokenizer's chat template followed by the assistant's turn
-    opening; without, the tokenizer's own encoding (its special tokens included)."""
+    opening; without, the tokenizer's own encoding (its special tokens included).
+
+    Parameters
+    ----------
+    tokenizer : transformers.PreTrainedTokenizerBase
+        The model's tokenizer.
+    text : str
+        The rendered prompt.
+    chat : bool
+        Whether to wrap the prompt in the tokenizer's chat template.
+
+    Returns
+    -------
+    torch.Tensor
+        int64 token ids, shape ``(1, n)``.
+
+    Raises
+    ------
+    ValueError
+        When ``chat`` is set and the tokenizer has no chat template.
+    """
     if chat:
         if not tokenizer.chat_template:
             raise ValueError("production.chat_template is true but the tokenizer has no chat template")
@@ -77,7 +128,22 @@ def shared_prefix(tokenizer, template: str, chat: bool) -> list[int]:
     (the chat template's opening and the instruction before ``{source}``): the longest common
     start of the encodings of two renderings with different inputs. It depends on the template
     and the tokenizer alone, so every job of a dataset shares it; the engine encodes it once per
-    job (a prompt whose tokens start otherwise is encoded whole)."""
+    job (a prompt whose tokens start otherwise is encoded whole).
+
+    Parameters
+    ----------
+    tokenizer : transformers.PreTrainedTokenizerBase
+        The model's tokenizer.
+    template : str
+        The prompt template, with the placeholder ``{source}``.
+    chat : bool
+        Whether prompts are wrapped in the chat template (``encode_prompt``).
+
+    Returns
+    -------
+    list of int
+        The shared token ids (possibly empty).
+    """
     first, second = (encode_prompt(tokenizer, render_prompt(template, source), chat)[0].tolist()
                      for source in ("A", "B"))
     common = next((i for i, (x, y) in enumerate(zip(first, second)) if x != y), min(len(first), len(second)))
@@ -87,7 +153,22 @@ def shared_prefix(tokenizer, template: str, chat: bool) -> list[int]:
 def end_and_pad(model, tokenizer) -> tuple[list[int], int]:
     """The token ids that end a production (the model's generation config, else the
     tokenizer's end of sequence) and the id that pads a pass (the tokenizer's, else the first
-    end id)."""
+    end id).
+
+    Parameters
+    ----------
+    model : transformers.PreTrainedModel
+        The model, whose generation config may name end ids.
+    tokenizer : transformers.PreTrainedTokenizerBase
+        Its tokenizer.
+
+    Returns
+    -------
+    end_ids : list of int
+        The token ids that end a production.
+    pad_id : int
+        The token id that pads a pass.
+    """
     eos = model.generation_config.eos_token_id
     if eos is None:
         eos = tokenizer.eos_token_id
@@ -106,7 +187,35 @@ def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settin
     a seq2seq model's source alone) is refused before any draw (``check_window``).
     The skipped inputs (those a resumed job finished before) still size the cache, so every
     production is the one a whole run of ``work`` gives. ``template``: the prompt template the
-    prompts were rendered from; a causal LM then encodes its ``shared_prefix`` once for the job."""
+    prompts were rendered from; a causal LM then encodes its ``shared_prefix`` once for the job.
+
+    Parameters
+    ----------
+    loaded : LoadedModel
+        The model and its tokenizer (``varprobe.models.loading``).
+    work : sequence of (str, str)
+        ``(input_id, rendered prompt)`` pairs.
+    decoding : Decoding
+        The decoding's transforms of the next-token distribution.
+    settings : GenerationSettings
+        ``n_samples`` per input and ``max_new_tokens`` per production.
+    batch_size : int, optional
+        Rows (productions) in flight at once.
+    skip : collection of str, optional
+        Input ids already finished; none of their productions is yielded.
+    template : str, optional
+        The prompt template of the prompts.
+
+    Yields
+    ------
+    (str, list of str)
+        An input id and its ``n_samples`` productions.
+
+    Raises
+    ------
+    ValueError
+        When a prompt does not fit the model's positions (``check_window``).
+    """
     tokenizer, model = loaded.tokenizer, loaded.model
     eos, pad = end_and_pad(model, tokenizer)
     chat = settings.chat and not loaded.is_seq2seq

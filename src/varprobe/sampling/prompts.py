@@ -101,14 +101,36 @@ class PromptEncoder:
 
     def shared(self, ids: Sequence[int]) -> int:
         """The prefix tokens ``ids`` runs on top of: all of ``prefix`` if it starts with it and
-        goes on past it, else none."""
+        goes on past it, else none.
+
+        Parameters
+        ----------
+        ids : sequence of int
+            A prompt's token ids.
+
+        Returns
+        -------
+        int
+            The number of leading tokens taken from the prefix's cache (0 or ``len(prefix)``).
+        """
         n = len(self.prefix)
         return n if len(ids) > n and list(ids[:n]) == self.prefix else 0
 
     def take(self, waiting: deque) -> list:
         """The inputs (with ``ids``) whose prompts are encoded next: the first of ``waiting``
         and, where prompts run together, those after it while their columns fit in
-        ``PROMPT_COLUMNS``; taken off ``waiting``."""
+        ``PROMPT_COLUMNS``; taken off ``waiting``.
+
+        Parameters
+        ----------
+        waiting : collections.deque
+            The inputs waiting for their prompt's encoding, each with its ``ids``; shortened in place.
+
+        Returns
+        -------
+        list
+            The inputs taken, at least one.
+        """
         group = [waiting.popleft()]
         columns = len(group[0].ids)
         while self.together and waiting and columns + len(waiting[0].ids) <= PROMPT_COLUMNS:
@@ -119,7 +141,18 @@ class PromptEncoder:
     @torch.inference_mode()
     def encode(self, prompts: Sequence[Sequence[int]]) -> list[tuple[Encoding, torch.Tensor]]:
         """Each prompt's keys/values and its last logits (1 x V): one forward for all of them
-        where prompts run together, else one each. Their bits depend on the prompt alone."""
+        where prompts run together, else one each. Their bits depend on the prompt alone.
+
+        Parameters
+        ----------
+        prompts : sequence of sequence of int
+            The prompts' token ids.
+
+        Returns
+        -------
+        list of (Encoding, torch.Tensor)
+            Per prompt, in order: its key/value cache and its last logits, shape ``(1, V)``.
+        """
         if self.together:
             # A lone prompt runs twice: a product of one row (a prompt of one own token, or its
             # last position in the output layer) would round unlike a pass of two or more.

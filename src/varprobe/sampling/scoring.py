@@ -60,15 +60,53 @@ class WordScorer:
         """B as a float64 0/1 vector: a row of unnormalised probabilities times it is their mass on B."""
 
     def encode(self, context: str) -> list[int]:
-        """Token ids of a context, as the sampler encodes it."""
+        """Token ids of a context, as the sampler encodes it.
+
+        Parameters
+        ----------
+        context : str
+            The context text.
+
+        Returns
+        -------
+        list of int
+            Its token ids, the tokenizer's special tokens included.
+        """
         return list(self.tokenizer(context)["input_ids"])
 
     def word_ids(self, word: str) -> list[int]:
-        """Token ids of the continuation ``" " + word`` (no special tokens)."""
+        """Token ids of the continuation ``" " + word`` (no special tokens).
+
+        Parameters
+        ----------
+        word : str
+            The word.
+
+        Returns
+        -------
+        list of int
+            The token ids of ``" " + word``.
+        """
         return list(self.tokenizer.encode(" " + word, add_special_tokens=False))
 
     def first_token(self, word: str) -> int:
-        """The first token id of the continuation ``" " + word``."""
+        """The first token id of the continuation ``" " + word``.
+
+        Parameters
+        ----------
+        word : str
+            The word.
+
+        Returns
+        -------
+        int
+            The token id.
+
+        Raises
+        ------
+        ValueError
+            When the word encodes to no token.
+        """
         ids = self.word_ids(word)
         if not ids:
             raise ValueError(f"word {word!r} encodes to no token")
@@ -76,12 +114,36 @@ class WordScorer:
 
     def next_token_log_probs(self, contexts: Iterable[str]) -> Iterator[torch.Tensor]:
         """log pi(. | c) of each context in order: the float64 log-softmax over the full
-        vocabulary, shape ``(V,)`` (one held at a time; ``_encodings``)."""
+        vocabulary, shape ``(V,)`` (one held at a time; ``_encodings``).
+
+        Parameters
+        ----------
+        contexts : iterable of str
+            The context texts, in order.
+
+        Yields
+        ------
+        torch.Tensor
+            float64, shape ``(V,)``: the next-token log-probabilities of one context, in nats.
+        """
         for _, _, _, first in self._encodings((context, None) for context in contexts):
             yield first
 
     def word_log_probs(self, context: str, words: Sequence[str]) -> np.ndarray:
-        """log P(w | c) of each of ``words`` after one context (``word_log_probs_many``)."""
+        """log P(w | c) of each of ``words`` after one context (``word_log_probs_many``).
+
+        Parameters
+        ----------
+        context : str
+            The context text.
+        words : sequence of str
+            The words to score.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, shape ``(len(words),)``: log P(w | c) in nats.
+        """
         return next(self.word_log_probs_many([(context, words)]))
 
     def word_log_probs_many(self, items: Iterable[tuple[str, Sequence[str]]]) -> Iterator[np.ndarray]:
@@ -91,6 +153,21 @@ class WordScorer:
         Words of one token length share a batch, which runs on the context's key/value cache
         (``_encodings``) without padding: every position a pass computes, with its
         full-vocabulary output layer, is one a word needs.
+
+        Parameters
+        ----------
+        items : iterable of (str, sequence of str)
+            ``(context, words)`` pairs, in order.
+
+        Yields
+        ------
+        numpy.ndarray
+            float64, shape ``(len(words),)``: log P(w | c) in nats, one array per pair.
+
+        Raises
+        ------
+        ValueError
+            When a context does not fit the model's positions, or a word encodes to no token.
         """
         for words, length, cache, first in self._encodings(items):
             yield self._score_words(cache, length, first, words)

@@ -20,6 +20,23 @@ def shard_bounds(passages: Sequence[int], shards: int) -> list[tuple[int, int]]:
     Cut i is the passage boundary (or either end) nearest to ``i * n / shards``, the smaller
     one on a tie. A passage is never split, so with more shards than passages some shards are
     empty.
+
+    Parameters
+    ----------
+    passages : sequence of int
+        The passage of each row, adjacent rows of one passage.
+    shards : int
+        The number of shards, at least 1.
+
+    Returns
+    -------
+    list of (int, int)
+        ``shards`` row ranges ``[start, stop)``, in order, covering all rows.
+
+    Raises
+    ------
+    ValueError
+        When ``shards`` is below 1.
     """
     if shards < 1:
         raise ValueError(f"shards must be >= 1, got {shards}")
@@ -34,7 +51,27 @@ def shard_bounds(passages: Sequence[int], shards: int) -> list[tuple[int, int]]:
 
 
 def shard_rows(passages: Sequence[int], shard: int, shards: int) -> range:
-    """The rows of shard ``shard`` (1-based) of ``shards``."""
+    """The rows of shard ``shard`` (1-based) of ``shards``.
+
+    Parameters
+    ----------
+    passages : sequence of int
+        The passage of each row (``shard_bounds``).
+    shard : int
+        The shard, 1-based.
+    shards : int
+        The number of shards.
+
+    Returns
+    -------
+    range
+        The shard's row indices.
+
+    Raises
+    ------
+    ValueError
+        When ``shard`` is not in ``1..shards``.
+    """
     if not 1 <= shard <= shards:
         raise ValueError(f"shard must be in 1..{shards}, got {shard}")
     start, stop = shard_bounds(passages, shards)[shard - 1]
@@ -53,6 +90,23 @@ def merge_metadata(shards: Sequence[dict], names: Sequence[str]) -> dict:
 
     Raises ValueError naming the file when the shards were not drawn with the same settings or
     are not shards 1..K of K, in order.
+
+    Parameters
+    ----------
+    shards : sequence of dict
+        Each shard's table metadata, in shard order.
+    names : sequence of str
+        Each shard's file name, named in messages.
+
+    Returns
+    -------
+    dict
+        The merged table's metadata.
+
+    Raises
+    ------
+    ValueError
+        See above.
     """
     def settings(metadata: dict) -> dict:
         return {k: v for k, v in metadata.items() if k not in PER_SHARD}
