@@ -26,12 +26,37 @@ SOURCES = {"provo": provo.SOURCES, **{name: d.sources for name, d in DATASETS.it
 
 def record_of(entry: Mapping) -> Dataset:
     """The record of a ``production.datasets`` entry: built from the entry where it brings its
-    own data (``file:`` or ``datasets:``, ``data/user_task.py``), else the registered one."""
+    own data (``file:`` or ``datasets:``, ``data/user_task.py``), else the registered one.
+
+    Parameters
+    ----------
+    entry : mapping
+        The ``production.datasets`` entry, with its ``name``.
+
+    Returns
+    -------
+    Dataset
+    """
     return task_record(entry) if is_user_task(entry) else dataset(entry["name"])
 
 
 def dataset(name: str) -> Dataset:
-    """The production dataset ``name``; ValueError listing the known ones otherwise."""
+    """The production dataset ``name``; ValueError listing the known ones otherwise.
+
+    Parameters
+    ----------
+    name : str
+        A registered dataset's name.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    ValueError
+        When no dataset is registered as ``name``.
+    """
     if name not in DATASETS:
         raise ValueError(f"unknown production dataset {name!r}; known: {', '.join(DATASETS)}")
     return DATASETS[name]

@@ -100,7 +100,18 @@ DIGESTS: dict[str, tuple[str, int]] = {
 
 
 def raw_files(split: str) -> list[str]:
-    """The files of ``split``: the originals and the 10 simplifications."""
+    """The files of ``split``: the originals and the 10 simplifications.
+
+    Parameters
+    ----------
+    split : str
+        The split, ``"validation"`` or ``"test"``.
+
+    Returns
+    -------
+    list of str
+        The raw file names, as fetched.
+    """
     return [f"asset.{split}.orig", *(f"asset.{split}.simp.{k}" for k in range(N_REFERENCES))]
 
 

@@ -50,7 +50,23 @@ _INTEGER = re.compile(r"^[0-9]+$")
 
 def corpus_form(columns: Mapping[str, str]) -> str:
     """The form of a corpus entry's ``columns`` (a key of ``FORMS``); ValueError saying what is
-    missing or too much."""
+    missing or too much.
+
+    Parameters
+    ----------
+    columns : mapping of str to str
+        The entry's ``columns``: what each column is for -> its name in the file.
+
+    Returns
+    -------
+    str
+        The form's name.
+
+    Raises
+    ------
+    ValueError
+        When the columns fit no form.
+    """
     unknown = sorted(set(columns) - set(ROLES))
     if unknown:
         raise ValueError(f"columns: {unknown} are not roles of a cloze corpus (those are: {', '.join(ROLES)})")
@@ -114,7 +130,29 @@ MIN_RESPONSES = 2
 def without_thin_contexts(contexts: pd.DataFrame, responses: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list]:
     """``contexts`` and ``responses`` without the contexts that hold fewer than
     ``MIN_RESPONSES`` responses (after the responses holding no word were dropped), and those
-    contexts as ``[text_id, word_number, responses]``; ValueError where no context is left."""
+    contexts as ``[text_id, word_number, responses]``; ValueError where no context is left.
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        A ``provo_contexts`` table.
+    responses : pandas.DataFrame
+        Its ``provo_responses`` table.
+
+    Returns
+    -------
+    contexts : pandas.DataFrame
+        The contexts kept.
+    responses : pandas.DataFrame
+        Their responses.
+    dropped : list of [int, int, int]
+        ``[text_id, word_number, responses]`` of each context dropped.
+
+    Raises
+    ------
+    ValueError
+        When no context holds ``MIN_RESPONSES`` responses.
+    """
     totals = responses.groupby(["text_id", "word_number"])["count"].sum()
     keys = pd.MultiIndex.from_frame(contexts[["text_id", "word_number"]])
     held = totals.reindex(keys, fill_value=0).to_numpy()
@@ -132,7 +170,18 @@ def context_names(entry: Mapping) -> dict[str, tuple[int, int]]:
     """The contexts of a corpus entry by the name ``provo.figure_contexts`` gives them, read
     from its file without its responses: ``passage:position`` (the passage's number, as
     ``provo.texts`` has it) in the ``passage`` form, the context id as the file gives it in the
-    ``context_id`` form; each name -> ``(text_id, word_number)``."""
+    ``context_id`` form; each name -> ``(text_id, word_number)``.
+
+    Parameters
+    ----------
+    entry : mapping
+        The corpus entry, with its ``file`` and ``columns``.
+
+    Returns
+    -------
+    dict of str to (int, int)
+        ``(text_id, word_number)`` of each context by its name.
+    """
     columns = dict(entry["columns"])
     form = corpus_form(columns)
     frame, _, name, cells = _cells(entry, columns)

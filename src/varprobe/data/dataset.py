@@ -40,7 +40,31 @@ class Dataset:
                        **options) -> pd.DataFrame:
         """The instances table of ``split`` from the raw files in ``raw_dir``; ``options`` (of
         ``self.options``, the rest at their defaults). FileNotFoundError naming the missing
-        files, ValueError naming an option the dataset does not have."""
+        files, ValueError naming an option the dataset does not have.
+
+        Parameters
+        ----------
+        raw_dir : Path
+            The folder the raw files were fetched to.
+        split : str
+            The split to read.
+        verify : bool, optional
+            Whether to check the reader's counts against the published ones.
+        **options
+            The dataset's reader options (``self.options``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            An instances table (``instances_table``).
+
+        Raises
+        ------
+        FileNotFoundError
+            When a raw file of ``split`` is missing.
+        ValueError
+            When an option is not one of the dataset's.
+        """
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             raise ValueError(f"dataset {self.name!r} has no option {unknown}; its options: "

@@ -17,7 +17,24 @@ from varprobe.tables import atomic
 
 def source_of(name: str, file: str | None = None) -> Source:
     """The source of file ``file`` of dataset ``name`` (``None``: its only file), from
-    ``varprobe.data.SOURCES``."""
+    ``varprobe.data.SOURCES``.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name in ``SOURCES``.
+    file : str, optional
+        The file's name; None for a dataset of one file.
+
+    Returns
+    -------
+    Source
+
+    Raises
+    ------
+    ValueError
+        For an unknown dataset or file, listing the known ones.
+    """
     if name not in SOURCES:
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(sorted(SOURCES))}")
     files = {s.file: s for s in SOURCES[name]}
@@ -36,6 +53,33 @@ def fetch(name: str, dest: Path, mirror: Path | None, *, file: str | None = None
     With a mirror the file is copied from ``mirror / mirror_path``; otherwise it is downloaded
     (and, for an archive member, unpacked from the downloaded archive). The file is then checked
     against its pinned digest (``check_digest``; ``verify=False`` only warns that it was not).
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name in ``SOURCES``.
+    dest : Path
+        Where the file is placed.
+    mirror : Path or None
+        The data mirror, or None to download.
+    file : str, optional
+        The file's name within the dataset.
+    verify : bool, optional
+        Whether a digest mismatch is an error (else a warning).
+
+    Returns
+    -------
+    Path
+        ``dest``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the mirror lacks the file.
+    OSError
+        When the download or the unpacking fails.
+    ValueError
+        When the file is not the pinned one (``check_digest``) and ``verify`` is set.
     """
     source = source_of(name, file)
     origin = source.origin(mirror)
@@ -65,7 +109,28 @@ def fetch(name: str, dest: Path, mirror: Path | None, *, file: str | None = None
 
 def verify_copy(name: str, path: Path, mirror: Path | None, verify: bool = True) -> None:
     """Check a raw file a run fetched earlier (``path``, named as fetched) before it is read:
-    a stale or damaged copy stops the run instead of giving results from another file."""
+    a stale or damaged copy stops the run instead of giving results from another file.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name in ``SOURCES``.
+    path : Path
+        The fetched file; its name is the file's name within the dataset.
+    mirror : Path or None
+        The mirror it was fetched from, or None (downloaded).
+    verify : bool, optional
+        Whether a mismatch is an error (else a warning).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        When the copy is not the pinned file and ``verify`` is set (``check_digest``).
+    """
     path = Path(path)
     source = source_of(name, path.name)
     check_digest(path, source.expected(mirror is not None),

@@ -29,6 +29,22 @@ def choose_examples(examples: pd.DataFrame, k: int, seed: int,
     The choice is ``numpy.random.default_rng(seed).choice`` of k of the eligible rows without
     replacement; each row's example answer is its first reference.
 
+    Parameters
+    ----------
+    examples : pandas.DataFrame
+        An instances table.
+    k : int
+        The number of examples.
+    seed : int
+        The seed of the choice.
+    exclude_sources : set of str, optional
+        Sources no example may have.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ``k`` rows chosen, in the table's order.
+
     Raises
     ------
     ValueError
@@ -55,6 +71,19 @@ def few_shot_template(template: str, examples: pd.DataFrame) -> str:
     """``template`` preceded by each example of ``examples`` (an instances table) solved: the
     template filled in with its source, a newline and its first reference (the module's
     equation).
+
+    Parameters
+    ----------
+    template : str
+        The prompt template, with the placeholder ``{source}``.
+    examples : pandas.DataFrame
+        An instances table of the examples.
+
+    Returns
+    -------
+    str
+        The few-shot template, still with the placeholder ``{source}`` (the examples' braces
+        doubled).
 
     Examples
     --------

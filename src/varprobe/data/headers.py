@@ -24,6 +24,31 @@ def match_columns(header: Iterable[str], required: Iterable[str], optional: Iter
     columns than it reads); without it such a column is an error. Raises ValueError naming
     ``name`` and the culprit for an unknown column or two cells that read as one column, listing
     the columns expected (a missing required column is the reader's to name).
+
+    Parameters
+    ----------
+    header : iterable of str
+        The file's header cells.
+    required : iterable of str
+        The columns the reader needs.
+    optional : iterable of str, optional
+        The columns the reader reads where present.
+    name : str, optional
+        The file, named in messages.
+    others : bool, optional
+        Whether unknown columns are allowed.
+
+    Returns
+    -------
+    renames : dict of str to str
+        The known column of each header cell spelled otherwise.
+    warnings : list of str
+        One message per rename.
+
+    Raises
+    ------
+    ValueError
+        See above.
     """
     required, optional = list(required), list(optional)
     known = {c.strip().casefold(): c for c in (*required, *optional)}
@@ -54,7 +79,20 @@ def header_rows(frame: pd.DataFrame, columns: Iterable[str]) -> list[int]:
     """The positions (0 = the first data row) of the rows of ``frame`` that repeat its header: the
     cells of ``columns``, as text without surrounding whitespace, are those columns' names (in
     any order). Files joined end to end leave such a row; read as data it would be a context
-    named after a column with the column's name as its response."""
+    named after a column with the column's name as its response.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table as read.
+    columns : iterable of str
+        The columns compared with their names.
+
+    Returns
+    -------
+    list of int
+        The positions of the repeated-header rows, ascending.
+    """
     columns = list(columns)
     names = sorted(str(c).strip() for c in columns)
     return [k for k, row in enumerate(frame[columns].itertuples(index=False))

@@ -17,6 +17,25 @@ def instances_table(dataset: str, split: str, rows: list[tuple[str, str, list[st
     """The canonical table of ``(input_id, source, references)`` rows of one dataset split.
 
     Raises ValueError naming the dataset when ids repeat or an input has an empty reference.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name, named in messages.
+    split : str
+        The split.
+    rows : list of (str, str, list of str)
+        ``(input_id, source, references)`` per input.
+
+    Returns
+    -------
+    pandas.DataFrame
+        An instances table: ``input_id``, ``source``, ``references``.
+
+    Raises
+    ------
+    ValueError
+        See above.
     """
     frame = pd.DataFrame(rows, columns=["input_id", "source", "references"])
     frame.insert(0, "split", split)
@@ -31,7 +50,19 @@ def instances_table(dataset: str, split: str, rows: list[tuple[str, str, list[st
 
 
 def first_inputs(instances: pd.DataFrame, max_inputs: int | None) -> pd.DataFrame:
-    """The first ``max_inputs`` rows (all rows for ``None``): the small default runs."""
+    """The first ``max_inputs`` rows (all rows for ``None``): the small default runs.
+
+    Parameters
+    ----------
+    instances : pandas.DataFrame
+        An instances table.
+    max_inputs : int or None
+        The most rows kept.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     return instances if max_inputs is None else instances.head(max_inputs).reset_index(drop=True)
 
 
@@ -43,7 +74,21 @@ input, from the input's id)."""
 def seeded_inputs(instances: pd.DataFrame, max_inputs: int | None, seed: int) -> pd.DataFrame:
     """A uniform choice of ``max_inputs`` rows without replacement (all rows for ``None`` or
     fewer rows), kept in the dataset's order, drawn by ``numpy.random.default_rng([seed,
-    INPUT_CHOICE_STREAM])``: a subset spread over the whole split, the same for a seed."""
+    INPUT_CHOICE_STREAM])``: a subset spread over the whole split, the same for a seed.
+
+    Parameters
+    ----------
+    instances : pandas.DataFrame
+        An instances table.
+    max_inputs : int or None
+        The most rows kept.
+    seed : int
+        The seed of the choice.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     if max_inputs is None or max_inputs >= len(instances):
         return instances
     rows = np.sort(np.random.default_rng([seed, INPUT_CHOICE_STREAM]).choice(len(instances), max_inputs,
@@ -65,6 +110,25 @@ def cap_references(instances: pd.DataFrame, max_references: int | None, seed: in
     An input with more keeps a uniform choice of ``max_references`` of them without replacement,
     in the dataset's order, drawn by ``numpy.random.default_rng([seed, crc32(input_id)])``: the
     choice depends on the seed and the input alone, never on which other inputs a run reads.
+
+    Parameters
+    ----------
+    instances : pandas.DataFrame
+        An instances table.
+    max_references : int or None
+        The most references kept per input.
+    seed : int
+        The seed of the choice.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The instances with their references capped.
+
+    Raises
+    ------
+    ValueError
+        When ``max_references`` is below 1.
     """
     if max_references is None:
         return instances

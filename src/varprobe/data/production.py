@@ -11,7 +11,19 @@ from varprobe.data import dataset
 
 
 def raw_files(name: str, split: str) -> list[str]:
-    """Names of the raw files (as fetched, see ``data/sources.py``) that ``split`` is read from."""
+    """Names of the raw files (as fetched, see ``data/sources.py``) that ``split`` is read from.
+
+    Parameters
+    ----------
+    name : str
+        The production dataset's name.
+    split : str
+        The split.
+
+    Returns
+    -------
+    list of str
+    """
     return dataset(name).raw_files(split)
 
 

@@ -111,7 +111,24 @@ def read_norms(path: Path) -> pd.DataFrame:
 def check_complete(norms: pd.DataFrame, texts: list[int] | None = None) -> None:
     """Raise ValueError unless the norms hold what the published file holds: each passage of
     ``texts`` (all when None) a position for every word of its text from word 2 on (but
-    ``MISSING_POSITIONS``), and for all passages 55 passages and 2,687 positions."""
+    ``MISSING_POSITIONS``), and for all passages 55 passages and 2,687 positions.
+
+    Parameters
+    ----------
+    norms : pandas.DataFrame
+        The Provo norms as read (``read_norms``).
+    texts : list of int, optional
+        The passages to check (1-based text ids); None: all.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        Naming the passages or positions missing.
+    """
     selected = _select_texts(norms, texts)
     positions = selected.drop_duplicates(["Text_ID", "Word_Number"])
     incomplete = []
@@ -239,7 +256,20 @@ def responses_table(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.D
 
 def dropped_responses(norms: pd.DataFrame, texts: list[int] | None = None) -> pd.DataFrame:
     """The responses that hold no word (punctuation only), per context that has any:
-    ``text_id, word_number, count``."""
+    ``text_id, word_number, count``.
+
+    Parameters
+    ----------
+    norms : pandas.DataFrame
+        The Provo norms as read.
+    texts : list of int, optional
+        The passages read; None: all.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``text_id``, ``word_number`` and ``count`` (int) of the dropped responses.
+    """
     table = _read_responses(_select_texts(norms, texts))
     table = table[table["response"] == ""]
     table = table.groupby(["text_id", "word_number"], sort=True)["count"].sum().reset_index()

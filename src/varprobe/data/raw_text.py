@@ -20,6 +20,24 @@ def decode(data: bytes, encoding: str, name: str) -> str:
 
     Raises ValueError naming the file and saying "encoding" for a UTF-16/32 byte-order mark, NUL
     bytes (UTF-16/32 without a mark, or no text at all) or bytes invalid in ``encoding``.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's bytes.
+    encoding : str
+        The encoding to read them as.
+    name : str
+        The file, named in messages.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        See above.
     """
     fix = f"save it as {encoding} text"
     for mark, label in _BYTE_ORDER_MARKS:

@@ -43,7 +43,18 @@ class Digest:
 
     @classmethod
     def of(cls, path: Path) -> Digest:
-        """The digest of the file at ``path``."""
+        """The digest of the file at ``path``.
+
+        Parameters
+        ----------
+        path : Path
+            The file.
+
+        Returns
+        -------
+        Digest
+            Its SHA-256 (hex) and size in bytes.
+        """
         sha = hashlib.sha256()
         with open(path, "rb") as stream:
             for block in iter(lambda: stream.read(1 << 20), b""):
@@ -77,17 +88,55 @@ class Source:
         return Path(self.mirror_path).name
 
     def origin(self, mirror: Path | None) -> str:
-        """Where a run fetches the file from: its path in ``mirror``, or its URL (no mirror)."""
+        """Where a run fetches the file from: its path in ``mirror``, or its URL (no mirror).
+
+        Parameters
+        ----------
+        mirror : Path or None
+            The data mirror, or None.
+
+        Returns
+        -------
+        str
+            The mirror path or the URL.
+        """
         return self.url if mirror is None else str(mirror / self.mirror_path)
 
     def expected(self, from_mirror: bool) -> Digest | None:
-        """The pinned digest of the file as fetched from the mirror or from the URL."""
+        """The pinned digest of the file as fetched from the mirror or from the URL.
+
+        Parameters
+        ----------
+        from_mirror : bool
+            Whether the file comes from the mirror.
+
+        Returns
+        -------
+        Digest or None
+            None where no digest is pinned.
+        """
         return (self.mirror_digest or self.digest) if from_mirror else self.digest
 
 
 def pinned(url: str, mirror_path: str, sha256: str, size: int) -> Source:
     """The source of a file whose mirror copy is the original byte for byte: both pinned by the
-    SHA-256 and size computed from the mirror copy of the original."""
+    SHA-256 and size computed from the mirror copy of the original.
+
+    Parameters
+    ----------
+    url : str
+        The original's URL.
+    mirror_path : str
+        Its path in the mirror.
+    sha256 : str
+        Its SHA-256, hex.
+    size : int
+        Its size in bytes.
+
+    Returns
+    -------
+    Source
+    """
     return Source(url=url, mirror_path=mirror_path, digest=Digest(sha256, size))
 
 
@@ -96,13 +145,36 @@ GITHUB = "https://raw.githubusercontent.com"
 
 
 def resolve_mirror(configured: str | None) -> Path | None:
-    """The mirror directory in force: the config value if set, else ``$VARPROBE_DATA_MIRROR``."""
+    """The mirror directory in force: the config value if set, else ``$VARPROBE_DATA_MIRROR``.
+
+    Parameters
+    ----------
+    configured : str or None
+        The config's ``data_mirror``.
+
+    Returns
+    -------
+    Path or None
+        None: no mirror, files are downloaded.
+    """
     value = configured or os.environ.get(MIRROR_ENV) or None
     return Path(value).expanduser().resolve() if value else None
 
 
 def is_pinned_copy(path: Path, source: Source) -> bool:
-    """Whether ``path`` exists and is the file ``source`` pins as fetched from a mirror."""
+    """Whether ``path`` exists and is the file ``source`` pins as fetched from a mirror.
+
+    Parameters
+    ----------
+    path : Path
+        A local file.
+    source : Source
+        The file's source.
+
+    Returns
+    -------
+    bool
+    """
     expected = source.expected(from_mirror=True)
     return (expected is not None and path.is_file() and path.stat().st_size == expected.size
             and Digest.of(path) == expected)
@@ -111,7 +183,30 @@ def is_pinned_copy(path: Path, source: Source) -> bool:
 def check_digest(path: Path, expected: Digest | None, *, name: str, verify: bool, fix: str) -> None:
     """Raise ValueError, naming the file as ``name``, the expected and the actual digest and
     ``fix``, when the file at ``path`` is not the pinned one. A file that cannot be checked
-    (``verify`` False, or no digest pinned) is named in a warning on stderr instead."""
+    (``verify`` False, or no digest pinned) is named in a warning on stderr instead.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    expected : Digest or None
+        The pinned digest.
+    name : str
+        The file's name in messages.
+    verify : bool
+        Whether to check it at all.
+    fix : str
+        What to do about a mismatch, appended to the message.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        See above.
+    """
     if not verify:
         warn(f"{name}: not checked against its pinned digest nor its loader's counts "
              f"(data_verify: false / --allow-unverified)")
@@ -129,12 +224,39 @@ def check_digest(path: Path, expected: Digest | None, *, name: str, verify: bool
 
 
 def warn(message: str) -> None:
-    """Print ``varprobe: warning: message`` on stderr (into the job's log in a workflow)."""
+    """Print ``varprobe: warning: message`` on stderr (into the job's log in a workflow).
+
+    Parameters
+    ----------
+    message : str
+        The warning.
+
+    Returns
+    -------
+    None
+    """
     print(f"varprobe: warning: {message}", file=sys.stderr)
 
 
 def unpack_member(archive: Path, member: str) -> None:
-    """Replace the tar ``archive`` by its member ``member``."""
+    """Replace the tar ``archive`` by its member ``member``.
+
+    Parameters
+    ----------
+    archive : Path
+        A tar archive; replaced in place.
+    member : str
+        The member's path in the archive.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    OSError
+        When the archive has no such member.
+    """
     with tarfile.open(archive) as tar:
         try:
             extracted = tar.extractfile(member)

@@ -40,7 +40,23 @@ ROW = "row"
 
 
 def file_format(path: str | Path) -> str:
-    """The format of the file at ``path`` from its suffix; ValueError listing the known ones."""
+    """The format of the file at ``path`` from its suffix; ValueError listing the known ones.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    str
+        The format's name.
+
+    Raises
+    ------
+    ValueError
+        For an unknown suffix.
+    """
     suffix = Path(path).suffix.lower()
     if suffix not in SUFFIXES:
         raise ValueError(f"{path}: unknown file type {suffix or '(no suffix)'!r}; a data file is one "
@@ -50,7 +66,24 @@ def file_format(path: str | Path) -> str:
 
 def check_sha256(path: Path, sha256: str | None) -> Digest:
     """The digest of the file at ``path``; ValueError naming both digests where ``sha256`` (the
-    entry's, optional) is given and differs."""
+    entry's, optional) is given and differs.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    sha256 : str or None
+        The entry's pinned SHA-256 (hex), if any.
+
+    Returns
+    -------
+    Digest
+
+    Raises
+    ------
+    ValueError
+        See above.
+    """
     digest = Digest.of(path)
     if sha256 is not None and digest.sha256 != sha256.lower():
         raise ValueError(f"{path} is not the file the entry pins: sha256: {sha256}, the file has "
@@ -59,7 +92,20 @@ def check_sha256(path: Path, sha256: str | None) -> Digest:
 
 
 def provenance(path: Path, digest: Digest) -> dict:
-    """What a result table records of a user file: its path, SHA-256 and size."""
+    """What a result table records of a user file: its path, SHA-256 and size.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    digest : Digest
+        Its digest.
+
+    Returns
+    -------
+    dict
+        ``path`` (str), ``sha256`` (hex) and ``size`` (bytes).
+    """
     return {"file": str(path), "sha256": digest.sha256, "bytes": digest.size}
 
 
@@ -71,7 +117,19 @@ def record_digest(path: Path, record: Path) -> bool:
     times, and an edit that keeps the file's time (``cp -p``, ``rsync -a``) would rerun nothing.
     A changed digest makes ``record`` newer than every output, so they are made again. A new
     ``record`` takes the file's time, so that creating it reruns no more than the file itself
-    does."""
+    does.
+
+    Parameters
+    ----------
+    path : Path
+        The data file.
+    record : Path
+        The file its digest is recorded in.
+
+    Returns
+    -------
+    bool
+    """
     text = f"{Digest.of(path)}\n"
     if record.is_file() and record.read_text() == text:
         return False
@@ -130,7 +188,20 @@ def _no_header_rows(frame: pd.DataFrame, path: Path | str) -> None:
 def file_problem(entry: Mapping, wanted: Mapping[str, str]) -> str | None:
     """What is wrong with the entry's ``file`` before a job reads it, or None: the file is
     missing, not of a known type, not the pinned one (``sha256``), or lacks a column of
-    ``wanted`` (from its header alone). A ``datasets`` source is checked when it is read."""
+    ``wanted`` (from its header alone). A ``datasets`` source is checked when it is read.
+
+    Parameters
+    ----------
+    entry : mapping
+        The dataset's config entry.
+    wanted : mapping of str to str
+        What each column is for -> its name (``wanted_columns``).
+
+    Returns
+    -------
+    str or None
+        The problem, or None.
+    """
     if "file" not in entry:
         return None
     path = Path(entry["file"])
@@ -253,7 +324,26 @@ def read_datasets_source(source: Mapping) -> pd.DataFrame:
 
 def require_columns(columns: Iterable[str], wanted: Mapping[str, str], name: str) -> None:
     """ValueError unless every column of ``wanted`` (what it is for -> the column's name) is among
-    ``columns``: each missing one is named with what it is for, then the columns there are."""
+    ``columns``: each missing one is named with what it is for, then the columns there are.
+
+    Parameters
+    ----------
+    columns : iterable of str
+        The columns there are.
+    wanted : mapping of str to str
+        What each needed column is for -> its name.
+    name : str
+        The file, named in the message.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        See above.
+    """
     columns = [c for c in columns if c != ROW]
     missing = [f"{column!r} ({role})" for role, column in wanted.items() if column not in columns]
     if missing:
@@ -261,7 +351,17 @@ def require_columns(columns: Iterable[str], wanted: Mapping[str, str], name: str
 
 
 def is_number(value: object) -> bool:
-    """Whether ``value`` is a number that is not missing (NaN) and not a boolean."""
+    """Whether ``value`` is a number that is not missing (NaN) and not a boolean.
+
+    Parameters
+    ----------
+    value : object
+        A cell.
+
+    Returns
+    -------
+    bool
+    """
     return (isinstance(value, numbers.Number) and not isinstance(value, (bool, np.bool_))
             and not (isinstance(value, (float, np.floating)) and value != value))
 
@@ -270,7 +370,28 @@ def text_cell(value: object, row: int, column: str, name: str) -> str:
     """A cell as text: ``""`` for a missing value (None, NaN), a string as it is, a number as
     ``str`` of it (``text_column`` notes it). ValueError naming the file ``name``, the row and
     the column for anything else (a JSON object, a list, a boolean): read as text it would be
-    its Python repr, in the references and inside the prompt."""
+    its Python repr, in the references and inside the prompt.
+
+    Parameters
+    ----------
+    value : object
+        The cell.
+    row : int
+        Its row, named in the message.
+    column : str
+        Its column.
+    name : str
+        The file.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        See above.
+    """
     if value is None or (isinstance(value, (float, np.floating)) and value != value):
         return ""
     if isinstance(value, str):
@@ -284,7 +405,24 @@ def text_cell(value: object, row: int, column: str, name: str) -> str:
 def text_column(frame: pd.DataFrame, column: str, name: str, note: bool = True) -> pd.Series:
     """The cells of ``column`` as text (``text_cell``); where some are numbers and ``note`` is
     set (a column of texts, not of ids or counts), one line on stderr names the column and
-    their rows."""
+    their rows.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table as read.
+    column : str
+        The column.
+    name : str
+        The file, named in messages.
+    note : bool, optional
+        Whether to note numbers read as text.
+
+    Returns
+    -------
+    pandas.Series
+        str values, the index of ``frame``.
+    """
     values = frame[column]
     texts = [text_cell(v, row, column, name) for v, row in zip(values, frame[ROW], strict=True)]
     if note:
@@ -293,14 +431,40 @@ def text_column(frame: pd.DataFrame, column: str, name: str, note: bool = True) 
 
 
 def note_numbers(rows: list[int], column: str, name: str) -> None:
-    """One line on stderr where ``rows`` of ``column`` hold numbers that are read as text."""
+    """One line on stderr where ``rows`` of ``column`` hold numbers that are read as text.
+
+    Parameters
+    ----------
+    rows : list of int
+        The rows holding numbers.
+    column : str
+        The column.
+    name : str
+        The file.
+
+    Returns
+    -------
+    None
+    """
     if rows:
         print(f"{name}: column {column!r} holds numbers in {rows_named(rows)}, read as text",
               file=sys.stderr)
 
 
 def rows_named(rows: Iterable[int], limit: int = 5) -> str:
-    """``row 3`` / ``rows 3, 7, 9 and 2 more``: rows in a message."""
+    """``row 3`` / ``rows 3, 7, 9 and 2 more``: rows in a message.
+
+    Parameters
+    ----------
+    rows : iterable of int
+        The rows.
+    limit : int, optional
+        The most rows named.
+
+    Returns
+    -------
+    str
+    """
     rows = list(rows)
     shown = ", ".join(map(str, rows[:limit]))
     more = f" and {len(rows) - limit} more" if len(rows) > limit else ""

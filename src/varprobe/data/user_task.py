@@ -44,17 +44,48 @@ FILE_SPLIT = "file"
 
 
 def is_user_task(entry: Mapping) -> bool:
-    """Whether a ``production.datasets`` entry brings its own data (``file:`` or ``datasets:``)."""
+    """Whether a ``production.datasets`` entry brings its own data (``file:`` or ``datasets:``).
+
+    Parameters
+    ----------
+    entry : mapping
+        The dataset's entry.
+
+    Returns
+    -------
+    bool
+    """
     return "file" in entry or "datasets" in entry
 
 
 def reader_entry(entry: Mapping) -> dict:
-    """The keys of a task entry that its reader reads (``READ_KEYS``)."""
+    """The keys of a task entry that its reader reads (``READ_KEYS``).
+
+    Parameters
+    ----------
+    entry : mapping
+        The task entry.
+
+    Returns
+    -------
+    dict
+    """
     return {key: entry[key] for key in READ_KEYS if key in entry}
 
 
 def wanted_columns(entry: Mapping) -> dict[str, str]:
-    """The columns a task entry reads, by the ``fields`` key that names each."""
+    """The columns a task entry reads, by the ``fields`` key that names each.
+
+    Parameters
+    ----------
+    entry : mapping
+        The task entry.
+
+    Returns
+    -------
+    dict of str to str
+        What each column is for -> its name in the file.
+    """
     fields = {**FIELDS, **entry.get("fields", {})}
     references = fields["references"]
     named = ({f"fields.references[{k}]": c for k, c in enumerate(references)}
@@ -64,7 +95,17 @@ def wanted_columns(entry: Mapping) -> dict[str, str]:
 
 def task_record(entry: Mapping) -> Dataset:
     """The ``Dataset`` of a task entry: no raw files to fetch (its file is read where it is),
-    its split, its ``language``, and a reader of its file (``read_task``)."""
+    its split, its ``language``, and a reader of its file (``read_task``).
+
+    Parameters
+    ----------
+    entry : mapping
+        The task entry.
+
+    Returns
+    -------
+    Dataset
+    """
     entry = dict(entry)
     return Dataset(
         name=entry["name"],

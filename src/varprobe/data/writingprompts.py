@@ -25,13 +25,33 @@ _NEWLINE = re.compile(r"\s*<newline>\s*")
 
 
 def clean_prompt(line: str) -> str:
-    """The prompt without its leading tag (``[ WP ]``, ``[ IP ]``, ...) and outer whitespace."""
+    """The prompt without its leading tag (``[ WP ]``, ``[ IP ]``, ...) and outer whitespace.
+
+    Parameters
+    ----------
+    line : str
+        A line of a ``*.wp_source`` file.
+
+    Returns
+    -------
+    str
+    """
     return _TAG.sub("", line).strip()
 
 
 def clean_story(line: str) -> str:
     """The story with each ``<newline>`` marker turned into a line break, runs of spaces
-    within a line collapsed, and empty lines dropped."""
+    within a line collapsed, and empty lines dropped.
+
+    Parameters
+    ----------
+    line : str
+        A line of a ``*.wp_target`` file.
+
+    Returns
+    -------
+    str
+    """
     paragraphs = (" ".join(p.split()) for p in _NEWLINE.split(line))
     return "\n".join(p for p in paragraphs if p)
 
