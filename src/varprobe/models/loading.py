@@ -57,6 +57,20 @@ def check_available(spec: ModelSpec) -> None:
     Reads only the config (a local file, or a few kB from the hub) — not the weights. An API
     model is not checked here: its block is, by ``varprobe.api.endpoint.ApiEndpoint.from_config``
     (``varprobe check-models``).
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The model's config entry.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ModelUnavailable
+        Saying why the model cannot be reached.
     """
     if spec.is_api:
         return
@@ -80,6 +94,23 @@ def source(spec: ModelSpec) -> tuple[str, str | None]:
     served from the model cache (converted there on first use, ``varprobe.models.cache.converted``): the entry's folder
     and no ``gguf_file``. A hub id, a folder of ordinary weights, or any model while
     ``$VARPROBE_CACHE`` is ``off``, is read where it is.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The model's config entry.
+
+    Returns
+    -------
+    location : str
+        The hub id or folder.
+    gguf_file : str or None
+        The GGUF file within it, or None.
+
+    Raises
+    ------
+    ModelUnavailable
+        When the model's files cannot be reached.
     """
     location = spec.location()
     try:
@@ -103,6 +134,27 @@ def run_device(spec: ModelSpec, gpus: int, cpu_fallback: bool, cuda_available: b
     profile) or, with ``cpu_fallback``, when no CUDA device is usable although one was
     requested (CI's scheduler hands out fake GPUs). Otherwise a missing CUDA device is an error
     that names the settings to change.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The model's config entry.
+    gpus : int
+        GPUs given to the job.
+    cpu_fallback : bool
+        Whether to run on CPU where no CUDA device is usable.
+    cuda_available : bool
+        Whether a CUDA device is usable.
+
+    Returns
+    -------
+    str
+        A torch device name.
+
+    Raises
+    ------
+    ModelUnavailable
+        When the model needs CUDA and none is usable.
     """
     if not spec.device.startswith("cuda"):
         return spec.device
@@ -121,12 +173,48 @@ def run_device(spec: ModelSpec, gpus: int, cpu_fallback: bool, cuda_available: b
 
 def load_causal_lm(spec: ModelSpec) -> LoadedModel:
     """Load ``spec`` as a causal LM in eval mode on ``spec.device`` with ``spec.dtype`` weights
-    (its checkpoint's parameters over the base weights when it has one)."""
+    (its checkpoint's parameters over the base weights when it has one).
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The model's config entry.
+
+    Returns
+    -------
+    LoadedModel
+        The model and its tokenizer.
+
+    Raises
+    ------
+    ValueError
+        When ``spec`` is a samples file.
+    ModelUnavailable
+        When its files cannot be reached.
+    """
     return _load(spec, seq2seq=False)
 
 
 def load_generator(spec: ModelSpec) -> LoadedModel:
-    """Load ``spec`` as a seq2seq model if its config is an encoder-decoder, else as a causal LM."""
+    """Load ``spec`` as a seq2seq model if its config is an encoder-decoder, else as a causal LM.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The model's config entry.
+
+    Returns
+    -------
+    LoadedModel
+        The model and its tokenizer.
+
+    Raises
+    ------
+    ValueError
+        When ``spec`` is a samples file.
+    ModelUnavailable
+        When its files cannot be reached.
+    """
     if spec.is_external:
         raise ValueError(f"model {spec.name!r} is a samples file, not a network")
     location, gguf_file = source(spec)

@@ -51,6 +51,19 @@ class PackedLinear(torch.nn.Module):
         self._packed: tuple[torch.Tensor, int] | None = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x W^T + b``: the packed product in inference (no gradient, oneDNN on, a float32 CPU
+        weight), else ``torch.nn.functional.linear``.
+
+        Parameters
+        ----------
+        x : torch.Tensor
+            Inputs, shape ``(..., in_features)``.
+
+        Returns
+        -------
+        torch.Tensor
+            Shape ``(..., out_features)``, the dtype of ``x``.
+        """
         if torch.is_grad_enabled() or not torch.backends.mkldnn.enabled or not _packable(self.weight):
             return torch.nn.functional.linear(x, self.weight, self.bias)
         if self._packed is None or self._packed[1] != self.weight._version:
@@ -64,12 +77,23 @@ class PackedLinear(torch.nn.Module):
         return super()._apply(fn, recurse)
 
     def extra_repr(self) -> str:
+        """The module's line in the model's printout.
+
+        Returns
+        -------
+        str
+        """
         return f"in_features={self.in_features}, out_features={self.out_features}, packed for oneDNN"
 
 
 def unpacked() -> AbstractContextManager:
     """A context in which every ``PackedLinear`` computes the ordinary product: oneDNN switched
-    off (its TF32 setting left as it is: setting it warns about Intel GPUs)."""
+    off (its TF32 setting left as it is: setting it warns about Intel GPUs).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+    """
     return torch.backends.mkldnn.flags(enabled=False, allow_tf32=torch.backends.mkldnn.allow_tf32)
 
 
@@ -79,13 +103,34 @@ def _packable(weight: torch.Tensor) -> bool:
 
 def can_pack(model: torch.nn.Module) -> bool:
     """Whether ``pack_linears`` applies: oneDNN is available and every parameter is a float32
-    tensor on the CPU."""
+    tensor on the CPU.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model.
+
+    Returns
+    -------
+    bool
+    """
     return torch.backends.mkldnn.is_available() and all(_packable(p) for p in model.parameters())
 
 
 def pack_linears(model: torch.nn.Module) -> int:
     """Replace every ``torch.nn.Linear`` of ``model`` by a ``PackedLinear`` of the same
-    parameters when ``can_pack(model)``; the number replaced."""
+    parameters when ``can_pack(model)``; the number replaced.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model; modified in place.
+
+    Returns
+    -------
+    int
+        The number of modules replaced (0 when it does not apply).
+    """
     if not can_pack(model):
         return 0
     found = [(parent, name, child) for parent in model.modules()
@@ -99,7 +144,17 @@ def multiplies_packed(model: torch.nn.Module) -> bool:
     """Whether every matrix product of ``model``'s weights runs packed now: oneDNN is on, every
     parameter is float32 on the CPU, and each module holding a matrix (2-D) parameter is a
     ``PackedLinear`` or an embedding (a lookup, no product). Then each row of a pass of two
-    rows or more has bits that depend on that row alone (module docstring)."""
+    rows or more has bits that depend on that row alone (module docstring).
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model.
+
+    Returns
+    -------
+    bool
+    """
     if not (torch.backends.mkldnn.enabled and can_pack(model)):
         return False
     holders = [m for m in model.modules() if any(p.dim() == 2 for p in m.parameters(recurse=False))]

@@ -66,7 +66,22 @@ class ModelSpec:
 
     @classmethod
     def from_config(cls, entry: dict) -> ModelSpec:
-        """Build from a config entry, checking that exactly one source is given."""
+        """Build from a config entry, checking that exactly one source is given.
+
+        Parameters
+        ----------
+        entry : dict
+            A ``models`` entry of the config.
+
+        Returns
+        -------
+        ModelSpec
+
+        Raises
+        ------
+        ValueError
+            When the entry gives no source or more than one.
+        """
         sources = [k for k in SOURCES if entry.get(k)]
         if len(sources) != 1:
             raise ValueError(
@@ -112,7 +127,17 @@ class ModelSpec:
 
     def location(self) -> str:
         """The hub id or directory ``from_pretrained`` reads; ``ModelUnavailable`` when the
-        local file system already tells that it holds no weights (``local_problem``)."""
+        local file system already tells that it holds no weights (``local_problem``).
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        ModelUnavailable
+            See above.
+        """
         problem = self.local_problem()
         if problem:
             raise ModelUnavailable(problem)
@@ -123,7 +148,12 @@ class ModelSpec:
         network), or None: a samples file that does not exist, a package that is not installed,
         a local weights directory that is missing, empty or without weight files
         (``WEIGHT_FILES``), a ``gguf_file`` absent from the package or directory. A hub id (not a local path) is never a local problem, nor is a
-        ``finetune`` entry (its base is checked on its own)."""
+        ``finetune`` entry (its base is checked on its own).
+
+        Returns
+        -------
+        str or None
+        """
         if self.is_api or self.finetune is not None:
             return None
         if self.is_external:
@@ -154,7 +184,12 @@ class ModelSpec:
 
     def assembles(self) -> bool:
         """Whether ``gguf_file`` is written by the package's ``assemble(path)`` rather than held
-        in its folder (``varprobe.models.cache.assembled``)."""
+        in its folder (``varprobe.models.cache.assembled``).
+
+        Returns
+        -------
+        bool
+        """
         if self.package is None or not self.gguf_file or self._folder() is None:
             return False
         if (Path(self._folder()) / self.gguf_file).is_file():

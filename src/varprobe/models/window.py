@@ -20,7 +20,18 @@ POSITION_KEYS = ("max_position_embeddings", "n_positions", "n_ctx")
 def position_limit(config) -> int | None:
     """The number of token positions a model with transformers ``config`` takes: the first of
     ``POSITION_KEYS`` that is an integer above 1, None where none is (relative positions, as in
-    T5, have no limit)."""
+    T5, have no limit).
+
+    Parameters
+    ----------
+    config : transformers.PretrainedConfig
+        The model's configuration.
+
+    Returns
+    -------
+    int or None
+        The limit in tokens.
+    """
     for name in POSITION_KEYS:
         value = getattr(config, name, None)
         if isinstance(value, int) and not isinstance(value, bool) and value > 1:
@@ -29,7 +40,17 @@ def position_limit(config) -> int | None:
 
 
 def model_name(model) -> str:
-    """A model's hub id or path as loaded (``name_or_path``), else its class name."""
+    """A model's hub id or path as loaded (``name_or_path``), else its class name.
+
+    Parameters
+    ----------
+    model : transformers.PreTrainedModel
+        The model.
+
+    Returns
+    -------
+    str
+    """
     return getattr(model, "name_or_path", "") or type(model).__name__
 
 
@@ -38,7 +59,30 @@ def check_window(lengths: Iterable[tuple[str, int]], new_tokens: int, *, config,
     """ValueError unless every ``(name, tokens)`` of ``lengths`` fits the model's
     ``position_limit`` with ``new_tokens`` more: tokens + new_tokens <= limit. The message names
     the first text that does not fit, its length, what it needs and the limit, how many do not
-    fit, and ``fix`` (what the user can do). No limit: nothing to check."""
+    fit, and ``fix`` (what the user can do). No limit: nothing to check.
+
+    Parameters
+    ----------
+    lengths : iterable of (str, int)
+        Each text's name and its length in tokens.
+    new_tokens : int
+        The tokens generated after it.
+    config : transformers.PretrainedConfig
+        The model's configuration.
+    model_name : str
+        The model, named in the message.
+    fix : str
+        What the user can do, appended to the message.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        See above.
+    """
     limit = position_limit(config)
     if limit is None:
         return
