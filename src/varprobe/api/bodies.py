@@ -18,7 +18,25 @@ from varprobe.sampling.decoding import Decoding
 
 def decoding_fields(endpoint: ApiEndpoint, decoding: Decoding) -> dict[str, float | int]:
     """The request fields of ``decoding`` at ``endpoint`` (ValueError names model, decoding and
-    parameter when the endpoint cannot express the decoding)."""
+    parameter when the endpoint cannot express the decoding).
+
+    Parameters
+    ----------
+    endpoint : ApiEndpoint
+        The model's endpoint.
+    decoding : Decoding
+        The decoding's transforms.
+
+    Returns
+    -------
+    dict of str to float or int
+        Each request field (``temperature``, ``top_p``, ...) and its value.
+
+    Raises
+    ------
+    ValueError
+        See above.
+    """
     values = decoding.parameters()
     for key, neutral in NEUTRAL.items():
         if key not in endpoint.parameters and values[key] != neutral:
@@ -30,14 +48,47 @@ def decoding_fields(endpoint: ApiEndpoint, decoding: Decoding) -> dict[str, floa
 
 
 def sent_parameters(endpoint: ApiEndpoint, decoding: Decoding, max_tokens: int) -> dict:
-    """The fields every request of ``decoding`` carries besides model, prompt and seed."""
+    """The fields every request of ``decoding`` carries besides model, prompt and seed.
+
+    Parameters
+    ----------
+    endpoint : ApiEndpoint
+        The model's endpoint.
+    decoding : Decoding
+        The decoding's transforms.
+    max_tokens : int
+        The token budget of each reply.
+
+    Returns
+    -------
+    dict
+        The fields, as stored with the samples.
+    """
     return {**endpoint.extra_body, **decoding_fields(endpoint, decoding), "max_tokens": max_tokens}
 
 
 def request_body(endpoint: ApiEndpoint, decoding: Decoding, prompt: str, *, max_tokens: int,
                  seed: int) -> dict:
     """The JSON body of one request: ``prompt`` as the one user message (chat) or as the prompt
-    (completions); ``seed`` is sent where ``api.seed`` is true."""
+    (completions); ``seed`` is sent where ``api.seed`` is true.
+
+    Parameters
+    ----------
+    endpoint : ApiEndpoint
+        The model's endpoint.
+    decoding : Decoding
+        The decoding's transforms.
+    prompt : str
+        The rendered prompt.
+    max_tokens : int
+        The token budget of the reply.
+    seed : int
+        The request's seed (``request_seed``).
+
+    Returns
+    -------
+    dict
+    """
     if endpoint.endpoint == "chat":
         text = {"messages": [{"role": "user", "content": prompt}]}
     else:
@@ -50,5 +101,16 @@ def request_body(endpoint: ApiEndpoint, decoding: Decoding, prompt: str, *, max_
 
 def request_seed(*parts: object) -> int:
     """A request's seed from the run's seed and the request's identity (e.g. ``seed, text_id,
-    word_number, index``): CRC-32 of the parts joined by ``:``, in 31 bits (servers take int32)."""
+    word_number, index``): CRC-32 of the parts joined by ``:``, in 31 bits (servers take int32).
+
+    Parameters
+    ----------
+    *parts : object
+        The run's seed and the request's identity, in order.
+
+    Returns
+    -------
+    int
+        In ``[0, 2**31)``.
+    """
     return zlib.crc32(":".join(str(p) for p in parts).encode()) & 0x7FFFFFFF

@@ -18,12 +18,33 @@ from varprobe.tables import atomic
 
 
 def canonical(value: object) -> str:
-    """``value`` as canonical JSON: sorted keys, no spaces, non-ASCII kept."""
+    """``value`` as canonical JSON: sorted keys, no spaces, non-ASCII kept.
+
+    Parameters
+    ----------
+    value : object
+        A JSON-serialisable value.
+
+    Returns
+    -------
+    str
+    """
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def request_key(request: dict) -> str:
-    """The cache key of ``request`` (``{"url", "body", "draw"}``)."""
+    """The cache key of ``request`` (``{"url", "body", "draw"}``).
+
+    Parameters
+    ----------
+    request : dict
+        The request: ``url``, ``body`` and ``draw``.
+
+    Returns
+    -------
+    str
+        The SHA-256 (hex) of its canonical JSON.
+    """
     return hashlib.sha256(canonical(request).encode()).hexdigest()
 
 
@@ -34,13 +55,39 @@ class ReplyCache:
         self.directory = Path(directory)
 
     def path(self, request: dict) -> Path:
-        """The file of ``request``."""
+        """The file of ``request``.
+
+        Parameters
+        ----------
+        request : dict
+            The request.
+
+        Returns
+        -------
+        Path
+        """
         key = request_key(request)
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, request: dict) -> dict | None:
         """The stored response to ``request``, or None. A file that is no JSON record of this
-        request is an error naming the file."""
+        request is an error naming the file.
+
+        Parameters
+        ----------
+        request : dict
+            The request.
+
+        Returns
+        -------
+        dict or None
+            The response's JSON.
+
+        Raises
+        ------
+        ValueError
+            See above.
+        """
         path = self.path(request)
         if not path.is_file():
             return None
@@ -54,6 +101,18 @@ class ReplyCache:
         return record["response"]
 
     def put(self, request: dict, response: dict) -> None:
-        """Store ``response`` to ``request`` (atomically)."""
+        """Store ``response`` to ``request`` (atomically).
+
+        Parameters
+        ----------
+        request : dict
+            The request.
+        response : dict
+            The server's JSON response.
+
+        Returns
+        -------
+        None
+        """
         with atomic(self.path(request)) as partial:
             partial.write_text(canonical({"request": request, "response": response}), encoding="utf-8")

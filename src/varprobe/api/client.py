@@ -75,7 +75,12 @@ class ApiClient:
         self._http = httpx.Client(timeout=endpoint.timeout)
 
     def close(self) -> None:
-        """Close the HTTP connections."""
+        """Close the HTTP connections.
+
+        Returns
+        -------
+        None
+        """
         self._http.close()
 
     def __enter__(self) -> ApiClient:
@@ -85,13 +90,31 @@ class ApiClient:
         self.close()
 
     def report(self) -> str:
-        """One line of counts, for stderr."""
+        """One line of counts, for stderr.
+
+        Returns
+        -------
+        str
+        """
         c = self.counts
         return (f"model {self.endpoint.name!r} at {self.endpoint.url}: {c['sent']} requests sent, "
                 f"{c['cache_hits']} cache hits, {c['retries']} retries")
 
     def replies(self, bodies: Sequence[dict], desc: str = "") -> list[Reply]:
-        """The reply to each of ``bodies``, in order (module docstring)."""
+        """The reply to each of ``bodies``, in order (module docstring).
+
+        Parameters
+        ----------
+        bodies : sequence of dict
+            The request bodies; a body repeated is a further draw of it.
+        desc : str, optional
+            The progress bar's label (default: the endpoint's name).
+
+        Returns
+        -------
+        list of Reply
+            One per body, in order.
+        """
         seen: dict[str, int] = {}
         requests = []
         for body in bodies:

@@ -94,13 +94,41 @@ class ProvoPrompting:
         return SINGLE_PROMPT if self.mode == "single" else LIST_PROMPT
 
     def token_budget(self, n: int) -> int:
-        """``max_tokens`` of each request when ``n`` words per context are wanted."""
+        """``max_tokens`` of each request when ``n`` words per context are wanted.
+
+        Parameters
+        ----------
+        n : int
+            The words wanted per context.
+
+        Returns
+        -------
+        int
+            Tokens per request.
+        """
         if self.max_tokens is not None:
             return self.max_tokens
         return SINGLE_MAX_TOKENS if self.mode == "single" else TOKENS_PER_LISTED_WORD * n
 
     def render(self, context: str, n: int) -> str:
-        """The prompt for ``context`` (``{n}`` -> ``n``); KeyError names another placeholder."""
+        """The prompt for ``context`` (``{n}`` -> ``n``); KeyError names another placeholder.
+
+        Parameters
+        ----------
+        context : str
+            The context text.
+        n : int
+            The words wanted.
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        KeyError
+            When the template holds another placeholder.
+        """
         try:
             return self.template.format(context=context, n=n)
         except KeyError as err:
@@ -135,12 +163,34 @@ class ApiEndpoint:
 
     @classmethod
     def tuning_defaults(cls) -> dict[str, float | int]:
-        """The default of each ``TUNING`` key."""
+        """The default of each ``TUNING`` key.
+
+        Returns
+        -------
+        dict of str to float or int
+        """
         return {f.name: f.default for f in fields(cls) if f.name in TUNING}
 
     @classmethod
     def from_config(cls, name: str, block: dict) -> ApiEndpoint:
-        """Parse and check model ``name``'s ``api`` block; ValueError names the model and key."""
+        """Parse and check model ``name``'s ``api`` block; ValueError names the model and key.
+
+        Parameters
+        ----------
+        name : str
+            The model's name.
+        block : dict
+            Its ``api`` block.
+
+        Returns
+        -------
+        ApiEndpoint
+
+        Raises
+        ------
+        ValueError
+            See above.
+        """
         if not isinstance(block, dict):
             raise ValueError(f"model {name!r}: api must be a mapping, got {block!r}")
         known = set(cls.__dataclass_fields__) - {"name"}

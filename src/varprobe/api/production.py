@@ -18,7 +18,33 @@ from varprobe.sampling.decoding import Decoding
 
 def api_productions(client: ApiClient, work: Sequence[tuple[str, str]], decoding: Decoding, *,
                     n_samples: int, max_new_tokens: int, seed: int) -> list[list[str]]:
-    """For each ``(input_id, prompt)`` of ``work``: ``n_samples`` productions, in order."""
+    """For each ``(input_id, prompt)`` of ``work``: ``n_samples`` productions, in order.
+
+    Parameters
+    ----------
+    client : ApiClient
+        The model's client.
+    work : sequence of (str, str)
+        ``(input_id, rendered prompt)`` pairs.
+    decoding : Decoding
+        The decoding's transforms.
+    n_samples : int
+        Productions per input.
+    max_new_tokens : int
+        Token budget of each production.
+    seed : int
+        The run's seed (``request_seed``).
+
+    Returns
+    -------
+    list of list of str
+        ``n_samples`` productions per input, in the order of ``work``.
+
+    Raises
+    ------
+    ValueError
+        When ``n_samples`` or ``max_new_tokens`` is below 1.
+    """
     if n_samples < 1 or max_new_tokens < 1:
         raise ValueError(f"n_samples and max_new_tokens must be >= 1, got {n_samples}, {max_new_tokens}")
     bodies = [

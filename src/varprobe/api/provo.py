@@ -40,7 +40,33 @@ from varprobe.words import INCOMPLETE, Extraction, first_word, has_word_char
 def provo_samples(client: ApiClient, contexts: pd.DataFrame, decoding: Decoding, *, n: int,
                   seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Samples and parse statistics of ``n`` draws per context (module docstring), in the mode
-    of the client's endpoint (``api.provo.mode``)."""
+    of the client's endpoint (``api.provo.mode``).
+
+    Parameters
+    ----------
+    client : ApiClient
+        The model's client.
+    contexts : pandas.DataFrame
+        A ``provo_contexts`` table.
+    decoding : Decoding
+        The decoding's transforms.
+    n : int
+        Draws per context.
+    seed : int
+        The run's seed.
+
+    Returns
+    -------
+    samples : pandas.DataFrame
+        A ``provo_samples`` table.
+    parses : pandas.DataFrame
+        A ``provo_api_parse`` table: the parse statistics of the replies per context.
+
+    Raises
+    ------
+    ValueError
+        When ``n`` is below 1.
+    """
     if n < 1:
         raise ValueError(f"n_samples must be >= 1, got {n}")
     endpoint = client.endpoint

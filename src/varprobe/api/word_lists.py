@@ -65,7 +65,18 @@ class WordList:
 
 
 def split_preamble(reply: str) -> tuple[str, str]:
-    """``(preamble, rest)`` of ``reply`` (rule 1 of the module docstring)."""
+    """``(preamble, rest)`` of ``reply`` (rule 1 of the module docstring).
+
+    Parameters
+    ----------
+    reply : str
+        The reply's text.
+
+    Returns
+    -------
+    preamble : str
+    rest : str
+    """
     reply = reply.lstrip()
     first_line, _, later = reply.partition("\n")
     if _ITEM_START.match(first_line):
@@ -82,7 +93,19 @@ def split_preamble(reply: str) -> tuple[str, str]:
 
 def parse_word_list(reply: str, truncated: bool) -> WordList:
     """Items and words of a list ``reply`` (module docstring); ``truncated`` says the token
-    budget ended it."""
+    budget ended it.
+
+    Parameters
+    ----------
+    reply : str
+        The reply's text.
+    truncated : bool
+        Whether the reply ran out of tokens.
+
+    Returns
+    -------
+    WordList
+    """
     preamble, rest = split_preamble(reply)
     pieces = [_BULLET.sub("", p) for p in _SEPARATOR.split(rest)]
     unfinished = [False] * (len(pieces) - 1) + [truncated]
