@@ -208,7 +208,23 @@ SCHEMAS: dict[str, dict[str, str]] = {
 
 def declared_columns(schema: str) -> dict[str, str]:
     """The declared columns of ``schema`` (name -> dtype): one of ``SCHEMAS`` or of an analysis
-    family's tables (``varprobe.families``). KeyError naming it otherwise."""
+    family's tables (``varprobe.families``). KeyError naming it otherwise.
+
+    Parameters
+    ----------
+    schema : str
+        The table's schema name.
+
+    Returns
+    -------
+    dict of str to str
+        Each column's pandas dtype by its name, in order.
+
+    Raises
+    ------
+    KeyError
+        When no schema is declared as ``schema``.
+    """
     if schema in SCHEMAS:
         return SCHEMAS[schema]
     from varprobe.families import family_tables
@@ -223,6 +239,23 @@ def conform(frame: pd.DataFrame, schema: str) -> pd.DataFrame:
     """``frame`` with exactly the columns of ``schema``, in order, cast to their types.
 
     Raises ValueError naming the schema and the missing columns.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    schema : str
+        The schema name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A new frame; ``frame`` is left as it is.
+
+    Raises
+    ------
+    ValueError
+        When columns are missing.
     """
     columns = declared_columns(schema)
     missing = [c for c in columns if c not in frame.columns]
@@ -235,6 +268,26 @@ def write(frame: pd.DataFrame, path: str | Path, schema: str, metadata: dict | N
     """Check ``frame`` against ``schema`` and write it to ``path`` atomically.
 
     ``metadata`` (JSON-serialisable) is stored in the Parquet footer under ``varprobe``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    path : str or Path
+        The Parquet file written.
+    schema : str
+        The schema name (``conform``).
+    metadata : dict, optional
+        Stored with the table.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        When ``frame`` lacks a column of ``schema``.
     """
     path = Path(path)
     table = pa.Table.from_pandas(conform(frame, schema), preserve_index=False)
@@ -248,7 +301,18 @@ def write(frame: pd.DataFrame, path: str | Path, schema: str, metadata: dict | N
 @contextmanager
 def atomic(path: str | Path) -> Iterator[Path]:
     """A temporary file beside ``path`` (its folder created) that replaces ``path`` only when the
-    block ends without error; it is removed either way, so no partial file is left behind."""
+    block ends without error; it is removed either way, so no partial file is left behind.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file the block writes.
+
+    Yields
+    ------
+    Path
+        The temporary file to write.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
@@ -260,7 +324,26 @@ def atomic(path: str | Path) -> Iterator[Path]:
 
 
 def read(path: str | Path, schema: str) -> pd.DataFrame:
-    """Read a table written by ``write`` and check its contract (``read_frame``)."""
+    """Read a table written by ``write`` and check its contract (``read_frame``).
+
+    Parameters
+    ----------
+    path : str or Path
+        The Parquet file.
+    schema : str
+        The schema name the table must conform to.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file is missing.
+    ValueError
+        When it is no readable Parquet file or does not conform to ``schema``.
+    """
     frame = read_frame(path)
     try:
         return conform(frame, schema)
@@ -270,12 +353,39 @@ def read(path: str | Path, schema: str) -> pd.DataFrame:
 
 def read_frame(path: str | Path) -> pd.DataFrame:
     """Any Parquet table at ``path``; FileNotFoundError or ValueError naming the file when it is
-    missing or not a readable Parquet file (truncated, overwritten, not Parquet)."""
+    missing or not a readable Parquet file (truncated, overwritten, not Parquet).
+
+    Parameters
+    ----------
+    path : str or Path
+        The Parquet file.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file is missing.
+    ValueError
+        When it is no readable Parquet file.
+    """
     return _parquet(path, pd.read_parquet)
 
 
 def read_metadata(path: str | Path) -> dict:
-    """The ``varprobe`` metadata stored with a table (``{}`` if none)."""
+    """The ``varprobe`` metadata stored with a table (``{}`` if none).
+
+    Parameters
+    ----------
+    path : str or Path
+        A table written by ``write``.
+
+    Returns
+    -------
+    dict
+    """
     raw = (_parquet(path, pq.read_schema).metadata or {}).get(b"varprobe")
     return json.loads(raw) if raw else {}
 

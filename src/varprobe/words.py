@@ -60,12 +60,30 @@ def normalise_word(text: str) -> str:
     Every letter is kept, ``Õ`` among them (Provo's file spells its apostrophes so, and its
     reader, ``varprobe.data.provo``, repairs them there). Text with no letter or digit
     normalises to ``""``.
+
+    Parameters
+    ----------
+    text : str
+        A word or response.
+
+    Returns
+    -------
+    str
     """
     return _NON_WORD.sub("", unicodedata.normalize("NFC", text)).lower()
 
 
 def has_word_char(text: str) -> bool:
-    """Whether ``text`` holds a letter or digit (underscore excluded)."""
+    """Whether ``text`` holds a letter or digit (underscore excluded).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    bool
+    """
     return _WORD_CHAR.search(text) is not None
 
 
@@ -86,12 +104,32 @@ class Extraction:
 def rewrites_word(glue: str) -> bool:
     """Whether ``glue`` (text before a continuation's first whitespace) changes the context's
     last word: it holds a letter or digit, or a combining mark (Unicode category M), which
-    accents that word's last letter."""
+    accents that word's last letter.
+
+    Parameters
+    ----------
+    glue : str
+        The text before a continuation's first whitespace.
+
+    Returns
+    -------
+    bool
+    """
     return has_word_char(glue) or any(unicodedata.category(c).startswith("M") for c in glue)
 
 
 def is_delimiter(char: str) -> bool:
-    """Whether ``char`` ends a word run: whitespace."""
+    """Whether ``char`` ends a word run: whitespace.
+
+    Parameters
+    ----------
+    char : str
+        One character.
+
+    Returns
+    -------
+    bool
+    """
     return char.isspace()
 
 
@@ -99,6 +137,19 @@ def first_word(continuation: str, ended: bool) -> Extraction:
     """Extract the first complete word of ``continuation`` (rules in the module docstring).
 
     ``ended`` says the text ends here (end-of-sequence, or an external sample that is whole).
+
+    Parameters
+    ----------
+    continuation : str
+        The text generated after the context.
+    ended : bool
+        Whether the text ends here.
+
+    Returns
+    -------
+    Extraction
+        ``COMPLETE`` with the normalised word, ``INCOMPLETE`` (more text is needed), or a
+        failure reason.
     """
     split = re.search(r"\s", continuation)
     glue = continuation if split is None else continuation[: split.start()]
@@ -122,5 +173,15 @@ def read_word(text: str) -> str:
 
     This reads a human response or a corpus token as the sampler reads a model's words:
     ``"Tight-lipped" -> "tightlipped"``, ``"3.5" -> "35"``, ``"-----" -> ""``.
+
+    Parameters
+    ----------
+    text : str
+        A finished text (a response or a corpus token).
+
+    Returns
+    -------
+    str
+        The normalised word, or ``""``.
     """
     return first_word(" " + text.lstrip(), ended=True).word

@@ -13,7 +13,23 @@ import torch
 
 
 def decoder_stack(model: torch.nn.Module) -> torch.nn.Module:
-    """The module that holds the model's (decoder) block list and final normalisation."""
+    """The module that holds the model's (decoder) block list and final normalisation.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        A transformers model.
+
+    Returns
+    -------
+    torch.nn.Module
+        The base model, or its decoder for an encoder-decoder.
+
+    Raises
+    ------
+    ValueError
+        When an encoder-decoder has no decoder module.
+    """
     base = model.base_model
     if getattr(model.config, "is_encoder_decoder", False):
         if not hasattr(base, "decoder"):
@@ -23,7 +39,22 @@ def decoder_stack(model: torch.nn.Module) -> torch.nn.Module:
 
 
 def transformer_blocks(model: torch.nn.Module) -> torch.nn.ModuleList:
-    """The model's transformer blocks, first to last (the decoder's for an encoder-decoder)."""
+    """The model's transformer blocks, first to last (the decoder's for an encoder-decoder).
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        A transformers model.
+
+    Returns
+    -------
+    torch.nn.ModuleList
+
+    Raises
+    ------
+    ValueError
+        When the stack holds no block list or more than one.
+    """
     stack = decoder_stack(model)
     lists = [m for m in stack.children() if isinstance(m, torch.nn.ModuleList)]
     if len(lists) != 1:
@@ -44,6 +75,25 @@ def freeze_all_but_last(model: torch.nn.Module, n_blocks: int, parts: str = "blo
 
     ``parts`` ``"blocks"``: every parameter of those blocks; ``"norms"``: only their
     normalisation layers (LayerNorm, RMSNorm, T5LayerNorm) and the stack's final one.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        A transformers model; its parameters' ``requires_grad`` are set in place.
+    n_blocks : int
+        The blocks trained, 1 to the model's number of blocks.
+    parts : str, optional
+        ``"blocks"`` or ``"norms"``.
+
+    Returns
+    -------
+    list of str
+        The names of the trainable parameters.
+
+    Raises
+    ------
+    ValueError
+        When ``n_blocks`` is out of range or ``parts`` is neither value.
     """
     blocks = transformer_blocks(model)
     if not 1 <= n_blocks <= len(blocks):

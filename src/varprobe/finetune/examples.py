@@ -41,7 +41,26 @@ class Example:
 
 
 def text_examples(tokenizer, texts: Sequence[str], max_length: int) -> list[Example]:
-    """One causal-LM example per text, every token but the first a target."""
+    """One causal-LM example per text, every token but the first a target.
+
+    Parameters
+    ----------
+    tokenizer : transformers.PreTrainedTokenizerBase
+        The model's tokenizer.
+    texts : sequence of str
+        The texts.
+    max_length : int
+        The most tokens of an example (longer texts are cut).
+
+    Returns
+    -------
+    list of Example
+
+    Raises
+    ------
+    ValueError
+        When a text encodes to fewer than two tokens (no target).
+    """
     examples = []
     for i, text in enumerate(texts):
         ids = tuple(tokenizer(text)["input_ids"][:max_length])
@@ -54,14 +73,45 @@ def text_examples(tokenizer, texts: Sequence[str], max_length: int) -> list[Exam
 
 def length_limit(model, max_length: int) -> int:
     """``max_length``, or the model's number of positions where that is smaller
-    (``varprobe.models.window.position_limit``; none for relative positions as in T5)."""
+    (``varprobe.models.window.position_limit``; none for relative positions as in T5).
+
+    Parameters
+    ----------
+    model : transformers.PreTrainedModel
+        The model.
+    max_length : int
+        The configured ``max_length``, in tokens.
+
+    Returns
+    -------
+    int
+        The limit in tokens.
+    """
     positions = position_limit(model.config)
     return min(max_length, positions) if positions else max_length
 
 
 def end_token(model, tokenizer) -> int:
     """The token that ends a production: the model's generation-config eos (the first of a list),
-    else the tokenizer's, as ``generate`` stops on."""
+    else the tokenizer's, as ``generate`` stops on.
+
+    Parameters
+    ----------
+    model : transformers.PreTrainedModel
+        The model.
+    tokenizer : transformers.PreTrainedTokenizerBase
+        Its tokenizer.
+
+    Returns
+    -------
+    int
+        The token id.
+
+    Raises
+    ------
+    ValueError
+        When neither the generation config nor the tokenizer has an end token.
+    """
     eos = model.generation_config.eos_token_id
     if eos is None:
         eos = tokenizer.eos_token_id
@@ -77,7 +127,33 @@ def pair_examples(tokenizer, pairs: Sequence[tuple[str, str, str]], seq2seq: boo
                   end: int, max_length: int) -> list[Example]:
     """One example per ``(name, rendered prompt, target)``; ``end`` is the token that closes a
     causal LM's target (``end_token``). ``chat`` applies to causal LMs only. ``name`` identifies
-    the pair in errors."""
+    the pair in errors.
+
+    Parameters
+    ----------
+    tokenizer : transformers.PreTrainedTokenizerBase
+        The model's tokenizer.
+    pairs : sequence of (str, str, str)
+        ``(name, rendered prompt, target)`` per example.
+    seq2seq : bool
+        Whether the model is an encoder-decoder (prompt to the encoder, target to the decoder).
+    chat : bool
+        Whether a causal LM's prompt is wrapped in the chat template.
+    end : int
+        The token id appended to a causal LM's target.
+    max_length : int
+        The most tokens of an example.
+
+    Returns
+    -------
+    list of Example
+        One per pair, in order.
+
+    Raises
+    ------
+    ValueError
+        When a pair keeps no target token within ``max_length``; the message names it.
+    """
     examples = []
     for name, prompt, target in pairs:
         if seq2seq:
@@ -96,14 +172,40 @@ def pair_examples(tokenizer, pairs: Sequence[tuple[str, str, str]], seq2seq: boo
 
 
 def n_targets(example: Example, seq2seq: bool) -> int:
-    """The number of tokens that carry loss in ``example``."""
+    """The number of tokens that carry loss in ``example``.
+
+    Parameters
+    ----------
+    example : Example
+        The example.
+    seq2seq : bool
+        Whether it is a seq2seq example (every label a target) or a causal LM's (labels of -100
+        carry none, nor does the first position).
+
+    Returns
+    -------
+    int
+    """
     labels = example.labels if seq2seq else example.labels[1:]
     return sum(label != IGNORE for label in labels)
 
 
 def collate(examples: Sequence[Example], pad_id: int) -> dict[str, torch.Tensor]:
     """A right-padded batch: ``input_ids`` (padded with ``pad_id``), ``attention_mask`` and
-    ``labels`` (padded with -100, so padding never carries loss)."""
+    ``labels`` (padded with -100, so padding never carries loss).
+
+    Parameters
+    ----------
+    examples : sequence of Example
+        The batch's examples.
+    pad_id : int
+        The token id that pads the inputs.
+
+    Returns
+    -------
+    dict of str to torch.Tensor
+        int64 tensors of shape ``(batch, longest)``.
+    """
     width = max(len(e.input_ids) for e in examples)
     label_width = max(len(e.labels) for e in examples)
     input_ids = torch.full((len(examples), width), pad_id, dtype=torch.long)

@@ -15,6 +15,23 @@ def contiguous_folds(ids: Sequence[int], k: int) -> list[list[int]]:
     With ``n = len(ids)``, every fold holds ``n // k`` ids and the first ``n % k`` folds one more
     (equal sizes when ``k`` divides ``n``; otherwise sizes differ by at most one, the larger ones
     first). ``k`` must be between 1 and ``n`` (a fold is never empty) and ids must be distinct.
+
+    Parameters
+    ----------
+    ids : sequence of int
+        Distinct ids (passages), in order.
+    k : int
+        The number of folds.
+
+    Returns
+    -------
+    list of list of int
+        The folds, in order.
+
+    Raises
+    ------
+    ValueError
+        When ``k`` is outside ``1..n`` or ids repeat.
     """
     ids = list(ids)
     if len(set(ids)) != len(ids):
@@ -32,7 +49,26 @@ def contiguous_folds(ids: Sequence[int], k: int) -> list[list[int]]:
 
 
 def training_ids(ids: Sequence[int], k: int, fold: int) -> list[int]:
-    """The ids of every fold but ``fold`` (1..k), in the given order: fold ``fold``'s training set."""
+    """The ids of every fold but ``fold`` (1..k), in the given order: fold ``fold``'s training set.
+
+    Parameters
+    ----------
+    ids : sequence of int
+        Distinct ids, in order.
+    k : int
+        The number of folds.
+    fold : int
+        The held-out fold, 1-based.
+
+    Returns
+    -------
+    list of int
+
+    Raises
+    ------
+    ValueError
+        When ``fold`` is not in ``1..k`` (or ``contiguous_folds`` refuses ``k``).
+    """
     folds = contiguous_folds(ids, k)
     if not 1 <= fold <= k:
         raise ValueError(f"fold {fold} is not one of 1..{k}")

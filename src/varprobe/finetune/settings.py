@@ -59,7 +59,22 @@ class FinetuneSettings:
 
     @classmethod
     def from_config(cls, entry: dict) -> FinetuneSettings:
-        """Settings from a config block; keys left out take the defaults, unknown keys are errors."""
+        """Settings from a config block; keys left out take the defaults, unknown keys are errors.
+
+        Parameters
+        ----------
+        entry : dict
+            The config's fine-tuning block.
+
+        Returns
+        -------
+        FinetuneSettings
+
+        Raises
+        ------
+        ValueError
+            For an unknown key, or a value out of range.
+        """
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(entry) - known)
         if unknown:
@@ -67,5 +82,10 @@ class FinetuneSettings:
         return cls(**entry)
 
     def to_dict(self) -> dict:
-        """Every setting by name (as stored in a checkpoint's manifest)."""
+        """Every setting by name (as stored in a checkpoint's manifest).
+
+        Returns
+        -------
+        dict
+        """
         return asdict(self)

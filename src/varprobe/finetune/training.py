@@ -53,7 +53,24 @@ def learning_rate_factor(step: int, warmup: int, total: int, schedule: str) -> f
     """The factor on the learning rate for optimiser step ``step`` (0-based) of ``total``:
     ``step / warmup`` during warm-up, then 1 (``"constant"``) or ``(total - step) / (total -
     warmup)`` (``"linear"``, reaching 0 at ``total``); as transformers'
-    ``get_{constant,linear}_schedule_with_warmup``, so step 0 has factor 0 when ``warmup`` > 0."""
+    ``get_{constant,linear}_schedule_with_warmup``, so step 0 has factor 0 when ``warmup`` > 0.
+
+    Parameters
+    ----------
+    step : int
+        The optimiser step, 0-based.
+    warmup : int
+        The warm-up steps.
+    total : int
+        The steps of the run.
+    schedule : str
+        ``"constant"`` or ``"linear"``.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+    """
     if step < warmup:
         return step / warmup
     if schedule == "constant":
@@ -67,7 +84,33 @@ def train(model: torch.nn.Module, train_examples: Sequence[Example],
     """Fine-tune ``model`` in place: freeze all but its last ``settings.trainable_blocks``
     blocks, then ``settings.epochs`` epochs of AdamW steps on batches of ``settings.batch_size``
     shuffled training examples. ``pad_id`` fills the inputs' padding (masked, never a target);
-    ``on_loss`` is called with each loss as soon as it is known (progress logs)."""
+    ``on_loss`` is called with each loss as soon as it is known (progress logs).
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model; trained in place.
+    train_examples : sequence of Example
+        The training examples.
+    validation_examples : sequence of Example
+        The validation examples (loss only).
+    settings : FinetuneSettings
+        The run's settings.
+    pad_id : int
+        The token id that pads the inputs.
+    on_loss : callable, optional
+        Called with each ``EpochLoss``.
+
+    Returns
+    -------
+    Training
+        The trained parameters' names and the losses.
+
+    Raises
+    ------
+    ValueError
+        When there is no training example.
+    """
     if not train_examples:
         raise ValueError("fine-tuning needs at least one training example")
     seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
