@@ -6,11 +6,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "varprobe"
 
-# Every public function and method of these folders and modules; in data/, its readers
-# (``read_*``) and the Provo tables.
-SCIENCE = ["metrics", "probes", "sampling/decoding.py", "sampling/nucleus.py", "sampling/complete_word.py",
-           "sampling/engine.py"]
-DATA_READERS = ("read_", "contexts_table", "passages_table", "responses_table")
+# Every public function and method of these folders and modules.
+SCIENCE = ["metrics", "probes", "sampling", "data", "analysis", "models", "api", "finetune", "words.py",
+           "tables.py"]
 
 
 def sections(doc: str) -> set[str]:
@@ -39,10 +37,6 @@ def documented():
         target = PACKAGE / entry
         for path in [target] if target.is_file() else sorted(target.rglob("*.py")):
             for name, node in public_functions(path, methods=True):
-                yield f"{path.relative_to(PACKAGE).as_posix()}:{name}", node
-    for path in sorted((PACKAGE / "data").glob("*.py")):
-        for name, node in public_functions(path):
-            if name.startswith(DATA_READERS):
                 yield f"{path.relative_to(PACKAGE).as_posix()}:{name}", node
 
 

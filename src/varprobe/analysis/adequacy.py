@@ -38,7 +38,18 @@ the model that ships in its PyPI package), as named in the tables' metadata."""
 
 def identify_languages(texts: Sequence[str]) -> list[str | None]:
     """Each text's most probable language by ``IDENTIFIER`` (an ISO 639-1 code), None for an
-    empty text (``metrics.adequacy.is_empty``)."""
+    empty text (``metrics.adequacy.is_empty``).
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The texts.
+
+    Returns
+    -------
+    list of str or None
+        One code per text, in order.
+    """
     import py3langid
 
     return [None if is_empty(text) else py3langid.classify(text)[0] for text in texts]
@@ -50,6 +61,22 @@ def input_adequacy(instances: pd.DataFrame, samples: pd.DataFrame, language: str
     """One row per input of ``instances`` that has samples: ``input_id``, ``n_outputs`` and each
     of ``STATISTICS`` over its outputs (the ``production_samples`` rows of that input), against
     its references and source; the language share against ``language``.
+
+    Parameters
+    ----------
+    instances : pandas.DataFrame
+        An instances table (``input_id``, ``source``, ``references``).
+    samples : pandas.DataFrame
+        A ``production_samples`` table.
+    language : str
+        The task's target language, an ISO 639-1 code.
+    identify : callable, optional
+        Maps texts to their language codes (``identify_languages``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per input, in the order of ``instances``.
 
     Raises
     ------
@@ -78,7 +105,22 @@ def input_adequacy(instances: pd.DataFrame, samples: pd.DataFrame, language: str
 def summarise(per_input: pd.DataFrame, seed: int, n_resamples: int) -> pd.DataFrame:
     """Per statistic of ``STATISTICS``: the mean over inputs with a 95% percentile-bootstrap
     interval over inputs (``metrics.bootstrap_mean_ci``, generator seeded by ``[seed, s]`` for
-    the s-th statistic), ``n_inputs`` and ``n_outputs``; NaN where there is no input."""
+    the s-th statistic), ``n_inputs`` and ``n_outputs``; NaN where there is no input.
+
+    Parameters
+    ----------
+    per_input : pandas.DataFrame
+        ``input_adequacy``'s table.
+    seed : int
+        The bootstrap's seed.
+    n_resamples : int
+        Bootstrap resamples.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per statistic: its mean, interval, ``n_inputs`` and ``n_outputs``.
+    """
     rows = []
     for s, statistic in enumerate(STATISTICS):
         values = per_input[statistic].to_numpy(dtype=float)

@@ -126,7 +126,25 @@ class Context:
 
 def read_contexts(norms: pd.DataFrame, protocol: Protocol) -> list[Context]:
     """The contexts of a norms table (``varprobe.data.provo.read_norms``, in its row order)
-    under ``protocol``'s ``authors_contexts`` and ``raw_responses``."""
+    under ``protocol``'s ``authors_contexts`` and ``raw_responses``.
+
+    Parameters
+    ----------
+    norms : pandas.DataFrame
+        The Provo norms as read.
+    protocol : Protocol
+        The protocol's switches.
+
+    Returns
+    -------
+    list of Context
+        One per context, in the norms' order.
+
+    Raises
+    ------
+    ValueError
+        When a position has no token in its passage's text.
+    """
     contexts = []
     for (text_id, word_number), rows in norms.groupby(["Text_ID", "Word_Number"], sort=False):
         key = (int(text_id), int(word_number))
@@ -152,7 +170,19 @@ def _read_response(response: str, raw: bool) -> str | None:
 
 
 def authors_remove_odd(words: list, rng: random.Random) -> None:
-    """Remove, in place, one of an odd number of responses drawn with ``rng`` (cell 4:9-11)."""
+    """Remove, in place, one of an odd number of responses drawn with ``rng`` (cell 4:9-11).
+
+    Parameters
+    ----------
+    words : list
+        The responses; modified in place.
+    rng : random.Random
+        The authors' generator.
+
+    Returns
+    -------
+    None
+    """
     if len(words) % 2 == 1:
         words.remove(rng.sample(words, 1)[0])
 
@@ -160,7 +190,27 @@ def authors_remove_odd(words: list, rng: random.Random) -> None:
 def authors_split(words: Sequence, seed: int, half: int = AUTHORS_HALF) -> tuple[list, list]:
     """Oracle 1 and oracle 2 as the authors draw them (cell 4): with ``random.seed(seed)``, one
     response removed from an odd number, ``half`` drawn for oracle 1, the rest (in their order)
-    oracle 2. ``words`` is not changed."""
+    oracle 2. ``words`` is not changed.
+
+    Parameters
+    ----------
+    words : sequence
+        One context's responses.
+    seed : int
+        The seed of ``random.seed``.
+    half : int, optional
+        The size of oracle 1.
+
+    Returns
+    -------
+    oracle1 : list
+    oracle2 : list
+
+    Raises
+    ------
+    ValueError
+        When there are not more than ``half`` responses (after the odd one's removal).
+    """
     rng = random.Random(seed)
     pool = list(words)
     authors_remove_odd(pool, rng)
@@ -173,12 +223,38 @@ def authors_split(words: Sequence, seed: int, half: int = AUTHORS_HALF) -> tuple
 
 
 def counts_of(words: Iterable[str | None]) -> dict[str, int]:
-    """The counts of the words present, in the order of their first response."""
+    """The counts of the words present, in the order of their first response.
+
+    Parameters
+    ----------
+    words : iterable of str or None
+        Responses; None for a response holding no word.
+
+    Returns
+    -------
+    dict of str to int
+    """
     return dict(Counter(w for w in words if w is not None))
 
 
 def distribution(counts: dict[str, int]) -> dict[str, float]:
-    """The MLE n(w)/n, in the order of ``counts``."""
+    """The MLE n(w)/n, in the order of ``counts``.
+
+    Parameters
+    ----------
+    counts : dict of str to int
+        Word counts.
+
+    Returns
+    -------
+    dict of str to float
+        Probabilities summing to 1.
+
+    Raises
+    ------
+    ValueError
+        When ``counts`` is empty.
+    """
     total = sum(counts.values())
     if total == 0:
         raise ValueError("a distribution of no responses")
@@ -187,7 +263,20 @@ def distribution(counts: dict[str, int]) -> dict[str, float]:
 
 def protocol_mode(p: dict[str, float], first_max: bool) -> tuple[str, float]:
     """The mode and its probability: the first most probable word in ``p``'s order
-    (``first_max``) or the lexicographically smallest (``varprobe.metrics.distributions.mode``)."""
+    (``first_max``) or the lexicographically smallest (``varprobe.metrics.distributions.mode``).
+
+    Parameters
+    ----------
+    p : dict of str to float
+        A word distribution.
+    first_max : bool
+        Whether ties go to the first word in ``p``'s order.
+
+    Returns
+    -------
+    mode : str
+    probability : float
+    """
     if first_max:
         word = max(p, key=p.get)
         return word, p[word]
@@ -198,6 +287,19 @@ def authors_ece(confidences, correct, n_bins: int = 10) -> float:
     """ECE as the authors compute it (cell 10): bins ``[i, i + 1/n_bins)`` for ``i`` in
     ``np.arange(0, 1, 1/n_bins)``, over float32 confidences, weighted by |B|/N with N all items;
     a confidence of 1 is in no bin and adds 0.
+
+    Parameters
+    ----------
+    confidences : array_like of float
+        Each item's confidence, in [0, 1].
+    correct : array_like of bool
+        Whether each item's prediction is right.
+    n_bins : int, optional
+        The number of bins.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -232,7 +334,23 @@ class Scores:
 def protocol_scores(
     norms: pd.DataFrame, protocol: Protocol, settings: ControlSettings, half: int = AUTHORS_HALF
 ) -> Scores:
-    """The per-context, per-split confidences, hits and TVDs of ``protocol_values``."""
+    """The per-context, per-split confidences, hits and TVDs of ``protocol_values``.
+
+    Parameters
+    ----------
+    norms : pandas.DataFrame
+        The Provo norms as read.
+    protocol : Protocol
+        The protocol's switches.
+    settings : ControlSettings
+        Seed, resplits and ECE bins.
+    half : int, optional
+        The size of oracle 1.
+
+    Returns
+    -------
+    Scores
+    """
     first = protocol.first_max_ties
     human_conf, human_hits, oracle_conf, oracle_hits, tvds = [], [], [], [], []
     for ctx in read_contexts(norms, protocol):
@@ -258,7 +376,22 @@ def protocol_scores(
 def resplit_values(scores: Scores, protocol: Protocol, settings: ControlSettings) -> pd.DataFrame:
     """Per split r (rows): the seven values from split r alone, so the spread of a one-split
     value shows (the authors' seed 1 is row ``SINGLE_SPLIT``). The human's ECEs against the
-    corpus word and its own mode have no split and repeat."""
+    corpus word and its own mode have no split and repeat.
+
+    Parameters
+    ----------
+    scores : Scores
+        ``protocol_scores``'s result.
+    protocol : Protocol
+        The protocol's switches.
+    settings : ControlSettings
+        Seed, resplits and ECE bins.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per split, one column per value of ``VALUES``.
+    """
     score = authors_ece if protocol.authors_bins else ece
     bins = settings.ece_bins
     human_corpus = score(scores.human_conf, scores.human_hits[:, 0], bins)
@@ -295,6 +428,27 @@ def protocol_values(
     An ECE against O1_r is the mean over r of the ECE of split r; the oracle's other ECEs and
     its expected TVD are that mean too, or those of split ``SINGLE_SPLIT`` alone
     (``single_split``). ``half`` is the authors' oracle-1 size (20; smaller for a small corpus).
+
+    Parameters
+    ----------
+    norms : pandas.DataFrame
+        The Provo norms as read.
+    protocol : Protocol
+        The protocol's switches.
+    settings : ControlSettings
+        Seed, resplits and ECE bins.
+    half : int, optional
+        The size of oracle 1.
+
+    Returns
+    -------
+    dict of str to float
+        Each value of ``VALUES``.
+
+    Raises
+    ------
+    ValueError
+        When ``single_split`` is on and there are not more than ``SINGLE_SPLIT`` resplits.
     """
     if protocol.single_split and settings.resplits <= SINGLE_SPLIT:
         raise ValueError(f"single_split needs resplits > {SINGLE_SPLIT}, got {settings.resplits}")
@@ -320,7 +474,28 @@ def oracle_halves(
     half: int = AUTHORS_HALF,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Split r of the responses ``words`` of context ``key``, as the MLEs (O1, O2), under
-    ``protocol``'s ``authors_split`` and ``shared_seed``."""
+    ``protocol``'s ``authors_split`` and ``shared_seed``.
+
+    Parameters
+    ----------
+    key : (int, int)
+        The context's ``(text_id, word_number)``.
+    words : sequence
+        Its responses.
+    r : int
+        The split, 0-based.
+    protocol : Protocol
+        The protocol's switches.
+    settings : ControlSettings
+        The seed.
+    half : int, optional
+        The size of oracle 1.
+
+    Returns
+    -------
+    oracle1 : dict of str to float
+    oracle2 : dict of str to float
+    """
     if protocol.authors_split:
         first, second = authors_split(words, _split_seed(key, r, protocol, settings), half)
         return distribution(counts_of(first)), distribution(counts_of(second))
@@ -340,7 +515,22 @@ def switch_table(
     ``provo_authors``).
 
     ``protocol`` is ``ours``, ``ours + switch``, ``authors``, ``authors - switch`` or ``paper``;
-    ``switch`` names the switch turned on (or off) alone, empty for the others."""
+    ``switch`` names the switch turned on (or off) alone, empty for the others.
+
+    Parameters
+    ----------
+    norms : pandas.DataFrame
+        The Provo norms as read.
+    settings : ControlSettings
+        Seed, resplits and ECE bins.
+    half : int, optional
+        The size of oracle 1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A ``provo_authors`` table.
+    """
     rows = [_row("ours", "", norms, OURS, settings, half)]
     rows += [_row("ours + switch", name, norms, replace(OURS, **{name: True}), settings, half)
              for name in SWITCHES]

@@ -73,12 +73,34 @@ class ModelEstimate:
     masses: tuple[dict[str, float], float, float] | None = None
 
     def tvd_interval(self, human: dict[str, float]) -> tuple[float, float]:
-        """[lower, upper] of TVD(q, human) for an enumeration; (NaN, NaN) for samples."""
+        """[lower, upper] of TVD(q, human) for an enumeration; (NaN, NaN) for samples.
+
+        Parameters
+        ----------
+        human : dict of str to float
+            The human distribution.
+
+        Returns
+        -------
+        lower : float
+        upper : float
+        """
         return (np.nan, np.nan) if self.masses is None else tvd_interval(*self.masses, human)
 
 
 def sampled_estimates(samples: pd.DataFrame) -> dict[tuple[int, int], ModelEstimate]:
-    """Per context of a samples table: the MLE of its words and its draw counts."""
+    """Per context of a samples table: the MLE of its words and its draw counts.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        A ``provo_samples`` table.
+
+    Returns
+    -------
+    dict of (int, int) to ModelEstimate
+        By ``(text_id, word_number)``.
+    """
     drawn = samples.groupby(["text_id", "word_number"])["count"].sum()
     words = model_counts(samples)
     return {
@@ -92,7 +114,18 @@ def sampled_estimates(samples: pd.DataFrame) -> dict[tuple[int, int], ModelEstim
 
 def enumerated_estimates(distribution: pd.DataFrame) -> dict[tuple[int, int], ModelEstimate]:
     """Per context of a distribution table (schema ``provo_distribution``): the resolved word
-    masses renormalised to a distribution, and the masses for the TVD interval."""
+    masses renormalised to a distribution, and the masses for the TVD interval.
+
+    Parameters
+    ----------
+    distribution : pandas.DataFrame
+        A ``provo_distribution`` table.
+
+    Returns
+    -------
+    dict of (int, int) to ModelEstimate
+        By ``(text_id, word_number)``.
+    """
     estimates = {}
     for (t, w), rows in distribution.groupby(["text_id", "word_number"]):
         found = rows[(rows["failure"] == "") & (rows["probability"] > 0)]
@@ -106,7 +139,17 @@ def enumerated_estimates(distribution: pd.DataFrame) -> dict[tuple[int, int], Mo
 
 
 def human_counts(responses: pd.DataFrame) -> dict[tuple[int, int], dict[str, int]]:
-    """``{(text_id, word_number): {response: count}}`` from a responses table."""
+    """``{(text_id, word_number): {response: count}}`` from a responses table.
+
+    Parameters
+    ----------
+    responses : pandas.DataFrame
+        A ``provo_responses`` table.
+
+    Returns
+    -------
+    dict of (int, int) to dict of str to int
+    """
     counts: dict[tuple[int, int], dict[str, int]] = {}
     for t, w, r, n in responses[["text_id", "word_number", "response", "count"]].itertuples(index=False):
         counts.setdefault((int(t), int(w)), {})[r] = int(n)
@@ -114,7 +157,17 @@ def human_counts(responses: pd.DataFrame) -> dict[tuple[int, int], dict[str, int
 
 
 def model_counts(samples: pd.DataFrame) -> dict[tuple[int, int], Counter]:
-    """``{(text_id, word_number): Counter(word -> count)}`` over the draws that produced a word."""
+    """``{(text_id, word_number): Counter(word -> count)}`` over the draws that produced a word.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        A ``provo_samples`` table.
+
+    Returns
+    -------
+    dict of (int, int) to collections.Counter
+    """
     counts: dict[tuple[int, int], Counter] = {}
     valid = samples[~samples["failed"]]
     for t, w, word, n in valid[["text_id", "word_number", "word", "count"]].itertuples(index=False):
@@ -123,7 +176,27 @@ def model_counts(samples: pd.DataFrame) -> dict[tuple[int, int], Counter]:
 
 
 def oracle_splits(key: tuple[int, int], counts: dict[str, int], settings: ControlSettings):
-    """The R (oracle 1, oracle 2) splits of one context's responses, as MLE distributions."""
+    """The R (oracle 1, oracle 2) splits of one context's responses, as MLE distributions.
+
+    Parameters
+    ----------
+    key : (int, int)
+        The context's ``(text_id, word_number)``, which seeds its splits with ``settings.seed``.
+    counts : dict of str to int
+        Its response counts.
+    settings : ControlSettings
+        Seed and resplits R.
+
+    Returns
+    -------
+    list of (dict of str to float, dict of str to float)
+        R pairs (oracle 1, oracle 2).
+
+    Raises
+    ------
+    ValueError
+        Naming the context, when its responses cannot be split.
+    """
     splits = []
     for r in range(settings.resplits):
         rng = np.random.default_rng(np.random.SeedSequence([settings.seed, *key, r]))
@@ -147,6 +220,24 @@ def context_table(
     Contexts without a model word get NaN TVDs and entropies and are excluded from the summary,
     which counts them apart (``without_words``): never sampled (no estimate: ``n_draws`` 0), or
     sampled with every draw failed (no resolved word, for an enumeration).
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        A ``provo_contexts`` table.
+    responses : pandas.DataFrame
+        Its ``provo_responses`` table.
+    estimates : dict of (int, int) to ModelEstimate
+        The model's estimates by context.
+    settings : ControlSettings
+        Seed and resplits.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        A ``provo_tvd`` table.
+    oracle_hits : numpy.ndarray
+        bool, shape ``(contexts, R)``.
     """
     humans = human_counts(responses)
     rows, hits = [], []
@@ -188,6 +279,24 @@ def oracle_table(
     Returns the ``provo_tvd`` table (``tvd`` = mean_r TVD(o2, all humans); mode and confidence
     those of the first resplit's o2), o2's confidences, shape (contexts, R), and whether o2's
     mode hits each ECE target, shape (contexts, R, 3): corpus word, human majority, o1 majority.
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        A ``provo_contexts`` table.
+    responses : pandas.DataFrame
+        Its ``provo_responses`` table.
+    settings : ControlSettings
+        Seed and resplits.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        A ``provo_tvd`` table.
+    confidences : numpy.ndarray
+        float, shape ``(contexts, R)``.
+    hits : numpy.ndarray
+        bool, shape ``(contexts, R, 3)``.
     """
     humans = human_counts(responses)
     rows, confidences, hits = [], [], []
@@ -242,6 +351,22 @@ def model_summary(
     interval ends (NaN for samples): they bound the expected TVD of the exact distributions.
     ``oracle_expected_tvd`` is the oracle control's expected TVD over the same contexts (those
     with a model word), the paired yardstick of a model that covers only some contexts.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``context_table``'s table.
+    oracle_hits : numpy.ndarray
+        ``context_table``'s oracle-1 majority hits, shape ``(contexts, R)``.
+    failure_rate : float
+        In [0, 1].
+    settings : ControlSettings
+        Seed, resplits, ECE bins and bootstrap resamples.
+
+    Returns
+    -------
+    dict
+        The summary row.
     """
     has_words = table["tvd"].notna().to_numpy()
     used = table[has_words]
@@ -268,7 +393,17 @@ def without_words(table: pd.DataFrame) -> dict[str, int]:
     """The contexts of a system's per-context table (schema ``provo_tvd``) without a model word,
     in two counts: ``n_contexts_not_sampled``, never sampled or enumerated (``n_draws`` 0: a
     fine-tuned model's training passages, an exact system's passages outside its ``texts``), and
-    ``n_contexts_all_failed``, sampled but every draw failed (enumerated: no word resolved)."""
+    ``n_contexts_all_failed``, sampled but every draw failed (enumerated: no word resolved).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A ``provo_tvd`` table.
+
+    Returns
+    -------
+    dict of str to int
+    """
     missing = table["tvd"].isna()
     not_sampled = (table["n_draws"] == 0).fillna(False).astype(bool)
     return {"n_contexts_not_sampled": int((missing & not_sampled).sum()),
@@ -278,7 +413,17 @@ def without_words(table: pd.DataFrame) -> dict[str, int]:
 def without_corpus_word(contexts: pd.DataFrame) -> int:
     """How many contexts have no corpus word (``""``: an empty cell of a corpus's optional
     ``word`` column, or a word of punctuation alone); the ECE against the corpus word leaves
-    them out."""
+    them out.
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        A ``provo_contexts`` or ``provo_tvd`` table (column ``word``).
+
+    Returns
+    -------
+    int
+    """
     return int((contexts["corpus_word"] == "").sum())
 
 
@@ -286,7 +431,23 @@ def corpus_ece(confidence: np.ndarray, modes: np.ndarray, corpus_words: pd.Serie
                settings: ControlSettings) -> float:
     """ECE of the ``modes`` with their ``confidence`` against the corpus word, over the contexts
     that have one (``without_corpus_word``: a context without one is no miss); NaN where none
-    has."""
+    has.
+
+    Parameters
+    ----------
+    confidence : numpy.ndarray
+        Each context's mode probability, shape ``(contexts,)``.
+    modes : numpy.ndarray
+        Each context's mode (str), shape ``(contexts,)``.
+    corpus_words : pandas.Series
+        Each context's corpus word (``""`` for none).
+    settings : ControlSettings
+        The ECE bins.
+
+    Returns
+    -------
+    float
+    """
     known = (corpus_words != "").to_numpy()
     if not known.any():
         return np.nan
@@ -296,7 +457,24 @@ def corpus_ece(confidence: np.ndarray, modes: np.ndarray, corpus_words: pd.Serie
 def oracle_summary(
     table: pd.DataFrame, confidences: np.ndarray, hits: np.ndarray, settings: ControlSettings
 ) -> dict:
-    """The summary row of the oracle control: expected TVD = mean TVD(o2, o1), ECE of o2."""
+    """The summary row of the oracle control: expected TVD = mean TVD(o2, o1), ECE of o2.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``oracle_table``'s table.
+    confidences : numpy.ndarray
+        o2's confidences, shape ``(contexts, R)``.
+    hits : numpy.ndarray
+        o2's hits, shape ``(contexts, R, 3)``.
+    settings : ControlSettings
+        The ECE bins.
+
+    Returns
+    -------
+    dict
+        The summary row.
+    """
     row = _tvd_summary(table, "tvd_oracle2_oracle1", settings)
     known = (table["corpus_word"] != "").to_numpy()
     for index, name in enumerate(("ece_corpus", "ece_human_majority", "ece_oracle_majority")):
@@ -316,7 +494,22 @@ def human_summary(contexts: pd.DataFrame, responses: pd.DataFrame, settings: Con
     """The summary row of the full human MLE as a predictor (schema ``provo_system`` without
     model/decoding; Ilia & Aziz 2024, Table 1, column "Human"): ECE of its mode against the
     corpus word, the human majority and the oracle-1 majority (mean over the R resplits, the
-    splits every model meets), mean entropies; no expected TVD (NaN): it is the target itself."""
+    splits every model meets), mean entropies; no expected TVD (NaN): it is the target itself.
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        A ``provo_contexts`` table.
+    responses : pandas.DataFrame
+        Its ``provo_responses`` table.
+    settings : ControlSettings
+        Seed, resplits and ECE bins.
+
+    Returns
+    -------
+    dict
+        The summary row.
+    """
     humans = human_counts(responses)
     confidences, modes, hits, entropies = [], [], [], []
     for ctx in contexts.itertuples(index=False):
@@ -348,7 +541,17 @@ def human_summary(contexts: pd.DataFrame, responses: pd.DataFrame, settings: Con
 def coverage_notes(summary: pd.DataFrame) -> list[str]:
     """A line per system of a Provo ``summary`` (schema ``provo_system``) that covers fewer
     contexts than the oracle row: its expected TVD and ECE are over those contexts only, beside
-    the oracle's expected TVD over the same ones (``oracle_expected_tvd``)."""
+    the oracle's expected TVD over the same ones (``oracle_expected_tvd``).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        A ``provo_system`` table.
+
+    Returns
+    -------
+    list of str
+    """
     oracle = summary[summary["model"] == "oracle"]
     if oracle.empty or "oracle_expected_tvd" not in summary:  # a table written before the column
         return []
