@@ -26,7 +26,26 @@ def _rng(seed: int, stream: int) -> np.random.Generator:
 def ece_interval(confidence: np.ndarray, hit: np.ndarray, bins: int, resamples: int,
                  rng: np.random.Generator) -> tuple[float, float]:
     """95% percentile-bootstrap interval of ECE over contexts: resample the contexts with
-    replacement ``resamples`` times and recompute the binned ECE of each resample."""
+    replacement ``resamples`` times and recompute the binned ECE of each resample.
+
+    Parameters
+    ----------
+    confidence : numpy.ndarray
+        Each context's confidence, in [0, 1], shape ``(contexts,)``.
+    hit : numpy.ndarray
+        Whether each context's prediction is right, bool, shape ``(contexts,)``.
+    bins : int
+        The ECE's equal-width bins.
+    resamples : int
+        Bootstrap resamples.
+    rng : numpy.random.Generator
+        The bootstrap's generator.
+
+    Returns
+    -------
+    lower : float
+    upper : float
+    """
     n = len(confidence)
     values = [ece(confidence[i], hit[i], bins) for i in (rng.integers(0, n, n) for _ in range(resamples))]
     return float(np.quantile(values, 0.025)), float(np.quantile(values, 0.975))
@@ -37,7 +56,24 @@ def system_intervals(tvd: pd.DataFrame, bins: int, resamples: int, seed: int) ->
     table (schema ``provo_tvd``): E TVD(M, O1) and the ECE against the corpus word and against
     the human majority (the former over the contexts that have a corpus word). The
     oracle-1-majority ECE needs each resplit's oracle mode, which the table does not keep: it has
-    none. A system with no word anywhere has no interval."""
+    none. A system with no word anywhere has no interval.
+
+    Parameters
+    ----------
+    tvd : pandas.DataFrame
+        A ``provo_tvd`` table.
+    bins : int
+        The ECE's bins.
+    resamples : int
+        Bootstrap resamples.
+    seed : int
+        The bootstrap's seed.
+
+    Returns
+    -------
+    dict of str to (float, float)
+        Each quantity's interval (empty for a system with no word).
+    """
     used = tvd[tvd["tvd"].notna()]
     if used.empty:
         return {}
@@ -55,14 +91,45 @@ def system_intervals(tvd: pd.DataFrame, bins: int, resamples: int, seed: int) ->
 
 def oracle_to_humans(oracle_tvd: pd.DataFrame, resamples: int, seed: int) -> tuple[float, float, float]:
     """E TVD(O2, H), oracle 2 against all humans, with its bootstrap interval (the oracle
-    control's ``tvd`` column): half against all, not the paper's oracle number."""
+    control's ``tvd`` column): half against all, not the paper's oracle number.
+
+    Parameters
+    ----------
+    oracle_tvd : pandas.DataFrame
+        The oracle control's ``provo_tvd`` table.
+    resamples : int
+        Bootstrap resamples.
+    seed : int
+        The bootstrap's seed.
+
+    Returns
+    -------
+    mean : float
+    lower : float
+    upper : float
+    """
     return bootstrap_mean_ci(oracle_tvd["tvd"].to_numpy(dtype=float), _rng(seed, 5), n_resamples=resamples)
 
 
 def mse_intervals(contexts: pd.DataFrame, resamples: int, seed: int) -> dict[tuple, tuple[float, float]]:
     """Bootstrap intervals over contexts of the sample-size MSE (schema ``sample_size_contexts``):
     per (model, decoding, size), the mean of the finite squared errors resampled ``resamples``
-    times."""
+    times.
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        A ``sample_size_contexts`` table.
+    resamples : int
+        Bootstrap resamples.
+    seed : int
+        The bootstrap's seed.
+
+    Returns
+    -------
+    dict of (str, str, int) to (float, float)
+        The interval by ``(model, decoding, size)``.
+    """
     out = {}
     for stream, (key, group) in enumerate(contexts.groupby(["model", "decoding", "size"]), start=10):
         errors = group["squared_error"].to_numpy(dtype=float)
@@ -85,7 +152,18 @@ non-empty run taken) reads a draw that ours rejects, by our failure reason."""
 def failure_breakdown(samples: pd.DataFrame) -> pd.DataFrame:
     """Per failure reason of one sampled system (schema ``provo_samples``), most draws first: its
     draws, their share of all draws, how many of them hold no letter or digit at all (a failure
-    under either protocol) and how the paper's 5-token protocol reads it (``PAPER_PROTOCOL``)."""
+    under either protocol) and how the paper's 5-token protocol reads it (``PAPER_PROTOCOL``).
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        A ``provo_samples`` table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per failure reason.
+    """
     total = int(samples["count"].sum())
     failed = samples[samples["failed"]]
     rows = []
@@ -104,7 +182,22 @@ def human_oracle_majority_ece(contexts: pd.DataFrame, responses: pd.DataFrame,
     """ECE of the full human MLE's mode against each resplit's oracle-1 majority (the human
     row's third ECE), with modes tie-broken as ours (the lexicographically smallest word) and at
     random among the tied words (as the authors' code does through Python's set order), and the
-    share of contexts whose human mode is tied."""
+    share of contexts whose human mode is tied.
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        A ``provo_contexts`` table.
+    responses : pandas.DataFrame
+        Its ``provo_responses`` table.
+    settings : ControlSettings
+        Seed, resplits and ECE bins.
+
+    Returns
+    -------
+    dict of str to float
+        The two ECEs and the tied share.
+    """
     humans = human_counts(responses)
     rng = _rng(settings.seed, 6)
     confidence, fixed, random_, tied = [], [], [], 0
@@ -151,7 +244,20 @@ def regression_codings(tvd: pd.DataFrame, tags: list[str]) -> pd.DataFrame:
     ``REGRESSION_CODINGS``, by scikit-learn's ARD regression (type-II maximum likelihood, a quick
     stand-in for the NUTS posterior of the workflow's fit), the contexts fitted and the
     correlation of the two predictors over them (schema ``regression_codings`` without the
-    system's columns); original-units coefficients are per TVD unit and per nat."""
+    system's columns); original-units coefficients are per TVD unit and per nat.
+
+    Parameters
+    ----------
+    tvd : pandas.DataFrame
+        A ``provo_tvd`` table.
+    tags : list of str
+        The part-of-speech tag of each of its contexts, in order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per coding.
+    """
     from sklearn.linear_model import ARDRegression
 
     from varprobe.analysis.regression import CONTINUOUS, TARGET, TAG_ORDER
@@ -184,7 +290,17 @@ def metric_by_bins(metrics: pd.DataFrame) -> pd.DataFrame:
     """Each token-calibration metric's value at every bin count M (schema ``token_calibration``
     with a ``labels`` column: whose labels were scored), one column per M, with the ratio of its
     value at the largest M to its value at the smallest and its RSD over the Ms (ddof 1): what
-    its RSD over M is made of."""
+    its RSD over M is made of.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        ``token_calibration`` tables with a ``labels`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     keys = ["model", "labels", "metric"]
     wide = metrics.pivot_table(index=keys, columns="bins", values="value").reset_index()
     ms = sorted(c for c in wide.columns if isinstance(c, (int, np.integer)))
@@ -201,7 +317,24 @@ def interval_table(systems: list[tuple[str, str, pd.DataFrame]], bins: int, resa
     quantity: for the oracle control (model ``oracle``) E TVD(O2, H) with its mean
     (``oracle_to_humans``, quantity ``tvd_humans``); for a model the intervals of
     ``system_intervals`` (its means are in the Provo summary: NaN here). ``systems``: (model,
-    decoding, per-context table of schema ``provo_tvd``) each."""
+    decoding, per-context table of schema ``provo_tvd``) each.
+
+    Parameters
+    ----------
+    systems : list of (str, str, pandas.DataFrame)
+        (model, decoding, ``provo_tvd`` table) per system.
+    bins : int
+        The ECE's bins.
+    resamples : int
+        Bootstrap resamples.
+    seed : int
+        The bootstrap's seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A ``provo_intervals`` table.
+    """
     rows = []
     for model, decoding, tvd_table in systems:
         if model == "oracle":
@@ -216,7 +349,18 @@ def interval_table(systems: list[tuple[str, str, pd.DataFrame]], bins: int, resa
 def failure_table(systems: list[tuple[str, str, pd.DataFrame]]) -> pd.DataFrame:
     """``failure_breakdown`` of every sampled system (schema ``provo_failures``), with its draws
     in all (``total_draws``); a system without a failed draw has one row of reason ``""`` and 0
-    draws. ``systems``: (model, decoding, table of schema ``provo_samples``)."""
+    draws. ``systems``: (model, decoding, table of schema ``provo_samples``).
+
+    Parameters
+    ----------
+    systems : list of (str, str, pandas.DataFrame)
+        (model, decoding, ``provo_samples`` table) per system.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A ``provo_failures`` table.
+    """
     none = pd.DataFrame([{"reason": "", "draws": 0, "share_of_draws": 0.0, "draws_without_letter": 0,
                           "paper_protocol": ""}])
     frames = [(failure_breakdown(samples) if samples["failed"].any() else none).assign(
@@ -230,7 +374,22 @@ def failure_table(systems: list[tuple[str, str, pd.DataFrame]]) -> pd.DataFrame:
 def oracle_split_table(contexts: pd.DataFrame, responses: pd.DataFrame,
                        settings: ControlSettings) -> pd.DataFrame:
     """Per oracle resplit (schema ``provo_oracle_splits``): the mean over contexts of TVD(O2, O1)
-    between the resplit's halves and of TVD(O2, H), half against all the humans."""
+    between the resplit's halves and of TVD(O2, H), half against all the humans.
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        A ``provo_contexts`` table.
+    responses : pandas.DataFrame
+        Its ``provo_responses`` table.
+    settings : ControlSettings
+        Seed and resplits.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A ``provo_oracle_splits`` table.
+    """
     humans = human_counts(responses)
     keys = [(int(t), int(w)) for t, w in contexts[["text_id", "word_number"]].itertuples(index=False)]
     splits = {k: oracle_splits(k, humans[k], settings) for k in keys}
@@ -243,7 +402,18 @@ def oracle_split_table(contexts: pd.DataFrame, responses: pd.DataFrame,
 def bins_table(metrics: pd.DataFrame) -> pd.DataFrame:
     """``metric_by_bins`` long (schema ``token_calibration_bins``): one row per model, labels,
     metric and bin count with the value there, and the metric's largest / smallest M ratio, RSD
-    over M and positions repeated on its rows."""
+    over M and positions repeated on its rows.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        As for ``metric_by_bins``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A ``token_calibration_bins`` table.
+    """
     wide = metric_by_bins(metrics)
     keys = ["model", "labels", "metric"]
     ms = [c for c in wide.columns if c.startswith("M=")]
@@ -255,7 +425,22 @@ def bins_table(metrics: pd.DataFrame) -> pd.DataFrame:
 
 
 def mse_interval_table(contexts: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
-    """``mse_intervals`` as a table (schema ``sample_size_intervals``)."""
+    """``mse_intervals`` as a table (schema ``sample_size_intervals``).
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        A ``sample_size_contexts`` table.
+    resamples : int
+        Bootstrap resamples.
+    seed : int
+        The bootstrap's seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A ``sample_size_intervals`` table.
+    """
     rows = [{"model": m, "decoding": d, "size": size, "ci_low": low, "ci_high": high}
             for (m, d, size), (low, high) in mse_intervals(contexts, resamples, seed).items()]
     return pd.DataFrame(rows, columns=["model", "decoding", "size", "ci_low", "ci_high"])

@@ -57,22 +57,47 @@ class Probes:
     batch_size: int = 64
 
     def met(self) -> set[str]:
-        """The ``NEEDS`` these resources meet."""
+        """The ``NEEDS`` these resources meet.
+
+        Returns
+        -------
+        set of str
+        """
         return {"tokenizer", *(["tagger"] if self.nlp.pipe_names else []),
                 *(["encoder"] if self.encoder is not None else [])}
 
     def runs(self) -> list[tuple[Probe, str, int | None]]:
-        """(record, name, order) of every probe these resources can compute, in table order."""
+        """(record, name, order) of every probe these resources can compute, in table order.
+
+        Returns
+        -------
+        list of (Probe, str, int or None)
+        """
         met = self.met()
         return [(probe, name, n) for probe in PROBES.values() if probe.needs in met
                 for name, n in probe.instances(self.orders)]
 
     def available(self) -> list[str]:
-        """The probes these resources can compute."""
+        """The probes these resources can compute.
+
+        Returns
+        -------
+        list of str
+        """
         return [name for _, name, _ in self.runs()]
 
     def unavailable(self, language: str) -> dict[str, str]:
-        """Each probe these resources cannot compute, with why (for a table's metadata)."""
+        """Each probe these resources cannot compute, with why (for a table's metadata).
+
+        Parameters
+        ----------
+        language : str
+            The output language, an ISO 639-1 code.
+
+        Returns
+        -------
+        dict of str to str
+        """
         met = self.met()
         return {name: NEEDS[probe.needs].format(language=language)
                 for probe in PROBES.values() if probe.needs not in met
@@ -97,18 +122,49 @@ class Features:
     by_probe: dict[str, object]
 
     def index(self) -> dict[str, int]:
-        """Text -> row."""
+        """Text -> row.
+
+        Returns
+        -------
+        dict of str to int
+        """
         return {t: i for i, t in enumerate(self.texts)}
 
 
 def distinct_texts(items: Sequence[tuple[str, Sequence[str], Sequence[str]]]) -> list[str]:
-    """Every reference and sample of ``items`` once, in order of first occurrence."""
+    """Every reference and sample of ``items`` once, in order of first occurrence.
+
+    Parameters
+    ----------
+    items : sequence of (str, sequence of str, sequence of str)
+        (input_id, references, samples) per input.
+
+    Returns
+    -------
+    list of str
+    """
     return list(dict.fromkeys(t for _, refs, samples in items for t in (*refs, *samples)))
 
 
 def featurise(texts: list[str], probes: Probes, parsed=None, vectors=None) -> Features:
     """Parse (unless ``parsed`` is given) and embed (unless ``vectors`` is given, or there is no
-    encoder) each text once, and featurise it for every available probe."""
+    encoder) each text once, and featurise it for every available probe.
+
+    Parameters
+    ----------
+    texts : list of str
+        The distinct texts.
+    probes : Probes
+        The probes' resources.
+    parsed : list, optional
+        The texts' spaCy documents, in order.
+    vectors : numpy.ndarray, optional
+        The texts' embeddings, shape ``(len(texts), dim)``.
+
+    Returns
+    -------
+    Features
+    """
     parsed = parse(texts, probes.nlp, batch_size=probes.batch_size) if parsed is None else parsed
     if vectors is None and "encoder" in probes.met():
         vectors = embed(texts, probes.encoder, probes.batch_size)
@@ -123,6 +179,20 @@ def pairwise_distances(items: Sequence[tuple[str, Sequence[str], Sequence[str]]]
     ``items``: (input_id, references, samples) per input. ``a``/``b`` index the references
     (H; b in C) and the samples (M; a in C). Each distinct text is parsed and embedded once
     (``featurise``, unless its ``features`` are given).
+
+    Parameters
+    ----------
+    items : sequence of (str, sequence of str, sequence of str)
+        (input_id, references, samples) per input.
+    probes : Probes
+        The probes' resources.
+    features : Features, optional
+        The texts' features, computed when None.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair and probe (``distance`` float, NaN where undefined).
     """
     features = featurise(distinct_texts(items), probes) if features is None else features
     index = features.index()
@@ -147,7 +217,19 @@ def pairwise_distances(items: Sequence[tuple[str, Sequence[str], Sequence[str]]]
 
 
 def input_rng(seed: int, input_id: str) -> np.random.Generator:
-    """The control's generator for one input: the same for every model and job order."""
+    """The control's generator for one input: the same for every model and job order.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    input_id : str
+        The input.
+
+    Returns
+    -------
+    numpy.random.Generator
+    """
     return np.random.default_rng([seed, zlib.crc32(input_id.encode())])
 
 
@@ -155,6 +237,19 @@ def input_divergences(distances: pd.DataFrame, n_refs: dict[str, int], seed: int
     """One row per input and probe: ``n_H, n_M, n_C`` (defined distances), the ``STATISTICS``.
 
     ``n_refs``: the number of references of each input (for the control split).
+
+    Parameters
+    ----------
+    distances : pandas.DataFrame
+        ``pairwise_distances``'s table.
+    n_refs : dict of str to int
+        References per input.
+    seed : int
+        The control's seed (``input_rng``).
+
+    Returns
+    -------
+    pandas.DataFrame
     """
     rows = []
     for (input_id, probe), group in distances.groupby(["input_id", "probe"], sort=False):
@@ -178,7 +273,24 @@ def input_divergences(distances: pd.DataFrame, n_refs: dict[str, int], seed: int
 def summarise(divergences: pd.DataFrame, probes: Sequence[str], seed: int,
               n_resamples: int) -> pd.DataFrame:
     """Per probe and statistic: the mean over inputs with a 95% percentile-bootstrap interval
-    over inputs (``n_inputs`` that define it); NaN for a probe or statistic with no input."""
+    over inputs (``n_inputs`` that define it); NaN for a probe or statistic with no input.
+
+    Parameters
+    ----------
+    divergences : pandas.DataFrame
+        ``input_divergences``'s table.
+    probes : sequence of str
+        The probes summarised.
+    seed : int
+        The bootstrap's seed.
+    n_resamples : int
+        Bootstrap resamples.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per probe and statistic.
+    """
     rows = []
     for p, probe in enumerate(probes):
         part = divergences[divergences["probe"] == probe]
@@ -196,7 +308,28 @@ def miscalibrated(divergences: pd.DataFrame, statistic: str, thresholds: dict[st
                   limit: int) -> pd.DataFrame:
     """Inputs whose ``statistic`` exceeds its threshold for *every* probe in ``thresholds``
     (paper Sec. 7), most miscalibrated first (largest mean excess over the thresholds), at most
-    ``limit``. Columns ``input_id, excess`` and one column per thresholded probe."""
+    ``limit``. Columns ``input_id, excess`` and one column per thresholded probe.
+
+    Parameters
+    ----------
+    divergences : pandas.DataFrame
+        ``input_divergences``'s table.
+    statistic : str
+        The statistic compared.
+    thresholds : dict of str to float
+        The threshold of each probe.
+    limit : int
+        The most inputs returned.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ValueError
+        When ``thresholds`` names a probe that was not computed.
+    """
     wide = divergences.pivot(index="input_id", columns="probe", values=statistic)
     missing = [p for p in thresholds if p not in wide.columns]
     if missing:

@@ -31,7 +31,12 @@ class Selection:
     footnote: str
 
     def text(self) -> str:
-        """The rule in words, e.g. ``W1(M, H) > 0.2 on syntactic-2``."""
+        """The rule in words, e.g. ``W1(M, H) > 0.2 on syntactic-2``.
+
+        Returns
+        -------
+        str
+        """
         name = STATISTIC_NAMES[self.statistic]
         return " and ".join(f"{name} > {t} on {p}" for p, t in self.thresholds.items())
 
@@ -58,14 +63,36 @@ MISCALIBRATED_COLUMNS = ["dataset", "model", "decoding", "statistic", "rule", "f
 
 
 def sign(value: float) -> str:
-    """``+``, ``-`` or ``0`` for a mean difference; ``–`` for none (NaN)."""
+    """``+``, ``-`` or ``0`` for a mean difference; ``–`` for none (NaN).
+
+    Parameters
+    ----------
+    value : float
+        A mean difference.
+
+    Returns
+    -------
+    str
+    """
     return "–" if pd.isna(value) else "+" if value > 0 else "-" if value < 0 else "0"
 
 
 def mean_difference_signs(summary: pd.DataFrame, decoding: str) -> pd.DataFrame:
     """Per task, model and main probe the run computed (``MAIN_PROBES``, available): the mean over
     inputs of mu_M(x) - mu_H(x) of ``decoding``'s outputs with its interval (a
-    ``production_summary`` table's ``mean_M_minus_H``) and its sign (columns ``SIGN_COLUMNS``)."""
+    ``production_summary`` table's ``mean_M_minus_H``) and its sign (columns ``SIGN_COLUMNS``).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        A ``production_summary`` table.
+    decoding : str
+        The decoding read.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     part = summary[summary["available"] & (summary["statistic"] == "mean_M_minus_H")
                    & (summary["decoding"] == decoding)].set_index(["dataset", "model", "probe"])
     keys = [(d, m, p) for d, m in dict.fromkeys(zip(part.index.get_level_values(0), part.index.get_level_values(1),
@@ -81,7 +108,19 @@ def model_human_w1(summary: pd.DataFrame, systems: list[tuple[str, str, str, pd.
     """Per task whose paper rule reads W1(M, H) (translation, simplification), model, decoding and
     probe of the rule the run computed: the mean W1(M, H) over inputs with its interval (the
     summary's ``w1_M_H``), the rule's threshold and the inputs above it (``systems``: (dataset,
-    model, decoding, divergences) each; columns ``W1_COLUMNS``)."""
+    model, decoding, divergences) each; columns ``W1_COLUMNS``).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        A ``production_summary`` table.
+    systems : list of (str, str, str, pandas.DataFrame)
+        (dataset, model, decoding, ``production_divergences`` table) per system.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     rows = []
     for dataset, model, decoding, divergences in systems:
         rule = PAPER_SELECTION.get(dataset)
@@ -106,7 +145,22 @@ def selected(divergences: pd.DataFrame, rule: Selection, probes: list[str]) -> p
     """The inputs of one system (its ``production_divergences``) that ``rule`` selects on
     ``probes`` (the rule's probes the run computed): those defined on every one of them and above
     its threshold on all, with ``excess``, the mean amount over the thresholds, largest first;
-    ``defined`` counts the inputs the rule could read (attribute ``n_defined``)."""
+    ``defined`` counts the inputs the rule could read (attribute ``n_defined``).
+
+    Parameters
+    ----------
+    divergences : pandas.DataFrame
+        A ``production_divergences`` table.
+    rule : Selection
+        The paper's rule.
+    probes : list of str
+        The rule's probes the run computed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        With attribute ``n_defined``.
+    """
     wide = divergences.pivot(index="input_id", columns="probe", values=rule.statistic)
     wide = wide.reindex(columns=probes).dropna()
     limits = pd.Series({p: rule.thresholds[p] for p in probes}, dtype=float)
@@ -121,7 +175,19 @@ def paper_miscalibrated(systems: list[tuple[str, str, str, pd.DataFrame]],
     """Per system of a task the paper has a rule for (``PAPER_SELECTION``): the rule's statistic
     and text, the inputs it could read and the inputs it selects, and the most miscalibrated one
     with its excess (columns ``MISCALIBRATED_COLUMNS``). ``unavailable``: the probes each task's
-    run could not compute (left out of the rule, named in ``missing_probes``)."""
+    run could not compute (left out of the rule, named in ``missing_probes``).
+
+    Parameters
+    ----------
+    systems : list of (str, str, str, pandas.DataFrame)
+        (dataset, model, decoding, ``production_divergences`` table) per system.
+    unavailable : dict of str to list of str
+        The probes each task's run could not compute.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     rows = []
     for dataset, model, decoding, divergences in systems:
         rule = PAPER_SELECTION.get(dataset)
