@@ -132,12 +132,12 @@ def test_shared_seed_draws_the_same_positions_in_every_context():
     b = [f"b{i}" for i in range(6)]
     for protocol in (_on("shared_seed"), replace(AUTHORS, carried_removal=False)):
         for r in range(SETTINGS.resplits):
-            first_a, _ = oracle_halves((1, 2), a, r, protocol, SETTINGS, half=3)
-            first_b, _ = oracle_halves((1, 3), b, r, protocol, SETTINGS, half=3)
+            first_a, _ = oracle_halves((1, 2), a, r, protocol=protocol, settings=SETTINGS, half=3)
+            first_b, _ = oracle_halves((1, 3), b, r, protocol=protocol, settings=SETTINGS, half=3)
             assert sorted(w[1] for w in first_a) == sorted(w[1] for w in first_b)
     differs = [
-        sorted(w[1] for w in oracle_halves((1, 2), a, r, OURS, SETTINGS)[0])
-        != sorted(w[1] for w in oracle_halves((1, 3), b, r, OURS, SETTINGS)[0])
+        sorted(w[1] for w in oracle_halves((1, 2), a, r, protocol=OURS, settings=SETTINGS)[0])
+        != sorted(w[1] for w in oracle_halves((1, 3), b, r, protocol=OURS, settings=SETTINGS)[0])
         for r in range(SETTINGS.resplits)
     ]
     assert any(differs)

@@ -159,7 +159,7 @@ def test_estimates_renormalise_the_scores_over_the_support():
             seen.append((context, list(words)))
             yield np.array([given[w] for w in words])
 
-    table = biased_estimates(contexts, samples, responses, draws, score_many, sources([0.9]))
+    table = biased_estimates(contexts, samples, responses, draws, score_many=score_many, order=sources([0.9]))
     estimates, failure_rate = support_estimates(table)
     assert seen == [("The", ["dog", "sun", "moon", "cat"])]
     assert estimates[(1, 2)].distribution == pytest.approx({"sun": 0.5, "dog": 0.25, "moon": 0.125, "cat": 0.125})

@@ -144,21 +144,23 @@ def test_freezing_leaves_only_the_last_blocks_trainable(tiny_model_dir):
 def test_causal_pairs_carry_loss_on_the_target_and_its_end_only(tiny_model):
     tokenizer, model = tiny_model.tokenizer, tiny_model.model
     end = end_token(model, tokenizer)
-    [example] = pair_examples(tokenizer, [("a/0", "Story: the cat\n", "It sat.")], False, False,
-                              end, 64)
+    [example] = pair_examples(tokenizer, [("a/0", "Story: the cat\n", "It sat.")], seq2seq=False,
+                              chat=False, end=end, max_length=64)
     prompt = tokenizer("Story: the cat\n")["input_ids"]
     target = tokenizer("It sat.", add_special_tokens=False)["input_ids"] + [end]
     assert list(example.input_ids) == prompt + target
     assert list(example.labels) == [IGNORE] * len(prompt) + target
     with pytest.raises(ValueError, match="pair 'a/0'"):
-        pair_examples(tokenizer, [("a/0", "Story: the cat\n", "It sat.")], False, False, end, len(prompt))
+        pair_examples(tokenizer, [("a/0", "Story: the cat\n", "It sat.")], seq2seq=False, chat=False, end=end,
+                      max_length=len(prompt))
 
 
 def test_chat_pairs_follow_the_chat_template(tiny_model_dir):
     tokenizer = fresh(tiny_model_dir).tokenizer
     tokenizer.chat_template = ("{% for m in messages %}User: {{ m['content'] }}\n{% endfor %}"
                                "{% if add_generation_prompt %}Assistant:{% endif %}")
-    [example] = pair_examples(tokenizer, [("a/0", "Hi", " Hello")], False, True, 50256, 64)
+    [example] = pair_examples(tokenizer, [("a/0", "Hi", " Hello")], seq2seq=False, chat=True, end=50256,
+                              max_length=64)
     prompt = tokenizer("User: Hi\nAssistant:")["input_ids"]
     assert list(example.input_ids[: len(prompt)]) == prompt
     assert example.labels[len(prompt) - 1] == IGNORE and example.labels[len(prompt)] != IGNORE
@@ -230,7 +232,7 @@ def test_seq2seq_training_touches_the_last_decoder_block_only(tiny_seq2seq_dirs,
     pairs = [("0/0", "the cat sat on the mat", "die Katze saß auf der Matte"),
              ("1/0", "the dog ran", "der Hund lief"), ("2/0", "the house is big", "das Haus ist groß")]
     end = end_token(loaded.model, loaded.tokenizer)
-    examples = pair_examples(loaded.tokenizer, pairs, True, False, end, 64)
+    examples = pair_examples(loaded.tokenizer, pairs, seq2seq=True, chat=False, end=end, max_length=64)
     training = train(loaded.model, examples, examples[:1], FinetuneSettings(**FAST),
                      pad_id=loaded.tokenizer.pad_token_id)
     last = "decoder.block.1." if kind == "t5" else "model.decoder.layers.1."

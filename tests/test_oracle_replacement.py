@@ -56,7 +56,7 @@ def test_disjoint_oracles_have_size_s_and_share_no_response():
 
 
 def test_pairs_skip_and_count_contexts():
-    pairs, skipped = oracle_pairs(responses_table(HUMANS), MODEL, ["5", "11"], 3, 0)
+    pairs, skipped = oracle_pairs(responses_table(HUMANS), MODEL, oracle_sizes=["5", "11"], seeds=3, seed=0)
     assert skipped.to_dict("records") == [
         {"oracle_size": "5", "n_too_few_humans": 1, "n_without_words": 1},
         {"oracle_size": "11", "n_too_few_humans": 2, "n_without_words": 1},  # 21 and 9 < 22
@@ -64,14 +64,14 @@ def test_pairs_skip_and_count_contexts():
     assert set(map(tuple, pairs[["text_id", "word_number"]].values)) == {(1, 1), (1, 2)}
     # the model only says "fish" in (1, 2), which no human does: TVD to any oracle is 1
     assert (pairs.loc[pairs["word_number"] == 2, "tvd_model_oracle"] == 1).all()
-    again, _ = oracle_pairs(responses_table(HUMANS), MODEL, ["5", "11"], 3, 0)
+    again, _ = oracle_pairs(responses_table(HUMANS), MODEL, oracle_sizes=["5", "11"], seeds=3, seed=0)
     pd.testing.assert_frame_equal(pairs, again)
 
 
 def test_the_half_split_gives_each_oracle_half_the_responses():
     # 22, 21 and 9 responses: oracles of 11, 10 (one response left out) and 4; (1, 3) has no model word
     humans = {**HUMANS, (1, 5): {"x": 1}}    # one response: too few for two halves
-    pairs, skipped = oracle_pairs(responses_table(humans), MODEL, ["half"], 2, 0)
+    pairs, skipped = oracle_pairs(responses_table(humans), MODEL, oracle_sizes=["half"], seeds=2, seed=0)
     assert skipped.to_dict("records") == [{"oracle_size": "half", "n_too_few_humans": 1, "n_without_words": 1}]
     assert set(map(tuple, pairs[["text_id", "word_number"]].values)) == {(1, 1), (1, 2), (1, 4)}
     # (1, 4): every response is "on", so both halves and the model are the same distribution
@@ -111,7 +111,7 @@ def test_curve_and_summary_with_matching_k():
     pairs = pd.concat([synthetic_pairs(40, 0).assign(seed_index=0),
                        synthetic_pairs(40, 1).assign(seed_index=1)], ignore_index=True)
     skipped = pd.DataFrame([{"oracle_size": 10, "n_too_few_humans": 2, "n_without_words": 0}])
-    curve, histograms = replacement_curve(pairs, skipped, [0, 50, 100], 0, 4)
+    curve, histograms = replacement_curve(pairs, skipped, k_percent=[0, 50, 100], seed=0, bins=4)
     assert len(curve) == 6 and (curve["n_too_few_humans"] == 2).all()
     at0, at100 = curve[curve["k"] == 0], curve[curve["k"] == 100]
     assert at0["mean_tvd"].tolist() == pytest.approx(at0["model_mean_tvd"].tolist())
@@ -128,7 +128,7 @@ def constant_pairs(model: list[float], oracle: list[float]) -> pd.DataFrame:
 def summarised(pairs: pd.DataFrame, threshold: float = 0.8) -> pd.DataFrame:
     """The summary of one system over the grid 0, 10, ..., 100 with 4 bins of [0, 1]."""
     skipped = pd.DataFrame([{"oracle_size": "half", "n_too_few_humans": 0, "n_without_words": 0}])
-    curve, histograms = replacement_curve(pairs, skipped, list(range(0, 101, 10)), 0, 4)
+    curve, histograms = replacement_curve(pairs, skipped, k_percent=list(range(0, 101, 10)), seed=0, bins=4)
     names = {"model": "m", "decoding": "d"}
     pooled = pooled_histograms(histograms.assign(**names))
     return replacement_summary(curve.assign(**names), replacement_overlap(pooled), threshold).set_index("k")

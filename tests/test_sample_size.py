@@ -56,7 +56,8 @@ def test_subsample_draws_without_replacement():
 
 def test_identical_draws_give_zero_error_and_large_sizes_are_noted():
     samples = samples_table({(1, 1): ["the"] * 10, (1, 2): ["cat"] * 10})
-    table = sample_size_table(samples, responses_table(HUMANS), [3, 9, 10, 40], 2, SETTINGS)
+    table = sample_size_table(samples, responses_table(HUMANS), sizes=[3, 9, 10, 40], repeats=2,
+                              settings=SETTINGS)
     computed = table[table["size"] < 10]
     assert (computed["squared_error"] == 0).all() and (computed["note"] == "").all()
     large = table[table["size"] >= 10]
@@ -69,7 +70,7 @@ def test_identical_draws_give_zero_error_and_large_sizes_are_noted():
 
 def test_full_sample_tvd_is_the_study_oracle_tvd_and_errors_are_consistent():
     samples = samples_table({(1, 1): VARIED})
-    table = sample_size_table(samples, responses_table(HUMANS), [4, 8], 3, SETTINGS)
+    table = sample_size_table(samples, responses_table(HUMANS), sizes=[4, 8], repeats=3, settings=SETTINGS)
     # the study's tvd_model_oracle1 of the same draws against the same oracle splits
     from varprobe.analysis.next_word import context_table, sampled_estimates
 
@@ -83,7 +84,7 @@ def test_full_sample_tvd_is_the_study_oracle_tvd_and_errors_are_consistent():
 
 def test_a_subsample_of_failures_is_noted_not_counted():
     samples = samples_table({(1, 1): ["the"] + [""] * 9})
-    table = sample_size_table(samples, responses_table(HUMANS), [1], 20, SETTINGS)
+    table = sample_size_table(samples, responses_table(HUMANS), sizes=[1], repeats=20, settings=SETTINGS)
     failed = table[table["n_words"] == 0]
     assert len(failed) > 0 and (failed["note"] == NOTE_NO_WORD).all()
     summary = sample_size_summary(table, [1])
@@ -93,14 +94,16 @@ def test_a_subsample_of_failures_is_noted_not_counted():
 
 def test_seeded_and_order_free():
     draws = {(1, 1): VARIED, (1, 2): ["cat", "dog", "cat", "", "bird", "cat", "dog", "cat"]}
-    first = sample_size_table(samples_table(draws), responses_table(HUMANS), [3, 5], 2, SETTINGS)
+    first = sample_size_table(samples_table(draws), responses_table(HUMANS), sizes=[3, 5], repeats=2,
+                              settings=SETTINGS)
     reversed_draws = dict(reversed(list(draws.items())))
-    again = sample_size_table(samples_table(reversed_draws), responses_table(HUMANS), [5, 3], 2, SETTINGS)
+    again = sample_size_table(samples_table(reversed_draws), responses_table(HUMANS), sizes=[5, 3], repeats=2,
+                              settings=SETTINGS)
     keys = ["text_id", "word_number", "size", "repeat"]
     pd.testing.assert_frame_equal(first.sort_values(keys, ignore_index=True),
                                   again.sort_values(keys, ignore_index=True))
-    other = sample_size_table(samples_table(draws), responses_table(HUMANS), [3, 5], 2,
-                              ControlSettings(seed=1, resplits=3))
+    other = sample_size_table(samples_table(draws), responses_table(HUMANS), sizes=[3, 5], repeats=2,
+                              settings=ControlSettings(seed=1, resplits=3))
     assert not np.allclose(other["tvd_subsample"], first["tvd_subsample"])
 
 

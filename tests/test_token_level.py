@@ -56,8 +56,8 @@ def test_token_table_on_a_hand_built_distribution():
     ids = {"cat": 0, "cats": 0, "dog": 1}  # "cats" starts with the token of "cat"
     p = np.array([0.6, 0.1, 0.3])
     settings = ControlSettings(seed=0, resplits=4, ece_bins=10, bootstrap_resamples=50)
-    table, confidences, hits = token_table(contexts, responses, [p], ids.__getitem__,
-                                           lambda t: f"<{t}>", settings)
+    table, confidences, hits = token_table(contexts, responses, [p], first_token=ids.__getitem__,
+                                           token_text=lambda t: f"<{t}>", settings=settings)
     row = table.iloc[0]
     assert row["tvd"] == pytest.approx(0.5 * (0.15 + 0.15 + 0.3))  # humans: {0: .75, 1: .25}
     assert (row["model_mode"], row["confidence"], row["human_majority"]) == ("<0>", 0.6, "<0>")

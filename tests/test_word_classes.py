@@ -43,7 +43,7 @@ def test_coarsen_sums_word_probabilities_per_class():
 def test_hand_worked_syntactic_tvd(tagger, humans, model, expected):
     contexts, responses = _one_context(humans)
     table = class_table(contexts, responses, {(1, 4): ModelEstimate(model, 1, 1)},
-                        syntactic_classifier(tagger), SETTINGS)
+                        classify=syntactic_classifier(tagger), settings=SETTINGS)
     assert table.loc[0, "tvd"] == pytest.approx(expected)
     assert pd.isna(table.loc[0, "k"]) and table.loc[0, "n_types"] == len(set(humans) | set(model))
 
@@ -54,7 +54,7 @@ def test_oracle_control_uses_the_word_level_splits_on_classes():
     contexts, responses = _one_context(humans)
     model = {"dog": 0.5, "the": 0.5}
     table = class_table(contexts, responses, {(1, 4): ModelEstimate(model, 2, 2)},
-                        lambda context, words: Partition(classes), SETTINGS)
+                        classify=lambda context, words: Partition(classes), settings=SETTINGS)
     splits = oracle_splits((1, 4), humans, SETTINGS)
     by_class = [(coarsen(o1, classes), coarsen(o2, classes)) for o1, o2 in splits]
     assert table.loc[0, "tvd_oracle2_oracle1"] == pytest.approx(np.mean([tvd(b, a) for a, b in by_class]))
@@ -65,8 +65,8 @@ def test_oracle_control_uses_the_word_level_splits_on_classes():
 
 def test_a_context_without_model_words_has_no_model_tvd():
     contexts, responses = _one_context({"the": 1, "dog": 1})
-    table = class_table(contexts, responses, {}, lambda c, words: Partition({w: "X" for w in words}),
-                        SETTINGS)
+    table = class_table(contexts, responses, {}, classify=lambda c, words: Partition({w: "X" for w in words}),
+                        settings=SETTINGS)
     assert pd.isna(table.loc[0, "tvd"]) and table.loc[0, "tvd_oracle2_oracle1"] == 0.0
 
 
@@ -81,7 +81,8 @@ def test_class_tvd_never_exceeds_word_tvd_on_provo(provo_norms, tagger):
     # Each context's "model" is the next context's human distribution: different words, often
     # other tags.
     estimates = {keys[i]: ModelEstimate(humans[keys[(i + 1) % len(keys)]], 1, 1) for i in range(len(keys))}
-    table = class_table(contexts, responses, estimates, syntactic_classifier(tagger), SETTINGS)
+    table = class_table(contexts, responses, estimates, classify=syntactic_classifier(tagger),
+                        settings=SETTINGS)
     word_level = [tvd(estimates[k].distribution, humans[k]) for k in keys]
     assert (table["tvd"].to_numpy() <= np.array(word_level) + 1e-12).all()
     assert (table["tvd"] < np.array(word_level)).any()

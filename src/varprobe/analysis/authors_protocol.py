@@ -94,7 +94,7 @@ PAPER = dict(zip(VALUES, (0.14, 0.60, 0.19, 0.11, 0.57, 0.32, 0.42), strict=True
 Oracle2, and Oracle2's Avg TVD."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Protocol:
     """Which of the authors' definitions replace ours (module docstring); all off is ours."""
 
@@ -316,7 +316,7 @@ def authors_ece(confidences, correct, n_bins: int = 10) -> float:
     return float(total)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Scores:
     """Per context (rows) and split (columns) what the ECEs and the expected TVD average.
 
@@ -360,7 +360,8 @@ def protocol_scores(
         human = distribution(counts_of(words))
         majority, confidence = protocol_mode(human, first)
         gold = ctx.token if protocol.raw_corpus_word else read_word(ctx.token)
-        halves = [oracle_halves(ctx.key, words, r, protocol, settings, half) for r in range(settings.resplits)]
+        halves = [oracle_halves(ctx.key, words, r, protocol=protocol, settings=settings, half=half)
+                  for r in range(settings.resplits)]
         o1_modes = [protocol_mode(o1, first)[0] for o1, _ in halves]
         o2_modes = [protocol_mode(o2, first) for _, o2 in halves]
         human_conf.append(confidence)
@@ -369,8 +370,9 @@ def protocol_scores(
         oracle_hits.append([[w == gold, w == majority, w == m]
                             for (w, _), m in zip(o2_modes, o1_modes, strict=True)])
         tvds.append([tvd(o2, o1) for o1, o2 in halves])
-    return Scores(np.array(human_conf), np.array(human_hits, dtype=bool), np.array(oracle_conf),
-                  np.array(oracle_hits, dtype=bool), np.array(tvds))
+    return Scores(human_conf=np.array(human_conf), human_hits=np.array(human_hits, dtype=bool),
+                  oracle_conf=np.array(oracle_conf), oracle_hits=np.array(oracle_hits, dtype=bool),
+                  tvds=np.array(tvds))
 
 
 def resplit_values(scores: Scores, protocol: Protocol, settings: ControlSettings) -> pd.DataFrame:
@@ -470,7 +472,7 @@ def _split_seed(key: tuple[int, int], r: int, protocol: Protocol, settings: Cont
 
 
 def oracle_halves(
-    key: tuple[int, int], words: Sequence, r: int, protocol: Protocol, settings: ControlSettings,
+    key: tuple[int, int], words: Sequence, r: int, *, protocol: Protocol, settings: ControlSettings,
     half: int = AUTHORS_HALF,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Split r of the responses ``words`` of context ``key``, as the MLEs (O1, O2), under

@@ -48,7 +48,7 @@ from varprobe.metrics.dense import renormalise
 from varprobe.words import has_word_char
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BiasedSettings:
     """The nucleus values and draws per value, the sampler's token budget, batch size and seed."""
 
@@ -150,6 +150,7 @@ def biased_estimates(
     samples: pd.DataFrame,
     responses: pd.DataFrame,
     draws: dict,
+    *,
     score_many,
     order: Sequence[str],
 ) -> pd.DataFrame:

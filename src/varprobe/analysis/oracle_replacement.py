@@ -135,6 +135,7 @@ def disjoint_oracles(
 def oracle_pairs(
     responses: pd.DataFrame,
     estimates: dict[tuple[int, int], ModelEstimate],
+    *,
     oracle_sizes: list[str],
     seeds: int,
     seed: int,
@@ -219,7 +220,7 @@ def replaced_values(pairs: pd.DataFrame, k: float, rng_seed: list[int]) -> np.nd
 
 
 def replacement_curve(
-    pairs: pd.DataFrame, skipped: pd.DataFrame, k_percent: list[float], seed: int, bins: int
+    pairs: pd.DataFrame, skipped: pd.DataFrame, *, k_percent: list[float], seed: int, bins: int
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """M_k per oracle size, seed index and k (schema ``oracle_replacement`` without
     model/decoding) and the histogram of each replaced set over ``bins`` equal bins of [0, 1]

@@ -23,7 +23,7 @@ def _rng(seed: int, stream: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, 39, stream]))
 
 
-def ece_interval(confidence: np.ndarray, hit: np.ndarray, bins: int, resamples: int,
+def ece_interval(confidence: np.ndarray, hit: np.ndarray, *, bins: int, resamples: int,
                  rng: np.random.Generator) -> tuple[float, float]:
     """95% percentile-bootstrap interval of ECE over contexts: resample the contexts with
     replacement ``resamples`` times and recompute the binned ECE of each resample.
@@ -85,7 +85,8 @@ def system_intervals(tvd: pd.DataFrame, bins: int, resamples: int, seed: int) ->
         known = (used[target] != "").to_numpy()  # a context without a corpus word is no miss
         if known.any():
             hit = (used["model_mode"] == used[target]).to_numpy()
-            out[column] = ece_interval(confidence[known], hit[known], bins, resamples, _rng(seed, stream))
+            out[column] = ece_interval(confidence[known], hit[known], bins=bins, resamples=resamples,
+                                         rng=_rng(seed, stream))
     return out
 
 

@@ -49,7 +49,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import KW_ONLY, asdict, dataclass
 
 import numpy as np
 import pandas as pd
@@ -90,7 +90,7 @@ class PriorSettings:
                 raise ValueError(f"regression prior {name} must be > 0, got {value}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SamplerSettings:
     """NUTS settings; ``seed`` fixes the draws."""
 
@@ -118,6 +118,7 @@ class Design:
 
     x: pd.DataFrame
     y: np.ndarray
+    _: KW_ONLY
     center: dict[str, float]
     scale: dict[str, float]
     reference_tag: str

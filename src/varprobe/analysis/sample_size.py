@@ -126,6 +126,7 @@ def oracle_tvd(q: dict[str, float], splits) -> float:
 def sample_size_table(
     samples: pd.DataFrame,
     responses: pd.DataFrame,
+    *,
     sizes: list[int],
     repeats: int,
     settings: ControlSettings,

@@ -149,7 +149,7 @@ def drawn_labels(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     return inverse_cdf(cdf, torch.from_numpy(uniforms)[:, None])[:, 0].numpy()
 
 
-def score_texts(model, tokenizer, texts: Iterable[str], accumulator: CalibrationAccumulator,
+def score_texts(model, tokenizer, texts: Iterable[str], accumulator: CalibrationAccumulator, *,
                 rows_per_update: int = 64, floor: CalibrationAccumulator | None = None,
                 seed: int = 0) -> int:
     """Run ``model`` teacher-forced over each text and add the softmax of every position to

@@ -65,6 +65,7 @@ def token_table(
     contexts: pd.DataFrame,
     responses: pd.DataFrame,
     next_tokens: Iterable[np.ndarray],
+    *,
     first_token: Callable[[str], int],
     token_text: Callable[[int], str],
     settings: ControlSettings,

@@ -107,6 +107,7 @@ def class_table(
     contexts: pd.DataFrame,
     responses: pd.DataFrame,
     estimates: dict[tuple[int, int], ModelEstimate],
+    *,
     classify: Classifier,
     settings: ControlSettings,
 ) -> pd.DataFrame:

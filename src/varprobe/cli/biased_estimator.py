@@ -23,8 +23,8 @@ def _biased_estimator(args: argparse.Namespace) -> None:
     from varprobe.sampling.scoring import WordScorer
     from varprobe.sampling.shards import shard_rows
 
-    settings = BiasedSettings(tuple(args.nucleus), args.nucleus_samples, args.max_tokens,
-                              args.batch_size, args.seed)
+    settings = BiasedSettings(nucleus=tuple(args.nucleus), nucleus_samples=args.nucleus_samples,
+                              max_tokens=args.max_tokens, batch_size=args.batch_size, seed=args.seed)
     contexts = tables.read(args.contexts, "provo_contexts")
     rows = shard_rows(contexts["text_id"].tolist(), args.shard, args.shards)
     contexts = contexts.iloc[rows.start : rows.stop]
@@ -39,8 +39,8 @@ def _biased_estimator(args: argparse.Namespace) -> None:
                     desc=f"{name}/biased scores")
 
     support = biased_estimates(contexts, tables.read(args.samples, "provo_samples"),
-                               tables.read(args.responses, "provo_responses"), draws, score_many,
-                               sources(settings.nucleus))
+                               tables.read(args.responses, "provo_responses"), draws, score_many=score_many,
+                               order=sources(settings.nucleus))
     metadata = {"model": name, "decoding": "biased", "model_entry": args.model,
                 "device": device, "samples": args.samples, "biased": vars(settings),
                 "shard": [args.shard, args.shards]}

@@ -112,8 +112,8 @@ def _finetune_production(args: argparse.Namespace) -> None:
     end = end_token(loaded.model, loaded.tokenizer)
     limit = length_limit(loaded.model, settings.max_length)
     examples = {
-        split: pair_examples(loaded.tokenizer, _pairs(frame, args.prompt), loaded.is_seq2seq,
-                             chat, end, limit)
+        split: pair_examples(loaded.tokenizer, _pairs(frame, args.prompt), seq2seq=loaded.is_seq2seq,
+                             chat=chat, end=end, max_length=limit)
         for split, frame in (("train", train_instances), ("validation", validation_instances))
     }
     data = {"kind": "production", "prompt": args.prompt, "chat_template": chat,

@@ -21,9 +21,11 @@ def _oracle_replacement(args: argparse.Namespace) -> None:
 
     estimates, _ = read_estimates(args.samples, args.distribution)
     pairs, skipped = oracle_pairs(
-        tables.read(args.responses, "provo_responses"), estimates, args.oracle_sizes, args.seeds, args.seed
+        tables.read(args.responses, "provo_responses"), estimates, oracle_sizes=args.oracle_sizes,
+        seeds=args.seeds, seed=args.seed,
     )
-    curve, histograms = replacement_curve(pairs, skipped, args.k_percent, args.seed, args.bins)
+    curve, histograms = replacement_curve(pairs, skipped, k_percent=args.k_percent, seed=args.seed,
+                                          bins=args.bins)
     names = {"model": args.model, "decoding": args.decoding}
     tables.write(curve.assign(**names), args.curve_out, "oracle_replacement", names)
     tables.write(histograms.assign(**names), args.histogram_out, "histogram", names)

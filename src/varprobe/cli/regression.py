@@ -21,7 +21,8 @@ def _regression(args: argparse.Namespace) -> None:
     from varprobe.probes.pos_tags import UniversalTagger
 
     prior = PriorSettings(args.precision_shape, args.precision_rate, args.intercept_sd, args.sigma_sd)
-    sampler = SamplerSettings(args.seed, args.chains, args.draws, args.tune, args.target_accept)
+    sampler = SamplerSettings(seed=args.seed, chains=args.chains, draws=args.draws, tune=args.tune,
+                              target_accept=args.target_accept)
     tvd = tables.read(args.tvd, "provo_tvd")
     tags = last_word_tags(tvd, tables.read(args.contexts, "provo_contexts"), UniversalTagger())
     design = design_matrix(tvd, tags, args.reference_tag)

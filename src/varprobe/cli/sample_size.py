@@ -17,7 +17,7 @@ def _sample_size(args: argparse.Namespace) -> None:
     settings = ControlSettings(seed=args.seed, resplits=args.resplits)
     table = sample_size_table(
         tables.read(args.samples, "provo_samples"), tables.read(args.responses, "provo_responses"),
-        args.sizes, args.repeats, settings,
+        sizes=args.sizes, repeats=args.repeats, settings=settings,
     )
     names = {"model": args.model, "decoding": args.decoding}
     summary = sample_size_summary(table, args.sizes)

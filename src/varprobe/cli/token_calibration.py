@@ -25,8 +25,8 @@ def _token_calibration(args: argparse.Namespace) -> None:
     n_classes = loaded.model.get_output_embeddings().weight.shape[0]
     accumulator = CalibrationAccumulator(n_classes, bins=tuple(args.bins))
     floor = CalibrationAccumulator(n_classes, bins=tuple(args.bins))
-    n_texts = score_texts(loaded.model, loaded.tokenizer, texts, accumulator, args.rows_per_update, floor,
-                          args.seed)
+    n_texts = score_texts(loaded.model, loaded.tokenizer, texts, accumulator,
+                          rows_per_update=args.rows_per_update, floor=floor, seed=args.seed)
     if accumulator.n_positions == 0:
         raise ValueError(f"corpus {args.corpus!r}: no text has two tokens, nothing to score")
     names = {"model": loaded.spec.name, "corpus": args.corpus}

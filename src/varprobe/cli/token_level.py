@@ -26,7 +26,8 @@ def _token_level(args: argparse.Namespace) -> None:
     table, confidences, hits = token_table(
         contexts, responses,
         tqdm(next_tokens, total=len(contexts), file=sys.stderr, mininterval=5, desc=f"{loaded.spec.name}/tokens"),
-        scorer.first_token, lambda token: loaded.tokenizer.decode([token]), control,
+        first_token=scorer.first_token, token_text=lambda token: loaded.tokenizer.decode([token]),
+        settings=control,
     )
     summary = token_summary(table, confidences, hits, control).assign(model=loaded.spec.name)
     metadata = {"model": loaded.spec.name, "model_entry": args.model, "device": device}

@@ -24,7 +24,7 @@ def _class_tvd(args: argparse.Namespace, classify) -> None:
     table = class_table(
         tables.read(args.contexts, "provo_contexts"),
         tables.read(args.responses, "provo_responses"),
-        estimates, classify, settings,
+        estimates, classify=classify, settings=settings,
     )
     print(f"{args.level} TVD of {len(table)} contexts in {time.perf_counter() - started:.1f} s",
           file=sys.stderr)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from functools import cache
 
 
@@ -43,6 +43,7 @@ class Family:
     """
 
     name: str
+    _: KW_ONLY
     keys: tuple[str, ...]
     rule_file: str
     tables: Mapping[str, Mapping[str, str]] = field(default_factory=dict)

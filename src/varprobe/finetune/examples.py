@@ -123,7 +123,7 @@ def end_token(model, tokenizer) -> int:
     return int(eos)
 
 
-def pair_examples(tokenizer, pairs: Sequence[tuple[str, str, str]], seq2seq: bool, chat: bool,
+def pair_examples(tokenizer, pairs: Sequence[tuple[str, str, str]], *, seq2seq: bool, chat: bool,
                   end: int, max_length: int) -> list[Example]:
     """One example per ``(name, rendered prompt, target)``; ``end`` is the token that closes a
     causal LM's target (``end_token``). ``chat`` applies to causal LMs only. ``name`` identifies
