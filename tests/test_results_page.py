@@ -153,7 +153,9 @@ def _run(tmp_path):
         "share_finetuned_farther": 0.5}]), "Fine-tuned against pretrained model: ft")
     add("sample_size_summary", pd.DataFrame({
         "model": "m", "decoding": "ancestral", "size": [10, 40], "n_estimates": [6, 0], "n_too_large": [0, 6],
-        "n_without_words": 0, "mse": [0.007, np.nan], "note": ["", "size >= N draws: cannot subsample"]}),
+        "n_without_words": 0, "n_contexts": 6, "n_contexts_estimated": [6, 0], "n_contexts_too_large": [0, 6],
+        "n_contexts_all_failed": 0, "n_contexts_subsample_failed": 0, "mse": [0.007, np.nan],
+        "note": ["", "size >= N draws: cannot subsample"]}),
         "Sample size")
     squared = pd.DataFrame({"model": "m", "decoding": "ancestral", "text_id": 1, "word_number": range(2, 8),
                             "n_draws": 40, "size": 10, "repeat": 0, "n_words": 10, "tvd_full": 0.5,
@@ -460,7 +462,7 @@ def test_headline_numbers_carry_intervals_or_say_why_not(page):
     assert all(re.fullmatch(r"\S+ \[\S+, \S+\]", c) for c in cells[1:5]), cells
     assert "keep no resplit's oracle mode" in page
     assert re.search(r'"\(exact in \[lower, upper\]\)": the bounds that its\s+enumeration\'s unresolved', page)
-    assert re.search(r"\| m\s+\| ancestral\s+\| 10\s+\| 6\s+\| 0\.007 \[0\.\d+, 0\.\d+\]", page)
+    assert re.search(r"\| m\s+\| ancestral\s+\| 10\s+\| 6\s+\| 6\s+\| 0\.007 \[0\.\d+, 0\.\d+\]", page)
     assert "no interval" in page[page.index("### Token calibration"):]
 
 
@@ -596,6 +598,37 @@ def test_the_sample_size_figure_draws_no_empty_panel_and_says_which_sizes_it_cou
     fig = squared_error_histograms(histograms, summary)
     assert [ax.get_title() for ax in fig.axes] == ["subsample size n = 10", "subsample size n = 20"]
     assert "n = 40, 100" in fig._suptitle.get_text()
+
+
+def _sample_size_row(size, estimated, subsample_failed=0, all_failed=0, too_large=0, contexts=2686):
+    return {"model": "m", "decoding": "ancestral-1000", "size": size, "n_estimates": estimated,
+            "n_too_large": too_large, "n_without_words": subsample_failed + all_failed, "n_contexts": contexts,
+            "n_contexts_estimated": estimated, "n_contexts_too_large": too_large,
+            "n_contexts_all_failed": all_failed, "n_contexts_subsample_failed": subsample_failed,
+            "mse": 0.01 if estimated else np.nan, "note": ""}
+
+
+def test_the_sample_size_table_says_why_a_size_has_fewer_contexts_than_table_one():
+    from varprobe.results_page.tables import sample_size
+
+    summary = pd.DataFrame([_sample_size_row(10, 2685, subsample_failed=1),
+                            _sample_size_row(20, 2685, all_failed=1),
+                            _sample_size_row(40, 2684, subsample_failed=1, all_failed=1)])
+    shown = sample_size(summary).set_index("size")
+    assert shown["contexts"].tolist() == ["2685", "2685", "2684"]
+    assert shown["with a word (Table 1)"].tolist() == ["2686", "2685", "2685"]
+    assert shown.loc["10", "note"] == ("1 context: every draw of the subsample failed (Table 1 keeps it: "
+                                       "the full sample has a word)")
+    assert shown.loc["20", "note"] == "1 context: every draw failed (Table 1 leaves it out too)"
+    assert "; " in shown.loc["40", "note"]
+
+
+def test_the_sample_size_table_refuses_counts_that_differ_unexplained():
+    from varprobe.results_page.tables import sample_size
+
+    unexplained = pd.DataFrame([_sample_size_row(10, 2685)])  # one context of 2,686 missing, no reason
+    with pytest.raises(ValueError, match="ancestral-1000, size 10: 2686 contexts"):
+        sample_size(unexplained)
 
 
 def test_the_regression_legend_stays_off_the_estimates():
