@@ -797,6 +797,17 @@ def test_what_was_run_names_a_whole_corpus_as_all_passages(tmp_path):
     assert lines["Provo"].startswith("all passages (6 contexts), 40 draws per context")
 
 
+def test_what_was_run_says_which_provo_position_ours_and_the_papers_leave_out():
+    from varprobe.results_page.findings import provo_positions_left_out
+
+    provo = {"texts": "all", "corpus": None}
+    said = provo_positions_left_out(provo, 2686)
+    assert said.startswith(": the norms' 2,687 positions but (18, 3), whose responses mix")
+    assert said.endswith("leaves out the corpus's last, (55, 62)")
+    assert provo_positions_left_out(provo, 2685) == ""
+    assert provo_positions_left_out({"texts": [1, 2], "corpus": None}, 2686) == ""
+
+
 def test_the_page_imports_no_computation():
     """The page reads tables: importing it loads no model fitting, tagging or sampling library
     and none of the package's analyses or metrics (their tables come from the workflow's rules)."""
