@@ -36,7 +36,8 @@ GLOSSARY = {
     "smaller and is not the paper's oracle number.",
     "TVD_syn, TVD_sem": "TVD between two next-word distributions mapped onto word classes: the "
     "universal POS tag of the word in its context (syntactic), or its cluster among the context's "
-    "words by k-means on word embeddings (semantic); the expected TVDs of those tables are over "
+    "human and model words together by k-means on word embeddings (semantic: the clusters, and so "
+    "the oracles' TVD_sem, depend on the system's words); the expected TVDs of those tables are over "
     "classes (Ilia & Aziz 2024, Sec. 5, App. G).",
     "human control (production)": "W1 between the pairwise distances within one half of an "
     "input's references and within the other half (Giulianelli et al.'s control group).",
