@@ -146,6 +146,11 @@ def _run(tmp_path):
         "n_contexts_all_failed": 0, "expected_tvd": 0.22, "ci_low": 0.19, "ci_high": 0.26, "expected_tvd_oracle1": 0.24,
         "expected_tvd_oracles": 0.14, "oracle_ci_low": 0.12, "oracle_ci_high": 0.15, "mean_classes": 4.9}]),
         "Syntactic TVD per system and the oracle control")
+    add("semantic_tvd_summary", pd.DataFrame([{
+        "level": "semantic", "model": "m", "decoding": "ancestral", "n_contexts": 6, "n_contexts_not_sampled": 0,
+        "n_contexts_all_failed": 0, "expected_tvd": 0.37, "ci_low": 0.33, "ci_high": 0.41, "expected_tvd_oracle1": 0.39,
+        "expected_tvd_oracles": 0.26, "oracle_ci_low": 0.22, "oracle_ci_high": 0.3, "mean_classes": 11.3}]),
+        "Semantic TVD per system and the oracle control")
     add("finetune_comparison_ft", pd.DataFrame([{
         "model": "ft", "base": "m", "decoding": "ancestral", "n_contexts": 6, "expected_tvd_pretrained": 0.63,
         "expected_tvd_finetuned": 0.66, "expected_tvd_oracle": 0.43, "mean_difference": 0.03,
@@ -621,6 +626,12 @@ def test_the_sample_size_table_says_why_a_size_has_fewer_contexts_than_table_one
                                        "the full sample has a word)")
     assert shown.loc["20", "note"] == "1 context: every draw failed (Table 1 leaves it out too)"
     assert "; " in shown.loc["40", "note"]
+
+
+def test_the_semantic_table_says_its_oracle_control_depends_on_the_systems_words(page):
+    text = re.sub(r"\s+", " ", page)
+    assert "The semantic oracle control is the system's own" in text
+    assert "0.236 with the first 10 draws" in text and "on the human words alone, 0.233" in text
 
 
 def test_the_sample_size_table_refuses_counts_that_differ_unexplained():
