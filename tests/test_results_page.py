@@ -146,6 +146,11 @@ def _run(tmp_path):
         "n_contexts_all_failed": 0, "expected_tvd": 0.22, "ci_low": 0.19, "ci_high": 0.26, "expected_tvd_oracle1": 0.24,
         "expected_tvd_oracles": 0.14, "oracle_ci_low": 0.12, "oracle_ci_high": 0.15, "mean_classes": 4.9}]),
         "Syntactic TVD per system and the oracle control")
+    add("semantic_tvd_summary", pd.DataFrame([{
+        "level": "semantic", "model": "m", "decoding": "ancestral", "n_contexts": 6, "n_contexts_not_sampled": 0,
+        "n_contexts_all_failed": 0, "expected_tvd": 0.37, "ci_low": 0.33, "ci_high": 0.41, "expected_tvd_oracle1": 0.39,
+        "expected_tvd_oracles": 0.26, "oracle_ci_low": 0.22, "oracle_ci_high": 0.3, "mean_classes": 11.3}]),
+        "Semantic TVD per system and the oracle control")
     add("finetune_comparison_ft", pd.DataFrame([{
         "model": "ft", "base": "m", "decoding": "ancestral", "n_contexts": 6, "expected_tvd_pretrained": 0.63,
         "expected_tvd_finetuned": 0.66, "expected_tvd_oracle": 0.43, "mean_difference": 0.03,
@@ -153,7 +158,9 @@ def _run(tmp_path):
         "share_finetuned_farther": 0.5}]), "Fine-tuned against pretrained model: ft")
     add("sample_size_summary", pd.DataFrame({
         "model": "m", "decoding": "ancestral", "size": [10, 40], "n_estimates": [6, 0], "n_too_large": [0, 6],
-        "n_without_words": 0, "mse": [0.007, np.nan], "note": ["", "size >= N draws: cannot subsample"]}),
+        "n_without_words": 0, "n_contexts": 6, "n_contexts_estimated": [6, 0], "n_contexts_too_large": [0, 6],
+        "n_contexts_all_failed": 0, "n_contexts_subsample_failed": 0, "mse": [0.007, np.nan],
+        "note": ["", "size >= N draws: cannot subsample"]}),
         "Sample size")
     squared = pd.DataFrame({"model": "m", "decoding": "ancestral", "text_id": 1, "word_number": range(2, 8),
                             "n_draws": 40, "size": 10, "repeat": 0, "n_words": 10, "tvd_full": 0.5,
@@ -460,7 +467,7 @@ def test_headline_numbers_carry_intervals_or_say_why_not(page):
     assert all(re.fullmatch(r"\S+ \[\S+, \S+\]", c) for c in cells[1:5]), cells
     assert "keep no resplit's oracle mode" in page
     assert re.search(r'"\(exact in \[lower, upper\]\)": the bounds that its\s+enumeration\'s unresolved', page)
-    assert re.search(r"\| m\s+\| ancestral\s+\| 10\s+\| 6\s+\| 0\.007 \[0\.\d+, 0\.\d+\]", page)
+    assert re.search(r"\| m\s+\| ancestral\s+\| 10\s+\| 6\s+\| 6\s+\| 0\.007 \[0\.\d+, 0\.\d+\]", page)
     assert "no interval" in page[page.index("### Token calibration"):]
 
 
@@ -596,6 +603,43 @@ def test_the_sample_size_figure_draws_no_empty_panel_and_says_which_sizes_it_cou
     fig = squared_error_histograms(histograms, summary)
     assert [ax.get_title() for ax in fig.axes] == ["subsample size n = 10", "subsample size n = 20"]
     assert "n = 40, 100" in fig._suptitle.get_text()
+
+
+def _sample_size_row(size, estimated, subsample_failed=0, all_failed=0, too_large=0, contexts=2686):
+    return {"model": "m", "decoding": "ancestral-1000", "size": size, "n_estimates": estimated,
+            "n_too_large": too_large, "n_without_words": subsample_failed + all_failed, "n_contexts": contexts,
+            "n_contexts_estimated": estimated, "n_contexts_too_large": too_large,
+            "n_contexts_all_failed": all_failed, "n_contexts_subsample_failed": subsample_failed,
+            "mse": 0.01 if estimated else np.nan, "note": ""}
+
+
+def test_the_sample_size_table_says_why_a_size_has_fewer_contexts_than_table_one():
+    from varprobe.results_page.tables import sample_size
+
+    summary = pd.DataFrame([_sample_size_row(10, 2685, subsample_failed=1),
+                            _sample_size_row(20, 2685, all_failed=1),
+                            _sample_size_row(40, 2684, subsample_failed=1, all_failed=1)])
+    shown = sample_size(summary).set_index("size")
+    assert shown["contexts"].tolist() == ["2685", "2685", "2684"]
+    assert shown["with a word (Table 1)"].tolist() == ["2686", "2685", "2685"]
+    assert shown.loc["10", "note"] == ("1 context: every draw of the subsample failed (Table 1 keeps it: "
+                                       "the full sample has a word)")
+    assert shown.loc["20", "note"] == "1 context: every draw failed (Table 1 leaves it out too)"
+    assert "; " in shown.loc["40", "note"]
+
+
+def test_the_semantic_table_says_its_oracle_control_depends_on_the_systems_words(page):
+    text = re.sub(r"\s+", " ", page)
+    assert "The semantic oracle control is the system's own" in text
+    assert "0.236 with the first 10 draws" in text and "on the human words alone, 0.233" in text
+
+
+def test_the_sample_size_table_refuses_counts_that_differ_unexplained():
+    from varprobe.results_page.tables import sample_size
+
+    unexplained = pd.DataFrame([_sample_size_row(10, 2685)])  # one context of 2,686 missing, no reason
+    with pytest.raises(ValueError, match="ancestral-1000, size 10: 2686 contexts"):
+        sample_size(unexplained)
 
 
 def test_the_regression_legend_stays_off_the_estimates():
@@ -762,6 +806,17 @@ def test_what_was_run_names_a_whole_corpus_as_all_passages(tmp_path):
     config["provo"]["texts"] = "all"
     lines = dict(what_was_run(config, entries))
     assert lines["Provo"].startswith("all passages (6 contexts), 40 draws per context")
+
+
+def test_what_was_run_says_which_provo_position_ours_and_the_papers_leave_out():
+    from varprobe.results_page.findings import provo_positions_left_out
+
+    provo = {"texts": "all", "corpus": None}
+    said = provo_positions_left_out(provo, 2686)
+    assert said.startswith(": the norms' 2,687 positions but (18, 3), whose responses mix")
+    assert said.endswith("leaves out the corpus's last, (55, 62)")
+    assert provo_positions_left_out(provo, 2685) == ""
+    assert provo_positions_left_out({"texts": [1, 2], "corpus": None}, 2686) == ""
 
 
 def test_the_page_imports_no_computation():

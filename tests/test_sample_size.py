@@ -10,6 +10,7 @@ from helpers import responses_table
 from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings
 from varprobe.analysis.sample_size import (
+    NOTE_NO_MODEL_WORD,
     NOTE_NO_WORD,
     NOTE_TOO_LARGE,
     SHOWN_QUANTILE,
@@ -90,6 +91,32 @@ def test_a_subsample_of_failures_is_noted_not_counted():
     summary = sample_size_summary(table, [1])
     assert summary.loc[0, "n_without_words"] == len(failed)
     assert summary.loc[0, "n_estimates"] == 20 - len(failed)
+
+
+def test_contexts_are_counted_once_by_why_they_have_no_subsample_tvd():
+    # (1, 1): one word among 10 draws, (1, 2): every draw failed, (2, 1): words only
+    samples = samples_table({(1, 1): ["the"] + [""] * 9, (1, 2): [""] * 10, (2, 1): ["cat"] * 10})
+    humans = {**HUMANS, (2, 1): {"cat": 2, "dog": 2}}
+    table = sample_size_table(samples, responses_table(humans), [2, 10], 3, SETTINGS)
+    summary = sample_size_summary(table, [2, 10]).set_index("size")
+    small = table[(table["size"] == 2) & (table["text_id"] == 1) & (table["word_number"] == 1)]
+    lost = int((small["note"] == NOTE_NO_WORD).all())
+    assert (table.loc[table["word_number"] == 2, "note"].isin([NOTE_NO_MODEL_WORD, NOTE_TOO_LARGE])).all()
+    assert summary.loc[2, ["n_contexts", "n_contexts_all_failed", "n_contexts_too_large"]].tolist() == [3, 1, 0]
+    assert summary.loc[2, "n_contexts_subsample_failed"] == lost
+    assert summary.loc[2, "n_contexts_estimated"] == 2 - lost
+    assert summary.loc[10, ["n_contexts_too_large", "n_contexts_estimated", "n_contexts_all_failed"]].tolist() == [
+        3, 0, 0]
+
+
+def test_a_context_whose_every_subsample_failed_is_counted_apart_from_table_ones():
+    samples = samples_table({(1, 1): [""] * 9 + ["the"], (1, 2): ["cat"] * 10})
+    table = sample_size_table(samples, responses_table(HUMANS), [1], 1, SETTINGS)
+    failed = table.loc[table["note"] == NOTE_NO_WORD, ["text_id", "word_number"]]
+    assert failed.values.tolist() == [[1, 1]]  # seed 0 draws the first draw, a failure
+    summary = sample_size_summary(table, [1])
+    assert summary.loc[0, ["n_contexts", "n_contexts_estimated", "n_contexts_subsample_failed",
+                           "n_contexts_all_failed"]].tolist() == [2, 1, 1, 0]
 
 
 def test_seeded_and_order_free():

@@ -11,7 +11,7 @@ from helpers import output, scheduled, snakemake, write_config
 
 from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings, ModelEstimate, human_counts, oracle_splits
-from varprobe.analysis.word_classes import Partition, class_table, syntactic_classifier
+from varprobe.analysis.word_classes import Partition, class_table, semantic_classifier, syntactic_classifier
 from varprobe.metrics.distributions import mle, tvd
 from varprobe.metrics.word_classes import coarsen, elbow
 from varprobe.probes.word_vectors import OOV, candidate_ks, cluster_words, load_word_vectors
@@ -61,6 +61,22 @@ def test_oracle_control_uses_the_word_level_splits_on_classes():
     assert table.loc[0, "tvd_model_oracle1"] == pytest.approx(
         np.mean([tvd(coarsen(model, classes), a) for a, _ in by_class]))
     assert table.loc[0, "tvd"] == pytest.approx(tvd({"NOUN": 0.5, "DET": 0.5}, {"DET": 5 / 8, "NOUN": 3 / 8}))
+
+
+def test_the_semantic_oracle_control_is_over_the_clusters_of_human_and_model_words():
+    """App. G clusters "the set of human and model words" per context and maps the oracles onto
+    those clusters: a model word far from two close human words merges them into one cluster, so
+    the oracles' TVD_sem falls to 0; a model word among the humans' leaves their clusters apart."""
+    vectors = {"cat": np.array([1.0, 0.0, 0.0]), "dog": np.array([1.1, 0.1, 0.0]),
+               "car": np.array([-5.0, 5.0, 3.0])}
+    humans = {"cat": 3, "dog": 1}
+    contexts, responses = _one_context(humans)
+    classify = semantic_classifier(vectors, seed=0, n_init=5, max_iter=100)
+    apart, merged = (class_table(contexts, responses, {(1, 4): ModelEstimate({word: 1.0}, 1, 1)}, classify,
+                                 SETTINGS).loc[0] for word in ("cat", "car"))
+    words = np.mean([tvd(o2, o1) for o1, o2 in oracle_splits((1, 4), humans, SETTINGS)])
+    assert apart["n_classes"] == 2 and apart["tvd_oracle2_oracle1"] == pytest.approx(words) and words > 0
+    assert merged["n_classes"] == 2 and merged["tvd_oracle2_oracle1"] == 0.0
 
 
 def test_a_context_without_model_words_has_no_model_tvd():

@@ -19,6 +19,12 @@ Subsample k of size n in context (t, w) is drawn with
 sample itself): those rows carry NaN and a ``note``. A subsample whose draws all failed has no
 distribution: NaN with its own note, excluded from the MSE (counted in the summary).
 
+The summary counts subsamples (``n_estimates``, the MSE's terms) and, per size, contexts by why
+they have a subsample TVD or none (``context_counts``). A size's contexts with an estimate can be
+fewer than the contexts the system has a word in (Table 1's count): a context whose draws are
+mostly failures can give a subsample with no word at a small size, and that context is left out
+at that size only (``n_contexts_subsample_failed``).
+
 The family's declaration: ``varprobe.families.sample_size``; its subcommands:
 ``varprobe.cli.sample_size``.
 """
@@ -195,9 +201,43 @@ def sample_size_table(
     return pd.DataFrame(rows)
 
 
+def context_counts(part: pd.DataFrame) -> dict[str, int]:
+    """The contexts of one size's rows (schema ``sample_size_contexts``), each counted once by why
+    it has a subsample TVD or none; the last four sum to ``n_contexts``:
+
+    * ``n_contexts_estimated``: at least one subsample TVD;
+    * ``n_contexts_too_large``: n >= N draws, nothing to subsample;
+    * ``n_contexts_all_failed``: every draw failed, no full-sample distribution (the contexts
+      Table 1 leaves out of the system's row, its ``n_contexts_all_failed``);
+    * ``n_contexts_subsample_failed``: the full sample has a word, but every subsample's draws
+      all failed (Table 1 keeps these contexts).
+
+    Parameters
+    ----------
+    part : pandas.DataFrame
+        One size's rows of ``sample_size_table`` (every repeat of every context).
+
+    Returns
+    -------
+    dict of str to int
+        The five counts, by the names above.
+    """
+    notes = part.groupby(["text_id", "word_number"])["note"]
+    estimated = part.groupby(["text_id", "word_number"])["squared_error"].apply(lambda e: e.notna().any())
+    only = {note: notes.apply(lambda n, note=note: (n == note).all()) for note in
+            (NOTE_TOO_LARGE, NOTE_NO_MODEL_WORD, NOTE_NO_WORD)}
+    return {
+        "n_contexts": len(estimated),
+        "n_contexts_estimated": int(estimated.sum()),
+        "n_contexts_too_large": int(only[NOTE_TOO_LARGE].sum()),
+        "n_contexts_all_failed": int(only[NOTE_NO_MODEL_WORD].sum()),
+        "n_contexts_subsample_failed": int(only[NOTE_NO_WORD].sum()),
+    }
+
+
 def sample_size_summary(table: pd.DataFrame, sizes: list[int]) -> pd.DataFrame:
-    """Per size: the MSE over contexts and repeats, with the counts behind it (schema
-    ``sample_size_summary`` without model/decoding). A size no context could be subsampled at
+    """Per size: the MSE over contexts and repeats, with the counts behind it, of subsamples and
+    of contexts (``context_counts``) (schema ``sample_size_summary`` without model/decoding). A size no context could be subsampled at
     has MSE NaN and the note of the too-large sizes.
 
     Parameters
@@ -222,6 +262,7 @@ def sample_size_summary(table: pd.DataFrame, sizes: list[int]) -> pd.DataFrame:
             "n_estimates": len(errors),
             "n_too_large": too_large,
             "n_without_words": int(part["note"].isin([NOTE_NO_WORD, NOTE_NO_MODEL_WORD]).sum()),
+            **context_counts(part),
             "mse": float(errors.mean()) if len(errors) else np.nan,
             "note": (NOTE_TOO_LARGE if too_large and too_large == len(part)
                      else f"{too_large} of {len(part)} subsamples: {NOTE_TOO_LARGE}" if too_large else ""),

@@ -17,6 +17,9 @@ TABLES = {
     },
     "sample_size_summary": {
         "model": "string", "decoding": "string", "size": "int64", "n_estimates": "int64",
-        "n_too_large": "int64", "n_without_words": "int64", "mse": "float64", "note": "string",
+        "n_too_large": "int64", "n_without_words": "int64", "n_contexts": "int64",
+        "n_contexts_estimated": "int64", "n_contexts_too_large": "int64",
+        "n_contexts_all_failed": "int64", "n_contexts_subsample_failed": "int64",
+        "mse": "float64", "note": "string",
     },
 }

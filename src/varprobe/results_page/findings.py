@@ -44,6 +44,20 @@ def most_draws(provo: dict) -> int:
     return max([provo["n_samples"], *(d["n_samples"] for d in provo["decodings"] if "n_samples" in d)])
 
 
+def provo_positions_left_out(provo: dict, contexts: int) -> str:
+    """For a run on all of the Provo norms, which of their positions its ``contexts`` leave out
+    and which the paper's code does (``", the norms' 2,687 positions but ..."``); empty for a
+    cloze corpus of one's own, some passages, or a count other than the norms' less the
+    positions the loader drops (``varprobe.data.provo.AMBIGUOUS_POSITIONS``)."""
+    from varprobe.data.provo import AMBIGUOUS_POSITIONS, N_POSITIONS
+
+    if provo.get("corpus") or provo["texts"] != "all" or contexts != N_POSITIONS - len(AMBIGUOUS_POSITIONS):
+        return ""
+    ours = ", ".join(str(p) for p in sorted(AMBIGUOUS_POSITIONS))
+    return (f": the norms' {N_POSITIONS:,} positions but {ours}, whose responses mix those for two words; "
+            f"the paper's code keeps it and leaves out the corpus's last, {paper.AUTHORS_LEFT_OUT_POSITION}")
+
+
 def what_was_run(config: dict, entries: list[dict]) -> list[tuple[str, str]]:
     """(what, how much) each: the models, the Provo data and draws, the production data and draws."""
     lines = []
@@ -56,7 +70,8 @@ def what_was_run(config: dict, entries: list[dict]) -> list[tuple[str, str]]:
         contexts = int(summary["n_contexts"].max())
         texts = provo["texts"]
         passages = "all passages" if texts == "all" else f"passages {', '.join(map(str, texts))}"
-        lines.append(("Provo", f"{passages} ({contexts:,} contexts), {draws_per_context(provo)} draws per context and sampled "
+        lines.append(("Provo", f"{passages} ({contexts:,} contexts{provo_positions_left_out(provo, contexts)}), "
+                               f"{draws_per_context(provo)} draws per context and sampled "
                                f"system (the paper: 1,000 for GPT-2, 40 for the others)"))
     production = config.get("production")
     if production:

@@ -67,6 +67,12 @@ REPLACEMENT_SHARE = 0.60
 """Ilia & Aziz 2024, Sec. 5: "we need to replace about 60% of GPT2's cpds to achieve TVDs that
 distribute similarly to human performance"."""
 
+AUTHORS_LEFT_OUT_POSITION = (55, 62)
+"""The Provo position (text_id, word_number) the authors' code leaves out of the norms' 2,687:
+the corpus's last, "writing." (``range(len(human_samples) - 1)``, ``TVD/Oracle/
+oracle_processing.ipynb`` cells 12 and 17 of github.com/evgeniael/predict_next_word), so its
+2,686 contexts keep (18, 3), which ours leave out."""
+
 SAMPLE_SIZES = (10, 20, 40, 100)
 """Ilia & Aziz 2024, App. C.1: the subsample sizes of GPT-2's 1,000 draws per context (Fig. 11)."""
 

@@ -36,7 +36,8 @@ GLOSSARY = {
     "smaller and is not the paper's oracle number.",
     "TVD_syn, TVD_sem": "TVD between two next-word distributions mapped onto word classes: the "
     "universal POS tag of the word in its context (syntactic), or its cluster among the context's "
-    "words by k-means on word embeddings (semantic); the expected TVDs of those tables are over "
+    "human and model words together by k-means on word embeddings (semantic: the clusters, and so "
+    "the oracles' TVD_sem, depend on the system's words); the expected TVDs of those tables are over "
     "classes (Ilia & Aziz 2024, Sec. 5, App. G).",
     "human control (production)": "W1 between the pairwise distances within one half of an "
     "input's references and within the other half (Giulianelli et al.'s control group).",
@@ -420,15 +421,37 @@ def production_signs(summary: pd.DataFrame) -> pd.DataFrame:
 def sample_size(summary: pd.DataFrame, intervals: dict | None = None) -> pd.DataFrame:
     """App. C.1 (Fig. 11): per system and subsample size, the MSE of the subsample TVDs against
     the full sample's with its bootstrap interval over contexts where the page computed one
-    (``intervals``: (model, decoding, size) -> (low, high)), and the reason a size could not be
-    subsampled."""
+    (``intervals``: (model, decoding, size) -> (low, high)), the contexts with a subsample TVD
+    beside those the system has a word in (Table 1's count), and why the others have none
+    (``sample_size_left_out``)."""
     intervals = intervals or {}
-    table = summary[["model", "decoding", "size", "n_estimates", "mse", "note"]].copy()
-    table["mse"] = [with_interval(r.mse, *intervals.get((r.model, r.decoding, r.size), (math.nan, math.nan)))
-                    for r in table.itertuples(index=False)]
-    table["size"] = table["size"].astype(str)
-    table["n_estimates"] = table["n_estimates"].astype(str)
-    return table.rename(columns={"n_estimates": "contexts", "mse": "MSE [95% CI]"})
+    rows = [{
+        "model": r.model, "decoding": r.decoding, "size": str(r.size),
+        "contexts": str(r.n_contexts_estimated),
+        "with a word (Table 1)": str(r.n_contexts - r.n_contexts_all_failed),
+        "MSE [95% CI]": with_interval(r.mse, *intervals.get((r.model, r.decoding, r.size), (math.nan, math.nan))),
+        "note": sample_size_left_out(r),
+    } for r in summary.itertuples(index=False)]
+    return pd.DataFrame(rows, columns=["model", "decoding", "size", "contexts", "with a word (Table 1)",
+                                       "MSE [95% CI]", "note"])
+
+
+def sample_size_left_out(row) -> str:
+    """Why the contexts of a ``sample_size_summary`` row without a subsample TVD have none, each
+    reason with its count; ValueError, naming the system and size, when the counts of
+    ``varprobe.analysis.sample_size.context_counts`` do not add up to its contexts."""
+    parts = {"cannot subsample (size >= N draws)": row.n_contexts_too_large,
+             "every draw of the subsample failed (Table 1 keeps it: the full sample has a word)":
+                 row.n_contexts_subsample_failed,
+             "every draw failed (Table 1 leaves it out too)": row.n_contexts_all_failed}
+    if row.n_contexts_estimated + sum(parts.values()) != row.n_contexts:
+        raise ValueError(
+            f"sample size of {row.model} / {row.decoding}, size {row.size}: {row.n_contexts} contexts, but "
+            f"{row.n_contexts_estimated} with a subsample TVD and {', '.join(f'{n} {k}' for k, n in parts.items())} "
+            "do not add up to them")
+    if row.n_contexts_too_large == row.n_contexts:
+        return row.note
+    return "; ".join(f"{n} context{'s' if n > 1 else ''}: {k}" for k, n in parts.items() if n)
 
 
 def replacement_headline(summary: pd.DataFrame) -> pd.DataFrame:
