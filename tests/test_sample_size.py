@@ -97,7 +97,7 @@ def test_contexts_are_counted_once_by_why_they_have_no_subsample_tvd():
     # (1, 1): one word among 10 draws, (1, 2): every draw failed, (2, 1): words only
     samples = samples_table({(1, 1): ["the"] + [""] * 9, (1, 2): [""] * 10, (2, 1): ["cat"] * 10})
     humans = {**HUMANS, (2, 1): {"cat": 2, "dog": 2}}
-    table = sample_size_table(samples, responses_table(humans), [2, 10], 3, SETTINGS)
+    table = sample_size_table(samples, responses_table(humans), sizes=[2, 10], repeats=3, settings=SETTINGS)
     summary = sample_size_summary(table, [2, 10]).set_index("size")
     small = table[(table["size"] == 2) & (table["text_id"] == 1) & (table["word_number"] == 1)]
     lost = int((small["note"] == NOTE_NO_WORD).all())
@@ -111,7 +111,7 @@ def test_contexts_are_counted_once_by_why_they_have_no_subsample_tvd():
 
 def test_a_context_whose_every_subsample_failed_is_counted_apart_from_table_ones():
     samples = samples_table({(1, 1): [""] * 9 + ["the"], (1, 2): ["cat"] * 10})
-    table = sample_size_table(samples, responses_table(HUMANS), [1], 1, SETTINGS)
+    table = sample_size_table(samples, responses_table(HUMANS), sizes=[1], repeats=1, settings=SETTINGS)
     failed = table.loc[table["note"] == NOTE_NO_WORD, ["text_id", "word_number"]]
     assert failed.values.tolist() == [[1, 1]]  # seed 0 draws the first draw, a failure
     summary = sample_size_summary(table, [1])

@@ -72,8 +72,8 @@ def test_the_semantic_oracle_control_is_over_the_clusters_of_human_and_model_wor
     humans = {"cat": 3, "dog": 1}
     contexts, responses = _one_context(humans)
     classify = semantic_classifier(vectors, seed=0, n_init=5, max_iter=100)
-    apart, merged = (class_table(contexts, responses, {(1, 4): ModelEstimate({word: 1.0}, 1, 1)}, classify,
-                                 SETTINGS).loc[0] for word in ("cat", "car"))
+    apart, merged = (class_table(contexts, responses, {(1, 4): ModelEstimate({word: 1.0}, 1, 1)},
+                                 classify=classify, settings=SETTINGS).loc[0] for word in ("cat", "car"))
     words = np.mean([tvd(o2, o1) for o1, o2 in oracle_splits((1, 4), humans, SETTINGS)])
     assert apart["n_classes"] == 2 and apart["tvd_oracle2_oracle1"] == pytest.approx(words) and words > 0
     assert merged["n_classes"] == 2 and merged["tvd_oracle2_oracle1"] == 0.0
