@@ -18,6 +18,7 @@ from snakemake.utils import validate
 from varprobe import tables
 from varprobe.cli import main
 from varprobe.results_page import paper
+from varprobe.results_page.claims import unlisted_numbers
 from varprobe.results_page.page import copy_figures, render
 from varprobe.results_page.tables import (
     GLOSSARY, coefficient_table, number, printed, production_signs, production_w1, table_one)
@@ -357,7 +358,7 @@ def test_every_paper_value_lands_on_a_row_of_the_page(page):
         if dataset != "writingprompts":  # not in the run: its sign is in the Disagreements' paper line
             assert re.search(rf"\| {dataset}\s+\| m .*\| {re.escape(sign)}\s+\| {model}\s", page), dataset
     assert "writingprompts: + (GPT-2" in page
-    assert f"| about {paper.REPLACEMENT_SHARE:.0%} " in page and "GPT-2 0.05% (1,489 of 2.7 million" in page
+    assert f"| about {paper.REPLACEMENT_SHARE:.0%} " in page and re.search(r"\| paper: GPT-2\s+\| all\s+\| 1,489 of 2\.7 million \| 0\.05%\s+\|", page)
 
 
 def test_every_table_names_its_quantities_as_the_glossary_does(page):
@@ -383,6 +384,13 @@ def test_the_page_claims_only_what_its_tables_show(page):
     assert "github.com/evgeniael/predict_next_word" in page and "2.004" in page
     assert "not that bias" in page and "fixed-seed split" not in page and "fixed split" not in page
     assert "random state that every context shares" in page
+
+
+def test_every_number_the_prose_cites_is_in_a_table_of_the_page(page, tmp_path):
+    """The full Provo page and the page of many decodings: every decimal, percentage and quantity
+    of their prose (a paper's value quoted, a measured cause) is printed in one of their tables."""
+    assert unlisted_numbers(page) == []
+    assert unlisted_numbers(_many_decodings(tmp_path)) == []
 
 
 def test_table_ones_human_and_oracle_values_stand_beside_the_authors_protocol_and_the_paper(page):
@@ -485,13 +493,15 @@ def test_disagreements_carry_their_measured_causes(page):
         assert title in part
     assert part.count("- cause: ") == part.count("\n### ")
     # The failure breakdown: 5 failed of 80 draws, the 3 without a letter fail under the paper's reading too.
-    assert re.search(r"\| m / ancestral \| token_budget\s+\| 3\s+\| 3\.75%\s+\| 3 ", part)
-    assert re.search(r"\| m / ancestral \| extends_context_word\s+\| 2\s+\| 2\.50%\s+\| 0 ", part)
-    assert "`m / ancestral`: 5.00% of draws fail; under the paper's reading at most 3.75% would" in part
+    assert re.search(r"\| m / ancestral\s+\| token_budget\s+\| 3\s+\| 3\.75%\s+\| 3 ", part)
+    assert re.search(r"\| m / ancestral\s+\| extends_context_word\s+\| 2\s+\| 2\.50%\s+\| 0 ", part)
+    assert re.search(r"\| m / ancestral\s+\| all\s+\| 5\s+\| 5\.00%\s+\| 3 ", part)
+    assert "`m / ancestral`: 5.00% of draws fail (Table 1's failure rate, its row `all`)" in part
     assert "paper's Table 3: a column for every tag, z-scores" in part
     assert "cell 15:5 averages `ece_gpt2_oracle_maj`, GPT-2's list; the human's own under the authors' protocol " \
         "is 0.411" in part
-    assert re.search(r"broken lexicographically \(ours\) the ECE is \d\.\d{3}, at random \d\.\d{3}", part)
+    ties = re.search(r"broken lexicographically \(ours\) the ECE is (\d\.\d{3}), at random (\d\.\d{3})", part)
+    assert re.search(rf"\| \d+%\s+\| {ties[1]}\s+\| {ties[2]}\s+\|", part)
     assert ("The authors' 0.415 is one split, seed 1 (cell 17:18), drawn from a random state every context shares "
             "(cell 4:5); averaged over its 20 splits the same protocol gives 0.441") in part
 
@@ -508,12 +518,13 @@ def test_the_replacement_share_disagreement_measures_the_gap_at_the_papers_share
 
 def test_the_full_ece_disagreement_measures_the_estimators_floor(page):
     """Beside each model's Full-ECE at every M stands a perfectly calibrated model's (labels drawn
-    from the model itself) on as many positions, and the cause states the floor's share."""
+    from the model itself) on as many positions, and the cause cites the table's ratio of largest to smallest M."""
     part = page[page.index("### RSD of cw-ECE and Full-ECE"):page.index("### Production: the level")]
     assert re.search(r"\| m\s+\| corpus\s+\| full_ece\s+\| 0\.100\s+\| 0\.150\s+\| 0\.250", part)
     assert re.search(r"\| m\s+\| drawn from the model\s+\| full_ece\s+\| 0\.010\s+\| 0\.050\s+\| 0\.200", part)
     assert ("m: ours 0.100 at M=5 and 0.250 at M=500, a perfectly calibrated model's 0.010 and 0.200 "
-            "(80% of ours at M=500; it rises by 0.190 from M=5 to M=500, ours by 0.150; its RSD over M 116%)") in part
+            "(its largest / smallest M 20.000, ours 2.500; its RSD over M 116%)") in part
+    assert re.search(r"\| m\s+\| drawn from the model\s+\| full_ece\s+\|.*\| 20\.000\s+\| 116%", part)
     assert "unexplained" in part
 
 
@@ -522,7 +533,7 @@ def test_production_shows_one_input_per_task_and_the_most_miscalibrated(page):
     assert 'wmt14, input `w1`: source "A cat."' in part
     assert "| Eine Katze. | Die Katze / sitzt. |" in part and "| Katze. | I cannot translate. |" in part
     assert re.search(r"\| wmt14\s+\| ancestral\s+\| W1\(C, H\)\s+\| w1\s+\| 0\.400 .*\| I cannot translate\.", page)
-    assert "the paper's thresholds: lexical-1 > 0.3, syntactic-2 > 0.2, semantic > 0.2" in page
+    assert re.search(r"\| lexical-1\s+\| > 0\.3\s+\|", page) and re.search(r"\| semantic\s+\| > 0\.2\s+\|", page)
 
 
 def test_production_signs_are_read_against_the_papers():
@@ -631,7 +642,8 @@ def test_the_sample_size_table_says_why_a_size_has_fewer_contexts_than_table_one
 def test_the_semantic_table_says_its_oracle_control_depends_on_the_systems_words(page):
     text = re.sub(r"\s+", " ", page)
     assert "The semantic oracle control is the system's own" in text
-    assert "0.236 with the first 10 draws" in text and "on the human words alone, 0.233" in text
+    assert re.search(r"\| human and the first 10 draws'\s+\| 0\.236\s+\| 8\.1 ", text)
+    assert re.search(r"\| human alone\s+\| 0\.233\s+\| 6\.3 ", text)
 
 
 def test_the_sample_size_table_refuses_counts_that_differ_unexplained():
@@ -740,11 +752,9 @@ def test_the_w1_densities_name_the_decoding_they_draw():
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["m / top-k-30", "human control"]
 
 
-def test_a_run_of_many_decodings_shows_fig_5s_numbers_and_reads_them_against_the_paper(tmp_path):
-    """Nine decodings make the whole production table too long for the page: it shows the mean-W1
-    figure's numbers instead (the lowest system per column in bold), a finding counts where
-    ancestral sampling is lowest, and a task where the paper has it lowest and ours does not is a
-    disagreement with the overlap of the intervals measured."""
+def _many_decodings(tmp_path) -> str:
+    """The page of ``_run`` with five decodings on two tasks and seven probes: asset lexical-1's
+    lowest mean W1(C, H) is top-k-30's, its interval clear of ancestral's; elsewhere ancestral's."""
     results, entries, config = _run(tmp_path)
     decodings = ["ancestral", "temperature-0.5", "top-k-30", "top-p-0.9", "typical-0.2"]
     rows = []
@@ -762,6 +772,15 @@ def test_a_run_of_many_decodings_shows_fig_5s_numbers_and_reads_them_against_the
     page = render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries,
                   figures=[], benchmarks=str(results / "benchmarks"), measured=_measured(results),
                   results=str(results), figure_probes=["lexical-1", "semantic"])
+    return page
+
+
+def test_a_run_of_many_decodings_shows_fig_5s_numbers_and_reads_them_against_the_paper(tmp_path):
+    """Nine decodings make the whole production table too long for the page: it shows the mean-W1
+    figure's numbers instead (the lowest system per column in bold), a finding counts where
+    ancestral sampling is lowest, and a task where the paper has it lowest and ours does not is a
+    disagreement with the overlap of the intervals measured."""
+    page = _many_decodings(tmp_path)
     table = page[page.index("### Production"):page.index("Reading it against the paper (Giulianelli")]
     assert re.search(r"\| dataset\s+\| system\s+\| inputs\s+\| lexical-1\s+\| semantic\s+\|", table)
     assert re.search(r"\| asset\s+\| m / top-k-30\s+\| 200\s+\| \*\*0\.100 \[0\.095, 0\.105\]\*\*\s+\|", table)

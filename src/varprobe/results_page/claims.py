@@ -1,16 +1,37 @@
 """The numbers a results page's prose cites, checked against the numbers its tables show: every
-decimal of the prose (outside tables, code blocks and the sections after ``until``) must be
-printed in one of the page's tables, so that no sentence reads a value the page does not show."""
+decimal, percentage and quantity in words (``2.7 million``) of the prose (outside tables, code
+blocks, inline code and the sections after ``until``) must be printed in one of the page's tables,
+so that no sentence reads a value the page does not show."""
 
 from __future__ import annotations
 
 import re
 
+QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) (thousand|million|billion)\b")
+"""A number in words as the page prints it (``2.7 million``): one value, read with its word."""
+PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:%?-(\d+(?:\.\d+)?))?%")
+"""A percentage (``5.00%``), or a range of them (``41-45%``, ``40.93%-44.90%``): each end a value."""
 DECIMAL = re.compile(r"(?<![\w.])(\d+\.\d+)(?!\.?\d)")
 """A decimal number as the page prints it (``0.583``, ``-0.055`` read without its sign); a
 version (``3.11.7``) or a name (``w1.png``) is none."""
-CITATION = re.compile(r"\b(?:Secs?|Sections?|Apps?|Appendix)\.? [A-Z]?\d+(?:\.\d+)*(?:-\d+(?:\.\d+)*)?")
-"""A paper's section or appendix cited by number (``Sec. 6.2``, ``App. C.1``): no value."""
+NOT_VALUES = re.compile(
+    r"`[^`]*`"  # inline code: a file, a key, a setting
+    r"|\b(?:Secs?|Sections?|Apps?|Appendix|Figs?|Tables?|eqs?)\.? [A-Z]?\d+(?:\.\d+)*(?:-\d+(?:\.\d+)*)?"
+    r"|\b[A-Za-z][\w.]*-\d+(?:\.\d+)*\b"  # a name ending in its setting: top-p-0.9, temperature-0.5
+    r"|\b95% (?=(?:percentile|CI|HDI|intervals?|confidence)\b)")  # the level of an interval
+"""What reads as a number and is none of the page's values: inline code, a paper's section,
+appendix, figure, table or equation cited by number (``Sec. 6.2``), a name with its setting
+(``top-p-0.9``) and the level of an interval (``95% CI``)."""
+
+
+def numbers(text: str) -> list[str]:
+    """The values ``text`` prints, each as printed: quantities in words, then percentages (each
+    end of a range with its ``%``), then decimals; ``NOT_VALUES`` left out."""
+    text = NOT_VALUES.sub(" ", text)
+    found = [f"{n} {word}" for n, word in QUANTITY.findall(text)]
+    text = QUANTITY.sub(" ", text)
+    found += [f"{n}%" for pair in PERCENT.findall(text) for n in pair if n]
+    return found + DECIMAL.findall(PERCENT.sub(" ", text))
 
 
 def _parts(page: str, until: str) -> tuple[list[str], list[str]]:
@@ -25,9 +46,8 @@ def _parts(page: str, until: str) -> tuple[list[str], list[str]]:
 
 
 def unlisted_numbers(page: str, until: str = "## The papers' tables and figures on this page") -> list[str]:
-    """The decimals of the prose of ``page`` before the heading ``until`` that none of its tables
-    prints, each with its line (empty when every number the prose cites is in a table)."""
+    """The values (``numbers``) of the prose of ``page`` before the heading ``until`` that none of
+    its tables prints, each with its line (empty when every number the prose cites is in a table)."""
     prose, rows = _parts(page, until)
-    shown = {n for row in rows for n in DECIMAL.findall(row)}
-    return [f"{n}: {line.strip()}" for line in prose for n in DECIMAL.findall(CITATION.sub("", line))
-            if n not in shown]
+    shown = {n for row in rows for n in numbers(row)}
+    return [f"{n}: {line.strip()}" for line in prose for n in numbers(line) if n not in shown]

@@ -266,48 +266,61 @@ def _switches(found: pd.DataFrame, value: str) -> str:
             f"{number(authors)} ({AUTHORS_CODE}); {moved}.")
 
 
-def _authors_value(value: str, extra: Callable[[pd.DataFrame, dict], str] | None = None):
+def _authors_value(value: str, extra: Callable[[pd.DataFrame, dict], tuple[str, pd.DataFrame | None]] | None = None):
     """The cause of a human or oracle value of Table 1: what the authors' protocol gives and the
-    switches that move it (``_switches``), then ``extra``."""
+    switches that move it (``_switches``), then ``extra``'s text, with the table it measured
+    (None: none)."""
 
     def cause(entries, measured, _config):
         found = _authors(measured)
         if found is None:
             return None
-        return _switches(found, value) + (" " + extra(found, measured) if extra else "")
+        text, table = extra(found, measured) if extra else ("", None)
+        return {"cause": _switches(found, value) + (" " + text if text else ""),
+                "table": None if table is None else markdown(table)}
 
     return cause
 
 
-def _corpus_word(found: pd.DataFrame, _measured: dict) -> str:
+def _corpus_word(found: pd.DataFrame, _measured: dict) -> tuple[str, None]:
     return ("The authors' gold is the passage token as printed (`Text.split(' ')[Word_Number - 1]`), compared "
-            "with lowercased responses: a token with punctuation or a capital (`space,`) never matches a response.")
+            "with lowercased responses: a token with punctuation or a capital (`space,`) never matches a "
+            "response."), None
 
 
-def _gpt2_ece(found: pd.DataFrame, measured: dict) -> str:
+def _gpt2_ece(found: pd.DataFrame, measured: dict) -> tuple[str, pd.DataFrame | None]:
+    """The paper's human value is GPT-2's; with the run's ``provo_human_ties`` table, the human
+    row's ECE under both tie-breakings of the human mode (the table it returns)."""
     text = (f"The paper's {printed(paper.TABLE_1['Human'][2], 2)} is not the human's: cell 15:5 averages "
             f"`ece_gpt2_oracle_maj`, GPT-2's list; the human's own under the authors' protocol is "
             f"{number(authors_row(found, 'authors')['human_ece_oracle_majority'])}.")
-    if measured.get("provo_human_ties"):
-        m = tables.read(measured["provo_human_ties"], "provo_human_ties").iloc[0]
-        text += (f" Tie-breaking (the page's human-ties table): the human mode is tied in {m['share_tied']:.0%} of "
-                 f"contexts; broken lexicographically (ours) the ECE is {number(m['ties_lexicographic'])}, at "
-                 f"random {number(m['ties_random'])}.")
-    return text
+    if not measured.get("provo_human_ties"):
+        return text, None
+    m = tables.read(measured["provo_human_ties"], "provo_human_ties").iloc[0]
+    text += (f" Tie-breaking (below): the human mode is tied in {m['share_tied']:.0%} of contexts; broken "
+             f"lexicographically (ours) the ECE is {number(m['ties_lexicographic'])}, at random "
+             f"{number(m['ties_random'])}.")
+    return text, pd.DataFrame([{"contexts with a tied human mode": f"{m['share_tied']:.0%}",
+                                "ECE, ties broken lexicographically (ours)": m["ties_lexicographic"],
+                                "ECE, ties broken at random": m["ties_random"]}])
 
 
-def _oracle_tvd(found: pd.DataFrame, measured: dict) -> str:
+def _oracle_tvd(found: pd.DataFrame, measured: dict) -> tuple[str, pd.DataFrame | None]:
+    """The authors' one split against its mean over splits; with the run's
+    ``provo_oracle_splits`` table, ours per resplit (the table it returns)."""
     value = "oracle_expected_tvd"
     text = (f"The authors' {number(authors_row(found, 'authors')[value])} is one split, seed 1 (cell 17:18), drawn "
             f"from a random state every context shares (cell 4:5); averaged over its 20 splits the same protocol "
             f"gives {number(authors_row(found, 'authors - switch', 'single_split')[value])}.")
-    if measured.get("provo_oracle_splits"):
-        splits = tables.read(measured["provo_oracle_splits"], "provo_oracle_splits")
-        per_split = splits["tvd_oracle2_oracle1"]
-        text += (f" Seeded per context, one split gives {span(per_split.min(), per_split.max())} over our "
-                 f"{len(per_split)} resplits; half against all, E TVD(O2, H), is "
-                 f"{number(float(splits['tvd_oracle2_humans'].mean()))}: not the paper's number.")
-    return text
+    if not measured.get("provo_oracle_splits"):
+        return text, None
+    splits = tables.read(measured["provo_oracle_splits"], "provo_oracle_splits")
+    per_split = splits["tvd_oracle2_oracle1"]
+    text += (f" Seeded per context, one split gives {span(per_split.min(), per_split.max())} over our "
+             f"{len(per_split)} resplits (below); half against all, E TVD(O2, H) (the last column), is not "
+             f"the paper's number.")
+    return text, pd.DataFrame({"resplit": splits["resplit"].astype(str), "E TVD(O2, O1)": per_split,
+                               "E TVD(O2, H)": splits["tvd_oracle2_humans"]})
 
 
 def _other_models(entries, measured, config) -> str:
@@ -340,13 +353,14 @@ def _regression(entries, measured: dict, _config) -> dict | None:
     shown = pd.DataFrame({"coding": codings["coding"], "reference": codings["reference"],
                           "TVD between oracles": spread.map(number),
                           "human entropy": codings["entropy_human"].map(number),
-                          "contexts": codings["n_contexts"].astype(str)})
+                          "contexts": codings["n_contexts"].astype(str),
+                          "correlation of the two predictors": codings["correlation"].map(number)})
     return {"cause": (f"Measured on {model} / {decoding} by a quick ARD fit (scikit-learn, "
                       f"type-II maximum likelihood) under each coding (below): across reference level and "
                       f"standardisation the coefficient is {span(spread[:4].min(), spread[:4].max())}; without "
                       f"human entropy in the design it is "
                       f"{number(spread.iloc[-1])}. The two predictors correlate at "
-                      f"{codings['correlation'].iloc[0]:.2f} over these contexts. Neither coding choice gives "
+                      f"{number(codings['correlation'].iloc[0])} over these contexts. Neither coding choice gives "
                       f"the paper's +{paper.TABLE_3['tvd_oracle2_oracle1']}; what remains (GPT-2 against "
                       f"the run's models, 1,000 draws against the run's) is unexplained."),
             "table": markdown(shown)}
@@ -360,7 +374,7 @@ def _coefficients(entries, measured: dict, config) -> dict | None:
     human = codings["entropy_human"].dropna()
     return (f"Measured: under the codings of the TVD-between-oracles entry the human-entropy coefficient is "
             f"{span(human.min(), human.max())} (the paper: {paper.TABLE_3['entropy_human']}); the two "
-            f"predictors correlate at {codings['correlation'].iloc[0]:.2f}, so the fit shares their effect "
+            f"predictors correlate at {number(codings['correlation'].iloc[0])} (the codings' table), so the fit shares their effect "
             f"differently by coding; the rest is " + _other_models(entries, measured, config))
 
 
@@ -379,10 +393,9 @@ def _token_bins(entries, measured: dict, _config) -> dict | None:
     def line(model: str) -> str:
         ours, floor = full.loc[(model, "corpus")], full.loc[(model, DRAWN)]
         return (f"{model}: ours {number(ours[ms[0]])} at {ms[0]} and {number(ours[ms[-1]])} at {ms[-1]}, a "
-                f"perfectly calibrated model's {number(floor[ms[0]])} and {number(floor[ms[-1]])} "
-                f"({floor[ms[-1]] / ours[ms[-1]]:.0%} of ours at {ms[-1]}; it rises by "
-                f"{number(floor[ms[-1]] - floor[ms[0]])} from {ms[0]} to {ms[-1]}, ours by "
-                f"{number(ours[ms[-1]] - ours[ms[0]])}; its RSD over M {floor['RSD over M']:.0%})")
+                f"perfectly calibrated model's {number(floor[ms[0]])} and {number(floor[ms[-1]])} (its largest / "
+                f"smallest M {number(floor['largest / smallest M'])}, ours {number(ours['largest / smallest M'])}; "
+                f"its RSD over M {floor['RSD over M']:.0%})")
 
     models = [m for m in dict.fromkeys(full.index.get_level_values("model"))
               if (m, DRAWN) in full.index and (m, "corpus") in full.index]
@@ -411,7 +424,7 @@ def _replacement_cause(entries, _measured, _config) -> str | None:
             f"above the oracles' mean, {span(sds.min(), sds.max(), '{:.0f}'.format)} times the oracles' "
             "seed SD. Our k needed asks the mean to come within the oracles' seed spread; the mean falls "
             "linearly in k from the model's to the oracles', so a model above the oracles by more than "
-            "that spread matches only at 100%. The paper judges the match by eye from the histograms' "
+            "that spread matches only once every context is replaced. The paper judges the match by eye from the histograms' "
             "shapes, a criterion with no threshold to reproduce: the two shares are not the same "
             "measure, and the curves figure shows the means at every k.")
 

@@ -182,10 +182,15 @@ def _token_finding(summary: pd.DataFrame) -> list[str]:
     if not {"classwise_ece", "full_ece"} <= set(rsd.index):
         return []
     cw, full = rsd.loc["classwise_ece"], rsd.loc["full_ece"]
-    percent = "{:.0%}".format
-    return [f"Token calibration: over bin counts the RSD of cw-ECE is {span(cw['min'], cw['max'], percent)} and of "
-            f"Full-ECE {span(full['min'], full['max'], percent)}; Liu et al.: 41-45% and 8% (Liu et al. "
-            f"Table 1)."]
+    ours, theirs = "{:.1%}".format, "{:.2%}".format  # as the token-calibration table prints them
+
+    def liu(metric: str) -> str:
+        values = paper.LIU_TABLE_1[metric].values()
+        return span(min(values), max(values), theirs)
+
+    return [f"Token calibration: over bin counts the RSD of cw-ECE is {span(cw['min'], cw['max'], ours)} and of "
+            f"Full-ECE {span(full['min'], full['max'], ours)}; Liu et al.: {liu('classwise_ece')} and "
+            f"{liu('full_ece')} (Liu et al. Table 1)."]
 
 
 def _replacement_finding(summary: pd.DataFrame) -> list[str]:
@@ -261,11 +266,12 @@ def miscalibrated_block(measured: dict) -> dict | None:
     frames = [f for f in frames if len(f)]
     if not frames:
         return None
-    levels = ", ".join(f"{k.split('_', 1)[1]} > {v}" for k, v in paper.GIULIANELLI_LEVELS.items()
-                       if k.startswith("miscalibrated_"))
-    return {"title": f"The most miscalibrated inputs (the paper's thresholds: {levels})",
+    levels = pd.DataFrame([{"probe": k.split("_", 1)[1], "the paper's threshold on W1": f"> {v}"}
+                           for k, v in paper.GIULIANELLI_LEVELS.items() if k.startswith("miscalibrated_")])
+    return {"title": "The most miscalibrated inputs (above the paper's thresholds)",
             "prefix": "production_miscalibrated",
-            "body": markdown(miscalibrated(pd.concat(frames, ignore_index=True)))}
+            "body": markdown(miscalibrated(pd.concat(frames, ignore_index=True))),
+            "note": f"The paper's thresholds (Giulianelli et al. 2023, Sec. 7):\n\n{markdown(levels)}"}
 
 
 FAILURE_COLUMNS = {"reason": "reason", "draws": "draws", "share_of_draws": "share of draws",
@@ -285,24 +291,32 @@ def failures(entries, measured: dict) -> dict | None:
         table = failures[(failures["model"] == r.model) & (failures["decoding"] == r.decoding)]
         if table.empty:
             continue
-        paper_rate = table["draws_without_letter"].sum() / table["total_draws"].iloc[0]
-        notes.append(f"`{r.model} / {r.decoding}`: {r.failure_rate:.2%} of draws fail; under the "
-                     f"paper's reading at most {paper_rate:.2%} would (the draws without any letter)")
-        shown = table.loc[table["reason"] != "", list(FAILURE_COLUMNS)].rename(columns=FAILURE_COLUMNS)
-        rows.extend({"system": f"{r.model} / {r.decoding}", **row} for row in shown.to_dict("records"))
+        system = f"{r.model} / {r.decoding}"
+        notes.append(f"`{system}`: {r.failure_rate:.2%} of draws fail (Table 1's failure rate, its row `all`); "
+                     f"under the paper's reading only the draws without any letter would")
+        failed = table.loc[table["reason"] != "", list(FAILURE_COLUMNS)]
+        shown = failed.rename(columns=FAILURE_COLUMNS).assign(
+            **{"share of draws": failed["share_of_draws"].map("{:.2%}".format)})
+        rows.extend({"system": system, **row} for row in shown.to_dict("records"))
+        rows.append({"system": system, "reason": "all", "draws": int(failed["draws"].sum()),
+                     "share of draws": f"{r.failure_rate:.2%}",
+                     "draws without any letter": int(failed["draws_without_letter"].sum()),
+                     "the paper's protocol": ""})
     if not rows:
         return None
-    frame = pd.DataFrame(rows)
-    frame["share of draws"] = frame["share of draws"].map(lambda v: f"{v:.2%}")
-    return {"title": "Failure rate", "paper": "GPT-2 0.05% (1,489 of 2.7 million draws), Bloom 0.2%, ChatGPT "
-            "0.04% (App. C.3)", "ours": "; ".join(notes),
+    rows.extend({"system": f"paper: {model}", "reason": "all", "draws": draws, "share of draws": share,
+                 "draws without any letter": "", "the paper's protocol": ""}
+                for model, (share, draws) in paper.FAILURE_RATES.items())
+    return {"title": "Failure rate", "paper": "Ilia & Aziz 2024, App. C.3 (the rows `paper:` of the table below)",
+            "ours": "; ".join(notes),
             "cause": ("Measured: our sampler reads up to 20 tokens and rejects a draw whose word is still "
                       "open then (`token_budget`), that glues letters onto the context's last word "
                       "(`extends_context_word`) or that ends before a word (`ended_before_word`). The "
                       "authors' sampler reads 5 tokens, removes punctuation and takes the first non-empty "
                       "run, so it keeps a truncated or glued word and fails only a draw with no letter at "
-                      "all. The last column counts those: the failures both protocols share."),
-            "table": markdown(frame)}
+                      "all. The column of draws without any letter counts those: the failures both "
+                      "protocols share."),
+            "table": markdown(pd.DataFrame(rows))}
 
 
 def production(entries, measured: dict) -> dict | None:

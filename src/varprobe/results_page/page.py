@@ -263,17 +263,21 @@ def _table_one(entries: list[dict], measured: dict) -> str | None:
     return views.markdown(views.table_one(summary, intervals))
 
 
-def _authors_blocks(measured: dict) -> list[dict]:
+def _authors_blocks(entries: list[dict], measured: dict) -> list[dict]:
     """Table 1's human and oracle values under ours, the authors' protocol and the paper's
-    digits, then each of the authors' definitions switched alone (the run's ``provo_authors``
-    table; none where the run has none: a cloze corpus other than the Provo norms)."""
+    digits, with Table 1's mean human entropy beside the authors' repository's, then each of the
+    authors' definitions switched alone (the run's ``provo_authors`` table; none where the run
+    has none: a cloze corpus other than the Provo norms)."""
     path = measured.get("provo_authors")
     if not path:
         return []
     found = tables.read(path, "provo_authors")
+    summary = tables.read(next(e for e in entries if e.get("schema") == "provo_system")["table"], "provo_system")
+    human = summary.loc[summary["model"] == "human", "mean_entropy_human"]
+    entropy = float(human.iloc[0]) if len(human) else float("nan")
     return [{"title": frame.attrs["title"], "prefix": prefix, "body": views.markdown(frame),
              "note": frame.attrs["note"]}
-            for prefix, frame in (("provo_authors", views.authors_comparison(found)),
+            for prefix, frame in (("provo_authors", views.authors_comparison(found, entropy)),
                                   ("provo_authors_switches", views.authors_switches(found)))]
 
 
@@ -298,12 +302,11 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         mine = [e for e in entries if e["name"].startswith(section.entries)]
         shown = [f for f in figures if f["study"] in section.figures]
         one = _table_one(mine, measured) if key == "provo" else None
+        authors = _authors_blocks(mine, measured) if one is not None else []
         if one is not None:
             mine = [e for e in mine if e.get("schema") != "provo_system"]
-        blocks = _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(measured),
-                                "production_summary": _production_view(figure_probes)})
-        if key == "provo" and one is not None:
-            blocks = _authors_blocks(measured) + blocks
+        blocks = authors + _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(measured),
+                                          "production_summary": _production_view(figure_probes)})
         if key == "production":
             blocks += production_readings.blocks(measured)
             blocks += [b for b in [findings.miscalibrated_block(measured)] if b]
@@ -332,6 +335,6 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         stages=table(stages) if stages else "no benchmark files",
         dominant=list(stages)[:3],
         paper=paper,
-        relative=f"{views.RELATIVE:.0%}",
+        relative=f"1/{1 / views.RELATIVE:g}",  # a rule of the page, no value of a table: not a decimal
         not_run=not_run or {},
     )

@@ -59,9 +59,10 @@ TABLE_3_LABELS = {
 TABLE_4 = {"human majority": {"model": 0.141, "oracle 1": 0.500, "oracle 2": 0.396}}
 """Ilia & Aziz 2024, Table 4 (App. D): token-level ECE against the human-majority first token."""
 
-FAILURE_RATES = {"GPT2": (1489, 2_700_000), "Bloom": (56, 27_000), "ChatGPT": (7, 20_000)}
-"""Ilia & Aziz 2024, App. C.3: failed draws and draws (about; the paper prints 0.05%, 0.2% and
-0.04%). Their sampler drew 5 tokens per draw (``GPT2_sampling.py``: ``max_new_tokens=5``)."""
+FAILURE_RATES = {"GPT-2": ("0.05%", "1,489 of 2.7 million"), "Bloom": ("0.2%", ""), "ChatGPT": ("0.04%", "")}
+"""Ilia & Aziz 2024, App. C.3: the share of failed draws per model and the failed draws of all,
+as the paper prints them (for Bloom and ChatGPT it prints the share alone). Their sampler drew 5
+tokens per draw (``GPT2_sampling.py``: ``max_new_tokens=5``)."""
 
 REPLACEMENT_SHARE = 0.60
 """Ilia & Aziz 2024, Sec. 5: "we need to replace about 60% of GPT2's cpds to achieve TVDs that

@@ -189,12 +189,20 @@ def authors_row(found: pd.DataFrame, protocol: str, switch: str = "") -> pd.Seri
     return row.iloc[0]
 
 
-def authors_comparison(found: pd.DataFrame) -> pd.DataFrame:
+HUMAN_ENTROPY = "Human, mean entropy (H), nats"
+"""The row of ``authors_comparison`` that holds Table 1's mean entropy of H beside the authors'
+repository's (``paper.AUTHORS_DATA``): the paper prints none."""
+
+
+def authors_comparison(found: pd.DataFrame, human_entropy: float = float("nan")) -> pd.DataFrame:
     """Table 1's human and oracle values (schema ``provo_authors``): ours, under Ilia & Aziz's
-    own protocol, and as the paper prints them, one row per value."""
+    own protocol, and as the paper prints them, one row per value; then ``human_entropy``, Table
+    1's mean entropy of H, beside the authors' repository's (the paper prints none)."""
     ours, authors, printed_row = (authors_row(found, p) for p in ("ours", "authors", "paper"))
     table = pd.DataFrame([{"value (Table 1)": label, "ours": ours[key], "authors' protocol": authors[key],
-                           "paper": printed(printed_row[key], 2)} for key, label in AUTHORS_VALUES.items()])
+                           "paper": printed(printed_row[key], 2)} for key, label in AUTHORS_VALUES.items()]
+                         + [{"value (Table 1)": HUMAN_ENTROPY, "ours": human_entropy,
+                             "authors' protocol": paper.AUTHORS_DATA["human_entropy"][0], "paper": "–"}])
     table.attrs["title"] = "Table 1's human and oracle values: ours, the authors' protocol and the paper"
     averaged = authors_row(found, "authors - switch", "single_split")
     table.attrs["note"] = (
