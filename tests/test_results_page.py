@@ -642,8 +642,7 @@ def test_the_sample_size_table_says_why_a_size_has_fewer_contexts_than_table_one
 def test_the_semantic_table_says_its_oracle_control_depends_on_the_systems_words(page):
     text = re.sub(r"\s+", " ", page)
     assert "The semantic oracle control is the system's own" in text
-    assert re.search(r"\| human and the first 10 draws'\s+\| 0\.236\s+\| 8\.1 ", text)
-    assert re.search(r"\| human alone\s+\| 0\.233\s+\| 6\.3 ", text)
+    assert "the table's oracle rows differ by system for this reason" in text
 
 
 def test_the_sample_size_table_refuses_counts_that_differ_unexplained():
