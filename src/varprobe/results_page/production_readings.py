@@ -56,40 +56,49 @@ def _rules(found: pd.DataFrame) -> str:
     return "; ".join(f"{r.dataset}: {r.rule} (fn. {r.footnote})" for r in rules.itertuples(index=False))
 
 
+SIGNS_NOTE = ("The paper reads mu_M(x) - mu_H(x) of its generators' unbiased samples on its three main probes, "
+              "unigram, POS-bigram and semantic distance (Sec. 6.1, Fig. 3): ours are `lexical-1`, `syntactic-2` and "
+              "`semantic`, of the decoding each row names (`production.figures.decoding`, the one Fig. 3 draws). A "
+              "probe the run could not compute for a task's output language has no row.")
+W1_NOTE = ("The paper shows W1(M, H) as figures only (App. D, Figs. 9-11) and prints no mean of it: it reads the "
+           "per-input W1(M, H), self-variability against human variability, to select the translation and "
+           "simplification inputs it discusses, above the threshold of each row (its footnotes 12 and 13). Each "
+           "row: the mean over inputs with its interval, and how many inputs are above the threshold.")
+
+
+def _signs_block(found: pd.DataFrame) -> dict:
+    decodings = ", ".join(dict.fromkeys(found["decoding"]))
+    return {"title": f"The sign of mean M - H per task on the paper's main probes ({decodings} outputs)",
+            "body": markdown(signs(found)), "note": SIGNS_NOTE}
+
+
+def _model_human_w1_block(found: pd.DataFrame) -> dict:
+    return {"title": "W1(M, H) where the paper reads it: translation and simplification (Sec. 7)",
+            "body": markdown(model_human_w1(found)), "note": W1_NOTE}
+
+
+def _miscalibrated_block(found: pd.DataFrame) -> dict:
+    return {"title": "The miscalibrated inputs of every task under the paper's rule for it (Sec. 7)",
+            "body": markdown(paper_miscalibrated(found)),
+            "note": ("Selection rule: an input is selected when the paper's statistic for its task is above the "
+                     f"rule's threshold on every probe of the rule, per task: {_rules(found)}. A probe the run "
+                     "could not compute for the task's output language is left out of its rule (\"probes not "
+                     "computed\"), which then selects more loosely than the paper's; \"inputs\" counts the inputs "
+                     "the rule could read, \"its excess\" is the mean amount by which the most miscalibrated input "
+                     "exceeds the thresholds.")}
+
+
+BLOCKS = {"production_signs": _signs_block, "production_model_human_w1": _model_human_w1_block,
+          "production_paper_miscalibrated": _miscalibrated_block}
+"""Each reading table (by schema name) and the page block made of its rows, in page order."""
+
+
 def blocks(measured: dict) -> list[dict]:
     """The readings' page blocks, each a table with its caption, for those of the run's reading
     tables (``measured``: by schema name) that hold rows; none for a run without them."""
     out = []
-    path = measured.get("production_signs")
-    found = tables.read(path, "production_signs") if path else None
-    if found is not None and len(found):
-        decodings = ", ".join(dict.fromkeys(found["decoding"]))
-        out.append({"title": f"The sign of mean M - H per task on the paper's main probes ({decodings} outputs)",
-                    "prefix": "production_signs", "body": markdown(signs(found)),
-                    "note": ("The paper reads mu_M(x) - mu_H(x) of its generators' unbiased samples on its three "
-                             "main probes, unigram, POS-bigram and semantic distance (Sec. 6.1, Fig. 3): ours are "
-                             "`lexical-1`, `syntactic-2` and `semantic`, of the decoding each row names "
-                             "(`production.figures.decoding`, the one Fig. 3 draws). A probe the run could not "
-                             "compute for a task's output language has no row.")})
-    path = measured.get("production_model_human_w1")
-    found = tables.read(path, "production_model_human_w1") if path else None
-    if found is not None and len(found):
-        out.append({"title": "W1(M, H) where the paper reads it: translation and simplification (Sec. 7)",
-                    "prefix": "production_model_human_w1", "body": markdown(model_human_w1(found)),
-                    "note": ("The paper shows W1(M, H) as figures only (App. D, Figs. 9-11) and prints no mean of it: "
-                             "it reads the per-input W1(M, H), self-variability against human variability, to select "
-                             "the translation and simplification inputs it discusses, above the threshold of each row "
-                             "(its footnotes 12 and 13). Each row: the mean over inputs with its interval, and how "
-                             "many inputs are above the threshold.")})
-    path = measured.get("production_paper_miscalibrated")
-    found = tables.read(path, "production_paper_miscalibrated") if path else None
-    if found is not None and len(found):
-        out.append({"title": "The miscalibrated inputs of every task under the paper's rule for it (Sec. 7)",
-                    "prefix": "production_paper_miscalibrated", "body": markdown(paper_miscalibrated(found)),
-                    "note": ("Selection rule: an input is selected when the paper's statistic for its task is above "
-                             "the rule's threshold on every probe of the rule, per task: "
-                             f"{_rules(found)}. A probe the run could not compute for the task's output language is "
-                             "left out of its rule (\"probes not computed\"), which then selects more loosely than "
-                             "the paper's; \"inputs\" counts the inputs the rule could read, \"its excess\" is the "
-                             "mean amount by which the most miscalibrated input exceeds the thresholds.")})
+    for schema, block in BLOCKS.items():
+        found = tables.read(measured[schema], schema) if measured.get(schema) else None
+        if found is not None and len(found):
+            out.append({"prefix": schema, **block(found)})
     return out
