@@ -15,7 +15,7 @@ whose rate does not depend on the count, runs the first ``--baseline-inputs`` (4
 * engine: ``varprobe.sampling.engine.Engine`` over each dataset's inputs (one job's work),
   ``--batch-size`` rows in flight, with the loaded model's packed linear layers; with
   ``--variants``, once more with unpacked ones, to show what packing adds to the scheduling,
-  and once more with every pass over every column of the job's capacity (``every_column``:
+  and once more with every pass over every column of the job's capacity (``over_every_column``:
   the engine before its CPU passes attended over the columns their longest row needs), to show
   what that adds and that it gives the same productions; with ``--top-p``, once more with each nucleus found by sorting the vocabulary
   in float64 (``sorted_nucleus``: the engine's top-p weights before ``nucleus.py``), to show
@@ -171,7 +171,7 @@ def engine_run(model, work, prefixes, eos, pad, args, seed) -> dict[str, list[li
     return result
 
 
-def every_column(lane: engine_module._Lane) -> engine_module._Pass:
+def over_every_column(lane: engine_module._Lane) -> engine_module._Pass:
     """``_Lane.prepare`` with every column of the lane's capacity in the pass (its span)."""
     step = PREPARE(lane)
     step.span = len(lane.columns)
@@ -379,7 +379,7 @@ def main() -> None:
         with unpacked():
             warm_up_engine()
             rows.append(table_row("engine, unpacked weights", [timed_run(methods["engine"], counter)], model))
-        with mock.patch.object(engine_module._Lane, "prepare", every_column):
+        with mock.patch.object(engine_module._Lane, "prepare", over_every_column):
             warm_up_engine()
             every_column = timed_run(methods["engine"], counter)
             rows.append(table_row("engine, every column", [every_column], model))
