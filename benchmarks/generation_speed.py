@@ -17,9 +17,9 @@ whose rate does not depend on the count, runs the first ``--baseline-inputs`` (4
   ``--variants``, once more with unpacked ones, to show what packing adds to the scheduling,
   and once more with every pass over every column of the job's capacity (``over_every_column``:
   the engine before its CPU passes attended over the columns their longest row needs), to show
-  what that adds and that it gives the same productions; with ``--top-p``, once more with each nucleus found by sorting the vocabulary
-  in float64 (``sorted_nucleus``: the engine's top-p weights before ``nucleus.py``), to show
-  what that adds.
+  what that adds and that it gives the same productions; with ``--top-p``, once more with
+  each nucleus found by sorting the vocabulary in float64 (``sorted_nucleus``: the engine's
+  top-p weights before ``nucleus.py``), to show what that adds.
 
 Tokens are those each method returns, up to the end of sequence: work spent on finished rows
 and re-encoded prompts counts against a method. Both are warmed up on one input (not timed),

@@ -30,9 +30,10 @@
 * **The productions do not depend on the batching.** A row's arithmetic must not depend on the
   other rows of its pass. The rows of a pass attend over the same columns: on CPU the first
   ``span`` of the cache, the longest row in flight plus one column, rounded up to ``SPAN_STEP``,
-  at most the capacity, itself a multiple of ``SPAN_STEP`` (columns past a row's own are masked, and a masked column adds an exact zero to its softmax
-  and its sum of values, so a row's bits do not depend on the span: ``tests/test_generate.py``
-  checks this on the machine that runs it). Every pass masks a column of every row: given a
+  at most the capacity, itself a multiple of ``SPAN_STEP`` (columns past a row's own are
+  masked, and a masked column adds an exact zero to its softmax and its sum of values, so a
+  row's bits do not depend on the span: ``tests/test_generate.py`` checks this on the machine
+  that runs it). Every pass masks a column of every row: given a
   mask that masks nothing, transformers drops it and SDPA runs its unmasked path, whose bits
   differ (on AVX2 CPUs, SmolLM2's); on other devices, whose attention kernels may split the columns
   by their count, every column of the job's capacity (its longest prompt rounded up to
@@ -193,8 +194,8 @@ class _Lane:
     the first ``width`` rows: ``n`` rounded up to a multiple of ``step``, over the first
     ``span`` columns: the longest of them (its next token's column included) plus one, rounded
     up to a multiple of ``span_step`` (the capacity too is one), or every column when
-    ``span_step`` is None (the capacity holds a column past the last one a pass writes). All layers' keys
-    (values) are one tensor ``(layers, rows, heads, capacity, head_dim)``, so a row is placed or
+    ``span_step`` is None (the capacity holds a column past the last one a pass writes). All
+    layers' keys (values) are one tensor ``(layers, rows, heads, capacity, head_dim)``, so a row is placed or
     moved by one copy of its keys and one of its values."""
 
     def __init__(self, model, size: int, step: int, capacity: int, device: torch.device,
