@@ -785,11 +785,12 @@ def test_a_run_of_many_decodings_shows_fig_5s_numbers_and_reads_them_against_the
     assert re.search(r"\| asset\s+\| m / top-k-30\s+\| 200\s+\| \*\*0\.100 \[0\.095, 0\.105\]\*\*\s+\|", table)
     assert re.search(r"\| wmt14\s+\| human control\s+\| 200\s+\| 0\.050 \[0\.045, 0\.055\]", table)
     assert "(70 rows: every probe" in table
-    assert ("ancestral sampling has the lowest mean W1(C, H) of the run's 5 decodings in 3 of 4 task x probe "
-            "cells (wmt14 2 of 2, asset 1 of 2); where another decoding is lowest, its interval overlaps "
+    assert ("ancestral sampling has the lowest mean W1(C, H) of the run's 5 decodings in 3 of the 4 task x probe "
+            "cells of the production table (wmt14 2 of 2, asset 1 of 2); where another decoding is lowest, its interval overlaps "
             "ancestral's in 0 of 1 cells") in page  # the cells of the table, the figure's probes
     part = page[page.index("### Production: the decoding that matches"):]
-    assert "another decoding is lowest in 1 of the 14 task x probe cells" in part
+    assert ("another decoding is lowest in 1 of the 14 task x probe cells of those tasks, every probe the run "
+            "computed") in part
     assert "in 0 of those 1 cells the lowest decoding's 95% interval overlaps ancestral's (there" in part
     assert re.search(r"\| asset\s+\| m\s+\| lexical-1\s+\| top-k-30\s+\| 0\.100\s+\| 0\.300\s+\| no\s+\|", part)
 

@@ -130,7 +130,7 @@ def test_a_production_run_page_cites_only_numbers_its_tables_show(page):
                                                                                          "semantic"))
     bold = sum(r[p].startswith("**") for r in table if r["system"] == "m / ancestral" for p in ("lexical-1",
                                                                                               "syntactic-2", "semantic"))
-    assert cells == 7 and f"decodings in {bold} of {cells} task x probe cells" in page
+    assert cells == 7 and f"decodings in {bold} of the {cells} task x probe cells of the production table" in page
     assert re.search(r"\| asset\s+\| paper: most decodings\s+\|\s+\| < 0\.1\s+\| < 0\.1\s+\| < 0\.1\s+\|", page)
 
 

@@ -171,8 +171,8 @@ def _decoding_finding(summary: pd.DataFrame, probes: list[str] | None = None) ->
     per_task = ", ".join(f"{d} {n} of {int((ranks['dataset'] == d).sum())}" for d, n in first.items())
     other = ranks[ranks["lowest"] != "ancestral"]
     return [f"Decoding: ancestral sampling has the lowest mean W1(C, H) of the run's "
-            f"{summary['decoding'].nunique()} decodings in {int(first.sum())} of {len(ranks)} task x probe cells "
-            f"({per_task}); where another decoding is lowest, its interval overlaps ancestral's in "
+            f"{summary['decoding'].nunique()} decodings in {int(first.sum())} of the {len(ranks)} task x probe cells "
+            f"of the production table ({per_task}); where another decoding is lowest, its interval overlaps ancestral's in "
             f"{int(other['overlaps ancestral'].sum())} of {len(other)} cells (the paper: unbiased samples match "
             f"best on every task but dialogue; production tables, Fig. 5)."]
 
@@ -358,7 +358,8 @@ def decodings(entries) -> dict | None:
             "paper": (f"unbiased (ancestral) samples have the lowest mean W1(C, H) for every task except "
                       f"open-domain dialogue ({', '.join(paper.GIULIANELLI_ANCESTRAL_BEST)}; Sec. 6.2, Fig. 5)"),
             "ours": (f"another decoding is lowest in {len(other)} of the {len(claimed)} task x probe cells of "
-                     f"those tasks"),
+                     f"those tasks, every probe the run computed (the table below; the findings count the "
+                     f"production table's probes alone)"),
             "cause": (f"Measured: in {int(other['overlaps ancestral'].sum())} of those {len(other)} cells the lowest "
                       f"decoding's 95% interval overlaps ancestral's (there the run's inputs do not order the two). "
                       f"Why the others differ is unexplained: the paper's generators are task-trained models "
