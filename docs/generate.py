@@ -34,6 +34,10 @@ HEADLINES = {
         "packed_gflops_high",
         "`unpacked_gflops_high`: F.linear, which reorders the weights in every call",
         "SmolLM2's largest float32 products run about twice as fast from weights packed once for oneDNN."),
+    "decoding_families": (
+        "cpu_s",
+        "CPU seconds summed over the jobs of `configs/decoding-families.yaml`",
+        "The paper's nine decoding settings on 50 inputs of each task, about an hour on two CPU cores."),
     "default_job": (
         "minutes",
         "wall time of `scripts/run.sh`, fresh clone, empty `results/`",
