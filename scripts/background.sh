@@ -47,7 +47,11 @@ if [ -f "$group" ]; then
 fi
 # setsid: the run leads its own process group (its pid), which --stop and a later start find.
 # Its start line is logged before its file is written, so a --stop never logs ahead of it.
-setsid bash -c 'echo "=== start $(date -u +%FT%TZ): ${*:2}" >> "$1"; echo $$ > "$0"
+# A new session is also a new autogroup where Linux has them, and the scheduler shares the CPUs
+# between autogroups by the autogroup's nice, not the processes': a niced start
+# (`nice scripts/background.sh ...`) passes its nice on to the run's autogroup.
+setsid bash -c 'n=$(nice); [ "$n" -le 0 ] || [ ! -e /proc/self/autogroup ] || echo "$n" > /proc/self/autogroup
+  echo "=== start $(date -u +%FT%TZ): ${*:2}" >> "$1"; echo $$ > "$0"
   "${@:2}" >> "$1" 2>&1 && rc=0 || rc=$?
   echo "=== end rc=$rc $(date -u +%FT%TZ)" >> "$1"; rm -f "$0"' \
   "$group" "$log" "${snakemake[@]}" < /dev/null > /dev/null 2>&1 &

@@ -20,9 +20,9 @@ SHARDS = 4
 SYSTEM = "results/provo/tiny/ancestral"
 
 
-def background(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", str(REPO / "scripts/background.sh"), *args], cwd=workdir,
-                          capture_output=True, text=True, timeout=120)
+def background(workdir: Path, *args: str, nice: int = 0) -> subprocess.CompletedProcess:
+    return subprocess.run(["nice", "-n", str(nice), "bash", str(REPO / "scripts/background.sh"), *args],
+                          cwd=workdir, capture_output=True, text=True, timeout=120)
 
 
 def wait_for(condition, what: str, timeout: float = 600) -> None:
@@ -96,10 +96,16 @@ def test_a_background_run_cut_off_goes_on_with_its_unfinished_jobs(tmp_path, dat
 
 def test_a_run_stopped_by_stop_is_logged_as_stopped_when_started_again(tmp_path, data_mirror,
                                                                         tiny_model_dir):
+    """A niced start runs niced, its autogroup too where the kernel has autogroups (else the
+    scheduler would share the CPUs with other sessions as if it were not niced)."""
     write_config(tmp_path, data_mirror, [{"name": "tiny", "pretrained": str(tiny_model_dir)}], shards=SHARDS, texts=[1, 2, 3, 4])
-    started = background(tmp_path, "--cores=1", f"{SYSTEM}/samples.parquet")
+    niceness = min(os.nice(0) + 5, 19)
+    started = background(tmp_path, "--cores=1", f"{SYSTEM}/samples.parquet", nice=5)
     assert started.returncode == 0, started.stderr
     pgid = int(re.search(r"started: process group (\d+)", started.stdout).group(1))
+    assert os.getpriority(os.PRIO_PROCESS, pgid) == niceness
+    if Path("/proc/self/autogroup").exists():
+        assert Path(f"/proc/{pgid}/autogroup").read_text().split()[-2:] == ["nice", str(niceness)]
     stopped = background(tmp_path, "--stop")
     assert stopped.returncode == 0, stopped.stderr
     wait_for(lambda: not group_alive(pgid), "the stopped run to die", timeout=60)
