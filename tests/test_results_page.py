@@ -506,14 +506,28 @@ def test_disagreements_carry_their_measured_causes(page):
             "(cell 4:5); averaged over its 20 splits the same protocol gives 0.441") in part
 
 
-def test_the_replacement_share_disagreement_measures_the_gap_at_the_papers_share(page):
-    """k needed 100% against the paper's about 60%: the gap left at k = 60% (0.48 - 0.40) in units of
-    the oracles' seed SD (0.01), and why the two shares are not one measure."""
+def test_the_replacement_share_disagreement_reads_the_overlap_the_criterion_reads(page):
+    """k needed 100% against the paper's about 60%: the cause states the criterion (the histograms'
+    overlap at the threshold 0.8), the overlap at the paper's share (0.7) and at each grid k up to the
+    system's k needed, and how far the two shares are apart; no sentence about the mean."""
     part = page[page.index("### k%-oracle replacement: the share"):page.index("## The papers' tables")]
     assert "- paper: Ilia & Aziz 2024, Sec. 5: about 60% for GPT-2" in part
     assert re.search(r"\| m / ancestral, oracle size 10, k needed \(%\) \| 100\s+\| 60\s+\|", part)
     assert "k%-oracle replacement table; see Disagreements)" in page[:page.index("## Glossary")]
-    assert "at k = 60% the replaced sets' mean TVD is still 0.080 above the oracles' mean, 8 times" in part
+    assert "overlaps the oracles' (1 - TVD of their bin shares) by at least 0.8 (below)" in part
+    assert "the overlap at k = 60% is 0.700, and each row's k needed is 40 points from the paper's" in part
+    assert re.search(r"\| m\s+\| ancestral\s+\| 10\s+\| 100\s+\| 0.700\s+\| 1.000\s+\| 0.8\s+\|", part)
+    assert "mean TVD" not in part.split("- cause:")[1].split("###")[0]
+
+
+def test_the_replacement_finding_spans_every_oracle_size():
+    """k needed 50 at oracle size 10 and 70 at 20 (the table's rows): the finding reads 50-70%, not
+    the first size's 50% alone."""
+    from varprobe.results_page.findings import FINDINGS
+    summary = pd.DataFrame({"model": "m", "decoding": "ancestral", "oracle_size": ["10", "20"],
+                            "k_match": [50.0, 70.0]})
+    (finding,) = FINDINGS["oracle_replacement_summary"](summary)
+    assert "once 50-70% of its contexts are replaced by the oracle's TVD, over every oracle size" in finding
 
 
 def test_the_full_ece_disagreement_measures_the_estimators_floor(page):
