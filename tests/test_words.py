@@ -5,6 +5,8 @@ space, so a new word starts after whitespace and text before the first whitespac
 the context's last word.
 """
 
+import unicodedata
+
 import pytest
 
 from varprobe.words import (
@@ -266,5 +268,65 @@ LATIN_LETTERS = [chr(c) for c in range(0xA0, 0x180) if chr(c).isalpha()]
 
 @pytest.mark.parametrize("letter", LATIN_LETTERS, ids=lambda c: f"U+{ord(c):04X}")
 def test_every_latin_letter_inside_a_word_stays_in_the_word(letter):
-    assert read_word(f"a{letter}b") == f"a{letter}b".lower()
-    assert normalise_word(f"{letter}x") == f"{letter}x".lower()
+    """A letter is never removed as punctuation: it stays, as its NFKC form (``ĳ`` is ``ij``,
+    ``ſ`` is ``s``, ``ª`` is ``a``; the others are their own)."""
+    alone = read_word(letter)
+    assert alone
+    if unicodedata.normalize("NFKC", letter) == letter:
+        assert alone == letter.lower()
+    assert read_word(f"a{letter}b") == f"a{alone}b"
+    assert normalise_word(f"{letter}x") == f"{alone}x"
+
+
+# ---- compatibility forms (NFKC) --------------------------------------------------------------
+
+FULL_WIDTH = "\uff4d\uff41\uff54"  # ｍａｔ, FULLWIDTH LATIN SMALL LETTERs
+
+
+@pytest.mark.parametrize("text, expected", [(FULL_WIDTH, "mat"), ("\uff2d\uff21\uff34", "mat"),
+                                            ("\ufb01ne", "fine"), ("x\u00b2", "x2"), ("\u2460", "1"),
+                                            ("\u2122", "tm")])
+def test_a_compatibility_form_reads_as_its_plain_letters(text, expected):
+    """NFKC before the word rule, as the adequacy copy test folds: full-width letters, a
+    ligature, a superscript, a circled digit are the letters and digits they stand for."""
+    assert normalise_word(text) == read_word(text) == expected
+    assert first_word(f" {text} on", ended=False) == Extraction(COMPLETE, expected)
+    assert has_word_char(text)
+
+
+def test_a_full_width_word_is_one_word_on_every_side(tmp_path):
+    """The model's draw, an API model's list item, a published sample, a human response of a
+    cloze corpus and of Provo's norms: ``ｍａｔ`` beside ``mat`` is one word everywhere."""
+    import pandas as pd
+
+    from varprobe.api.word_lists import parse_word_list
+    from varprobe.data.cloze import read_corpus
+    from varprobe.data.provo import responses_table
+    from varprobe.sampling.external import read_external_samples
+
+    assert first_word(f" {FULL_WIDTH} and", ended=False).word == "mat"
+    assert [item.extraction.word for item in parse_word_list(f"1. {FULL_WIDTH}\n2. mat", False).items] == \
+        ["mat", "mat"]
+    contexts = pd.DataFrame({"text_id": [1], "word_number": [2], "context": ["The"], "context_length": [1],
+                             "word": ["cat"], "corpus_word": ["cat"]})
+    samples_file = tmp_path / "samples.csv"
+    samples_file.write_text(f"text_id,word_number,sample\n1,2,{FULL_WIDTH}\n1,2,mat\n", encoding="utf-8")
+    samples, _, _ = read_external_samples(samples_file, contexts, {(1, 2)})
+    assert list(samples["word"]) == ["mat", "mat"]
+    corpus_file = tmp_path / "c.csv"
+    corpus_file.write_text(f"item,context,response\nq,The,{FULL_WIDTH}\nq,The,mat\n", encoding="utf-8")
+    corpus = read_corpus({"name": "c", "file": str(corpus_file), "language": "en",
+                          "columns": {"context_id": "item", "context": "context", "response": "response"}})
+    assert corpus["responses"][["response", "count"]].values.tolist() == [["mat", 2]]
+    norms = pd.DataFrame({"Text_ID": [1, 1], "Word_Number": [2, 2], "Response": [FULL_WIDTH, "mat"],
+                          "Response_Count": [3, 2]})
+    assert responses_table(norms)[["response", "count"]].values.tolist() == [["mat", 5]]
+
+
+def test_the_word_rule_reads_provos_file_as_nfc_did(provo_norms):
+    """NFKC leaves Provo's norms as they were read: its responses, words and texts are ASCII
+    once the MacRoman apostrophes are repaired, so the default job's numbers do not move."""
+    for column in ("Response", "Word", "Text"):
+        values = provo_norms[column].unique()
+        assert all(unicodedata.normalize("NFKC", v) == unicodedata.normalize("NFC", v) for v in values)
+    assert all(v.isascii() for v in provo_norms["Response"].unique())

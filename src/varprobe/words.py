@@ -24,10 +24,14 @@ the text as follows (``first_word``):
    still open when the token budget is spent is no word: the sample fails as
    ``token_budget``, never as a truncated word.
 
-The word is normalised (``normalise_word``): first to Unicode NFC, so that a letter spelled
-with a combining accent (``cafe`` + U+0301, NFD) is the precomposed letter (``café``) and one
-word in two Unicode forms is one word; then lowercase, every character that is no letter or
-digit removed (a combining mark that NFC cannot compose onto its letter among them). This is
+The word is normalised (``normalise_word``): first to Unicode NFKC, so that a letter spelled
+with a combining accent (``cafe`` + U+0301, NFD) is the precomposed letter (``café``), and a
+compatibility form is its plain letter or digit (full-width ``ｍａｔ`` is ``mat``, the ligature
+``ﬁ`` is ``fi``, a superscript ``²`` is ``2``): one word in two Unicode forms is one word, as
+the adequacy copy test folds its texts (``varprobe.metrics.adequacy``). Then lowercase, every
+character that is no letter or digit removed (a combining mark that NFKC cannot compose onto
+its letter among them). Whether a run or a glue holds a letter or digit is asked of its NFKC
+form too (``has_word_char``), so ``™`` (NFKC ``TM``) is a word as ``TM`` is. This is
 the extraction of Ilia & Aziz's own code (``GPT2_sampling.py`` in
 evgeniael/predict_next_word: delete non-word, non-space characters, split on whitespace), and
 it is how Provo's responses were recorded (lowercase, punctuation removed). Human responses and
@@ -54,8 +58,8 @@ FAILURES = ("extends_context_word", "ended_before_word", "token_budget", "undeco
 
 
 def normalise_word(text: str) -> str:
-    """NFC, then lowercase and remove punctuation: ``"Don't" -> "dont"``, ``"space," -> "space"``,
-    ``"cafe"`` + U+0301 -> ``"café"``.
+    """NFKC, then lowercase and remove punctuation: ``"Don't" -> "dont"``, ``"space," -> "space"``,
+    ``"cafe"`` + U+0301 -> ``"café"``, ``"ｍａｔ" -> "mat"``.
 
     Every letter is kept, ``Õ`` among them (Provo's file spells its apostrophes so, and its
     reader, ``varprobe.data.provo``, repairs them there). Text with no letter or digit
@@ -70,11 +74,12 @@ def normalise_word(text: str) -> str:
     -------
     str
     """
-    return _NON_WORD.sub("", unicodedata.normalize("NFC", text)).lower()
+    return _NON_WORD.sub("", unicodedata.normalize("NFKC", text)).lower()
 
 
 def has_word_char(text: str) -> bool:
-    """Whether ``text`` holds a letter or digit (underscore excluded).
+    """Whether ``text`` holds a letter or digit (underscore excluded) in its NFKC form, the form
+    ``normalise_word`` reads: whether it normalises to a word.
 
     Parameters
     ----------
@@ -84,7 +89,7 @@ def has_word_char(text: str) -> bool:
     -------
     bool
     """
-    return _WORD_CHAR.search(text) is not None
+    return _WORD_CHAR.search(unicodedata.normalize("NFKC", text)) is not None
 
 
 @dataclass(frozen=True)
