@@ -32,7 +32,7 @@ def job_entry(name):
         entry["api"] = {k: v for k, v in entry["api"].items() if k not in API_TUNING}
     if name in FINETUNED:
         base = MODELS[entry.pop("finetune")["base"]]
-        sources = ("pretrained", "package", "gguf_file")
+        sources = ("pretrained", "package", "parts", "sha256", "gguf_file")
         entry = {**{k: base[k] for k in sources if k in base}, **entry}
     return entry
 

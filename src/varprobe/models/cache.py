@@ -312,7 +312,7 @@ def assembled(package: str, gguf_file: str, root: str | Path | None = None) -> P
     shipped = getattr(module, "MODEL_NAME", gguf_file)
     if shipped != gguf_file:
         raise ValueError(f"package {package!r} assembles {shipped!r}, not gguf_file {gguf_file!r}")
-    base = Path(root) if root is not None else (cache_root() or _default_root())
+    base = Path(root) if root is not None else assembly_root()
     folder = base / ASSEMBLED / f"{package}-{_distribution_version(package.replace('_', '-'))}"
     target = folder / gguf_file
     folder.mkdir(parents=True, exist_ok=True)
@@ -329,6 +329,17 @@ def assembled(package: str, gguf_file: str, root: str | Path | None = None) -> P
         finally:
             partial.unlink(missing_ok=True)
     return target
+
+
+def assembly_root() -> Path:
+    """The folder under which GGUF files written from parts live: ``cache_root()``, or the
+    default cache folder when the cache is off (a joined file is needed either way).
+
+    Returns
+    -------
+    Path
+    """
+    return cache_root() or _default_root()
 
 
 def _default_root() -> Path:

