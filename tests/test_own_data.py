@@ -270,13 +270,13 @@ CORPUS_ERRORS = {
     "missing column": (CLOZE, {**CLOZE_COLUMNS, "count": "n"},
                        "no column 'n' (columns.count); its columns: 'passage', 'position', 'text', 'response', 'count'"),
     "zero count": (CLOZE.replace(",man,1", ",man,0"), CLOZE_COLUMNS,
-                   "column 'count' holds '0', not a positive whole number, in row 2"),
+                   "column 'count' holds '0', not a whole number from 1 to 1,000,000, in row 2"),
     "negative count": (CLOZE.replace(",man,1", ",man,-2"), CLOZE_COLUMNS,
-                       "column 'count' holds '-2', not a positive whole number, in row 2"),
+                       "column 'count' holds '-2', not a whole number from 1 to 1,000,000, in row 2"),
     "empty response": (CLOZE.replace(",man,1", ",,1"), CLOZE_COLUMNS, "empty response (column 'response') in row 2"),
     "empty passage": (CLOZE.replace("fiets,3,", ",3,", 1), CLOZE_COLUMNS, "empty passage (column 'passage') in row 3"),
     "bad position": (CLOZE.replace("fiets,3,", "fiets,three,", 1), CLOZE_COLUMNS,
-                     "column 'position' holds 'three', not a positive whole number, in row 3"),
+                     "column 'position' holds 'three', not a whole number from 1 to 2,147,483,647, in row 3"),
     "beyond the text": (CLOZE + "fiets,9,De fiets stond stil.,x,1\n", CLOZE_COLUMNS,
                         "position beyond the end of its passage's text in row 6"),
     "two texts": (CLOZE + "fiets,4,De fiets stond nog.,x,1\n", CLOZE_COLUMNS,
@@ -568,3 +568,178 @@ def test_a_json_array_where_json_lines_are_due_says_so(tmp_path, name, text, mes
     assert message in str(raised.value)
     if name.endswith(".jsonl"):
         assert "the file holds a JSON array, and a .jsonl file is read as JSON lines" in str(raised.value)
+
+
+# --- ids, field counts, empty contexts, numbers (issue 70) -----------------------------------------
+
+def _passages(ids: list[str]) -> str:
+    return "passage,position,text,response\n" + "".join(
+        f"{p},2,De fiets stond stil.,{r}\n" for p in ids for r in ("fiets", "man"))
+
+
+def test_whole_number_passage_ids_are_kept_beside_others(tmp_path, capsys):
+    """`b`, `1`, `2`: passages 1 and 2 keep their numbers, `b` is numbered after them (it was 1,
+    and `texts: [1]` selected it)."""
+    corpus = read_corpus(_task(tmp_path, "c.csv", _passages(["b", "1", "2"]), columns=PASSAGE_COLUMNS))
+    assert sorted(corpus["contexts"]["text_id"]) == [1, 2, 3]
+    assert corpus["metadata"]["passage_ids"] == {"3": "b"}
+    assert "column 'passage' mixes whole-number ids (kept as their numbers) with others, numbered after " \
+        "the largest (2): 'b' -> 3" in capsys.readouterr().err
+    corpus = read_corpus(_task(tmp_path, "c.csv", _passages(["07", "x", "3"]), columns=PASSAGE_COLUMNS))
+    assert sorted(corpus["contexts"]["text_id"]) == [3, 7, 8]
+    assert corpus["metadata"]["passage_ids"] == {"7": "07", "8": "x"}
+
+
+PASSAGE_COLUMNS = {"passage": "passage", "position": "position", "text": "text", "response": "response"}
+ITEM_COLUMNS = {"context_id": "item", "context": "context", "response": "response"}
+
+
+@pytest.mark.parametrize("form", ["passage", "context_id"])
+def test_ids_that_read_as_one_number_are_refused_naming_them(tmp_path, form):
+    """`7`, `07`, `007` are three ids (an id is its text as written), and a whole-number id keeps
+    its number: they would be one passage, so the reader says so instead of merging them."""
+    text, columns, column = ((_passages(["7", "07", "007"]), PASSAGE_COLUMNS, "passage") if form == "passage"
+                             else ("item,context,response\n7,De,a\n07,De fiets,b\n007,Het,c\n", ITEM_COLUMNS, "item"))
+    entry = _task(tmp_path, "c.csv", text, columns=columns)
+    with pytest.raises(ValueError) as raised:
+        read_corpus(entry)
+    rows = "rows 1, 2, 3, 4, 5 and 1 more" if form == "passage" else "rows 1, 2, 3"
+    assert str(raised.value) == (
+        f"{entry['file']}: column {column!r} holds the ids '7', '07', '007' ({rows}): different ids (an id is "
+        "its text as written) that read as one number, 7, and a whole-number id is kept as its number "
+        "(provo.texts selects by it); give them ids that read as different numbers")
+    entry = _task(tmp_path, "c.csv", _passages(["1", "99999999999"]), columns=PASSAGE_COLUMNS)
+    with pytest.raises(ValueError, match=r"c.csv: column 'passage' holds the id '99999999999', a whole number "
+                                         r"past 2,147,483,647, in rows 3, 4"):
+        read_corpus(entry)
+
+
+def test_task_ids_are_text_as_written(tmp_path):
+    """`7` and `07` are two inputs of a task, in every layout."""
+    rows = [("7", "x", ["a"]), ("07", "y", ["b"]), ("007", "z", ["c"])]
+    for entry in (_task(tmp_path, "t.csv", _long_csv(rows), fields={"references": "reference"}),
+                  _task(tmp_path, "w.csv", _wide_csv(rows), fields={"references": ["r1", "r2", "r3"]}),
+                  _task(tmp_path, "t.jsonl", _jsonl(rows))):
+        assert list(read_task(entry, "file")["input_id"]) == ["7", "07", "007"], entry["file"]
+
+
+FIELD_ERRORS = {
+    "tsv, a tab typed as spaces": (
+        "c.tsv", "item\tcontext\tresponse\tcount\nq1\tIk drink\tkoffie\t2\nq1\tIk drink  thee\t1\n",
+        {**ITEM_COLUMNS, "count": "count"},
+        "c.tsv, row 2 (line 3): 3 fields, the header has 4 (item, context, response, count); a tab missing "
+        "(typed as spaces?)? Every row has one field per column, an empty one included"),
+    "csv, a comma in an unquoted text": (
+        "c.csv", "item,context,response\nq1,Ik drink,koffie\nq1,Ja, ik drink,thee\n", ITEM_COLUMNS,
+        "c.csv, row 2 (line 3): 4 fields, the header has 3 (item, context, response); a comma inside a text "
+        "that is not quoted?"),
+    "csv, a comma missing": (
+        "c.csv", "item,context,response\nq1,Ik drink,koffie\n\nq1,Ik drink thee\n", ITEM_COLUMNS,
+        "c.csv, row 2 (line 4): 2 fields, the header has 3 (item, context, response); a comma missing?"),
+    "csv, a trailing comma on every data row": (
+        "c.csv", "item,context,response\nq1,Ik drink,koffie,\nq1,Ik drink,thee,\n", ITEM_COLUMNS,
+        "c.csv, row 1 (line 2): 4 fields, the header has 3"),
+    "csv, a quote left open": (
+        "c.csv", 'item,context,response\nq1,"Ik drink,koffie\nq1,Ik drink,thee\n', ITEM_COLUMNS,
+        "c.csv, line 2: not a readable CSV row (unexpected end of data)"),
+    "csv, one column named twice": (
+        "c.csv", "item,context,response,response\nq1,Ik drink,koffie,thee\n", ITEM_COLUMNS,
+        "c.csv: the header names column 'response' twice (fields 3 and 4)"),
+}
+
+
+@pytest.mark.parametrize("case", FIELD_ERRORS)
+def test_a_row_with_the_wrong_number_of_fields_is_named(tmp_path, case):
+    """A short row was read with its last cells empty, a long one shifted under the first column
+    as an index: each is now an error with its file, row, line and the fields found and due."""
+    name, text, columns, message = FIELD_ERRORS[case]
+    entry = _task(tmp_path, name, text, columns=columns)
+    with pytest.raises(ValueError) as raised:
+        read_corpus(entry)
+    assert str(raised.value).startswith(entry["file"]) and message[len(name):] in str(raised.value)
+
+
+def test_a_task_row_with_the_wrong_number_of_fields_is_named(tmp_path):
+    for name, text in (("t.tsv", "id\tsource\treference\na\tx\ty\nb\tz w\n"),
+                       ("t.csv", "id,source,r1,r2\na,x,y,z\nb,z,w\n")):
+        entry = _task(tmp_path, name, text, fields={"references": "reference" if name == "t.tsv" else ["r1", "r2"]})
+        with pytest.raises(ValueError, match=r"t\.[tc]sv, row 2 \(line 3\): 3 fields, the header has 4|"
+                                             r"t\.tsv, row 2 \(line 3\): 2 fields, the header has 3"):
+            read_task(entry, "file")
+    entry = _task(tmp_path, "t.jsonl", '{"id": "a", "source": "x", "references": ["y"]}\n\n'
+                  '{"id": "", "source": "x", "references": ["y"]}\n')
+    with pytest.raises(ValueError, match=r"t\.jsonl: empty id \(column 'id'\) in row 3"):
+        read_task(entry, "file")  # a JSON lines file's row is its line, blank lines counted
+
+
+@pytest.mark.parametrize("text, columns, message", [
+    ("item,context,response\nq1,,a\nq1,,b\nq2,Het,c\nq2,Het,d\n", ITEM_COLUMNS,
+     "an empty or blank context (column 'context') in rows 1, 2: a model would be prompted with nothing"),
+    ("item,context,response\nq1,   ,a\nq2,Het,c\n", ITEM_COLUMNS,
+     "an empty or blank context (column 'context') in row 1"),
+    ("passage,position,text,response\np,1,De fiets.,de\np,2,De fiets.,fiets\n", PASSAGE_COLUMNS,
+     "position 1 (column 'position'), whose context, the words of the passage before it, is empty, in row 1: "
+     "a model would be prompted with nothing; a context holds at least one word, as Provo's do (its norms "
+     "start at a passage's second word)"),
+], ids=["empty", "blank", "position 1"])
+def test_an_empty_context_is_refused_naming_its_rows(tmp_path, text, columns, message):
+    entry = _task(tmp_path, "c.csv", text, columns=columns)
+    with pytest.raises(ValueError) as raised:
+        read_corpus(entry)
+    assert str(raised.value).startswith(entry["file"]) and message in str(raised.value)
+
+
+NUMBER_ERRORS = {
+    "past int64": ("100000000000000000000", "'100000000000000000000'"),
+    "past the responses a context holds": ("1000001", "'1000001'"),
+    "negative": ("-3", "'-3'"),
+    "a decimal": ("2.5", "'2.5'"),
+    "an exponent": ("1e3", "'1e3'"),
+    "NaN": ("NaN", "'NaN'"),
+    "blank": ("  ", "an empty or missing value"),
+}
+
+
+@pytest.mark.parametrize("case", NUMBER_ERRORS)
+def test_a_bad_count_is_named_with_file_column_row_and_value(tmp_path, case):
+    """The first ended in pandas' OverflowError, naming nothing."""
+    value, shown = NUMBER_ERRORS[case]
+    entry = _task(tmp_path, "c.csv", CLOZE.replace(",man,1", f",man,{value}"), columns=CLOZE_COLUMNS)
+    with pytest.raises(ValueError) as raised:
+        read_corpus(entry)
+    assert str(raised.value) == (f"{entry['file']}: column 'count' holds {shown}, not a whole number from 1 to "
+                                 "1,000,000, in row 2")
+
+
+def test_numbers_of_json_and_parquet_files_are_read_as_given(tmp_path):
+    """An integer count beside a missing one stays an integer (pandas made the column float, and
+    every row's `3` read `3.0`): the missing row alone is named."""
+    rows = [{"item": "q", "context": "De", "response": "a", "count": 3},
+            {"item": "q", "context": "De", "response": "b", "count": None}]
+    columns = {**ITEM_COLUMNS, "count": "count"}
+    jsonl = _task(tmp_path, "c.jsonl", "".join(json.dumps(r) + "\n" for r in rows), columns=columns)
+    parquet = tmp_path / "c.parquet"
+    pd.DataFrame(rows).astype({"count": "Int64"}).to_parquet(parquet)
+    for entry in (jsonl, {**jsonl, "file": str(parquet)}):
+        with pytest.raises(ValueError) as raised:
+            read_corpus(entry)
+        assert str(raised.value) == (f"{entry['file']}: column 'count' holds an empty or missing value, not a "
+                                     "whole number from 1 to 1,000,000, in row 2")
+        rows[1]["count"] = 2
+    pd.DataFrame(rows).to_parquet(parquet)
+    assert read_corpus({**jsonl, "file": str(parquet)})["responses"]["count"].tolist() == [3, 2]
+
+
+def test_a_huge_position_or_a_crowded_context_is_named(tmp_path):
+    entry = _task(tmp_path, "c.csv", "passage,position,context,response\np,3000000000,De,a\n",
+                  columns={"passage": "passage", "position": "position", "context": "context",
+                           "response": "response"})
+    with pytest.raises(ValueError, match=r"column 'position' holds '3000000000', not a whole number from 1 to "
+                                         r"2,147,483,647, in row 1"):
+        read_corpus(entry)
+    crowded = CLOZE.replace(",Fiets,3", ",Fiets,999999").replace(",man,1", ",man,2")
+    entry = _task(tmp_path, "c.csv", crowded, columns=CLOZE_COLUMNS)
+    with pytest.raises(ValueError) as raised:
+        read_corpus(entry)
+    assert str(raised.value) == (f"{entry['file']}: one context holds 1,000,001 responses (column 'count', rows "
+                                 "1, 2), more than 1,000,000")

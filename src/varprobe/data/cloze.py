@@ -18,16 +18,26 @@ need it say so and are not run). Responses and corpus words are read by the word
 words (``varprobe.words.read_word``); a response that holds no word is dropped and counted, and
 responses that read alike are one row, their counts summed.
 
-Passage ids that are all integers are kept; others (and context ids) are numbered 1, 2, ... in
-order of first appearance, the mapping kept in the tables' metadata. Checks name the file and
-the rows: a column the entry names but the file lacks (with the columns it has), an empty
-passage, position, context id or response, a position or count that is no positive integer, a
-context given two texts or two words, a ``word`` that is not the passage's word at its position.
+An id (a passage's, a context's) is its text as written, surrounding whitespace aside: ``7`` and
+``07`` are two ids. ``provo.texts`` selects by number, so each id gets one (``_numbered``): a
+whole-number id (ASCII digits) keeps its number; the other ids are numbered after the largest of
+those, in order of first appearance (the mix noted on stderr), and the tables' metadata maps each
+number to the id where the two are written differently. Two ids that read as one number
+(``7``, ``07``) are refused: either would be passage 7.
+
+Checks name the file, the column and the rows: a column the entry names but the file lacks
+(with the columns it has), an empty passage, position, context id, context or response, a
+whole-number id past ``MAX_ID``, two ids that read as one number, a position or count that is
+no whole number from 1 to ``MAX_POSITION`` or ``MAX_RESPONSES`` (the value named: a sign, a
+decimal point, an exponent, an empty cell), a context whose counts sum past ``MAX_RESPONSES``,
+position 1 of a passage (its context is empty: no word precedes it), a context given two texts
+or two words, a ``word`` that is not the passage's word at its position.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 
 import pandas as pd
@@ -46,6 +56,14 @@ TEXT_ROLES = ("text", "context", "response", "word")
 """The roles that hold text (the others hold ids and numbers): a number there is read as text
 with a note."""
 _INTEGER = re.compile(r"^[0-9]+$")
+MAX_ID = 2**31 - 1
+"""The largest whole-number id kept as a passage's number (the tables hold ``text_id`` as int32)."""
+MAX_POSITION = 2**31 - 1
+"""The largest position (the tables hold ``word_number`` as int32)."""
+MAX_RESPONSES = 10**6
+"""The most responses one context may hold (a row's count, and a context's counts summed): the
+oracle control permutes a context's responses one by one, so a count past any cohort of
+participants would exhaust memory rather than be studied."""
 
 
 def corpus_form(columns: Mapping[str, str]) -> str:
@@ -102,10 +120,11 @@ def read_corpus(entry: Mapping) -> dict:
     form = corpus_form(columns)
     frame, origin, name, cells = _cells(entry, columns)
     rows = frame[ROW]
-    counts = _positive_integers(rows, cells["count"], columns["count"], name) if "count" in cells \
+    counts = _whole_numbers(rows, cells["count"], columns["count"], name, MAX_RESPONSES) if "count" in cells \
         else pd.Series(1, index=frame.index)
     text_ids, positions, mapping = _keys(cells, columns, form, rows, name)
     keys = pd.DataFrame({"text_id": text_ids, "word_number": positions, ROW: rows})
+    _no_crowded_context(keys.assign(count=counts), columns, name)
     contexts = _contexts(keys, cells, columns, name)
     responses = pd.DataFrame({"text_id": text_ids, "word_number": positions,
                               "response": cells["response"].map(read_word).astype(object), "count": counts})
@@ -202,17 +221,25 @@ def _cells(entry: Mapping, columns: Mapping[str, str]) -> tuple[pd.DataFrame, di
     for role in ("passage", "position", "context_id", "response"):
         if role in cells:
             _no_empty(frame[ROW], cells[role], f"empty {role} (column {columns[role]!r})", name)
+    if "context" in cells:
+        _no_empty_context(frame.loc[cells["context"] == "", ROW],
+                          f"an empty or blank context (column {columns['context']!r})", name)
     return frame, origin, name, cells
 
 
 def _keys(cells: dict[str, pd.Series], columns: Mapping[str, str], form: str, rows: pd.Series,
           name: str) -> tuple[pd.Series, pd.Series, dict[str, str]]:
-    """Each row's ``text_id`` and ``word_number`` and the passage ids' mapping (``_numbered``):
-    a passage's number and the position, or a context id's number and the context's length + 1."""
+    """Each row's ``text_id`` and ``word_number`` and the ids' mapping (``_numbered``): a
+    passage's number and the position, or a context id's number and the context's length + 1;
+    ValueError naming the rows of position 1 read off a ``text`` (an empty context)."""
     if form == "passage":
-        text_ids, mapping = _numbered(cells["passage"])
-        return text_ids, _positive_integers(rows, cells["position"], columns["position"], name), mapping
-    text_ids, mapping = _numbered(cells["context_id"])
+        text_ids, mapping = _numbered(cells["passage"], rows, columns["passage"], name)
+        positions = _whole_numbers(rows, cells["position"], columns["position"], name, MAX_POSITION)
+        if "text" in cells:
+            _no_empty_context(rows[positions == 1], f"position 1 (column {columns['position']!r}), whose "
+                              "context, the words of the passage before it, is empty,", name)
+        return text_ids, positions, mapping
+    text_ids, mapping = _numbered(cells["context_id"], rows, columns["context_id"], name)
     return text_ids, cells["context"].map(lambda c: len(c.split()) + 1), mapping
 
 
@@ -273,20 +300,64 @@ def _no_empty(rows: pd.Series, values: pd.Series, what: str, name: str) -> None:
         raise ValueError(f"{name}: {what} in {rows_named(empty)}")
 
 
-def _positive_integers(rows: pd.Series, values: pd.Series, column: str, name: str) -> pd.Series:
-    """``values`` as integers; ValueError naming the rows of one that is no positive integer."""
-    bad = rows[~values.map(lambda v: bool(_INTEGER.match(v)) and int(v) > 0)]
+def _no_empty_context(rows: pd.Series, what: str, name: str) -> None:
+    """ValueError naming ``rows``, those of an empty context, where there are any."""
+    if len(rows):
+        raise ValueError(f"{name}: {what} in {rows_named(rows)}: a model would be prompted with nothing; a "
+                         "context holds at least one word, as Provo's do (its norms start at a passage's "
+                         "second word)")
+
+
+def _whole_numbers(rows: pd.Series, values: pd.Series, column: str, name: str, largest: int) -> pd.Series:
+    """``values`` (text) as integers; ValueError naming the file, the column, the rows and the
+    first bad value where one is no whole number from 1 to ``largest`` written in ASCII digits."""
+    bad = rows[~values.map(lambda v: bool(_INTEGER.match(v)) and 0 < int(v) <= largest)]
     if len(bad):
         first = values[rows == bad.iloc[0]].iloc[0]
-        raise ValueError(f"{name}: column {column!r} holds {first!r}, not a positive whole number, in "
-                         f"{rows_named(bad)}")
-    return values.astype("int64")
+        shown = "an empty or missing value" if first == "" else repr(first)
+        raise ValueError(f"{name}: column {column!r} holds {shown}, not a whole number from 1 to {largest:,}, "
+                         f"in {rows_named(bad)}")
+    return values.map(int).astype("int64")
 
 
-def _numbered(ids: pd.Series) -> tuple[pd.Series, dict[str, str]]:
-    """Integer ids: ``ids`` themselves where all are whole numbers, else 1, 2, ... in order of
-    first appearance, with the mapping (number -> id as given)."""
-    if ids.map(lambda v: bool(_INTEGER.match(v))).all():
-        return ids.astype("int64"), {}
-    order = {value: k for k, value in enumerate(dict.fromkeys(ids), start=1)}
-    return ids.map(order).astype("int64"), {str(k): value for value, k in order.items()}
+def _no_crowded_context(keys: pd.DataFrame, columns: Mapping[str, str], name: str) -> None:
+    """ValueError naming the rows of a context whose counts sum past ``MAX_RESPONSES``."""
+    totals = keys.groupby(["text_id", "word_number"])["count"].sum()
+    crowded = totals[totals > MAX_RESPONSES]
+    if len(crowded):
+        rows = keys.set_index(["text_id", "word_number"]).loc[crowded.index[0], ROW]
+        raise ValueError(f"{name}: one context holds {crowded.iloc[0]:,} responses (column "
+                         f"{columns['count']!r}, {rows_named(list(rows))}), more than {MAX_RESPONSES:,}")
+
+
+def _numbered(ids: pd.Series, rows: pd.Series, column: str, name: str) -> tuple[pd.Series, dict[str, str]]:
+    """A number per id (the module docstring): a whole-number id's own, the others' after the
+    largest of those in order of first appearance; with the mapping (number -> id) of each id
+    not written as its number. ValueError naming the file, the column, the ids and their rows
+    where two ids read as one number or a whole-number id is past ``MAX_ID``."""
+    whole = ids.map(lambda v: bool(_INTEGER.match(v)))
+    numbers = ids[whole].map(int)
+    too_large = rows[whole][numbers > MAX_ID]
+    if len(too_large):
+        raise ValueError(f"{name}: column {column!r} holds the id {ids[rows == too_large.iloc[0]].iloc[0]!r}, "
+                         f"a whole number past {MAX_ID:,}, in {rows_named(too_large)}; a whole-number id is "
+                         "kept as its passage's number, so give it a letter (it is then numbered)")
+    spellings = ids[whole].groupby(numbers).unique()
+    clash = spellings[spellings.map(len) > 1]
+    if len(clash):
+        number, spelled = clash.index[0], list(clash.iloc[0])
+        raise ValueError(f"{name}: column {column!r} holds the ids {', '.join(map(repr, spelled))} "
+                         f"({rows_named(rows[ids.isin(spelled)])}): different ids (an id is its text as "
+                         f"written) that read as one number, {number}, and a whole-number id is kept as "
+                         "its number (provo.texts selects by it); give them ids that read as different numbers")
+    start = int(numbers.max()) if len(numbers) else 0
+    others = {value: k for k, value in enumerate(dict.fromkeys(ids[~whole]), start=start + 1)}
+    text_ids = pd.Series([int(v) if w else others[v] for v, w in zip(ids, whole, strict=True)],
+                         index=ids.index, dtype="int64")
+    if others and len(numbers):
+        shown = ", ".join(f"{v!r} -> {k}" for v, k in list(others.items())[:5])
+        print(f"{name}: column {column!r} mixes whole-number ids (kept as their numbers) with others, "
+              f"numbered after the largest ({start}): {shown}{' ...' if len(others) > 5 else ''}",
+              file=sys.stderr)
+    mapping = {str(k): v for v, k in zip(ids, text_ids, strict=True) if str(k) != v}
+    return text_ids, mapping

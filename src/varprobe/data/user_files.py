@@ -6,9 +6,14 @@ internet, and is read as the hub serves it). Every check here names the file and
 a missing file, an optional ``sha256`` that does not match (``data/sources.py`` checks the
 built-in files the same way), an encoding other than UTF-8 (``data/raw_text.py``), a line of JSON
 that does not parse, a row that repeats the header (files joined end to end), and columns that
-the entry names but the file lacks, listed with the columns it has (``require_columns``). Rows
-are numbered from 1, the first data row (a CSV's header is row 0, a JSON lines file's row n is
-its line n, a JSON array's row n its n-th object); every message about a row uses that number. ``provenance`` is what a
+the entry names but the file lacks, listed with the columns it has (``require_columns``). A CSV
+or TSV row must have as many fields as the header: a row with fewer or more (a tab typed as
+spaces, a comma in an unquoted text) is an error naming its row, its line and the fields found
+and expected, never a row whose values sit under the wrong columns. Rows are numbered from 1,
+the first data row (a CSV's header is row 0, a JSON lines file's row n is its line n, a JSON
+array's row n its n-th object); every message about a row uses that number. Every cell is kept
+as the file holds it (a CSV cell as its text, a JSON or Parquet number as that number, an
+integer beside a missing value included). ``provenance`` is what a
 result table records of the file: its path, digest and size; ``record_digest`` keeps the same
 digest in a small file that the workflow's jobs take as their input, so that an edit which keeps
 the file's time (``cp -p``, ``rsync -a``) still reruns them.
@@ -16,6 +21,7 @@ the file's time (``cp -p``, ``rsync -a``) still reruns them.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import numbers
@@ -172,7 +178,8 @@ def read_user_table(entry: Mapping) -> tuple[pd.DataFrame, dict]:
     if ROW in frame.columns:
         raise ValueError(f"{path}: a column may not be named {ROW!r} (the rows' numbers in messages)")
     _no_header_rows(frame, path)
-    return frame.assign(**{ROW: range(1, len(frame) + 1)}), provenance(path, digest)
+    rows = frame.attrs.pop(ROW, range(1, len(frame) + 1))
+    return frame.assign(**{ROW: rows}), provenance(path, digest)
 
 
 def _no_header_rows(frame: pd.DataFrame, path: Path | str) -> None:
@@ -233,13 +240,24 @@ def _header(path: Path, kind: str) -> list[str]:
 
 
 def _parse(path: Path, kind: str) -> pd.DataFrame:
-    """The file at ``path`` read as ``kind``; ValueError naming the file and, for JSON lines, the line."""
+    """The file at ``path`` read as ``kind``; ValueError naming the file and, for JSON lines or
+    CSV, the line. A Parquet file's cells are its values as Python objects (``_objects``)."""
     if kind == "parquet":
+        import pyarrow.parquet as pq
+
         try:
-            return pd.read_parquet(path)
+            table = pq.read_table(path)
         except Exception as err:  # noqa: BLE001 (pyarrow raises several kinds)
             raise ValueError(f"{path} is not a readable Parquet file: {err}") from err
+        return _objects(table.to_pylist(), table.column_names)
     return _parse_text(read_text(path), kind, path)
+
+
+def _objects(rows: list[dict], columns: list[str] | None = None) -> pd.DataFrame:
+    """A table of ``rows`` (one dict per row) whose cells are the values as they are: an integer
+    stays an integer where another row of its column is missing (pandas would make the column
+    float, and ``3`` would read ``3.0``); a null is None, a key a row lacks NaN (both missing)."""
+    return pd.DataFrame(rows, columns=columns, dtype=object)
 
 
 def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
@@ -250,7 +268,7 @@ def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
     if kind in ("json", "jsonl"):
         hint = ("; the file holds a JSON array, and a .jsonl file is read as JSON lines (one object per "
                 "line): write one object per line, or name the file .json") if _is_array(text) else ""
-        rows = []
+        rows, lines = [], []
         # Split on line feeds only, as the DailyDialog++ reader does: a JSON string may hold
         # U+2028 or other characters str.splitlines() would also break the line at.
         for number, line in enumerate(text.split("\n"), start=1):
@@ -264,12 +282,64 @@ def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
                 raise ValueError(f"{path}, line {number}: a JSON object is expected, got "
                                  f"{type(row).__name__}{hint}")
             rows.append(row)
-        return pd.DataFrame(rows)
-    try:
-        return pd.read_csv(io.StringIO(text), sep="\t" if kind == "tsv" else ",", dtype=str,
-                           keep_default_na=False, na_values=[])
-    except pd.errors.ParserError as err:
-        raise ValueError(f"{path} is not a readable {kind.upper()} file: {err}") from err
+            lines.append(number)
+        frame = _objects(rows)
+        frame.attrs[ROW] = lines
+        return frame
+    return _delimited(text, kind, path)
+
+
+def _delimited(text: str, kind: str, path: Path) -> pd.DataFrame:
+    """``text``, a CSV or TSV file's content, as a table of strings (every cell as written,
+    nothing read as missing; blank lines skipped); ValueError naming the file and the line of a
+    row whose fields are not as many as the header's, of a quote left open, or of a header that
+    names a column twice."""
+    delimiter = "\t" if kind == "tsv" else ","
+    csv.field_size_limit(max(csv.field_size_limit(), len(text)))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    header, records = None, []
+    while True:
+        line = reader.line_num + 1
+        try:
+            record = next(reader, None)
+        except csv.Error as err:
+            raise ValueError(f"{path}, line {line}: not a readable {kind.upper()} row ({err}); a text "
+                             "holding a quote, a delimiter or a line break is quoted whole, its quotes "
+                             "doubled") from err
+        if record is None:
+            break
+        if not record or (len(record) == 1 and not record[0].strip()):
+            continue
+        if header is None:
+            header = _header_names(record, path)
+            continue
+        if len(record) != len(header):
+            raise ValueError(_field_count_problem(path, kind, len(records) + 1, line, len(record), header))
+        records.append(record)
+    if header is None:
+        raise ValueError(f"{path}: no header line (every line is blank)")
+    return pd.DataFrame(records, columns=header, dtype=object)
+
+
+def _header_names(record: list[str], path: Path) -> list[str]:
+    """A CSV or TSV header's column names; ValueError naming a name given twice (which of the
+    two columns a role reads would be a guess)."""
+    seen: dict[str, int] = {}
+    for position, column in enumerate(record, start=1):
+        if column in seen:
+            raise ValueError(f"{path}: the header names column {column!r} twice (fields {seen[column]} "
+                             f"and {position}); give each column its own name")
+        seen[column] = position
+    return record
+
+
+def _field_count_problem(path: Path, kind: str, row: int, line: int, found: int, header: list[str]) -> str:
+    """The message for a CSV or TSV row of ``found`` fields under ``header``."""
+    delimiter = "tab" if kind == "tsv" else "comma"
+    cause = (f"a {delimiter} missing{' (typed as spaces?)' if kind == 'tsv' else ''}" if found < len(header)
+             else f"a {delimiter} inside a text that is not quoted")
+    return (f"{path}, row {row} (line {line}): {found} fields, the header has {len(header)} "
+            f"({', '.join(header)}); {cause}? Every row has one field per column, an empty one included")
 
 
 def _is_array(text: str) -> bool:
@@ -291,7 +361,7 @@ def _json_array(text: str, path: Path) -> pd.DataFrame:
         if not isinstance(row, dict):
             raise ValueError(f"{path}, element {number} of the array: a JSON object is expected, got "
                              f"{type(row).__name__}")
-    return pd.DataFrame(rows)
+    return _objects(rows)
 
 
 def read_datasets_source(source: Mapping) -> pd.DataFrame:
