@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 import torch
+import yaml
 from record import record
 
 from varprobe.data.provo import contexts_table, read_norms
@@ -128,12 +129,22 @@ def add_model_arguments(p: argparse.ArgumentParser, threads: int = 2) -> None:
                    help=f"GGUF file in the package (default {DEFAULT_GGUF}) or beside --pretrained")
     p.add_argument("--pretrained", default=None,
                    help="hub id or local path to benchmark instead of the packaged GGUF model")
+    p.add_argument("--config-model", nargs=2, metavar=("CONFIG", "NAME"), default=None,
+                   help="benchmark the model entry NAME of the YAML config CONFIG instead "
+                        "(e.g. configs/qwen.yaml qwen2.5-coder-0.5b-instruct)")
     p.add_argument("--device", default="cpu", help="cpu or cuda[:N]")
     p.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"],
                    help="weights dtype (ModelSpec.dtype)")
 
 
 def model_spec(args: argparse.Namespace) -> ModelSpec:
+    if args.config_model:
+        config, name = args.config_model
+        entries = {m["name"]: m for m in yaml.safe_load(Path(config).read_text())["models"]}
+        if name not in entries:
+            raise SystemExit(f"--config-model: {config} has no model {name!r} "
+                             f"(it has {', '.join(entries)})")
+        return ModelSpec.from_config({**entries[name], "device": args.device, "dtype": args.dtype})
     if args.pretrained:
         return ModelSpec(name=Path(args.pretrained).name, pretrained=args.pretrained,
                          gguf_file=args.gguf_file, device=args.device, dtype=args.dtype)

@@ -472,3 +472,35 @@ def test_productions_with_a_shared_prefix_do_not_depend_on_the_job(tiny_model_di
     again = generate(loaded, other, Decoding("ancestral"), settings, batch_size=7, template=TEMPLATE)
     assert _in_order(other, again) == runs[0][3:1:-1]
     assert len({s for samples in runs[0] for s in samples}) > 10
+
+
+CHATML = ("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+          "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
+def test_a_system_turn_goes_before_the_prompt_and_none_leaves_the_templates_default(tiny_model_dir):
+    loaded = load_generator(ModelSpec(name="tiny", pretrained=str(tiny_model_dir)))
+    tokenizer = loaded.tokenizer
+    tokenizer.chat_template = CHATML
+    decode = lambda ids: tokenizer.decode(ids[0])  # noqa: E731
+    assert decode(encode_prompt(tokenizer, "Hi", chat=True)) == "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
+    assert decode(encode_prompt(tokenizer, "Hi", chat=True, system="Be brief.")).startswith(
+        "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi")
+    assert shared_prefix(tokenizer, TEMPLATE, chat=True, system="Be brief.") != shared_prefix(tokenizer, TEMPLATE, chat=True)
+
+
+def test_a_first_line_reply_is_the_first_line_of_the_same_draws(tiny_model_dir, monkeypatch):
+    """``reply: first_line`` keeps the first non-empty line of each production the whole reply
+    gives (the draws are the same): each decoded text is given a note on a second line here."""
+    loaded = load_generator(ModelSpec(name="tiny", pretrained=str(tiny_model_dir)))
+    decode = loaded.tokenizer.batch_decode
+    monkeypatch.setattr(loaded.tokenizer, "batch_decode",
+                        lambda *a, **k: [f"\n {t}\nNote: a second line." for t in decode(*a, **k)])
+    work = [("1", "the cat sat"), ("2", "a dog ran")]
+    whole = _draw(loaded, work, n_samples=8, max_new_tokens=6)
+    first = _draw(loaded, work, n_samples=8, max_new_tokens=6, reply="first_line")
+    assert all(text.endswith("\nNote: a second line.") for texts in whole for text in texts)
+    assert first == [[text.split("\n", 1)[0].strip() for text in texts] for texts in whole]
+    assert len({text for texts in first for text in texts}) > 2
+    with pytest.raises(ValueError, match="reply must be one of whole, first_line"):
+        GenerationSettings(1, 1, 0, reply="last")

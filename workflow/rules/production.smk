@@ -79,6 +79,12 @@ rule production_sample:
         prompt=lambda w: PROD_DATASETS[w.dataset]["prompt"],
         few_shot=few_shot_options,
         chat="--chat" if PRODUCTION["chat_template"] else "--no-chat",
+        system_prompt=(
+            []
+            if PRODUCTION["system_prompt"] is None
+            else ["--system-prompt", PRODUCTION["system_prompt"]]
+        ),
+        reply=[] if PRODUCTION["reply"] == "whole" else ["--reply", PRODUCTION["reply"]],
         n_samples=PRODUCTION["n_samples"],
         max_new_tokens=PRODUCTION["max_new_tokens"],
         seed=config["seed"],
@@ -104,7 +110,8 @@ rule production_sample:
     shell:
         "OMP_NUM_THREADS={threads:q} varprobe production-sample --model {params.model:q} "
         "--decoding {params.decoding:q} --instances {input.instances:q} "
-        "--prompt {params.prompt:q} {params.few_shot:q} {params.chat:q} --n-samples {params.n_samples:q} "
+        "--prompt {params.prompt:q} {params.few_shot:q} {params.chat:q} {params.system_prompt:q} "
+        "{params.reply:q} --n-samples {params.n_samples:q} "
         "--max-new-tokens {params.max_new_tokens:q} --batch-size {resources.batch_size:q} "
         "--seed {params.seed:q} {params.checkpoint:q} "
         "--shard {wildcards.shard:q} --shards {params.shards:q} "

@@ -68,9 +68,11 @@ def sent_parameters(endpoint: ApiEndpoint, decoding: Decoding, max_tokens: int) 
 
 
 def request_body(endpoint: ApiEndpoint, decoding: Decoding, prompt: str, *, max_tokens: int,
-                 seed: int) -> dict:
-    """The JSON body of one request: ``prompt`` as the one user message (chat) or as the prompt
-    (completions); ``seed`` is sent where ``api.seed`` is true.
+                 seed: int, system: str | None = None) -> dict:
+    """The JSON body of one request: ``prompt`` as the one user message (chat), after a system
+    message ``system`` where one is given, or as the prompt (completions, which have no system
+    turn: ``system`` is then put before the prompt, on a line of its own); ``seed`` is sent
+    where ``api.seed`` is true.
 
     Parameters
     ----------
@@ -84,15 +86,18 @@ def request_body(endpoint: ApiEndpoint, decoding: Decoding, prompt: str, *, max_
         The token budget of the reply.
     seed : int
         The request's seed (``request_seed``).
+    system : str, optional
+        The system turn's text.
 
     Returns
     -------
     dict
     """
     if endpoint.endpoint == "chat":
-        text = {"messages": [{"role": "user", "content": prompt}]}
+        turns = [] if system is None else [{"role": "system", "content": system}]
+        text = {"messages": [*turns, {"role": "user", "content": prompt}]}
     else:
-        text = {"prompt": prompt}
+        text = {"prompt": prompt if system is None else f"{system}\n{prompt}"}
     body = {"model": endpoint.model, **text, **sent_parameters(endpoint, decoding, max_tokens)}
     if endpoint.seed:
         body["seed"] = seed

@@ -14,11 +14,14 @@ from collections.abc import Sequence
 from varprobe.api.bodies import request_body, request_seed
 from varprobe.api.client import ApiClient
 from varprobe.sampling.decoding import Decoding
+from varprobe.sampling.replies import cut_reply
 
 
 def api_productions(client: ApiClient, work: Sequence[tuple[str, str]], decoding: Decoding, *,
-                    n_samples: int, max_new_tokens: int, seed: int) -> list[list[str]]:
-    """For each ``(input_id, prompt)`` of ``work``: ``n_samples`` productions, in order.
+                    n_samples: int, max_new_tokens: int, seed: int, system: str | None = None,
+                    reply: str = "whole") -> list[list[str]]:
+    """For each ``(input_id, prompt)`` of ``work``: ``n_samples`` productions, in order, each
+    reply cut by ``varprobe.sampling.replies.cut_reply``.
 
     Parameters
     ----------
@@ -34,6 +37,10 @@ def api_productions(client: ApiClient, work: Sequence[tuple[str, str]], decoding
         Token budget of each production.
     seed : int
         The run's seed (``request_seed``).
+    system : str, optional
+        The system turn of each request (``request_body``).
+    reply : str, optional
+        How a reply is cut (``varprobe.sampling.replies.REPLIES``).
 
     Returns
     -------
@@ -49,9 +56,9 @@ def api_productions(client: ApiClient, work: Sequence[tuple[str, str]], decoding
         raise ValueError(f"n_samples and max_new_tokens must be >= 1, got {n_samples}, {max_new_tokens}")
     bodies = [
         request_body(client.endpoint, decoding, prompt, max_tokens=max_new_tokens,
-                     seed=request_seed(seed, input_id, j))
+                     seed=request_seed(seed, input_id, j), system=system)
         for input_id, prompt in work
         for j in range(n_samples)
     ]
-    texts = [r.text.strip() for r in client.replies(bodies, desc=f"{client.endpoint.name}/{decoding.name}")]
+    texts = [cut_reply(r.text, reply) for r in client.replies(bodies, desc=f"{client.endpoint.name}/{decoding.name}")]
     return [texts[i * n_samples : (i + 1) * n_samples] for i in range(len(work))]

@@ -24,6 +24,7 @@ from varprobe.commands import (
 )
 from varprobe.data import DATASETS
 from varprobe.data.instances import INPUT_CHOICES, cap_references
+from varprobe.sampling.replies import REPLIES
 
 
 def _production_data(args: argparse.Namespace) -> None:
@@ -89,7 +90,8 @@ def _production_sample(args: argparse.Namespace) -> None:
         _production_api_sample(args)
         return
     decoding = Decoding.from_config(args.decoding)
-    settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat)
+    settings = GenerationSettings(args.n_samples, args.max_new_tokens, args.seed, args.chat,
+                                  system=args.system_prompt, reply=args.reply)
     instances = _shard_instances(args)
     template, drawn = _prompt_template(args)
     spec = job_spec(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback,
@@ -99,7 +101,7 @@ def _production_sample(args: argparse.Namespace) -> None:
     metadata = {"model": args.model, "decoding": decoding.name,
                 "generation": generation_parameters(decoding, settings), "seed": args.seed,
                 "prompt": template, "chat_template": settings.chat and not loaded.is_seq2seq,
-                "device": spec.device, "shard": [args.shard, args.shards], **drawn}
+                "system_prompt": settings.system, "reply": settings.reply, "device": spec.device, "shard": [args.shard, args.shards], **drawn}
     rows = _finished_rows(args.out, metadata, len(work))
     skip = {row["input_id"] for row in rows}
     productions = generate(loaded, work, decoding, settings, batch_size=args.batch_size or DEFAULT_BATCH_SIZE,
@@ -149,14 +151,15 @@ def _production_api_sample(args: argparse.Namespace) -> None:
             for i, s in zip(instances["input_id"], instances["source"], strict=True)]
     with ApiClient(endpoint, ReplyCache(args.api_cache)) as client:
         productions = api_productions(client, work, decoding, n_samples=args.n_samples,
-                                      max_new_tokens=args.max_new_tokens, seed=args.seed)
+                                      max_new_tokens=args.max_new_tokens, seed=args.seed,
+                                      system=args.system_prompt, reply=args.reply)
         print(client.report(), file=sys.stderr)
     rows = [{"input_id": input_id, "sample_index": j, "text": t}
             for (input_id, _), samples in zip(work, productions, strict=True) for j, t in enumerate(samples)]
     metadata = {"model": args.model, "decoding": decoding.name,
                 **api_metadata(endpoint, decoding, args.max_new_tokens), "n_samples": args.n_samples,
                 "seed": args.seed, "prompt": template, "chat_template": endpoint.endpoint == "chat",
-                "device": "api", "shard": [args.shard, args.shards], **drawn}
+                "system_prompt": args.system_prompt, "reply": args.reply, "device": "api", "shard": [args.shard, args.shards], **drawn}
     tables.write(pd.DataFrame(rows, columns=list(tables.SCHEMAS["production_samples"])), args.out,
                  "production_samples", metadata)
 
@@ -346,6 +349,10 @@ def register(sub) -> None:
     p.add_argument("--examples", default=None,
                    help="the instances table (another split) that --few-shot draws its examples from")
     p.add_argument("--chat", action=argparse.BooleanOptionalAction, default=False)
+    p.add_argument("--system-prompt", default=None,
+                   help="the chat template's system turn (default: the template's own)")
+    p.add_argument("--reply", choices=REPLIES, default="whole",
+                   help="how a production is cut: whole, or its first non-empty line")
     p.add_argument("--n-samples", type=int, required=True)
     p.add_argument("--max-new-tokens", type=int, required=True)
     p.add_argument("--seed", type=int, required=True)

@@ -20,6 +20,7 @@ import torch
 from varprobe.models.window import check_window, model_name
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.engine import Engine, prompt_capacity
+from varprobe.sampling.replies import REPLIES, cut_reply
 
 DEFAULT_BATCH_SIZE = 64
 """Rows (samples) in flight; speed and memory only, never the productions."""
@@ -27,17 +28,23 @@ DEFAULT_BATCH_SIZE = 64
 
 @dataclass(frozen=True)
 class GenerationSettings:
-    """Samples per input, the token budget of each, the seed, and whether a prompt is wrapped in
-    the tokenizer's chat template (instruction-tuned causal LMs)."""
+    """Samples per input, the token budget of each, the seed, whether a prompt is wrapped in
+    the tokenizer's chat template (instruction-tuned causal LMs) and with which system turn
+    (``system``: None leaves the template's own default), and how a reply is cut (``reply``, one
+    of ``REPLIES``)."""
 
     n_samples: int
     max_new_tokens: int
     seed: int
     chat: bool = False
+    system: str | None = None
+    reply: str = "whole"
 
     def __post_init__(self) -> None:
         if self.n_samples < 1 or self.max_new_tokens < 1:
             raise ValueError(f"n_samples and max_new_tokens must be >= 1, got {self}")
+        if self.reply not in REPLIES:
+            raise ValueError(f"reply must be one of {', '.join(REPLIES)}, got {self.reply!r}")
 
 
 def render_prompt(template: str, source: str) -> str:
@@ -90,10 +97,12 @@ def generation_parameters(decoding: Decoding, settings: GenerationSettings) -> d
     }
 
 
-def encode_prompt(tokenizer, text: str, chat: bool) -> torch.Tensor:
+def encode_prompt(tokenizer, text: str, chat: bool, system: str | None = None) -> torch.Tensor:
     """The token ids (shape 1 x n) a model is given for a rendered prompt: with ``chat``, the
     prompt as the user turn of the tokenizer's chat template followed by the assistant's turn
-    opening; without, the tokenizer's own encoding (its special tokens included).
+    opening, after a system turn holding ``system`` where it is given (None: the template's own
+    default, which for some models, Qwen2.5's, is a system prompt of its own); without, the
+    tokenizer's own encoding (its special tokens included).
 
     Parameters
     ----------
@@ -103,6 +112,8 @@ def encode_prompt(tokenizer, text: str, chat: bool) -> torch.Tensor:
         The rendered prompt.
     chat : bool
         Whether to wrap the prompt in the tokenizer's chat template.
+    system : str, optional
+        The system turn's text (with ``chat``).
 
     Returns
     -------
@@ -117,13 +128,14 @@ def encode_prompt(tokenizer, text: str, chat: bool) -> torch.Tensor:
     if chat:
         if not tokenizer.chat_template:
             raise ValueError("production.chat_template is true but the tokenizer has no chat template")
-        text = tokenizer.apply_chat_template([{"role": "user", "content": text}], tokenize=False,
-                                             add_generation_prompt=True)
+        turns = [] if system is None else [{"role": "system", "content": system}]
+        text = tokenizer.apply_chat_template([*turns, {"role": "user", "content": text}],
+                                             tokenize=False, add_generation_prompt=True)
         return tokenizer(text, add_special_tokens=False, return_tensors="pt").input_ids
     return tokenizer(text, return_tensors="pt").input_ids
 
 
-def shared_prefix(tokenizer, template: str, chat: bool) -> list[int]:
+def shared_prefix(tokenizer, template: str, chat: bool, system: str | None = None) -> list[int]:
     """The token ids that every prompt rendered from ``template`` starts with, whatever its input
     (the chat template's opening and the instruction before ``{source}``): the longest common
     start of the encodings of two renderings with different inputs. It depends on the template
@@ -138,13 +150,15 @@ def shared_prefix(tokenizer, template: str, chat: bool) -> list[int]:
         The prompt template, with the placeholder ``{source}``.
     chat : bool
         Whether prompts are wrapped in the chat template (``encode_prompt``).
+    system : str, optional
+        The chat template's system turn (``encode_prompt``).
 
     Returns
     -------
     list of int
         The shared token ids (possibly empty).
     """
-    first, second = (encode_prompt(tokenizer, render_prompt(template, source), chat)[0].tolist()
+    first, second = (encode_prompt(tokenizer, render_prompt(template, source), chat, system)[0].tolist()
                      for source in ("A", "B"))
     common = next((i for i, (x, y) in enumerate(zip(first, second)) if x != y), min(len(first), len(second)))
     return first[:common]
@@ -180,8 +194,8 @@ def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settin
              batch_size: int = DEFAULT_BATCH_SIZE, skip: Collection[str] = (),
              template: str | None = None) -> Iterator[tuple[str, list[str]]]:
     """For each ``(input_id, prompt)`` whose id is not in ``skip``, in the order the inputs
-    finish: ``(input_id, its n_samples decoded productions)`` (special tokens and outer
-    whitespace removed), drawn by the generation engine (``varprobe.sampling.engine``) with
+    finish: ``(input_id, its n_samples decoded productions)`` (special tokens removed, cut by
+    ``cut_reply``), drawn by the generation engine (``varprobe.sampling.engine``) with
     ``batch_size`` rows in flight. For a causal LM the production is the continuation only.
     A prompt that does not fit the model's positions with ``max_new_tokens`` more (a causal LM;
     a seq2seq model's source alone) is refused before any draw (``check_window``).
@@ -219,13 +233,14 @@ def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settin
     tokenizer, model = loaded.tokenizer, loaded.model
     eos, pad = end_and_pad(model, tokenizer)
     chat = settings.chat and not loaded.is_seq2seq
-    encoded = [(input_id, encode_prompt(tokenizer, prompt, chat)[0].tolist()) for input_id, prompt in work]
+    encoded = [(input_id, encode_prompt(tokenizer, prompt, chat, settings.system)[0].tolist())
+               for input_id, prompt in work]
     check_window(((f"the prompt of input {input_id!r}", len(ids)) for input_id, ids in encoded),
                  0 if loaded.is_seq2seq else settings.max_new_tokens, config=model.config,
                  model_name=model_name(model),
                  fix="a prompt is never cut: shorten the input's source or the prompt template, lower "
                      "max_new_tokens, or run a model with more positions")
-    prefix = shared_prefix(tokenizer, template, chat) if template and not loaded.is_seq2seq else ()
+    prefix = shared_prefix(tokenizer, template, chat, settings.system) if template and not loaded.is_seq2seq else ()
     engine = Engine(model, decoding, eos=eos, pad=pad, n_samples=settings.n_samples,
                     max_new_tokens=settings.max_new_tokens, seed=settings.seed, batch_size=batch_size,
                     prefix=prefix)
@@ -233,4 +248,5 @@ def generate(loaded, work: Sequence[tuple[str, str]], decoding: Decoding, settin
     if not todo:
         return
     for input_id, samples in engine.run(todo, capacity=prompt_capacity(ids for _, ids in encoded)):
-        yield input_id, [t.strip() for t in tokenizer.batch_decode(samples, skip_special_tokens=True)]
+        yield input_id, [cut_reply(t, settings.reply)
+                         for t in tokenizer.batch_decode(samples, skip_special_tokens=True)]
