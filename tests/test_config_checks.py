@@ -18,6 +18,7 @@ from varprobe.config_checks import (
     dataset_problems,
     draw_memory_problems,
     duplicate_keys,
+    few_shot_problems,
     figure_probes,
     finetune_problems,
     in_precedence,
@@ -519,7 +520,7 @@ def test_shards_beyond_the_work_are_capped_and_said(tmp_path):
     assert _validated(tmp_path, config) == [] and provo_shards(config) == 2
     config = _production()
     config["production"].update(shards=5, max_inputs=2)
-    assert "production.shards: 5 is more than the 2 inputs of dataset 'asset' (max_inputs): 2 generation " \
+    assert "production.shards: 5 is more than the 2 inputs of dataset 'asset' (max_inputs, its split's inputs): 2 generation " \
            "jobs per model x decoding will run" in _validated(tmp_path, config)
     assert production_shards(config, config["production"]["datasets"][0]) == 2
 
@@ -743,3 +744,107 @@ def test_a_brace_in_any_path_is_refused_naming_the_key_and_value_and_prompts_kee
                            "written (no {placeholder} is filled in, and the workflow would read braces as "
                            "wildcards); give the path itself")
     assert path_problems({"models": [{"name": "m", "samples": "/home/me/draws.csv"}]}) == []
+
+
+# ---- issue 70, items 10 and 16: values a job, not the parser, would have refused ----------------
+
+PROVO_ONLY = {"models": [SMOLLM2], "provo": {"texts": [1]}}
+
+
+def _with(base: dict, **sections) -> dict:
+    """A copy of ``base`` with ``sections`` (top-level keys) set."""
+    return {**yaml.safe_load(yaml.safe_dump(base)), **sections}
+
+
+def _asset(**entry) -> dict:
+    return {"datasets": [{"name": "asset", "prompt": "{source}", **entry}]}
+
+
+def _tuned(**finetune) -> list[dict]:
+    return [SMOLLM2, {"name": "tuned", "finetune": {"base": "smollm2-135m", **finetune}}]
+
+
+JOB_VALUES = [
+    # (the config, the start of its one problem line: the key and what the job requires of it)
+    (_with(PROVO_ONLY, provo={"texts": [1], "resplits": 1}),
+     "provo.resplits: 1 is too few for the authors' protocol table (rule provo_authors, built on Provo), "
+     "whose single-split oracle values are those of resplit 2; give at least 2"),
+    (_with(PROVO_ONLY, seed=-1), "seed: value -1: it is less than the minimum of 0"),
+    (_with(PROVO_ONLY, seed=2**32), "seed: value 4294967296: it is greater than the maximum of 4294967295"),
+    (_with(PROVO_ONLY, production=_asset(few_shot=100000, few_shot_split="test")),
+     "production.datasets[0].few_shot: 100,000 examples asked, but split 'test' of dataset 'asset' has "
+     "359 inputs: at most 359"),
+    (_with(PROVO_ONLY, production=_asset(few_shot=3)),
+     "production.datasets[0].few_shot: 3 examples asked, but split 'valid' of dataset 'asset' has 2,000 "
+     "inputs, 2,000 of them evaluated (max_inputs), which are never examples: at most 0"),
+    (_with(PROVO_ONLY, production={**_asset(few_shot=3), "max_inputs": 1999}),
+     "production.datasets[0].few_shot: 3 examples asked, but split 'valid' of dataset 'asset' has 2,000 "
+     "inputs, 1,999 of them evaluated (max_inputs), which are never examples: at most 1"),
+    (_with(PROVO_ONLY, production=_asset(few_shot=2, few_shot_split="nosuchsplit")),
+     "production.datasets[0].few_shot_split: 'nosuchsplit' is not a split of dataset 'asset' (its splits: "
+     "valid, test)"),
+    (_with(PROVO_ONLY, production={"datasets": [{"name": "wmt14", "prompt": "{source}", "split": "test"}]}),
+     "production.datasets[0].split: 'test' is not a split of dataset 'wmt14' (its splits: newstest2014)"),
+    (_with(PROVO_ONLY, models=_tuned(dataset="asset", split="train"), production=_asset()),
+     "models[1].finetune.split: 'train' is not a split of dataset 'asset' (its splits: valid, test)"),
+    (_with(PROVO_ONLY, models=_tuned(dataset="asset", split="test", validation_split="dev"), production=_asset()),
+     "models[1].finetune.validation_split: 'dev' is not a split of dataset 'asset'"),
+    (_with(PROVO_ONLY, analyses={"oracle_replacement": {"oracle_sizes": ["half", 22]}}),
+     "analyses.oracle_replacement.oracle_sizes[1]: two disjoint oracles of 22 responses need a context with "
+     "44, and no Provo context has more than 43; give at most 21, or half"),
+    (_with(PROVO_ONLY, analyses={"token_calibration": {"rsd_ddof": 7}}),
+     "analyses.token_calibration.rsd_ddof: 7 leaves the standard deviation over the 7 numbers of rsd_bins "
+     "no degree of freedom"),
+    (_with(PROVO_ONLY, analyses={"token_calibration": {"rsd_bins": [7, 11, 13, 17, 19, 23, 29]}}),
+     "analyses.token_calibration.rsd_bins: the numbers of bins [7, 10, 11, 13, 17, 19, 23, 29] (with bins) "
+     "have least common multiple 2,156,564,410"),
+    (_with(PROVO_ONLY, analyses={"regression": {"draws": 3}}),
+     "analyses.regression.draws: value 3: it is less than the minimum of 4"),
+    (_with(PROVO_ONLY, models=_tuned(dataset="provo", train_passages={"first": 40, "last": 1})),
+     "models[1].finetune.train_passages: first 40 is after last 1: the span holds no passage"),
+    (_with(PROVO_ONLY, models=_tuned(dataset="provo", validation_passages={"first": 30, "last": 55})),
+     "models[1].finetune.validation_passages: passages 30-40 are also training passages (train_passages 1-40)"),
+    (_with(PROVO_ONLY, models=_tuned(dataset="provo", validation_passages={"first": 41, "last": 60})),
+     "models[1].finetune.validation_passages.last: value 60: it is greater than the maximum of 55"),
+    (_with(PROVO_ONLY, models=_tuned(dataset="provo", seed=-1)),
+     "models[1].finetune.seed: value -1: it is less than the minimum of 0"),
+]
+
+
+@pytest.mark.parametrize(("config", "line"), JOB_VALUES, ids=[line.split(":")[0] for _, line in JOB_VALUES])
+def test_a_value_that_a_job_would_refuse_fails_at_parse_time_naming_the_key(tmp_path, config, line):
+    """On main each of these passed the dry run and failed in a job (``seed: -1``: "expected
+    non-negative integer"; ``few_shot: 100000``: after the fetch jobs; ``few_shot_split:
+    nosuchsplit``: an InputFunctionException naming no key; ``resplits: 1``: in provo_authors),
+    or gave a table that only looks complete (every RSD NaN; an oracle size no context fills;
+    regression diagnostics NaN and no fit flagged)."""
+    with pytest.raises(ConfigError) as refused:
+        _validated(tmp_path, config)
+    problems = str(refused.value).splitlines()[1:]
+    assert len(problems) == 1 and problems[0].strip().startswith(line), problems
+
+
+@pytest.mark.parametrize("config", [
+    _with(PROVO_ONLY, provo={"texts": [1], "resplits": 2}, seed=2**32 - 1),
+    _with(PROVO_ONLY, production=_asset(few_shot=359, few_shot_split="test")),
+    _with(PROVO_ONLY, production={**_asset(few_shot=1), "max_inputs": 1999}),
+    _with(PROVO_ONLY, analyses={"oracle_replacement": {"oracle_sizes": ["half", 21]},
+                                "token_calibration": {"rsd_ddof": 6}, "regression": {"draws": 4}}),
+    _with(PROVO_ONLY, models=_tuned(dataset="provo", train_passages={"first": 1, "last": 40},
+                                    validation_passages={"first": 41, "last": 55}, seed=0)),
+])
+def test_the_limits_of_job_values_pass(tmp_path, config):
+    assert _validated(tmp_path, config) == []
+
+
+def test_a_split_of_unknown_size_leaves_few_shot_to_the_job_and_shards_are_capped_at_a_splits_inputs():
+    config = _with(PROVO_ONLY, production={"datasets": [{"name": "writingprompts", "prompt": "{source}",
+                                                         "few_shot": 10**6}]})
+    assert few_shot_problems(config) == []
+    config = _with(PROVO_ONLY, production={**_asset(split="test"), "shards": 5000, "max_inputs": None})
+    assert production_shards(config, config["production"]["datasets"][0]) == 359
+
+
+def test_every_registered_dataset_lists_its_splits_and_its_default_is_one():
+    for record in DATASETS.values():
+        assert record.default_split in record.splits, record.name

@@ -37,7 +37,8 @@ def test_pages_follow_their_sources(tmp_path, monkeypatch):
     changed = tmp_path / "schema.yaml"
     changed.write_text(docs.yaml.safe_dump(schema))
     monkeypatch.setattr(docs, "SCHEMA", changed)
-    assert "| `seed` | integer | `0` | a description no page has yet |" in docs.configuration_page()
+    assert "| `seed` | integer (>= 0, <= 4294967295) | `0` | a description no page has yet |" \
+        in docs.configuration_page()
 
     from varprobe.tables import SCHEMAS
 

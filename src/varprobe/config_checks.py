@@ -30,6 +30,11 @@ value. They read the config only (and, for models, the local file system): no ne
   whose header names a column the reader does not know.
 * ``draw_memory_problems``: an ``n_samples`` whose draws of one context cannot fit in the
   sampling job's ``mem_mb`` (``draw_memory``).
+* ``job_value_problems``: schema-valid values that a job would refuse, or turn into a table that
+  only looks complete: a split a registered dataset lacks (``split_problems``), more few-shot
+  examples than their split holds (``few_shot_problems``), too few ``provo.resplits`` for the
+  authors' protocol, an oracle size no Provo context fills, token-calibration bins the
+  accumulator refuses or an ``rsd_ddof`` that leaves the RSD no degree of freedom.
 * ``template_problems``: a prompt (a production dataset's, an API model's Provo prompt) that
   ``str.format`` cannot fill, or that lacks the input's placeholder.
 * ``path_problems``: no path of ``PATH_KEYS`` holds a brace (a placeholder such as ``{HOME}``).
@@ -525,13 +530,27 @@ def _no_study(at: str, name: str, dataset: str, study: str) -> str:
 
 def _provo_finetune_problems(config: dict, path: tuple, name: str, tune: dict) -> list[str]:
     """A Provo fine-tuning needs the ``provo:`` section, at least ``folds`` training passages
-    (Ilia & Aziz 2024, App. F: passages 1-40 in 4 contiguous folds) and one of them among
-    ``provo.texts`` (each fold's model samples the contexts it holds out)."""
+    (Ilia & Aziz 2024, App. F: passages 1-40 in 4 contiguous folds), one of them among
+    ``provo.texts`` (each fold's model samples the contexts it holds out), passage spans that
+    run forward, and no passage both a training and a validation one (the job refuses it)."""
     from varprobe.data.provo import N_PASSAGES
 
     at = key_path(path)
     problems = [] if "provo" in config else [_no_study(at, name, "provo", "provo")]
-    span, folds, texts = tune.get("train_passages"), tune.get("folds"), _at(config, ("provo", "texts"))
+    spans = {key: tune[key] for key in ("train_passages", "validation_passages") if tune.get(key)}
+    backward = [key for key, span in spans.items() if span["first"] > span["last"]]
+    problems += [f"{at}.{key}: first {spans[key]['first']} is after last {spans[key]['last']}: the span holds "
+                 "no passage; give first <= last" for key in backward]
+    if len(spans) == 2 and not backward:
+        train, validation = (set(range(s["first"], s["last"] + 1)) for s in spans.values())
+        shared = sorted(train & validation)
+        if shared:
+            problems.append(f"{at}.validation_passages: passages {shared[0]}-{shared[-1]} are also "
+                            f"training passages (train_passages {spans['train_passages']['first']}-"
+                            f"{spans['train_passages']['last']}); the validation loss needs passages "
+                            "the model is not trained on")
+    span = None if "train_passages" in backward else tune.get("train_passages")
+    folds, texts = tune.get("folds"), _at(config, ("provo", "texts"))
     if span and folds and span["last"] - span["first"] + 1 < folds:
         problems.append(f"{at}.train_passages: passages {span['first']}-{span['last']} cannot be cut "
                         f"into {folds} folds (finetune.folds): a fold holds at least one passage")
@@ -674,6 +693,150 @@ def draw_memory_problems(config: dict) -> list[str]:
                                 f"in one {rule} job ({DRAW_BYTES} bytes and 8 per token of {key_path((*section, budget))} "
                                 f"a draw), more than its resources.{rule}.mem_mb {mem_mb:,} MB; lower it, or raise mem_mb")
     return problems
+
+
+def _entries(config: dict) -> Iterator[tuple[int, dict, object]]:
+    """``(index, entry, record)`` of every ``production.datasets`` entry of a registered dataset
+    (``varprobe.data.DATASETS``); a task's own data and an unknown name (``dataset_problems``)
+    are left out."""
+    from varprobe.data import DATASETS
+    from varprobe.data.user_task import is_user_task
+
+    for i, entry in enumerate(_at(config, ("production", "datasets")) or []):
+        if isinstance(entry, dict) and entry.get("name") in DATASETS and not is_user_task(entry):
+            yield i, entry, DATASETS[entry["name"]]
+
+
+def split_problems(config: dict) -> list[str]:
+    """Splits that a registered dataset does not have (``Dataset.splits``): a production dataset
+    entry's ``split`` and ``few_shot_split``, a production fine-tuning's ``split`` and
+    ``validation_split``, each named with the dataset's splits. The workflow would look for raw
+    files that no source holds and fail in an input function that names no key."""
+    from varprobe.data import DATASETS
+
+    named = [(("production", "datasets", i, key), record, entry[key])
+             for i, entry, record in _entries(config)
+             for key in ("split", "few_shot_split") if entry.get(key) is not None]
+    named += [(("models", i, "finetune", key), DATASETS[tune["dataset"]], tune[key])
+              for i, model in enumerate(config.get("models", []))
+              for tune in [model.get("finetune")] if isinstance(tune, dict) and tune.get("dataset") in DATASETS
+              for key in ("split", "validation_split") if tune.get(key) is not None]
+    return [f"{key_path(path)}: {split!r} is not a split of dataset {record.name!r} (its splits: "
+            f"{', '.join(record.splits)})"
+            for path, record, split in named if split not in record.splits]
+
+
+def evaluated_inputs(config: dict, entry: dict, size: int | None) -> int | None:
+    """The inputs a production dataset entry evaluates out of its split's ``size`` (None:
+    unknown): its ``max_inputs`` (the entry's, else ``production.max_inputs``; null: all) at
+    most ``size``; None where neither bounds them."""
+    cap = entry["max_inputs"] if "max_inputs" in entry else config["production"].get("max_inputs")
+    known = [n for n in (cap, size) if n is not None]
+    return min(known) if known else None
+
+
+def few_shot_problems(config: dict) -> list[str]:
+    """``few_shot`` settings that ask for more examples than their split can give: its inputs
+    (``Dataset.splits``, where the record fixes their number), less the evaluated ones where the
+    examples come from the evaluated split (an input is never its own example). The job would
+    fail once the raw files are fetched; a split whose size an option decides is left to it."""
+    problems = []
+    for i, entry, record in _entries(config):
+        split = entry.get("split", record.default_split)
+        examples = entry.get("few_shot_split", split)
+        size = record.splits.get(examples)
+        if "few_shot" not in entry or size is None:
+            continue
+        evaluated = evaluated_inputs(config, entry, size) if examples == split else 0
+        limit = size - evaluated
+        if entry["few_shot"] <= limit:
+            continue
+        message = (f"{key_path(('production', 'datasets', i, 'few_shot'))}: {entry['few_shot']:,} examples "
+                   f"asked, but split {examples!r} of dataset {record.name!r} has {size:,} inputs")
+        if evaluated:
+            others = [s for s in record.splits if s != split]
+            message += (f", {evaluated:,} of them evaluated (max_inputs), which are never examples: at most "
+                        f"{limit:,}; lower few_shot, cap max_inputs, or draw the examples from another "
+                        f"split (few_shot_split: {' or '.join(others) or 'none'})")
+        else:
+            message += f": at most {limit:,}; lower few_shot"
+        problems.append(message)
+    return problems
+
+
+def resplit_problems(config: dict) -> list[str]:
+    """``provo.resplits`` too few for the authors' protocol table, which every run on Provo
+    builds (``provo_authors``): its one-split oracle values are those of split ``SINGLE_SPLIT``
+    (0-based; ``varprobe.analysis.authors_protocol``)."""
+    from varprobe.analysis.authors_protocol import SINGLE_SPLIT
+
+    provo = config.get("provo")
+    if not isinstance(provo, dict) or provo.get("corpus") is not None:
+        return []
+    resplits = provo.get("resplits", SINGLE_SPLIT + 1)
+    if resplits > SINGLE_SPLIT:
+        return []
+    return [f"provo.resplits: {resplits} is too few for the authors' protocol table (rule provo_authors, "
+            f"built on Provo), whose single-split oracle values are those of resplit {SINGLE_SPLIT + 1}; "
+            f"give at least {SINGLE_SPLIT + 1} (the paper averages 20)"]
+
+
+def oracle_size_problems(config: dict) -> list[str]:
+    """Oracle sizes of ``analyses.oracle_replacement`` that no Provo context can fill: two
+    disjoint oracles of s responses need 2s, and none has more than ``MOST_RESPONSES``. Every
+    context would be skipped at that size, and the tables would lack it without a word. (On a
+    cloze corpus, ``varprobe.availability`` reads the responses.)"""
+    from varprobe.data.provo import MOST_RESPONSES
+
+    sizes = _at(config, ("analyses", "oracle_replacement", "oracle_sizes"))
+    if not isinstance(config.get("provo"), dict) or config["provo"].get("corpus") is not None or not sizes:
+        return []
+    return [f"{key_path(('analyses', 'oracle_replacement', 'oracle_sizes', i))}: two disjoint oracles of "
+            f"{size} responses need a context with {2 * size}, and no Provo context has more than "
+            f"{MOST_RESPONSES}; give at most {MOST_RESPONSES // 2}, or half"
+            for i, size in enumerate(sizes) if isinstance(size, int) and 2 * size > MOST_RESPONSES]
+
+
+TOKEN_CALIBRATION = ("analyses", "token_calibration")
+
+
+def token_calibration_bins(settings: Mapping) -> list[int]:
+    """The numbers of bins the token-calibration job computes: ``rsd_bins`` and ``bins``."""
+    return sorted({*settings["rsd_bins"], settings["bins"]})
+
+
+def bin_problems(config: dict) -> list[str]:
+    """Token-calibration bins whose least common multiple reaches the accumulator's bound
+    (``metrics.token_calibration.MAX_RESOLUTION``, the job's error), and an ``rsd_ddof`` that
+    leaves the RSD over ``rsd_bins`` no degree of freedom (every RSD NaN)."""
+    import math
+
+    from varprobe.metrics.token_calibration import MAX_RESOLUTION
+
+    settings = _at(config, TOKEN_CALIBRATION)
+    if not isinstance(settings, dict) or not {"bins", "rsd_bins", "rsd_ddof"} <= set(settings):
+        return []
+    problems = []
+    bins = token_calibration_bins(settings)
+    if math.lcm(*bins) >= MAX_RESOLUTION:
+        problems.append(f"{key_path((*TOKEN_CALIBRATION, 'rsd_bins'))}: the numbers of bins {bins} (with bins) "
+                        f"have least common multiple {math.lcm(*bins):,}, the accumulator's fine bins; it must "
+                        f"be below {MAX_RESOLUTION:,}: give numbers with common factors (e.g. the paper's "
+                        "5, 10, 20, 50, 100, 200, 500)")
+    values = len(set(settings["rsd_bins"]))
+    if settings["rsd_ddof"] >= values:
+        problems.append(f"{key_path((*TOKEN_CALIBRATION, 'rsd_ddof'))}: {settings['rsd_ddof']} leaves the "
+                        f"standard deviation over the {values} numbers of rsd_bins no degree of freedom "
+                        f"(every RSD would be NaN); give less than {values}, or more rsd_bins")
+    return problems
+
+
+def job_value_problems(config: dict) -> list[str]:
+    """Schema-valid values that a job would refuse, or turn into a result that only looks
+    complete, checked here instead against what the job requires of them: splits, few-shot
+    examples, resplits, oracle sizes, token-calibration bins."""
+    return [*split_problems(config), *few_shot_problems(config), *resplit_problems(config),
+            *oracle_size_problems(config), *bin_problems(config)]
 
 
 PATH_KEYS = (
@@ -918,10 +1081,16 @@ def provo_shards(config: dict) -> int:
 
 def production_shards(config: dict, dataset: dict) -> int:
     """The generation jobs per model x decoding of a dataset entry: ``production.shards``, at
-    most one per input where the number of inputs is capped (``max_inputs``)."""
+    most one per input where the number of inputs is known (``evaluated_inputs``: ``max_inputs``,
+    at most the inputs of a registered dataset's split)."""
+    from varprobe.data import DATASETS
+    from varprobe.data.user_task import is_user_task
+
     shards = config["production"]["shards"]
-    cap = dataset.get("max_inputs", config["production"].get("max_inputs"))
-    return shards if cap is None else min(shards, cap)
+    record = None if is_user_task(dataset) else DATASETS.get(dataset.get("name"))
+    size = None if record is None else record.splits.get(dataset.get("split", record.default_split))
+    inputs = evaluated_inputs(config, dataset, size)
+    return shards if inputs is None else min(shards, inputs)
 
 
 def shard_notes(config: dict) -> list[str]:
@@ -935,7 +1104,7 @@ def shard_notes(config: dict) -> list[str]:
         capped = production_shards(config, dataset)
         if capped < config["production"]["shards"]:
             notes.append(f"production.shards: {config['production']['shards']} is more than the "
-                         f"{capped} inputs of dataset {dataset['name']!r} (max_inputs): {capped} "
+                         f"{capped} inputs of dataset {dataset['name']!r} (max_inputs, its split's inputs): {capped} "
                          "generation jobs per model x decoding will run")
     return notes
 
@@ -964,7 +1133,7 @@ def check_config(config: dict, given: Iterable[tuple] = ()) -> None:
     problems = [*name_problems(config), *reference_problems(config), *dataset_problems(config),
                 *user_data_problems(config), *corpus_problems(config),
                 *finetune_problems(config), *analysis_problems(config), *model_problems(config),
-                *template_problems(config), *draw_memory_problems(config),
+                *template_problems(config), *draw_memory_problems(config), *job_value_problems(config),
                 *language_problems(config), *path_problems(config)]
     given = set(given)
     if "production" in config and not problems:

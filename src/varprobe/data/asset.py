@@ -123,4 +123,5 @@ DATASET = Dataset(
     output_language="en",
     raw_files=raw_files,
     read=lambda raw_dir, split, verify: read_asset(raw_dir, split, verify),
+    splits=SPLITS,
 )

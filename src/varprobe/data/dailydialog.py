@@ -102,4 +102,5 @@ DATASET = Dataset(
     read=lambda raw_dir, split, verify, turn_separator: read_dailydialog(
         raw_dir / f"{split}.jsonl", split, turn_separator, verify),
     options={"turn_separator": TURN_SEPARATOR},
+    splits=SPLITS,
 )

@@ -23,7 +23,10 @@ class Dataset:
     ``read(raw_dir, split, verify, **options)``: the instances table of ``split`` from those
     files, ``verify`` checking the published counts where the loader knows them; ``options``:
     the dataset's own options (CLI ``production-data`` flags, config keys of its entry) with their
-    defaults; ``max_references``: the default cap on references per input (None: all).
+    defaults; ``max_references``: the default cap on references per input (None: all);
+    ``splits``: the splits it has, each with its number of inputs where that is fixed (None where
+    an option decides it), which the config checks hold ``split``, ``few_shot_split`` and
+    ``few_shot`` to (empty: a task's own data, whose split its source names).
     """
 
     name: str
@@ -35,6 +38,7 @@ class Dataset:
     read: Callable[..., pd.DataFrame]
     options: Mapping[str, object] = field(default_factory=dict)
     max_references: int | None = None
+    splits: Mapping[str, int | None] = field(default_factory=dict)
 
     def read_instances(self, raw_dir: Path, split: str, verify: bool = True,
                        **options) -> pd.DataFrame:

@@ -59,6 +59,9 @@ AMBIGUOUS_POSITIONS = frozenset({(18, 3)})
 MISSING_POSITIONS = frozenset({(55, 3)})
 N_PASSAGES = 55
 N_POSITIONS = 2687
+MOST_RESPONSES = 43
+"""The most human responses of one Provo context (counted in the norms, ``AMBIGUOUS_POSITIONS``
+aside): two disjoint oracles of more than half as many fit in none."""
 
 
 def read_norms(path: Path) -> pd.DataFrame:

@@ -114,4 +114,5 @@ DATASET = Dataset(
     raw_files=lambda split: [FILE],
     read=lambda raw_dir, split, verify, references: read_wmt14(raw_dir / FILE, references, verify),
     options={"references": "extra"},
+    splits={"newstest2014": N_SENTENCES},
 )

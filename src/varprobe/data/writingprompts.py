@@ -118,4 +118,5 @@ DATASET = Dataset(
         raw_dir / f"{split}.wp_source", raw_dir / f"{split}.wp_target", split, min_stories),
     options={"min_stories": 5},
     max_references=10,
+    splits=dict.fromkeys(SPLITS),  # the prompts kept depend on min_stories
 )

@@ -39,6 +39,10 @@ import numpy as np
 PAPER_BINS = (5, 10, 20, 50, 100, 200, 500)
 """The numbers of bins of Liu et al. 2024, Table 1."""
 
+MAX_RESOLUTION = 2**26
+"""The bound on the least common multiple of the numbers of bins: the accumulator's fine bins
+(one per multiple), and the largest M whose bin index Dekker's two-product keeps exact."""
+
 METRICS = ("ece", "classwise_ece", "full_ece", "full_ece_weighted")
 """The metrics an accumulator returns, in report order."""
 
@@ -185,8 +189,8 @@ class CalibrationAccumulator:
             raise ValueError(f"n_classes must be an integer >= 1, got {self.n_classes!r}")
         self.bins = _check_bins(self.bins)
         self.resolution = math.lcm(*self.bins)
-        if self.resolution >= 2**26:
-            raise ValueError(f"bins {list(self.bins)} have lcm {self.resolution}, above 2**26")
+        if self.resolution >= MAX_RESOLUTION:
+            raise ValueError(f"bins {list(self.bins)} have lcm {self.resolution}, above {MAX_RESOLUTION}")
         L, K = self.resolution, self.n_classes
         # Top-label (eq. 3): per fine bin, count, correct and confidence sums.
         self._top = np.zeros((3, L))
