@@ -231,9 +231,9 @@ TASK_ERRORS = {
     "empty id": ("t.csv", "id,source,reference\na,x,y\n ,x,z\n", {"fields": {"references": "reference"}},
                  "empty id (column 'id') in row 2"),
     "duplicate id": ("t.jsonl", _jsonl([*ROWS, ROWS[0]]), {},
-                     "id 'a' is given in rows 1, 4 (one row per input in this layout; 1 ids repeat)"),
+                     "id 'a' (column 'id') is given in rows 1, 4 (one row per input in this layout; 1 ids repeat)"),
     "two sources": ("t.csv", "id,source,reference\na,x,y\na,X,z\n", {"fields": {"references": "reference"}},
-                    "id 'a' has two sources: row 1 and row 2 differ"),
+                    "id 'a' (column 'id') has two sources (column 'source'): row 1 and row 2 differ"),
     "empty reference (long)": ("t.csv", "id,source,reference\na,x,y\na,x,\n", {"fields": {"references": "reference"}},
                                "empty reference (column 'reference') in row 2"),
     "empty reference (list)": ("t.jsonl", _jsonl([("a", "x", ["y", " "])]), {},
@@ -278,7 +278,7 @@ CORPUS_ERRORS = {
     "bad position": (CLOZE.replace("fiets,3,", "fiets,three,", 1), CLOZE_COLUMNS,
                      "column 'position' holds 'three', not a whole number from 1 to 2,147,483,647, in row 3"),
     "beyond the text": (CLOZE + "fiets,9,De fiets stond stil.,x,1\n", CLOZE_COLUMNS,
-                        "position beyond the end of its passage's text in row 6"),
+                        "position (column 'position') beyond the end of its passage's text (column 'text') in row 6"),
     "two texts": (CLOZE + "fiets,4,De fiets stond nog.,x,1\n", CLOZE_COLUMNS,
                   "one passage has two different texts (column 'text') in rows 1, 2, 3, 4, 5 and 1 more"),
     "two words": ("passage,position,context,word,response\n1,2,De,fiets,x\n1,2,De,kat,y\n",
@@ -428,6 +428,16 @@ def test_a_context_with_one_response_is_left_out_of_the_study_and_counted(tmp_pa
                                              "contexts": [[3, 3, 1], [4, 3, 1]]}
     assert recorded["contexts"] == 2
     assert f"{entry['file']}: 2 contexts hold fewer than 2 responses" in capsys.readouterr().err
+
+
+def test_a_corpus_with_no_context_to_split_names_its_file(tmp_path, capsys):
+    entry = _task(tmp_path, "c.csv", "item,sentence,answer\nq1,Ik drink,koffie\nq2,Het is,koud\n",
+                  columns=STANDALONE_COLUMNS)
+    with pytest.raises(SystemExit):
+        main(["provo-data", "--corpus", json.dumps(entry), "--texts", "all", "--contexts-out",
+              str(tmp_path / "c.parquet"), "--responses-out", str(tmp_path / "r.parquet")])
+    assert (f"{entry['file']}: no context holds 2 responses with a word; the oracle control splits each "
+            "context's responses in two halves") in capsys.readouterr().err
 
 
 def test_an_oracle_split_that_fails_names_its_context():

@@ -108,8 +108,21 @@ def test_missing_and_corrupt_files_are_named(tmp_path):
     with pytest.raises(ValueError, match="lacks columns"):
         read_norms(bad)
     bad.write_text("Text_ID,Text,Word_Number,Word,Response,Response_Count\nx,a b,2,b,b,1\n")
-    with pytest.raises(ValueError, match="Text_ID has non-integer value 'x'"):
+    with pytest.raises(ValueError, match="column Text_ID holds 'x', not a whole number of at most 9 digits, in row 1"):
         read_norms(bad)
+
+
+@pytest.mark.parametrize("value", ["100000000000000000000", "-1", "2.5", "", "NaN"])
+def test_a_bad_number_in_the_norms_is_named_with_its_column_row_and_value(tmp_path, value):
+    """A count past int64 ended in an OverflowError (or, read as a float, wrapped silently); a
+    negative one was read; none named its row."""
+    bad = tmp_path / "bad.csv"
+    bad.write_text(f"Text_ID,Text,Word_Number,Word,Response,Response_Count\n1,a b,2,b,b,1\n1,a b,2,b,c,{value}\n")
+    with pytest.raises(ValueError) as raised:
+        read_norms(bad)
+    assert str(raised.value) == (f"Provo norms file {bad}: column Response_Count holds {value!r}, not a whole "
+                                 "number of at most 9 digits, in row 2 (row 1 is the first under the header; 1 "
+                                 "such rows)")
 
 
 def test_fetch_copies_from_the_mirror_and_names_a_missing_one(data_mirror, tmp_path):

@@ -63,8 +63,8 @@ def _corpus_data(args: argparse.Namespace) -> None:
                              f"{corpus['metadata']['corpus']!r} does not hold")
         contexts, responses, dropped = (t[t["text_id"].isin(texts)].reset_index(drop=True)
                                         for t in (contexts, responses, dropped))
-    contexts, responses, thin = without_thin_contexts(contexts, responses)
     name = corpus["metadata"].get("file", corpus["metadata"]["corpus"])
+    contexts, responses, thin = without_thin_contexts(contexts, responses, name)
     print(f"{corpus['metadata']['corpus']}: {len(contexts)} contexts, {int(responses['count'].sum())} "
           f"responses; {int(dropped['count'].sum())} responses hold no word and are dropped, in "
           f"{len(dropped)} contexts", file=sys.stderr)

@@ -146,7 +146,8 @@ MIN_RESPONSES = 2
 (Ilia & Aziz 2024, Sec. 4)."""
 
 
-def without_thin_contexts(contexts: pd.DataFrame, responses: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list]:
+def without_thin_contexts(contexts: pd.DataFrame, responses: pd.DataFrame,
+                          name: str) -> tuple[pd.DataFrame, pd.DataFrame, list]:
     """``contexts`` and ``responses`` without the contexts that hold fewer than
     ``MIN_RESPONSES`` responses (after the responses holding no word were dropped), and those
     contexts as ``[text_id, word_number, responses]``; ValueError where no context is left.
@@ -157,6 +158,8 @@ def without_thin_contexts(contexts: pd.DataFrame, responses: pd.DataFrame) -> tu
         A ``provo_contexts`` table.
     responses : pandas.DataFrame
         Its ``provo_responses`` table.
+    name : str
+        The corpus's file (or name), named in the message.
 
     Returns
     -------
@@ -177,7 +180,7 @@ def without_thin_contexts(contexts: pd.DataFrame, responses: pd.DataFrame) -> tu
     held = totals.reindex(keys, fill_value=0).to_numpy()
     thin = contexts.loc[held < MIN_RESPONSES, ["text_id", "word_number"]].assign(responses=held[held < MIN_RESPONSES])
     if len(thin) == len(contexts):
-        raise ValueError(f"no context holds {MIN_RESPONSES} responses with a word; the oracle control "
+        raise ValueError(f"{name}: no context holds {MIN_RESPONSES} responses with a word; the oracle control "
                          "splits each context's responses in two halves")
     kept = pd.MultiIndex.from_frame(responses[["text_id", "word_number"]]).isin(
         pd.MultiIndex.from_frame(thin[["text_id", "word_number"]]))
@@ -261,7 +264,8 @@ def _contexts(keys: pd.DataFrame, cells: dict[str, pd.Series], columns: Mapping[
         tokens = first["text"].str.split(" ")  # single spaces: _words_joined
         too_far = [r for t, k, r in zip(tokens, first["word_number"], first[ROW], strict=True) if k > len(t)]
         if too_far:
-            raise ValueError(f"{name}: position beyond the end of its passage's text in {rows_named(too_far)}")
+            raise ValueError(f"{name}: position (column {columns['position']!r}) beyond the end of its passage's "
+                             f"text (column {columns['text']!r}) in {rows_named(too_far)}")
         first["context"] = [" ".join(t[: k - 1]) for t, k in zip(tokens, first["word_number"], strict=True)]
         at_position = pd.Series([t[k - 1] for t, k in zip(tokens, first["word_number"], strict=True)],
                                 index=first.index)

@@ -99,13 +99,15 @@ def read_norms(path: Path) -> pd.DataFrame:
         raise ValueError(f"Provo norms file {path} lacks columns {missing}")
     norms = raw.loc[:, list(NORMS_COLUMNS)].copy()
     for column in ("Text_ID", "Word_Number", "Response_Count"):
-        numbers = pd.to_numeric(norms[column], errors="coerce")
-        bad = norms.loc[numbers.isna() | (numbers % 1 != 0), column]
+        values = norms[column].str.strip()
+        bad = (~values.str.fullmatch(r"[0-9]{1,9}")).to_numpy().nonzero()[0]
         if len(bad):
             raise ValueError(
-                f"Provo norms file {path}: column {column} has non-integer value {bad.iloc[0]!r}"
+                f"Provo norms file {path}: column {column} holds {norms[column].iloc[bad[0]]!r}, not a whole "
+                f"number of at most 9 digits, in row {bad[0] + 1} (row 1 is the first under the header; "
+                f"{len(bad)} such rows)"
             )
-        norms[column] = numbers.astype("int64")
+        norms[column] = values.astype("int64")
     norms["Word"] = norms["Word"].str.replace("Õ", "'")
     norms["Text"] = norms["Text"].str.replace("Õ", "'")
     return norms

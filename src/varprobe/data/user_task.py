@@ -140,8 +140,8 @@ def read_task(entry: Mapping, split: str) -> pd.DataFrame:
     references = fields["references"]
     wide = isinstance(references, list)
     require_columns(frame.columns, wanted_columns(entry), name)
-    ids = text_column(frame, fields["id"], name, note=False).str.strip()
-    sources = text_column(frame, fields["source"], name)
+    ids = text_column(frame, fields["id"], name, note=False).str.strip().rename(fields["id"])
+    sources = text_column(frame, fields["source"], name).rename(fields["source"])
     _no_empty(frame, ids, f"empty id (column {fields['id']!r})", name)
     _no_empty(frame, sources.str.strip(), f"empty source (column {fields['source']!r})", name)
     if wide:
@@ -201,8 +201,8 @@ def _one_row_per_input(frame: pd.DataFrame, ids: pd.Series, sources: pd.Series,
     repeated = frame.loc[ids.duplicated(keep=False), ROW].groupby(ids[ids.duplicated(keep=False)]).apply(list)
     if len(repeated):
         input_id, rows = next(iter(repeated.items()))
-        raise ValueError(f"{name}: id {input_id!r} is given in {rows_named(rows)} (one row per input "
-                         f"in this layout; {len(repeated)} ids repeat)")
+        raise ValueError(f"{name}: id {input_id!r} (column {ids.name!r}) is given in {rows_named(rows)} (one "
+                         f"row per input in this layout; {len(repeated)} ids repeat)")
     return list(zip(ids, sources, lists, strict=True))
 
 
@@ -218,8 +218,9 @@ def _long_rows(frame: pd.DataFrame, ids: pd.Series, sources: pd.Series, referenc
     for input_id, source, reference, row in zip(ids, sources, references, frame[ROW], strict=True):
         first = inputs.setdefault(input_id, (source, [], []))
         if source != first[0]:
-            raise ValueError(f"{name}: id {input_id!r} has two sources: row {first[2][0]} and row {row} "
-                             "differ (long layout: every row of an input repeats its source)")
+            raise ValueError(f"{name}: id {input_id!r} (column {ids.name!r}) has two sources (column "
+                             f"{sources.name!r}): row {first[2][0]} and row {row} differ (long layout: every "
+                             "row of an input repeats its source)")
         first[1].append(reference)
         first[2].append(row)
     return [(input_id, source, refs) for input_id, (source, refs, _) in inputs.items()]
