@@ -187,7 +187,8 @@ def load_model(args: argparse.Namespace):
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
     lm = load_causal_lm(model_spec(args))
-    print(f"model {lm.spec.pretrained or lm.spec.package}/{lm.spec.gguf_file or ''} loaded "
+    print(f"model {lm.spec.name} ({lm.spec.pretrained or lm.spec.package or 'parts'}/"
+          f"{lm.spec.gguf_file or ''}) loaded "
           f"({lm.spec.dtype}, {lm.spec.device}) in {time.perf_counter() - t0:.1f} s; "
           f"torch threads {torch.get_num_threads()}")
     return lm

@@ -235,3 +235,18 @@ def test_a_wheel_of_the_checkout_works_with_only_its_declared_requirements(tmp_p
     assert Path(imported.stdout.strip()).is_relative_to(site)
     helped = run([venv / "bin" / "varprobe", "--help"], tmp_path)
     assert helped.returncode == 0 and "usage: varprobe" in helped.stdout, helped.stderr[-4000:]
+
+
+def test_the_licence_and_the_citation_are_those_the_package_declares():
+    """LICENSE is the MIT text that pyproject.toml names; CITATION.cff is valid CFF 1.2 for this
+    version, and it cites the three papers whose studies the package runs."""
+    import yaml
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+    assert (REPO / "LICENSE").read_text().startswith("MIT License\n")
+    citation = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    assert citation["cff-version"] == "1.2.0" and citation["version"] == project["version"]
+    assert citation["license"] == "MIT" and citation["authors"]
+    cited = {r["authors"][0]["family-names"]: r["year"] for r in citation["references"]}
+    assert cited == {"Ilia": 2024, "Giulianelli": 2023, "Liu": 2024}
