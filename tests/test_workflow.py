@@ -372,7 +372,7 @@ def test_rescoring_a_samples_csv_gives_hand_checked_tvds(published_run, provo_no
 
 
 MALFORMED = {
-    "bad-id": (["1,2,are,1", "1,x,is,1"], "column word_number must be an integer, got 'x'"),
+    "bad-id": (["1,2,are,1", "1,x,is,1"], "column word_number must be a whole number of at most 9 digits, got 'x'"),
     "bad-context": (["1,2,are,1", "1,999,is,1"], "contexts that the Provo corpus does not have: row 3 (1, 999)"),
     "bad-count": (["1,2,are,0"], "count must be >= 1"),
 }

@@ -286,14 +286,34 @@ def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
         frame = _objects(rows)
         frame.attrs[ROW] = lines
         return frame
-    return _delimited(text, kind, path)
+    return delimited_table(text, kind, str(path))
 
 
-def _delimited(text: str, kind: str, path: Path) -> pd.DataFrame:
-    """``text``, a CSV or TSV file's content, as a table of strings (every cell as written,
-    nothing read as missing; blank lines skipped); ValueError naming the file and the line of a
-    row whose fields are not as many as the header's, of a quote left open, or of a header that
-    names a column twice."""
+def delimited_table(text: str, kind: str, name: str) -> pd.DataFrame:
+    """``text``, a CSV or TSV file's content, as a table of strings: every cell as written,
+    nothing read as missing, blank lines skipped, quotes as in RFC 4180.
+
+    Parameters
+    ----------
+    text : str
+        The file's content.
+    kind : str
+        ``"csv"`` or ``"tsv"``.
+    name : str
+        The file, named in messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per record under the header, object columns of str.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, the row and its line, for a row whose fields are not as many as the
+        header's (the fields found and due); naming the line of a quote left open; naming a
+        column the header gives twice; for a file of blank lines.
+    """
     delimiter = "\t" if kind == "tsv" else ","
     csv.field_size_limit(max(csv.field_size_limit(), len(text)))
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
@@ -303,7 +323,7 @@ def _delimited(text: str, kind: str, path: Path) -> pd.DataFrame:
         try:
             record = next(reader, None)
         except csv.Error as err:
-            raise ValueError(f"{path}, line {line}: not a readable {kind.upper()} row ({err}); a text "
+            raise ValueError(f"{name}, line {line}: not a readable {kind.upper()} row ({err}); a text "
                              "holding a quote, a delimiter or a line break is quoted whole, its quotes "
                              "doubled") from err
         if record is None:
@@ -311,17 +331,17 @@ def _delimited(text: str, kind: str, path: Path) -> pd.DataFrame:
         if not record or (len(record) == 1 and not record[0].strip()):
             continue
         if header is None:
-            header = _header_names(record, path)
+            header = _header_names(record, name)
             continue
         if len(record) != len(header):
-            raise ValueError(_field_count_problem(path, kind, len(records) + 1, line, len(record), header))
+            raise ValueError(_field_count_problem(name, kind, len(records) + 1, line, len(record), header))
         records.append(record)
     if header is None:
-        raise ValueError(f"{path}: no header line (every line is blank)")
+        raise ValueError(f"{name}: no header line (every line is blank)")
     return pd.DataFrame(records, columns=header, dtype=object)
 
 
-def _header_names(record: list[str], path: Path) -> list[str]:
+def _header_names(record: list[str], path: str) -> list[str]:
     """A CSV or TSV header's column names; ValueError naming a name given twice (which of the
     two columns a role reads would be a guess)."""
     seen: dict[str, int] = {}
@@ -333,7 +353,7 @@ def _header_names(record: list[str], path: Path) -> list[str]:
     return record
 
 
-def _field_count_problem(path: Path, kind: str, row: int, line: int, found: int, header: list[str]) -> str:
+def _field_count_problem(path: str, kind: str, row: int, line: int, found: int, header: list[str]) -> str:
     """The message for a CSV or TSV row of ``found`` fields under ``header``."""
     delimiter = "tab" if kind == "tsv" else "comma"
     cause = (f"a {delimiter} missing{' (typed as spaces?)' if kind == 'tsv' else ''}" if found < len(header)

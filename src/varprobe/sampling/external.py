@@ -23,9 +23,12 @@ import pandas as pd
 
 from varprobe.data.headers import header_rows, match_columns
 from varprobe.data.raw_text import decode, read_text
+from varprobe.data.user_files import delimited_table
 from varprobe.words import first_word
 
 REQUIRED = ("text_id", "word_number", "sample")
+_WHOLE = r"[0-9]{1,9}"
+"""An id or count: ASCII digits, no sign, no decimal point, within int32."""
 OPTIONAL = ("count",)
 
 
@@ -172,18 +175,18 @@ def read_external_samples(path: str | Path, contexts: pd.DataFrame,
     if "count" not in raw.columns:
         raw["count"] = "1"
     for column in ("text_id", "word_number", "count"):
-        numbers = pd.to_numeric(raw[column].str.strip(), errors="coerce")
-        bad = raw.index[numbers.isna() | (numbers % 1 != 0)]
+        values = raw[column].str.strip()
+        bad = raw.index[~values.str.fullmatch(_WHOLE)]
         if len(bad):
             row = bad[0]
             raise ValueError(
-                f"samples file {path}, row {row + 2}: column {column} must be an integer, "
-                f"got {raw.at[row, column]!r}"
+                f"samples file {path}, row {row + 2}: column {column} must be a whole number of at most 9 "
+                f"digits, got {raw.at[row, column]!r}"
             )
-        raw[column] = numbers.astype("int64")
+        raw[column] = values.astype("int64")
     if (raw["count"] < 1).any():
         row = raw.index[raw["count"] < 1][0]
-        raise ValueError(f"samples file {path}, row {row + 2}: count must be >= 1")
+        raise ValueError(f"samples file {path}, row {row + 2}: count must be >= 1, got {raw.at[row, 'count']}")
     raw, coverage = _configured_rows(path, raw, contexts, corpus)
     extractions = [first_word(" " + s.lstrip(), ended=True) for s in raw["sample"]]
     words = [e.word for e in extractions]
@@ -206,12 +209,9 @@ def read_external_samples(path: str | Path, contexts: pd.DataFrame,
 
 def _read_csv(path: Path) -> pd.DataFrame:
     """The CSV's cells as strings; ValueError naming the file when it is empty, not UTF-8, not
-    parseable or without rows."""
-    try:
-        raw = pd.read_csv(io.StringIO(read_text(path)), dtype=str, keep_default_na=False,
-                          na_values=[])
-    except pd.errors.ParserError as err:
-        raise ValueError(f"samples file {path} is not a readable CSV: {err}") from err
+    parseable (a row of more or fewer fields than the header among them: ``delimited_table``) or
+    without rows."""
+    raw = delimited_table(read_text(path), "csv", f"samples file {path}")
     if raw.empty:
         raise ValueError(f"samples file {path} has a header but no rows (no draws)")
     repeated = header_rows(raw, raw.columns)
