@@ -848,3 +848,84 @@ def test_a_split_of_unknown_size_leaves_few_shot_to_the_job_and_shards_are_cappe
 def test_every_registered_dataset_lists_its_splits_and_its_default_is_one():
     for record in DATASETS.values():
         assert record.default_split in record.splits, record.name
+
+
+# ---- issue 70, item 15: a model folder's pickle weights and custom code ----------------------
+
+
+class _RunsCode:
+    """Unpickled, it would create the file ``path`` (what a malicious pickle could do)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return exec, (f"open({str(self.path)!r}, 'w').close()",)
+
+
+def _tiny_folder(folder: Path) -> Path:
+    from transformers import GPT2Config
+
+    GPT2Config(n_layer=1, n_embd=8, n_head=2, vocab_size=16, n_positions=8, bos_token_id=0,
+               eos_token_id=0).save_pretrained(folder)
+    return folder
+
+
+def test_pickle_weights_that_would_run_code_are_refused_at_start_up_never_run(tmp_path):
+    """On main such a ``pytorch_model.bin`` passed the start-up check and failed in sampling
+    with torch's message, which advises ``weights_only=False``."""
+    from varprobe.models.loading import check_available, load_causal_lm
+
+    import torch
+
+    ran = tmp_path / "ran"
+    folder = _tiny_folder(tmp_path / "model")
+    torch.save({"wte.weight": _RunsCode(ran)}, folder / "pytorch_model.bin")
+    spec = ModelSpec.from_config({"name": "evil", "pretrained": str(folder)})
+    for load in (check_available, load_causal_lm):
+        with pytest.raises(ModelUnavailable) as refused:
+            load(spec)
+        message = str(refused.value)
+        assert message.startswith(f"model 'evil': {folder / 'pytorch_model.bin'} is pickle-format weights "
+                                  "that do not load as tensors alone (it calls exec); pickle "
+                                  "weights are not loaded")
+        assert "safetensors" in message and "weights_only" not in message
+    assert not ran.exists()
+
+
+def test_pickle_weights_of_tensors_alone_pass_the_start_up_check(tmp_path):
+    from varprobe.models.loading import check_available
+
+    import torch
+
+    folder = _tiny_folder(tmp_path / "model")
+    torch.save({"wte.weight": torch.zeros(16, 8)}, folder / "pytorch_model.bin")
+    (folder / "training_args.bin").write_bytes(b"not weights: transformers never reads it")
+    check_available(ModelSpec.from_config({"name": "plain", "pretrained": str(folder)}))
+
+
+@pytest.mark.parametrize("mapped", ["config.json", "tokenizer_config.json"])
+def test_a_folder_that_maps_to_its_own_code_is_refused_without_a_prompt_or_the_code(tmp_path, mapped,
+                                                                                  monkeypatch):
+    """On main its check said "no weights reachable ... download the model where there is
+    internet" and transformers asked on the console whether to run the folder's code."""
+    import json
+
+    from varprobe.models.loading import check_available
+
+    ran = tmp_path / "ran"
+    folder = _tiny_folder(tmp_path / "model")
+    (folder / "model.safetensors").write_bytes(b"")
+    (folder / "modeling_evil.py").write_text(f"open({str(ran)!r}, 'w').close()\n")
+    held = json.loads((folder / mapped).read_text()) if (folder / mapped).is_file() else {}
+    (folder / mapped).write_text(json.dumps({**held, "auto_map": {"AutoModelForCausalLM": "modeling_evil.Evil"}}))
+    monkeypatch.setattr("builtins.input", lambda *_: pytest.fail("asked on the console"))
+    entry = {"name": "custom", "pretrained": str(folder)}
+    expected = (f"model 'custom': {folder / mapped} maps the model to code of its own (auto_map); varprobe "
+                "does not run code that comes with a model")
+    assert ModelSpec.from_config(entry).local_problem().startswith(expected)
+    with pytest.raises(ConfigError, match=r"models\[0\]: model 'custom': .* maps the model to code of its own"):
+        check_config({"models": [entry]})
+    with pytest.raises(ModelUnavailable, match="maps the model to code of its own"):
+        check_available(ModelSpec.from_config(entry))
+    assert not ran.exists()

@@ -16,7 +16,10 @@ in sampling and scoring passes.
 
 from __future__ import annotations
 
+import json
+import pickle
 import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +30,7 @@ from varprobe.models import cache, parts
 from varprobe.models.checkpoint import apply_checkpoint
 from varprobe.models.gguf_reads import parsed_once
 from varprobe.models.packing import pack_linears
-from varprobe.models.spec import ModelSpec, ModelUnavailable
+from varprobe.models.spec import NO_CUSTOM_CODE, ModelSpec, ModelUnavailable
 
 
 @dataclass
@@ -80,10 +83,84 @@ def check_available(spec: ModelSpec) -> None:
     if spec.is_external:
         return
     location, gguf_file = source(spec)
+    check_pickle_weights(spec, location, gguf_file)
     try:
-        AutoConfig.from_pretrained(location, gguf_file=gguf_file)
+        AutoConfig.from_pretrained(location, gguf_file=gguf_file, trust_remote_code=False)
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
+
+
+def pickle_weights(folder: Path) -> list[Path]:
+    """The pickle-format weight files that ``from_pretrained`` would read from ``folder``: none
+    where it holds safetensors weights (read first); else ``pytorch_model.bin``, or the shards
+    its index names.
+
+    Parameters
+    ----------
+    folder : Path
+        A local model folder.
+
+    Returns
+    -------
+    list of Path
+    """
+    from transformers.utils import WEIGHTS_INDEX_NAME, WEIGHTS_NAME
+
+    if next(folder.glob("*.safetensors"), None) is not None:
+        return []
+    index = folder / WEIGHTS_INDEX_NAME
+    if index.is_file():
+        try:
+            names = sorted(set(json.loads(index.read_text())["weight_map"].values()))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+            raise ModelUnavailable(f"{index}: not a weights index ({err})") from err
+        return [folder / name for name in names]
+    return [folder / WEIGHTS_NAME] if (folder / WEIGHTS_NAME).is_file() else []
+
+
+UNSUPPORTED_GLOBAL = re.compile(r"Unsupported global: GLOBAL (\S+)")
+"""What torch's weights-only unpickler names when a pickle calls something that is no tensor."""
+
+
+def check_pickle_weights(spec: ModelSpec, location: str, gguf_file: str | None) -> None:
+    """Refuse a local folder's pickle-format weights (``pickle_weights``) that do not load as
+    tensors alone: each is read with ``torch.load(weights_only=True)`` (memory-mapped where it
+    is a zip file, so no weight is read), which runs none of the pickle's calls. Unpickling any
+    more could run code that a file brings, so such weights are never loaded.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The model's config entry.
+    location : str
+        Where ``from_pretrained`` reads it (``source``).
+    gguf_file : str or None
+        The GGUF file it reads there, if any (then no pickle is read).
+
+    Raises
+    ------
+    ModelUnavailable
+        Naming the model and the file.
+    """
+    folder = Path(location).expanduser()
+    if gguf_file or not folder.is_dir():
+        return
+    for path in pickle_weights(folder):
+        try:
+            torch.load(path, map_location="cpu", weights_only=True, mmap=zipfile.is_zipfile(path))
+        except Exception as err:  # noqa: BLE001 (whatever the unpickler refuses)
+            raise ModelUnavailable(_pickle_refused(spec, path, err)) from None
+
+
+def _pickle_refused(spec: ModelSpec, path: Path | str, err: Exception) -> str:
+    """Why the pickle weights at ``path`` are not loaded (torch's own advice, to unpickle
+    without the weights-only check, is not repeated)."""
+    found = UNSUPPORTED_GLOBAL.search(str(err))
+    what = f"it calls {found.group(1)}" if found else f"{type(err).__name__}"
+    return (f"model {spec.name!r}: {path} is pickle-format weights that do not load as tensors alone "
+            f"({what}); pickle weights are not loaded beyond that, since unpickling can run code "
+            "that comes with the file; convert the model to safetensors (model.safetensors) where "
+            "it comes from, or use a copy that has them")
 
 
 def source(spec: ModelSpec) -> tuple[str, str | None]:
@@ -221,7 +298,7 @@ def load_generator(spec: ModelSpec) -> LoadedModel:
         raise ValueError(f"model {spec.name!r} is a samples file, not a network")
     location, gguf_file = source(spec)
     try:
-        config = AutoConfig.from_pretrained(location, gguf_file=gguf_file)
+        config = AutoConfig.from_pretrained(location, gguf_file=gguf_file, trust_remote_code=False)
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
     return _load(spec, seq2seq=bool(getattr(config, "is_encoder_decoder", False)),
@@ -239,12 +316,16 @@ def _load(spec: ModelSpec, seq2seq: bool,
     location, gguf_file = where or source(spec)
     auto = AutoModelForSeq2SeqLM if seq2seq else AutoModelForCausalLM
     placement = {} if spec.device_map is None else {"device_map": spec.device_map}
+    check_pickle_weights(spec, location, gguf_file)
     try:
         with parsed_once():
-            tokenizer = AutoTokenizer.from_pretrained(location, gguf_file=gguf_file)
+            tokenizer = AutoTokenizer.from_pretrained(location, gguf_file=gguf_file, trust_remote_code=False)
             model = auto.from_pretrained(
-                location, gguf_file=gguf_file, dtype=getattr(torch, spec.dtype), **placement
+                location, gguf_file=gguf_file, dtype=getattr(torch, spec.dtype), trust_remote_code=False,
+                **placement
             )
+    except pickle.UnpicklingError as err:  # a hub model's pickle weights
+        raise ModelUnavailable(_pickle_refused(spec, location, err)) from None
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
     if spec.checkpoint:
@@ -260,6 +341,8 @@ HUB_LINK = re.compile(r"\s*Check ?out '?https://huggingface\.co/[^ ]*'? for avai
 
 
 def _unreachable(spec: ModelSpec, location: str, err: Exception) -> str:
+    if "trust_remote_code" in str(err):  # transformers' advice to run the model's own code
+        return f"model {spec.name!r}: {location!r} maps the model to code of its own; {NO_CUSTOM_CODE}"
     first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
     if spec.package is not None or Path(location).expanduser().exists():
         first_line = HUB_LINK.sub("", first_line)

@@ -166,7 +166,8 @@ class ModelSpec:
         """Why this model cannot be reached, as far as the local file system can tell (no
         network), or None: a samples file that does not exist, a package that is not installed,
         a local weights directory that is missing, empty or without weight files
-        (``WEIGHT_FILES``), a ``gguf_file`` absent from the package or directory. A hub id (not a local path) is never a local problem, nor is a
+        (``WEIGHT_FILES``), or that maps the model to code of its own (``custom_code``), a
+        ``gguf_file`` absent from the package or directory. A hub id (not a local path) is never a local problem, nor is a
         ``finetune`` entry (its base is checked on its own).
 
         Returns
@@ -191,6 +192,9 @@ class ModelSpec:
             shown = self.pretrained if self.package is None else str(folder)
             return (f"model {self.name!r}: no weights reachable at {shown!r} ({state}); "
                     "fix the path in config.yaml")
+        custom = custom_code(folder)
+        if custom:
+            return f"model {self.name!r}: {custom} maps the model to code of its own (auto_map); {NO_CUSTOM_CODE}"
         if self.gguf_file and not (folder / self.gguf_file).is_file() and not self.assembles():
             held = sorted(p.name for p in folder.glob("*.gguf"))
             return (f"model {self.name!r}: gguf_file {self.gguf_file!r} is not in {str(folder)!r} "
@@ -243,6 +247,43 @@ WEIGHT_FILES = ("*.safetensors", "*.bin", "*.safetensors.index.json", "*.bin.ind
 """The weight files ``from_pretrained`` reads from a local directory (``model.safetensors``,
 ``pytorch_model.bin`` and their shards); a directory without any, and without a ``gguf_file``,
 holds no model (a tokenizer's files alone, or a ``config.json`` beside them)."""
+
+
+NO_CUSTOM_CODE = ("varprobe does not run code that comes with a model (transformers' trust_remote_code); "
+                  "use a model whose architecture transformers implements")
+"""What a model that needs code of its own is told."""
+
+CODE_MAPS = ("config.json", "tokenizer_config.json")
+"""The files of a model folder whose ``auto_map`` names classes of code that comes with the
+model (``trust_remote_code``)."""
+
+
+def custom_code(folder: Path) -> str | None:
+    """The file of ``folder`` (of ``CODE_MAPS``) whose ``auto_map`` maps the model or its
+    tokenizer to code that comes with it, or None. Read before transformers sees the folder:
+    transformers would ask on the console whether to run that code.
+
+    Parameters
+    ----------
+    folder : Path
+        A model folder.
+
+    Returns
+    -------
+    str or None
+        The file's path.
+    """
+    import json
+
+    for name in CODE_MAPS:
+        path = Path(folder) / name
+        try:
+            held = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue  # absent, or unreadable: transformers names that
+        if isinstance(held, dict) and held.get("auto_map"):
+            return str(path)
+    return None
 
 
 def _is_local_path(location: str) -> bool:

@@ -49,7 +49,7 @@ def load_tokenizer(spec: str | dict):
 
     location = encoder_location(spec)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(location)
+        tokenizer = AutoTokenizer.from_pretrained(location, trust_remote_code=False)  # never asks
     except (OSError, ValueError) as err:
         raise OSError(f"truncation tokenizer {location!r} could not be loaded ({err})") from err
     if not tokenizer.is_fast:
