@@ -4,7 +4,9 @@ client against a scripted loopback HTTP server (retries, Retry-After, authentica
 from __future__ import annotations
 
 import json
+import re
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -14,12 +16,12 @@ import pytest
 from varprobe import tables
 from varprobe.api.bodies import request_body, request_seed, sent_parameters
 from varprobe.api.cache import ReplyCache
-from varprobe.api.client import ApiAuthError, ApiClient, ApiError
+from varprobe.api.client import ApiAuthError, ApiClient, ApiError, MalformedReply
 from varprobe.api.endpoint import LIST_PROMPT, SINGLE_PROMPT, ApiEndpoint
 from varprobe.api.production import api_productions
 from varprobe.api.provo import provo_samples
 from varprobe.api.word_lists import parse_word_list
-from varprobe.cli import build_parser
+from varprobe.cli import build_parser, main
 from varprobe.sampling.decoding import Decoding
 
 DATA = Path(__file__).parent / "data"
@@ -119,24 +121,25 @@ def test_list_replies_parse_into_their_words(case):
 
 
 class _Scripted(BaseHTTPRequestHandler):
-    """Answers POSTs from the server's ``script`` (status, headers, body) in turn, where the
-    script is empty or says None: 200 with a reply echoing the request's seed. Records every
-    request's headers and body."""
+    """Answers POSTs from the server's ``script`` (status, headers, body, optionally seconds to
+    wait first) in turn, where the script is empty or says None: 200 with a reply echoing the
+    request's seed. A scripted Content-Length replaces the body's. Records every request's
+    headers and body."""
 
     def do_POST(self):  # noqa: N802 (http.server's name)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with self.server.lock:
             self.server.seen.append({"headers": dict(self.headers), "body": body})
             scripted = self.server.script.pop(0) if self.server.script else None
-        status, headers, payload = scripted or (200, {}, {
+        status, headers, payload, *delay = scripted or (200, {}, {
             "choices": [{"message": {"content": f"word{body.get('seed')} and more"},
                          "text": f" word{body.get('seed')}", "finish_reason": "stop"}],
             "usage": {"completion_tokens": 3}})
+        time.sleep(delay[0] if delay else 0)
         data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
         self.send_response(status)
-        for key, value in headers.items():
+        for key, value in {"Content-Length": str(len(data)), **headers}.items():
             self.send_header(key, value)
-        self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
@@ -155,10 +158,10 @@ def loopback():
     server.server_close()
 
 
-def _client(server, tmp_path, **block) -> ApiClient:
-    endpoint = _endpoint(base_url=f"http://127.0.0.1:{server.server_port}/v1", backoff=0.0,
-                         max_retries=2, **block)
-    return ApiClient(endpoint, ReplyCache(tmp_path / "cache"), environ={"KEY": SECRET})
+def _client(server, tmp_path, sleep=time.sleep, **block) -> ApiClient:
+    endpoint = _endpoint(**{"base_url": f"http://127.0.0.1:{server.server_port}/v1", "backoff": 0.0,
+                            "max_retries": 2, **block})
+    return ApiClient(endpoint, ReplyCache(tmp_path / "cache"), environ={"KEY": SECRET}, sleep=sleep)
 
 
 def _body(seed: int) -> dict:
@@ -213,6 +216,129 @@ def test_client_retries_a_refused_connection(tmp_path):
     with ApiClient(endpoint, ReplyCache(tmp_path)) as client, \
             pytest.raises(ApiError, match="failed 2 times .*last: ConnectError"):
         client.replies([_body(1)])
+
+
+def _choice(**fields) -> dict:
+    return {"choices": [{"message": {"content": "word"}, "finish_reason": "stop", **fields}]}
+
+
+MALFORMED = [
+    # (id, status, headers, body, api.endpoint, what the error says the server answered)
+    ("text", 200, {}, f"upstream failed for Bearer {SECRET}", "chat", "HTTP 200 with no JSON"),
+    ("html", 200, {"Content-Type": "text/html"}, f"<html><body>Sign in {SECRET}</body></html>", "chat",
+     r"HTTP 200 with no JSON \(text/html\): '<html>"),
+    ("key-at-the-cut", 200, {}, "x" * 295 + SECRET, "chat", "HTTP 200 with no JSON"),
+    ("truncated", 200, {}, '{"choices": [{"message": {"content": "wo', "chat", "HTTP 200 with no JSON"),
+    ("empty", 200, {}, "", "chat", "HTTP 200 with no JSON"),
+    ("no-content", 204, {}, "", "chat", "HTTP 204 with no JSON"),
+    ("list", 200, {}, [1, 2], "chat", r"JSON that is no object \(list\)"),
+    ("string", 200, {}, "\"abc\"", "chat", r"JSON that is no object \(str\)"),
+    ("null", 200, {}, "null", "chat", r"JSON that is no object \(NoneType\)"),
+    ("error", 200, {}, {"error": {"message": f"quota exceeded for {SECRET}"}}, "chat", "an error"),
+    ("error-beside-choices", 200, {}, {**_choice(), "error": "overloaded"}, "chat", "an error"),
+    ("choices-missing", 200, {}, {"id": "x"}, "chat", "no choices"),
+    ("choices-empty", 200, {}, {"choices": []}, "chat", "no choices"),
+    ("choices-string", 200, {}, {"choices": "abc"}, "chat", "no choices"),
+    ("choices-null", 200, {}, {"choices": None}, "chat", "no choices"),
+    ("choice-string", 200, {}, {"choices": ["abc"]}, "chat", r"choices\[0\] that is no object"),
+    ("choice-empty", 200, {}, {"choices": [{}]}, "chat", r"no message in choices\[0\]"),
+    ("message-string", 200, {}, _choice(message="word"), "chat", r"no message in choices\[0\]"),
+    ("content-missing", 200, {}, _choice(message={"role": "assistant"}), "chat",
+     r"no text in choices\[0\].message.content \(a string; got NoneType\)"),
+    ("content-null", 200, {}, _choice(message={"content": None, "refusal": "no"}), "chat",
+     r"no text in choices\[0\].message.content"),
+    ("content-number", 200, {}, _choice(message={"content": 3}), "chat",
+     r"no text in choices\[0\].message.content \(a string; got int\)"),
+    ("content-parts", 200, {}, _choice(message={"content": [{"type": "text", "text": "a"}]}), "chat",
+     r"no text in choices\[0\].message.content \(a string; got list\)"),
+    ("completion-no-text", 200, {}, _choice(), "completions", r"no text in choices\[0\].text"),
+    ("finish-reason-number", 200, {}, _choice(finish_reason=1), "chat",
+     r"a choices\[0\].finish_reason that is no string"),
+    ("usage-string", 200, {}, {**_choice(), "usage": "3"}, "chat", "a usage that is no object"),
+    ("tokens-string", 200, {}, {**_choice(), "usage": {"completion_tokens": "3"}}, "chat",
+     "a usage.completion_tokens that is no count"),
+    ("tokens-bool", 200, {}, {**_choice(), "usage": {"completion_tokens": True}}, "chat",
+     "a usage.completion_tokens that is no count"),
+    ("tokens-negative", 200, {}, {**_choice(), "usage": {"completion_tokens": -1}}, "chat",
+     "a usage.completion_tokens that is no count"),
+]
+
+
+@pytest.mark.parametrize(("status", "headers", "payload", "kind", "said"),
+                         [case[1:] for case in MALFORMED], ids=[case[0] for case in MALFORMED])
+def test_a_malformed_reply_fails_at_once_naming_model_and_url_and_is_never_cached(
+        loopback, tmp_path, status, headers, payload, kind, said):
+    loopback.script = [(status, headers, payload)]
+    with _client(loopback, tmp_path, api_key_env="KEY", endpoint=kind) as client:
+        url = re.escape(client.endpoint.url)
+        with pytest.raises(MalformedReply, match=f"^model 'm': {url} answered {said}") as caught:
+            client.replies([_body(1)])
+        assert client.counts["retries"] == 0 and len(loopback.seen) == 1
+    message = str(caught.value)
+    assert SECRET[:8] not in message and len(message) < 500
+    assert not list((tmp_path / "cache").rglob("*.json"))
+
+
+def test_a_malformed_reply_fails_the_job_with_exit_1_and_writes_nothing(loopback, tmp_path, capsys):
+    loopback.script = [(200, {}, {"choices": [{}]})]
+    contexts, out = tmp_path / "contexts.parquet", tmp_path / "s.parquet"
+    tables.write(_contexts().iloc[:1].assign(context_length=1, word="w", corpus_word="w"), contexts,
+                 "provo_contexts")
+    model = {"name": "m", "api": {"base_url": f"http://127.0.0.1:{loopback.server_port}/v1", "model": "x"}}
+    with pytest.raises(SystemExit) as caught:
+        main(["provo-api-sample", "--model", json.dumps(model), "--decoding", '{"name": "ancestral"}',
+              "--contexts", str(contexts), "--n-samples", "1", "--seed", "0", "--api-cache",
+              str(tmp_path / "c"), "--out", str(out), "--replies-out", str(tmp_path / "p.parquet")])
+    assert caught.value.code == 1
+    assert f"model 'm': http://127.0.0.1:{loopback.server_port}/v1/chat/completions answered no message" \
+        in capsys.readouterr().err
+    assert not out.exists() and not list((tmp_path / "c").rglob("*.json"))
+
+
+def test_a_malformed_reply_cached_by_an_older_version_is_sent_again(loopback, tmp_path):
+    with _client(loopback, tmp_path) as client:
+        request = {"url": client.endpoint.url, "body": _body(1), "draw": 0}
+        client.cache.put(request, {"choices": "abc"})
+        assert [r.text for r in client.replies([_body(1)])] == ["word1 and more"]
+        assert client.counts == {"sent": 1, "cache_hits": 0, "retries": 0}
+        assert client.cache.get(request)["choices"][0]["message"]["content"] == "word1 and more"
+        client.replies([_body(1)])
+        assert client.counts["cache_hits"] == 1 and len(loopback.seen) == 1
+
+
+@pytest.mark.parametrize("retry_after", ["86400", "Fri, 01 Jan 2100 00:00:00 GMT"])
+def test_a_retry_after_above_the_timeout_fails_at_once_naming_url_and_value(loopback, tmp_path, retry_after):
+    slept = []
+    loopback.script = [(429, {"Retry-After": retry_after}, {"error": {"message": "rate limited"}})]
+    with _client(loopback, tmp_path, sleep=slept.append, timeout=60) as client, \
+            pytest.raises(ApiError, match=f"model 'm': {re.escape(client.endpoint.url)} answered HTTP 429: "
+                                          f"rate limited, with Retry-After: {retry_after}, a wait above "
+                                          r"api.timeout \(60 s\); not waiting") as caught:
+        client.replies([_body(1)])
+    assert slept == [] and len(loopback.seen) == 1 and len(str(caught.value)) < 400
+    assert not list((tmp_path / "cache").rglob("*.json"))
+
+
+def test_every_wait_is_at_most_the_timeout(loopback, tmp_path):
+    slept = []
+    loopback.script = [(503, {}, ""), (429, {"Retry-After": "45"}, ""), (500, {}, ""), (503, {}, ""), None]
+    with _client(loopback, tmp_path, sleep=slept.append, backoff=25, max_retries=4, timeout=60) as client:
+        assert client.replies([_body(1)])[0].text == "word1 and more"
+    assert slept == [25, 45, 60, 60]
+
+
+@pytest.mark.parametrize(("scripted", "last"), [
+    ((200, {}, _choice(), 2.0), "ReadTimeout"),
+    ((200, {"Content-Length": "1000"}, _choice()), "RemoteProtocolError"),
+], ids=["read-timeout", "cut-connection"])
+def test_a_timeout_or_a_cut_connection_is_retried_then_names_model_and_url(loopback, tmp_path, scripted, last):
+    loopback.script = [scripted] * 2
+    with _client(loopback, tmp_path, api_key_env="KEY", max_retries=1, timeout=0.25) as client, \
+            pytest.raises(ApiError, match=f"^model 'm': {re.escape(client.endpoint.url)} failed 2 times "
+                                          f".*last: {last}") as caught:
+        client.replies([_body(1)])
+    assert SECRET not in str(caught.value) and client.counts["retries"] == 1
+    assert not list((tmp_path / "cache").rglob("*.json"))
 
 
 def _contexts() -> pd.DataFrame:
@@ -312,3 +438,15 @@ def test_provo_api_sample_writes_both_tables_without_the_key(loopback, tmp_path,
         _cli("production-sample", "--model", json.dumps(model), "--decoding", '{"name": "ancestral"}',
              "--instances", str(instances), "--prompt", "{source}", "--n-samples", "1",
              "--max-new-tokens", "4", "--seed", "0", "--out", str(tmp_path / "prod.parquet"))
+
+
+def test_a_system_turn_is_sent_before_the_prompt_on_either_endpoint():
+    chat = request_body(_endpoint(), Decoding("ancestral"), "Translate.", max_tokens=5, seed=1,
+                        system="Be brief.")
+    assert chat["messages"] == [{"role": "system", "content": "Be brief."},
+                                {"role": "user", "content": "Translate."}]
+    assert request_body(_endpoint(), Decoding("ancestral"), "Translate.", max_tokens=5,
+                        seed=1)["messages"] == [{"role": "user", "content": "Translate."}]
+    completion = request_body(_endpoint(endpoint="completions"), Decoding("ancestral"), "Translate.",
+                              max_tokens=5, seed=1, system="Be brief.")
+    assert completion["prompt"] == "Be brief.\nTranslate."

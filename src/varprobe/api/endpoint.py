@@ -14,8 +14,8 @@
       provo: {mode: single, prompt: null, max_tokens: null}
       concurrency: 4                        # tuning only: results do not depend on
       max_retries: 6                        #   these four
-      timeout: 60
-      backoff: 1.0
+      timeout: 60                           # per request, and the longest wait before a retry
+      backoff: 1.0                          # the first wait, doubled each retry
 
 The key itself is read from the environment when a request is sent and is never stored. A
 ``base_url`` carrying credentials (``http://user:secret@host/v1``, ``?key=...``) is refused: it
