@@ -11,6 +11,7 @@ from pathlib import Path
 
 from varprobe.availability import unavailable_analyses
 from varprobe.config_checks import in_precedence, validate_config
+from varprobe.data.parse_memory import parse_mem_mb
 from varprobe.data.user_files import record_digest
 from varprobe.families import families
 
@@ -54,11 +55,22 @@ def job_threads(rule):
     return job_spec(rule)["cpus_per_task"]
 
 
-def job_resources(rule):
-    """A rule's scheduler resources from config; memory and runtime grow with the attempt."""
+def job_resources(rule, parses_input=False):
+    """A rule's scheduler resources from config; memory and runtime grow with the attempt. A
+    job that ``parses_input`` (a cloze corpus, a task file, raw files) asks for at least the
+    memory that parsing its input files takes, from their sizes and rows
+    (``varprobe.data.parse_memory``): a large user's file would exceed the configured
+    mem_mb."""
     spec = job_spec(rule)
+
+    def configured(wildcards, attempt):
+        return spec["mem_mb"] * attempt
+
+    def parsing(wildcards, input, attempt):
+        return max(spec["mem_mb"], parse_mem_mb(input)) * attempt
+
     return dict(
-        mem_mb=lambda wildcards, attempt: spec["mem_mb"] * attempt,
+        mem_mb=parsing if parses_input else configured,
         runtime=lambda wildcards, attempt: spec["runtime"] * attempt,
         cpus_per_task=spec["cpus_per_task"],
     )

@@ -32,7 +32,7 @@ rule production_data:
         CONDA_ENV
     threads: job_threads("production_data")
     resources:
-        **job_resources("production_data"),
+        **job_resources("production_data", parses_input=True),
     log:
         log_path("production_data", "{dataset}"),
     benchmark:
@@ -55,7 +55,7 @@ rule production_examples:
         CONDA_ENV
     threads: job_threads("production_examples")
     resources:
-        **job_resources("production_examples"),
+        **job_resources("production_examples", parses_input=True),
     log:
         log_path("production_examples", "{dataset}"),
     benchmark:

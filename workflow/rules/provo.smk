@@ -37,7 +37,7 @@ rule provo_data:
         CONDA_ENV
     threads: job_threads("provo_data")
     resources:
-        **job_resources("provo_data"),
+        **job_resources("provo_data", parses_input=True),
     log:
         log_path("provo_data", "provo"),
     benchmark:
