@@ -800,7 +800,7 @@ def oracle_size_problems(config: dict) -> list[str]:
 TOKEN_CALIBRATION = ("analyses", "token_calibration")
 
 
-def token_calibration_bins(settings: Mapping) -> list[int]:
+def calibration_bin_counts(settings: Mapping) -> list[int]:
     """The numbers of bins the token-calibration job computes: ``rsd_bins`` and ``bins``."""
     return sorted({*settings["rsd_bins"], settings["bins"]})
 
@@ -817,7 +817,7 @@ def bin_problems(config: dict) -> list[str]:
     if not isinstance(settings, dict) or not {"bins", "rsd_bins", "rsd_ddof"} <= set(settings):
         return []
     problems = []
-    bins = token_calibration_bins(settings)
+    bins = calibration_bin_counts(settings)
     if math.lcm(*bins) >= MAX_RESOLUTION:
         problems.append(f"{key_path((*TOKEN_CALIBRATION, 'rsd_bins'))}: the numbers of bins {bins} (with bins) "
                         f"have least common multiple {math.lcm(*bins):,}, the accumulator's fine bins; it must "

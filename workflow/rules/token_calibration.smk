@@ -1,12 +1,12 @@
 """Token-level calibration (Liu et al. 2024): each network model's ECE, cw-ECE, Full-ECE and
 probability-weighted Full-ECE over a text corpus, for every number of bins; summary and figure."""
 
-from varprobe.config_checks import token_calibration_bins
+from varprobe.config_checks import calibration_bin_counts
 
 TC = config["analyses"]["token_calibration"]
 TC_DIR = f"{RESULTS}/analyses/token_calibration"
 TC_CORPUS = TC["corpus"]
-TC_BINS = token_calibration_bins(TC)
+TC_BINS = calibration_bin_counts(TC)
 
 
 # The corpus: the configured Provo passages, or a production dataset's references.

@@ -230,6 +230,10 @@ def rebuilt(path: Path, why: str) -> None:
         The entry or file written again.
     why : str
         What failed.
+
+    Returns
+    -------
+    None
     """
     print(f"varprobe: model cache: {why}; {path} is written again", file=sys.stderr)
 

@@ -137,6 +137,10 @@ def check_pickle_weights(spec: ModelSpec, location: str, gguf_file: str | None) 
     gguf_file : str or None
         The GGUF file it reads there, if any (then no pickle is read).
 
+    Returns
+    -------
+    None
+
     Raises
     ------
     ModelUnavailable
