@@ -179,12 +179,16 @@ def test_production_adequacy_follows_the_inputs_order_and_is_empty_without_a_tab
     adequacy = tables.conform(pd.DataFrame({
         "input_id": ["c", "a"], "n_outputs": [1, 2], "chrf": [10.0, 55.5], "bleu": [0.0, 20.0],
         "language_share": [1.0, 0.5], "empty_share": [0.0, 0.5], "copy_share": [0.0, 0.0],
-        "reference_language_share": [1.0, 1.0]}),
+        "reference_language_share": [1.0, 1.0], "sari": [float("nan")] * 2}),
         "production_adequacy")
     found = production_adequacy(instances, dataclasses.replace(system, adequacy=adequacy))
     assert found["chrf"] == [55.5, None, 10.0] and found["empty_share"] == [0.5, None, 0.0]
+    # SARI, NaN for every input of a task that is not simplification, is left out
     assert set(found) == {"chrf", "bleu", "language_share", "empty_share", "copy_share",
                           "reference_language_share"}
+    simplification = adequacy.assign(sari=[30.0, 45.5])
+    assert production_adequacy(instances, dataclasses.replace(system, adequacy=simplification))["sari"] == [
+        45.5, None, 30.0]
 
 
 def test_production_texts_and_outputs_come_in_blocks():
@@ -311,7 +315,7 @@ def test_cli_reads_each_systems_adequacy_beside_its_divergences(tmp_path, capsys
                                 ("adequacy", pd.DataFrame({
                                     "input_id": ["b"], "n_outputs": [1], "chrf": [42.0], "bleu": [7.0],
                                     "language_share": [1.0], "empty_share": [0.0], "copy_share": [1.0],
-                                    "reference_language_share": [1.0]}),
+                                    "reference_language_share": [1.0], "sari": [12.5]}),
                                  "production_adequacy")]:
         tables.write(frame, folder / f"{name}.parquet", schema)
     options = ["explorer", "--out", str(tmp_path / "explorer"),
@@ -322,6 +326,7 @@ def test_cli_reads_each_systems_adequacy_beside_its_divergences(tmp_path, capsys
     _, manifest = _chunk(tmp_path / "explorer/data/manifest.js")
     _, adequacy = _chunk(tmp_path / "explorer/data" / f"{manifest['production']['systems'][0]['adequacy']}.js")
     assert adequacy["chrf"] == [None, 42.0, None] and adequacy["copy_share"] == [None, 1.0, None]
+    assert adequacy["sari"] == [None, 12.5, None]
     with pytest.raises(SystemExit):
         main([*options, "--production-adequacy", str(folder / "adequacy.parquet"), str(folder / "adequacy.parquet")])
     assert "--production-adequacy needs one path per system (1), got 2" in capsys.readouterr().err

@@ -10,6 +10,7 @@ import yaml
 
 from helpers import PROBES, job_logs, output, scheduled, snakemake, write_production_config
 from varprobe import tables
+from varprobe.analysis.adequacy import COPY_BASELINE
 
 pytestmark = pytest.mark.slow  # Snakemake runs
 
@@ -44,7 +45,12 @@ def test_every_table_and_figure_is_written(production_run):
     systems = summary[["dataset", "model", "decoding"]].drop_duplicates()
     assert len(systems) == 5
     adequacy = tables.read(out / "adequacy.parquet", "production_adequacy_summary")
-    assert len(adequacy[["dataset", "model", "decoding"]].drop_duplicates()) == 5
+    copies = adequacy["model"] == COPY_BASELINE
+    assert len(adequacy.loc[~copies, ["dataset", "model", "decoding"]].drop_duplicates()) == 5
+    assert sorted(adequacy.loc[copies, "dataset"].unique()) == ["asset", "dailydialog", "wmt14", "writingprompts"]
+    assert set(adequacy.loc[adequacy["statistic"] == "sari", "dataset"]) == {"asset"}
+    beats = tables.read(out / "beats_copy.parquet", "production_beats_copy")
+    assert len(beats) == 5 and set(beats.loc[beats["dataset"] == "asset", "statistic"]) == {"sari"}
     assert set(adequacy.groupby("dataset")["language"].first().items()) == {
         ("wmt14", "de"), ("asset", "en"), ("dailydialog", "en"), ("writingprompts", "en")}
     assert scheduled(production_run) == {}
@@ -63,7 +69,8 @@ def test_a_new_decoding_schedules_only_its_jobs_and_the_aggregates(production_ru
                   "production_miscalibrated", "production_adequacy")
     assert jobs == {**dict.fromkeys(per_system, 5), "production_merge": 5, "production_summary": 1,
                     "report_table_production_summary": 1, "production_adequacy_summary": 1,
-                    "report_table_production_adequacy": 1,
+                    "report_table_production_adequacy": 1, "production_beats_copy": 1,
+                    "report_table_production_beats_copy": 1,
                     "production_figures": 1, "production_reading": 3, "explorer": 1, "results_page": 1,
                     "all": 1}
 

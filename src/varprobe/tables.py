@@ -154,12 +154,20 @@ SCHEMAS: dict[str, dict[str, str]] = {
     "production_adequacy": {
         "input_id": "string", "n_outputs": "int64", "chrf": "float64", "bleu": "float64",
         "language_share": "float64", "empty_share": "float64", "copy_share": "float64",
-        "reference_language_share": "float64",
+        "reference_language_share": "float64", "sari": "float64",  # sari: NaN but on simplification
     },
+    # One row per system (and per dataset's copy baseline: model "copying the source", decoding
+    # empty) and statistic; sari only where the task is simplification.
     "production_adequacy_summary": {
         "dataset": "string", "model": "string", "decoding": "string", "language": "string",
         "statistic": "string", "n_inputs": "int64", "n_outputs": "int64", "mean": "float64",
         "ci_low": "float64", "ci_high": "float64",
+    },
+    # varprobe.analysis.adequacy.beats_copy: per system, its criterion against copying the source.
+    "production_beats_copy": {
+        "dataset": "string", "model": "string", "decoding": "string", "statistic": "string",
+        "mean": "float64", "ci_low": "float64", "ci_high": "float64", "copy": "float64",
+        "beats_copy": "bool",
     },
     "production_miscalibrated": {
         "dataset": "string", "model": "string", "decoding": "string", "statistic": "string",

@@ -13,6 +13,18 @@ from varprobe.probes import NEEDS, PROBES as PROBE_RECORDS
 
 PROD = f"{RESULTS}/production"
 PROD_SYSTEM = f"{PROD}/{{dataset}}/{{model}}/{{decoding}}"
+COPY_ADEQUACY = f"{PROD}/{{dataset}}/copy_source/adequacy.parquet"
+"""A dataset's copy baseline's per-input adequacy (varprobe.cli.production.COPY_FOLDER)."""
+
+
+def simplification_option(wildcards):
+    """``--simplification`` for a simplification task (its entry's or record's
+    ``simplification``: SARI is scored), else nothing, as a list of arguments."""
+    return (
+        ["--simplification"]
+        if dataset_setting(wildcards.dataset, "simplification")
+        else []
+    )
 
 
 def production_decoding_entry(wildcards):
@@ -68,6 +80,7 @@ def production_targets():
     return [
         f"{PROD}/summary.parquet",
         f"{PROD}/adequacy.parquet",
+        f"{PROD}/beats_copy.parquet",
         *(f"{PROD}/figures/{name}.png" for name in PRODUCTION_FIGURES),
         *production_path(f"{PROD_SYSTEM}/miscalibrated.parquet"),
     ]

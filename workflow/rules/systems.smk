@@ -75,6 +75,7 @@ def dataset_setting(dataset, key):
         "split": record.default_split,
         "language": record.output_language,
         "max_references": record.max_references,
+        "simplification": record.simplification,
         "max_inputs": PRODUCTION.get("max_inputs"),
         "input_choice": PRODUCTION.get("input_choice"),
         "models": [

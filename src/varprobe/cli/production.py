@@ -250,25 +250,53 @@ def _production_summary(args: argparse.Namespace) -> None:
 
 
 def _production_adequacy(args: argparse.Namespace) -> None:
-    from varprobe.analysis.adequacy import IDENTIFIER, input_adequacy
+    from varprobe.analysis.adequacy import IDENTIFIER, copy_samples, input_adequacy
 
     instances = tables.read(args.instances, "production_instances")
-    samples = tables.read(args.samples, "production_samples")
-    tables.write(input_adequacy(instances, samples, args.language), args.out, "production_adequacy",
-                 {"language": args.language, "identifier": IDENTIFIER,
-                  "prompt": tables.read_metadata(args.samples).get("prompt")})
+    if args.copy_source:
+        samples, prompt = copy_samples(instances), None
+    else:
+        samples = tables.read(args.samples, "production_samples")
+        prompt = tables.read_metadata(args.samples).get("prompt")
+    tables.write(input_adequacy(instances, samples, args.language, args.simplification), args.out,
+                 "production_adequacy", {"language": args.language, "identifier": IDENTIFIER,
+                                         "prompt": prompt, "copy_source": args.copy_source})
+
+
+COPY_FOLDER = "copy_source"
+"""The folder of a dataset's copy-baseline adequacy table: ``.../DATASET/copy_source/adequacy.parquet``."""
+
+
+def _copy_names(path: str) -> dict[str, str]:
+    """dataset, model and decoding of a copy baseline's table from its path
+    ``.../DATASET/copy_source/x`` (model ``COPY_BASELINE``, decoding empty)."""
+    from varprobe.analysis.adequacy import COPY_BASELINE
+
+    parts = Path(path).parts
+    if len(parts) < 3 or parts[-2] != COPY_FOLDER:
+        raise ValueError(f"--copy-adequacy {path}: a copy baseline's table is at "
+                         f".../DATASET/{COPY_FOLDER}/adequacy.parquet")
+    return {"dataset": parts[-3], "model": COPY_BASELINE, "decoding": ""}
 
 
 def _production_adequacy_summary(args: argparse.Namespace) -> None:
     from varprobe.analysis.adequacy import summarise
 
     frames = []
-    for path in args.adequacy:
+    for path, names in [*((p, _copy_names(p)) for p in args.copy_adequacy),
+                        *((p, _system_names(p)) for p in args.adequacy)]:
         language = tables.read_metadata(path)["language"]
         summary = summarise(tables.read(path, "production_adequacy"), args.seed, args.bootstrap)
-        frames.append(summary.assign(**_system_names(path), language=language))
+        frames.append(summary.assign(**names, language=language))
     columns = list(tables.SCHEMAS["production_adequacy_summary"])
     tables.write(pd.concat(frames, ignore_index=True)[columns], args.out, "production_adequacy_summary")
+
+
+def _production_beats_copy(args: argparse.Namespace) -> None:
+    from varprobe.analysis.adequacy import beats_copy
+
+    summary = tables.read(args.summary, "production_adequacy_summary")
+    tables.write(beats_copy(summary), args.out, "production_beats_copy")
 
 
 def _production_miscalibrated(args: argparse.Namespace) -> None:
@@ -402,21 +430,34 @@ def register(sub) -> None:
     p.set_defaults(run=_production_summary)
 
     p = sub.add_parser("production-adequacy",
-                       help="per input: chrF, BLEU, output-language, empty and copy shares")
+                       help="per input: chrF, BLEU, SARI, output-language, empty and copy shares")
     p.add_argument("--instances", required=True)
-    p.add_argument("--samples", required=True)
+    outputs = p.add_mutually_exclusive_group(required=True)
+    outputs.add_argument("--samples", help="a system's samples table")
+    outputs.add_argument("--copy-source", action="store_true",
+                         help="the copy baseline: each input's source as its one output")
     p.add_argument("--language", required=True, help="the task's output language (ISO 639-1)")
+    p.add_argument("--simplification", action="store_true",
+                   help="a simplification task: score SARI (else NaN)")
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_adequacy)
 
     p = sub.add_parser("production-adequacy-summary",
-                       help="bootstrap means over inputs of every system's adequacy")
+                       help="bootstrap means over inputs of every system's adequacy and copy baseline")
     p.add_argument("--adequacy", nargs="+", required=True,
                    help="per-input adequacy tables, at .../DATASET/MODEL/DECODING/adequacy.parquet")
+    p.add_argument("--copy-adequacy", nargs="+", default=[],
+                   help=f"each dataset's copy baseline, at .../DATASET/{COPY_FOLDER}/adequacy.parquet")
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--bootstrap", type=int, required=True)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_production_adequacy_summary)
+
+    p = sub.add_parser("production-beats-copy",
+                       help="per system: whether it beats copying the source on its task")
+    p.add_argument("--summary", required=True, help="the adequacy summary, with the copy baselines")
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_production_beats_copy)
 
     p = sub.add_parser("production-miscalibrated", help="the most miscalibrated inputs (Sec. 7)")
     p.add_argument("--instances", required=True)

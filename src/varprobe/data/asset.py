@@ -124,4 +124,5 @@ DATASET = Dataset(
     raw_files=raw_files,
     read=lambda raw_dir, split, verify: read_asset(raw_dir, split, verify),
     splits=SPLITS,
+    simplification=True,
 )

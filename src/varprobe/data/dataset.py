@@ -26,7 +26,9 @@ class Dataset:
     defaults; ``max_references``: the default cap on references per input (None: all);
     ``splits``: the splits it has, each with its number of inputs where that is fixed (None where
     an option decides it), which the config checks hold ``split``, ``few_shot_split`` and
-    ``few_shot`` to (empty: a task's own data, whose split its source names).
+    ``few_shot`` to (empty: a task's own data, whose split its source names); ``simplification``:
+    whether the task rewrites its source more simply in the same language (ASSET), the tasks whose
+    adequacy SARI scores and whose copy baseline SARI decides (``analysis.adequacy``).
     """
 
     name: str
@@ -39,6 +41,7 @@ class Dataset:
     options: Mapping[str, object] = field(default_factory=dict)
     max_references: int | None = None
     splits: Mapping[str, int | None] = field(default_factory=dict)
+    simplification: bool = False
 
     def read_instances(self, raw_dir: Path, split: str, verify: bool = True,
                        **options) -> pd.DataFrame:

@@ -45,9 +45,10 @@ PRODUCTION_STATISTICS = (
     "mean_H", "mean_M", "mean_C", "mean_M_minus_H", "mean_C_minus_H", "w1_M_H", "w1_C_H",
     "w1_control",
 )
-PRODUCTION_ADEQUACY = ("chrf", "bleu", "language_share", "empty_share", "copy_share",
+PRODUCTION_ADEQUACY = ("chrf", "bleu", "sari", "language_share", "empty_share", "copy_share",
                        "reference_language_share")
-"""The per-input adequacy statistics shown (``analysis.adequacy.STATISTICS``)."""
+"""The per-input adequacy statistics shown (``analysis.adequacy.STATISTICS``); one a task does
+not score (SARI outside simplification, NaN in every row) is left out."""
 
 
 def number(value) -> float | None:
@@ -250,12 +251,13 @@ def production_statistics(instances: pd.DataFrame, system: ProductionSystem) -> 
 
 def production_adequacy(instances: pd.DataFrame, system: ProductionSystem) -> dict:
     """A system's per-input adequacy, aligned to ``instances``' input order:
-    ``{statistic: [...]}`` (None for an input without a row); empty without an adequacy table."""
+    ``{statistic: [...]}`` (None for an input without a row) for each statistic of
+    ``PRODUCTION_ADEQUACY`` the task scores; empty without an adequacy table."""
     if system.adequacy is None:
         return {}
     order = instances[["input_id"]].astype(str)
     aligned = order.merge(system.adequacy.astype({"input_id": str}), on="input_id", how="left")
-    return {s: numbers(aligned[s]) for s in PRODUCTION_ADEQUACY}
+    return {s: numbers(aligned[s]) for s in PRODUCTION_ADEQUACY if system.adequacy[s].notna().any()}
 
 
 def production_sources(instances: pd.DataFrame) -> dict:

@@ -5,8 +5,9 @@ documented with its definition, the paper it follows, its parameters and an exam
 modules are named for what they hold:
 
 ``adequacy``
-    whether a generator does a task: ``mean_chrf``, ``mean_bleu``, ``language_share``,
-    ``empty_share``, ``copy_share`` (with ``is_empty``, ``copies_source``, ``normalise``)
+    whether a generator does a task: ``mean_chrf``, ``mean_bleu``, ``mean_sari`` (``sari``),
+    ``language_share``, ``empty_share``, ``copy_share`` (with ``is_empty``, ``copies_source``,
+    ``normalise``)
 ``distributions``
     categorical next-word distributions as dicts: ``mle``, ``tvd``, ``entropy``, ``mode``,
     ``split_counts``, ``tvd_interval``
@@ -30,7 +31,7 @@ modules are named for what they hold:
 
 from varprobe.metrics.adequacy import (
     copies_source, copy_share, empty_share, is_empty, language_share, mean_bleu, mean_chrf,
-    normalise,
+    mean_sari, normalise, sari,
 )
 from varprobe.metrics.bootstrap import bootstrap_mean_ci
 from varprobe.metrics.calibration import ece, reliability_table
@@ -47,6 +48,7 @@ __all__ = [
     "METRICS", "PAPER_BINS", "CalibrationAccumulator", "bin_index", "bootstrap_mean_ci",
     "coarsen", "control_split", "control_w1", "copies_source", "copy_share", "dense_entropy",
     "dense_tvd", "ece", "elbow", "empty_share", "entropy", "histogram_overlap", "histogram_rows",
-    "is_empty", "language_share", "mean_bleu", "mean_chrf", "mle", "mode", "normalise",
-    "relative_std", "reliability_table", "renormalise", "split_counts", "tvd", "tvd_interval", "w1",
+    "is_empty", "language_share", "mean_bleu", "mean_chrf", "mean_sari", "mle", "mode", "normalise",
+    "relative_std", "reliability_table", "renormalise", "sari", "split_counts", "tvd", "tvd_interval",
+    "w1",
 ]

@@ -150,7 +150,8 @@ SECTIONS = {
     "token_calibration": Section("Token-level calibration: ECE, cw-ECE and Full-ECE over bin counts",
                                  "Liu et al. 2024, Table 1", ("token_calibration_summary",), ("token_calibration",)),
     "production": Section("Production variability", "Giulianelli et al. 2023, Secs. 6-7, Figs. 2-5",
-                          ("production_summary", "production_adequacy"), ("production",)),
+                          ("production_summary", "production_adequacy", "production_beats_copy"),
+                          ("production",)),
 }
 """The page's study sections, in order."""
 
@@ -166,6 +167,7 @@ VIEWS = {
     "syntactic_tvd_summary": lambda frames: [views.word_class_tvd(f) for f in frames],
     "semantic_tvd_summary": lambda frames: [views.word_class_tvd(f) for f in frames],
     "production_adequacy": lambda frames: [views.production_adequacy(f) for f in frames],
+    "production_beats_copy": lambda frames: [views.production_beats_copy(f) for f in frames],
 }
 """How the page shows the registered tables of a name prefix (all of the prefix's frames at
 once), other than as they are; the sample-size and production views need the run's folder or

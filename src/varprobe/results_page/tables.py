@@ -352,24 +352,45 @@ def production_w1(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 ADEQUACY_STATISTICS = {
-    "chrf": "chrF", "bleu": "BLEU", "language_share": "in the task's language", "empty_share": "empty",
-    "copy_share": "copies the input", "reference_language_share": "references in the task's language",
+    "chrf": "chrF", "bleu": "BLEU", "sari": "SARI", "language_share": "in the task's language",
+    "empty_share": "empty", "copy_share": "copies the input",
+    "reference_language_share": "references in the task's language",
 }
 
 
 def production_adequacy(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per dataset, model and decoding: its task's language, its inputs and outputs, and the
-    bootstrap mean over inputs of each adequacy statistic with its interval (schema
-    ``production_adequacy_summary``), one column per statistic."""
+    """Per dataset, its copy baseline (``analysis.adequacy.COPY_BASELINE``) first, then each
+    model and decoding: its task's language, its inputs and outputs, and the bootstrap mean over
+    inputs of each adequacy statistic with its interval (schema ``production_adequacy_summary``),
+    one column per statistic the summary has ("–" where a task does not score it: SARI outside
+    simplification)."""
+    from varprobe.analysis.adequacy import COPY_BASELINE
+
     keys = ["dataset", "model", "decoding"]
+    shown = {s: label for s, label in ADEQUACY_STATISTICS.items() if s in set(summary["statistic"])}
     rows = []
-    for key, group in summary.groupby(keys, sort=False):
-        row = {**dict(zip(keys, key, strict=True)), "language": group["language"].iloc[0],
-               "inputs": str(int(group["n_inputs"].max())), "outputs": str(int(group["n_outputs"].max()))}
-        for stat in group.itertuples(index=False):
-            row[ADEQUACY_STATISTICS[stat.statistic]] = with_interval(stat.mean, stat.ci_low, stat.ci_high)
-        rows.append(row)
-    return pd.DataFrame(rows, columns=[*keys, "language", "inputs", "outputs", *ADEQUACY_STATISTICS.values()])
+    for _, by_dataset in summary.groupby("dataset", sort=False):
+        ordered = pd.concat([by_dataset[by_dataset["model"] == COPY_BASELINE],
+                             by_dataset[by_dataset["model"] != COPY_BASELINE]])
+        for key, group in ordered.groupby(keys, sort=False):
+            row = {**dict(zip(keys, key, strict=True)), "language": group["language"].iloc[0],
+                   "inputs": str(int(group["n_inputs"].max())), "outputs": str(int(group["n_outputs"].max()))}
+            for stat in group.itertuples(index=False):
+                row[shown[stat.statistic]] = with_interval(stat.mean, stat.ci_low, stat.ci_high)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=[*keys, "language", "inputs", "outputs", *shown.values()]).fillna("–")
+
+
+def production_beats_copy(found: pd.DataFrame) -> pd.DataFrame:
+    """Per system: the statistic it must beat copying the source on (chrF; SARI on
+    simplification), its mean with its interval, the copy baseline's mean, and whether the
+    interval's lower bound is above it (schema ``production_beats_copy``)."""
+    return pd.DataFrame({
+        "dataset": found["dataset"], "model": found["model"], "decoding": found["decoding"],
+        "criterion": found["statistic"].map(ADEQUACY_STATISTICS),
+        "mean [95% CI]": [with_interval(r.mean, r.ci_low, r.ci_high) for r in found.itertuples(index=False)],
+        "copying the source": found["copy"].map(number),
+        "beats copying": found["beats_copy"].map({True: "yes", False: "no"})})
 
 
 def production_shown_probes(summary: pd.DataFrame, probes: list[str] | None) -> list[str]:

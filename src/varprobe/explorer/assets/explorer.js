@@ -297,6 +297,7 @@ const VP = (() => {
   const ADEQUACY = [
     ["chrf", "chrF", "mean sentence chrF of the outputs against the references (0-100)"],
     ["bleu", "BLEU", "mean sentence BLEU of the outputs against the references (0-100)"],
+    ["sari", "SARI", "mean sentence SARI of the outputs against the source and the references (0-100; simplification only)"],
     ["language_share", "in the task's language", "share of outputs identified as in the task's language"],
     ["empty_share", "empty", "share of empty outputs"],
     ["copy_share", "copies the input", "share of outputs that copy the input"],
