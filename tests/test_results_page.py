@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -128,10 +129,11 @@ def _run(tmp_path):
     pd.DataFrame({"input_id": ["w1", "w1", "w2"], "sample_index": [0, 1, 0],
                   "text": ["Die Katze | sitzt.", "I cannot translate.", "Hund."]}).to_parquet(
         wmt / "m/ancestral/samples.parquet")
-    pd.DataFrame({"dataset": "wmt14", "model": "m", "decoding": "ancestral", "statistic": "w1_C_H",
-                  "input_id": ["w1"], "excess": [0.4], "values": ["lexical-1: 0.7"], "source": ["A cat."],
-                  "references": [["Eine Katze."]], "samples": [["I cannot translate."]]}).to_parquet(
-        wmt / "m/ancestral/miscalibrated.parquet")
+    tables.write(pd.DataFrame({
+        "dataset": "wmt14", "model": "m", "decoding": "ancestral", "statistic": "w1_C_H", "input_id": ["w1"],
+        "excess": [0.4], "values": ['{"lexical-1": 0.7}'], "source": ["A cat."], "references": [["Eine Katze."]],
+        "samples": [["I cannot translate."]]}), wmt / "m/ancestral/miscalibrated.parquet", "production_miscalibrated",
+        {"thresholds": {"lexical-1": 0.3, "semantic": 0.2}})
     add("oracle_replacement_summary", pd.DataFrame({
         "model": "m", "decoding": "ancestral", "oracle_size": "10", "k": [0.0, 60.0, 100.0], "n_seeds": 3,
         "n_contexts": 6, "mean_tvd": [0.6, 0.48, 0.4], "sd_tvd": 0.01, "min_tvd": 0.3, "max_tvd": 0.7,
@@ -545,9 +547,11 @@ def test_the_full_ece_disagreement_measures_the_estimators_floor(page):
 def test_production_shows_one_input_per_task_and_the_most_miscalibrated(page):
     part = page[page.index("### Production: the sign of mean M - H"):page.index("## The papers' tables")]
     assert 'wmt14, input `w1`: source "A cat."' in part
-    assert "| Eine Katze. | Die Katze / sitzt. |" in part and "| Katze. | I cannot translate. |" in part
+    assert "| Eine Katze. | Die Katze \\| sitzt. |" in part and "| Katze. | I cannot translate. |" in part
     assert re.search(r"\| wmt14\s+\| ancestral\s+\| W1\(C, H\)\s+\| w1\s+\| 0\.400 .*\| I cannot translate\.", page)
-    assert re.search(r"\| lexical-1\s+\| > 0\.3\s+\|", page) and re.search(r"\| semantic\s+\| > 0\.2\s+\|", page)
+    assert "### The most miscalibrated inputs (above the paper's thresholds)" in page
+    assert re.search(r"\| wmt14\s+\| lexical-1\s+\| > 0\.3\s+\| > 0\.3\s+\| the paper's\s+\|", page)
+    assert re.search(r"\| wmt14\s+\| semantic\s+\| > 0\.2\s+\| > 0\.2\s+\| the paper's\s+\|", page)
 
 
 def test_production_signs_are_read_against_the_papers():
@@ -815,7 +819,7 @@ def test_the_glossary_defines_only_the_quantities_of_the_sections_on_the_page():
     assert list(glossary({"production"})) == ["human control (production)", "H, M, C (production)",
                                                "W1(M, H), W1(C, H)"]
     assert "TVD(O2, O1)" in glossary({"provo", "production"}) and "RSD" not in glossary({"provo", "production"})
-    assert glossary({"provo", "word_classes", "token_calibration", "production"}) == GLOSSARY
+    assert list(glossary({"provo", "word_classes", "token_calibration", "production"}, 10)) == list(GLOSSARY)
 
 
 def test_a_panel_with_none_below_it_labels_its_shared_x_axis():
@@ -995,3 +999,173 @@ def test_each_run_system_is_read_against_the_papers_column_of_its_decoding():
     assert paper_system({"name": "t", "temperature": 0.5}, False) == "GPT2 T=0.5"
     assert paper_system({"name": "t", "temperature": 0.5}, True) is None
     assert paper_system({"name": "exact", "method": "enumerate"}, False) is None
+
+
+# ---- issue 70, round four: no string from outside the project reaches a page as markup ----------
+
+HOSTILE = [
+    "<img src=x onerror=alert(1)>", "</script><script>alert(1)</script>", '"><svg onload=alert(1)>',
+    "[x](javascript:alert(1))", "![x](javascript:alert(1))", '<a href="javascript:alert(1)">x</a>',
+    "a | b `c` **d** _e_ ~~f~~ $g$ &lt;h&gt; &#60;i", "``code | pipe``", "<!-- a comment -->",
+    "<https://example.com>", "x[^1] [ref]: https://example.com", "back\\slash\\", "\\<img src=x onerror=alert(1)>",
+    "two\n\n<script>alert(1)</script>\nlines",
+]
+"""Strings a data file, a config value or a model's output may hold: HTML, Markdown links and
+images, inline code, emphasis, MyST's math, entity references, a table's pipe, a blank line."""
+LINE_STARTS = ["# heading", "> quote", "- item", "+ item", "+++", "1. item", "3) item", ":::{note}",
+               "% comment", "(target)=", "[ref]: https://example.com"]
+"""Strings that start a block where they start a line (a heading, a list, a MyST directive,
+comment or target, a reference definition)."""
+class _Elements(HTMLParser):
+    """Every start tag of an HTML text with its attributes, and the text of each paragraph."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.paragraphs: list[str] = []
+        self._in_paragraph = False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag == "p":
+            self.paragraphs.append("")
+            self._in_paragraph = True
+
+    def handle_endtag(self, tag):
+        self._in_paragraph = self._in_paragraph and tag != "p"
+
+    def handle_data(self, data):
+        if self._in_paragraph:
+            self.paragraphs[-1] += data
+
+
+def _html(page: str) -> _Elements:
+    """``page`` rendered as the documentation's build renders it (MyST with ``docs/conf.py``'s
+    extensions, docutils' HTML writer), read back."""
+    import runpy
+
+    from docutils.core import publish_string
+    from myst_parser.parsers.docutils_ import Parser
+
+    extensions = runpy.run_path(str(Path(__file__).parents[1] / "docs/conf.py"))["myst_enable_extensions"]
+    html = publish_string(page, parser=Parser(), writer="html5", settings_overrides={
+        "myst_enable_extensions": extensions, "report_level": 5, "output_encoding": "unicode"})
+    found = _Elements()
+    found.feed(html.split("<body>", 1)[1])
+    return found
+
+
+@pytest.mark.parametrize("value", HOSTILE + LINE_STARTS)
+def test_a_string_from_outside_reaches_a_table_cell_and_a_line_of_the_page_as_text(value):
+    """A table's cell (``markdown``) and a template value (``finalize``: in a list item, at the
+    start of a line) render as the elements a plain word does, and read as the string itself."""
+    from varprobe.results_page.markup import finalize
+    from varprobe.results_page.tables import markdown
+
+    def page(text):
+        return f"{markdown(pd.DataFrame({text: [text], 'n': [1]}))}\n\n- {finalize(text)}\n\n{finalize(text)}, more\n"
+
+    plain, found = _html(page("plain")), _html(page(value))
+    assert found.tags == plain.tags
+    shown = " ".join(value.split())
+    assert found.paragraphs == [shown, "n", shown, "1", shown, f"{shown}, more"]
+
+
+def test_inline_code_of_a_string_from_outside_holds_it_whole():
+    """``code`` fences a string by more backticks than it holds: the code element holds it all."""
+    from varprobe.results_page.markup import code
+
+    plain = _html(f"input {code('plain')} here\n")
+    for value in ("a`b", "``x``", "`", "<img src=x onerror=alert(1)>", "a\n\nb"):
+        found = _html(f"input {code(value)} here\n")
+        assert found.tags == plain.tags and found.paragraphs == [f"input {' '.join(value.split())} here"]
+
+
+def _hostile_run(tmp_path):
+    """``_run``'s tables with hostile strings in every one a user's data or config reaches the
+    page through: the production task's ids, sources, references and outputs (the example and
+    the most miscalibrated inputs), a config file's text and name, a figure's file name and a
+    benchmark folder's name; and the page of it."""
+    results, entries, config = _run(tmp_path)
+    wmt = results / "production/wmt14"
+    evil = iter(HOSTILE * 3)
+    ids = [next(evil), next(evil)]
+    pd.DataFrame({"dataset": "wmt14", "split": "test", "input_id": ids, "source": [next(evil), next(evil)],
+                  "references": [[next(evil), next(evil)], [next(evil)]]}).to_parquet(wmt / "instances.parquet")
+    pd.DataFrame({"input_id": [ids[0], ids[0], ids[1]], "sample_index": [0, 1, 0],
+                  "text": [next(evil), next(evil), next(evil)]}).to_parquet(wmt / "m/ancestral/samples.parquet")
+    tables.write(pd.DataFrame({
+        "dataset": "wmt14", "model": "m", "decoding": "ancestral", "statistic": "w1_C_H", "input_id": [ids[0]],
+        "excess": [0.4], "values": ['{"lexical-1": 0.7}'], "source": [next(evil)], "references": [[next(evil)]],
+        "samples": [[next(evil)]]}), wmt / "m/ancestral/miscalibrated.parquet", "production_miscalibrated",
+        {"thresholds": {"lexical-1": 0.3}})
+    named = tmp_path / "<svg onload=alert(1)>.yaml"
+    named.write_text(config.read_text() + "# ```\n# </details><script>alert(1)</script>\n")
+    figure = results / "provo/figures/<img src=x onerror=alert(1)>.png"
+    figure.parent.mkdir(parents=True)
+    figure.write_bytes(b"png")
+    figures = copy_figures([str(figure)], str(results), results / "docs/figures")
+    bench = results / "benchmarks/<img src=x onerror=alert(1)>/1.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+                     "12.0\t0:00:12\t812.5\t1\t1\t1\t0\t0\t90\t11.0\n")
+    return render(config=_validated(named), configfiles=[str(named)], commit="abc", entries=entries,
+                  figures=figures, benchmarks=str(results / "benchmarks"), measured=_measured(results),
+                  results=str(results))
+
+
+def test_hostile_data_and_config_reach_the_rendered_page_as_text_with_no_live_element(tmp_path):
+    """On main the production example and the most-miscalibrated table copied ids, sources,
+    references and outputs raw into the page: rendered (Sphinx + MyST), ``<img src=x
+    onerror=...>`` ran. Every element of the rendered page is one the page writes itself: no
+    script, svg or math; an image is the figure's own, an element with an ``on*`` attribute or a
+    ``javascript:`` link is none."""
+    found = _html(_hostile_run(tmp_path))
+    tags = {tag for tag, _ in found.tags}
+    assert not tags & {"script", "svg", "math", "iframe", "object", "embed", "style"}
+    assert not [(t, a) for t, a in found.tags if any(k.startswith("on") for k in a)]
+    assert not [a for _, a in found.tags if any("javascript:" in (v or "") for v in a.values())]
+    images = [a["src"] for t, a in found.tags if t == "img"]
+    assert images == ["figures/provo__figures__%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E.png"]
+    text = " ".join(found.paragraphs)
+    shown = (f"wmt14, input {HOSTILE[0]}: source \"{HOSTILE[2]}\"",  # the example
+             HOSTILE[4], HOSTILE[5], HOSTILE[7], HOSTILE[8], HOSTILE[12])  # its rows; a most miscalibrated output
+    assert [value for value in shown if value not in text] == []
+
+
+def test_a_config_file_is_shown_whole_in_its_code_block_whatever_it_holds(tmp_path):
+    """A config line of backticks closed the YAML block on main, and what followed was Markdown
+    and HTML: the block's fence is longer than any run of backticks in the file."""
+    page = _hostile_run(tmp_path)
+    block = page[page.index("&lt;svg onload=alert(1)&gt;.yaml</code></summary>"):]
+    assert block.split("\n")[2] == "````yaml" and "# </details><script>alert(1)</script>\n````\n</details>" in block
+
+
+def test_the_miscalibrated_inputs_name_the_thresholds_they_were_selected_with(tmp_path):
+    """On main ``thresholds: {lexical-1: -5}`` was headed "above the paper's thresholds" with the
+    paper's 0.3 printed below it. The heading and the table say whose thresholds were used."""
+    from varprobe.results_page.findings import miscalibrated_block
+
+    results, _, _ = _run(tmp_path)
+    measured = _measured(results)
+    path = measured["production_miscalibrated"][0]
+    frame = tables.read(path, "production_miscalibrated")
+    tables.write(frame, path, "production_miscalibrated", {"thresholds": {"lexical-1": 0.5, "semantic": 0.2}})
+    block = miscalibrated_block(measured)
+    assert block["title"] == "The most miscalibrated inputs (above the run's thresholds, not the paper's)"
+    assert re.search(r"\| wmt14\s+\| lexical-1\s+\| > 0\.5\s+\| > 0\.3\s+\| the run's own\s+\|", block["note"])
+    assert re.search(r"\| wmt14\s+\| semantic\s+\| > 0\.2\s+\| > 0\.2\s+\| the paper's\s+\|", block["note"])
+    frame.to_parquet(path)  # no thresholds in its metadata: which were used is unknown
+    with pytest.raises(ValueError, match=r"miscalibrated\.parquet: production_miscalibrated table without its "
+                                         r"thresholds"):
+        miscalibrated_block(measured)
+
+
+def test_the_ece_glossary_entry_states_the_runs_bins(tmp_path):
+    """On main the glossary said 10 bins whatever ``provo.ece_bins`` was."""
+    results, entries, config = _run(tmp_path)
+    config.write_text(config.read_text().replace("ece_bins: 10", "ece_bins: 7"))
+    page = render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries, figures=[],
+                  benchmarks=str(results / "benchmarks"), measured=_measured(results), results=str(results))
+    assert "- **ECE**: expected calibration error over 7 equal-width bins" in page
+    assert "10 equal-width bins" not in page

@@ -24,6 +24,7 @@ import pandas as pd
 from varprobe import tables
 from varprobe.results_page import findings, paper
 from varprobe.results_page.findings import span, table_of
+from varprobe.results_page.markup import Markup, code, text
 from varprobe.results_page.tables import (
     AUTHORS_CODE, AUTHORS_VALUES, RELATIVE, TABLE_ONE_COLUMNS, authors_row, intervals, markdown,
     metric_by_bins, number, printed, with_interval)
@@ -325,8 +326,8 @@ def _oracle_tvd(found: pd.DataFrame, measured: dict) -> tuple[str, pd.DataFrame 
 
 def _other_models(entries, measured, config) -> str:
     """The cause of a model's value against GPT-2's: unexplained, with what differs."""
-    models = ", ".join(f"`{m['name']}`" for m in config.get("models", [])) or "the run's"
-    draws = findings.draws_per_context(config["provo"]) if "provo" in config else "the run's"
+    models = ", ".join(code(m["name"]) for m in config.get("models", [])) or "the run's"
+    draws = text(findings.draws_per_context(config["provo"])) if "provo" in config else "the run's"
     return (f"{UNEXPLAINED}: the run's models ({models}), sampled {draws} times per context, against the "
             f"paper's GPT-2, sampled {findings.PAPER_DRAWS:,} times; the run measures neither difference alone.")
 
@@ -355,7 +356,7 @@ def _regression(entries, measured: dict, _config) -> dict | None:
                           "human entropy": codings["entropy_human"].map(number),
                           "contexts": codings["n_contexts"].astype(str),
                           "correlation of the two predictors": codings["correlation"].map(number)})
-    return {"cause": (f"Measured on {model} / {decoding} by a quick ARD fit (scikit-learn, "
+    return {"cause": (f"Measured on {text(model)} / {text(decoding)} by a quick ARD fit (scikit-learn, "
                       f"type-II maximum likelihood) under each coding (below): across reference level and "
                       f"standardisation the coefficient is {span(spread[:4].min(), spread[:4].max())}; without "
                       f"human entropy in the design it is "
@@ -392,7 +393,7 @@ def _token_bins(entries, measured: dict, _config) -> dict | None:
 
     def line(model: str) -> str:
         ours, floor = full.loc[(model, "corpus")], full.loc[(model, DRAWN)]
-        return (f"{model}: ours {number(ours[ms[0]])} at {ms[0]} and {number(ours[ms[-1]])} at {ms[-1]}, a "
+        return (f"{text(model)}: ours {number(ours[ms[0]])} at {ms[0]} and {number(ours[ms[-1]])} at {ms[-1]}, a "
                 f"perfectly calibrated model's {number(floor[ms[0]])} and {number(floor[ms[-1]])} (its largest / "
                 f"smallest M {number(floor['largest / smallest M'])}, ours {number(ours['largest / smallest M'])}; "
                 f"its RSD over M {floor['RSD over M']:.0%})")
@@ -497,11 +498,14 @@ did not measure it (then ``UNEXPLAINED``, as for a group not here)."""
 
 
 def cause(group: str, entries: list[dict], measured: dict, config: dict) -> dict:
-    """The cause of ``group`` as ``{cause, table}``: ``CAUSES``'s, else ``UNEXPLAINED``."""
+    """The cause of ``group`` as ``{cause, table}``: ``CAUSES``'s, else ``UNEXPLAINED``. A
+    cause's text is the page's Markdown (``Markup``): each ``CAUSES`` entry writes a string from
+    outside the project into it through ``text`` or ``code``."""
     found = CAUSES[group](entries, measured, config) if group in CAUSES else None
     if found is None:
         return {"cause": UNEXPLAINED, "table": None}
-    return found if isinstance(found, dict) else {"cause": found, "table": None}
+    found = found if isinstance(found, dict) else {"cause": found, "table": None}
+    return {**found, "cause": Markup(found["cause"])}
 
 
 def generated(entries: list[dict], measured: dict, config: dict) -> list[dict]:

@@ -11,6 +11,7 @@ import pandas as pd
 
 from varprobe import tables
 from varprobe.results_page import paper
+from varprobe.results_page.markup import Markup, code
 from varprobe.results_page.tables import (
     markdown, miscalibrated, number, production_example, production_shown_probes, production_signs)
 
@@ -63,7 +64,7 @@ def what_was_run(config: dict, entries: list[dict]) -> list[tuple[str, str]]:
     lines = []
     models = [m["name"] for m in config.get("models", [])]
     if models:
-        lines.append(("models", ", ".join(f"`{m}`" for m in models)))
+        lines.append(("models", Markup(", ".join(code(m) for m in models))))
     summary = table_of(entries, "provo_summary")
     provo = config.get("provo")
     if provo and summary is not None:
@@ -238,7 +239,7 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
     out = []
     draws = most_draws(config["provo"]) if "provo" in config else PAPER_DRAWS
     if draws < PAPER_DRAWS:
-        out.append({"heading": "The paper's draw count (1,000 draws per context)", "text": (
+        out.append({"heading": "The paper's draw count (1,000 draws per context)", "text": Markup(
             f"Not run: this run draws at most {draws} per context, so its sample-size figure subsamples "
             f"those {draws} (sizes at or above {draws} cannot be drawn), not the paper's 1,000, and Table 1's "
             "model rows carry the upward bias of a small-sample TVD. A decoding with `n_samples: 1000` "
@@ -249,7 +250,7 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
     families = {f for f, keys in DECODING_FAMILIES.items() for d in decodings
                 if (keys and any(k in d for k in keys)) or (not keys and set(d) == {"name"})}
     if "production" in config and len(families) < len(DECODING_FAMILIES):
-        out.append({"heading": "Decoding families", "text": (
+        out.append({"heading": "Decoding families", "text": Markup(
             f"Not run: this run's decodings cover {', '.join(sorted(families)) or 'none'} of the paper's five "
             "families (ancestral, temperature, top-k, top-p, typical). `scripts/run.sh --configfile "
             "configs/decoding-families.yaml`, in a checkout of its own, runs the paper's nine "
@@ -260,19 +261,52 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
     return out
 
 
+PAPER_THRESHOLDS = {k.split("_", 1)[1]: v for k, v in paper.GIULIANELLI_LEVELS.items() if k.startswith("miscalibrated_")}
+"""Giulianelli et al. 2023, Sec. 7: the W1 above which an input is miscalibrated, per probe."""
+
+
+def used_thresholds(path: str) -> dict[str, float]:
+    """The thresholds a ``production_miscalibrated`` table was selected with (its metadata's
+    ``thresholds``, as ``varprobe production-miscalibrated`` writes it); ValueError naming the
+    file when it has none."""
+    thresholds = tables.read_metadata(path).get("thresholds")
+    if not isinstance(thresholds, dict):
+        raise ValueError(f"{path}: production_miscalibrated table without its thresholds in its metadata "
+                         "(written by varprobe production-miscalibrated); rerun rule production_miscalibrated")
+    return {probe: float(value) for probe, value in thresholds.items()}
+
+
+def threshold_table(used: dict[str, dict[str, float]]) -> pd.DataFrame:
+    """Per dataset and probe, the threshold the run selected with (``used``: dataset -> probe ->
+    threshold) beside the paper's (``PAPER_THRESHOLDS``; "–" for a probe it has none for), and
+    whose the run's is: the paper's where the two are equal, else the run's own."""
+    rows = [{"dataset": dataset, "probe": probe, "threshold on W1 (this run)": f"> {value:g}",
+             "the paper's": f"> {PAPER_THRESHOLDS[probe]:g}" if probe in PAPER_THRESHOLDS else "–",
+             "whose": "the paper's" if PAPER_THRESHOLDS.get(probe) == value else "the run's own"}
+            for dataset, thresholds in used.items() for probe, value in thresholds.items()]
+    return pd.DataFrame(rows, columns=["dataset", "probe", "threshold on W1 (this run)", "the paper's", "whose"])
+
+
 def miscalibrated_block(measured: dict) -> dict | None:
     """Giulianelli et al. Sec. 7: the most miscalibrated inputs of every production system of the
-    run (its ``production_miscalibrated`` tables), as a page table block."""
-    frames = [tables.read(p, "production_miscalibrated") for p in measured.get("production_miscalibrated", [])]
-    frames = [f for f in frames if len(f)]
-    if not frames:
+    run (its ``production_miscalibrated`` tables), as a page table block, with the thresholds
+    each table was selected with (``used_thresholds``) beside the paper's: the title says "the
+    paper's thresholds" only where every one of them is the paper's."""
+    read = [(tables.read(p, "production_miscalibrated"), p) for p in measured.get("production_miscalibrated", [])]
+    read = [(frame, path) for frame, path in read if len(frame)]
+    if not read:
         return None
-    levels = pd.DataFrame([{"probe": k.split("_", 1)[1], "the paper's threshold on W1": f"> {v}"}
-                           for k, v in paper.GIULIANELLI_LEVELS.items() if k.startswith("miscalibrated_")])
-    return {"title": "The most miscalibrated inputs (above the paper's thresholds)",
+    used: dict[str, dict[str, float]] = {}
+    for frame, path in read:
+        used.setdefault(str(frame["dataset"].iloc[0]), {}).update(used_thresholds(path))
+    levels = threshold_table(used)
+    papers = (levels["whose"] == "the paper's").all()
+    whose = "the paper's thresholds" if papers else "the run's thresholds, not the paper's"
+    return {"title": f"The most miscalibrated inputs (above {whose})",
             "prefix": "production_miscalibrated",
-            "body": markdown(miscalibrated(pd.concat(frames, ignore_index=True))),
-            "note": f"The paper's thresholds (Giulianelli et al. 2023, Sec. 7):\n\n{markdown(levels)}"}
+            "body": markdown(miscalibrated(pd.concat([f for f, _ in read], ignore_index=True))),
+            "note": Markup("The thresholds this run selected with (`production.miscalibration.thresholds`), beside "
+                           f"the paper's (Giulianelli et al. 2023, Sec. 7):\n\n{markdown(levels)}")}
 
 
 FAILURE_COLUMNS = {"reason": "reason", "draws": "draws", "share_of_draws": "share of draws",
@@ -293,7 +327,7 @@ def failures(entries, measured: dict) -> dict | None:
         if table.empty:
             continue
         system = f"{r.model} / {r.decoding}"
-        notes.append(f"`{system}`: {r.failure_rate:.2%} of draws fail (Table 1's failure rate, its row `all`); "
+        notes.append(f"{code(system)}: {r.failure_rate:.2%} of draws fail (Table 1's failure rate, its row `all`); "
                      f"under the paper's reading only the draws without any letter would")
         failed = table.loc[table["reason"] != "", list(FAILURE_COLUMNS)]
         shown = failed.rename(columns=FAILURE_COLUMNS).assign(
@@ -308,9 +342,9 @@ def failures(entries, measured: dict) -> dict | None:
     rows.extend({"system": f"paper: {model}", "reason": "all", "draws": draws, "share of draws": share,
                  "draws without any letter": "", "the paper's protocol": ""}
                 for model, (share, draws) in paper.FAILURE_RATES.items())
-    return {"title": "Failure rate", "paper": "Ilia & Aziz 2024, App. C.3 (the rows `paper:` of the table below)",
-            "ours": "; ".join(notes),
-            "cause": ("Measured: our sampler reads up to 20 tokens and rejects a draw whose word is still "
+    return {"title": "Failure rate", "paper": Markup("Ilia & Aziz 2024, App. C.3 (the rows `paper:` of the table below)"),
+            "ours": Markup("; ".join(notes)),
+            "cause": Markup("Measured: our sampler reads up to 20 tokens and rejects a draw whose word is still "
                       "open then (`token_budget`), that glues letters onto the context's last word "
                       "(`extends_context_word`) or that ends before a word (`ended_before_word`). The "
                       "authors' sampler reads 5 tokens, removes punctuation and takes the first non-empty "
@@ -331,14 +365,14 @@ def production(entries, measured: dict) -> dict | None:
         if paths:
             ex = production_example(tables.read(paths["instances"], "production_instances"),
                                     tables.read(paths["samples"], "production_samples"))
-            rows = list(zip_longest(map(_cell, ex["references"]), map(_cell, ex["outputs"]), fillvalue=""))
-            examples.append({"dataset": dataset, "input_id": ex["input_id"], "source": _cell(ex["source"]),
+            rows = list(zip_longest(map(_short, ex["references"]), map(_short, ex["outputs"]), fillvalue=""))
+            examples.append({"dataset": dataset, "input_id": ex["input_id"], "source": _short(ex["source"]),
                              "rows": rows})
     return {"title": "Production: the sign of mean M - H",
             "paper": "; ".join(f"{d}: {s} ({m}, {w})" for d, (s, m, w) in paper.GIULIANELLI_MEAN_DIFFERENCE_SIGN.items()),
             "ours": "; ".join(f"{r.dataset} {r.probe}: {r.sign}" for r in signs.itertuples(index=False)
                               if r.probe in ("lexical-1", "semantic")),
-            "cause": ("What differs: one 135M instruct model, prompted with an instruction for every task, "
+            "cause": Markup("What differs: one 135M instruct model, prompted with an instruction for every task, "
                       "against the paper's task-trained OpusMT (translation), Flan-T5 (simplification) and "
                       "DialoGPT (dialogue); below, one input per task with its references and the model's "
                       "outputs. Which difference turns the sign is unexplained: the paper's models are not "
@@ -369,10 +403,11 @@ def decodings(entries) -> dict | None:
                 {True: "yes", False: "no"})}))}
 
 
-def _cell(text) -> str:
-    """A text for one Markdown table cell: one line, no pipe, at most 160 characters."""
-    text = " ".join(str(text).split()).replace("|", "/")
-    return text if len(text) <= 160 else text[:157] + "..."
+def _short(value) -> str:
+    """A text of a production example shortened for the page: one line of at most 160 characters
+    (the template prints it as text, ``varprobe.results_page.markup``)."""
+    line = " ".join(str(value).split())
+    return line if len(line) <= 160 else line[:157] + "..."
 
 
 PAPER_ITEMS = (
@@ -438,5 +473,5 @@ def paper_index(present: dict[str, str]) -> list[dict]:
             where = (f"not shown: {why}" if why and (section is None or section in present) else
                      f"section \"{present[section]}\"" if section in present else
                      "not in this run (its study was not configured)")
-            out.append({"paper": source, "item": item, "where": where})
+            out.append({"paper": source, "item": item, "where": Markup(where)})
     return out

@@ -20,7 +20,7 @@ import jinja2
 import pandas as pd
 
 from varprobe import tables
-from varprobe.results_page import disagreements, findings, paper, production_readings
+from varprobe.results_page import disagreements, findings, markup, paper, production_readings
 from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
 
@@ -226,7 +226,7 @@ def _production_view(probes: list[str] | None):
         if len(whole) <= views.MAX_ROWS:
             return whole
         short = views.production_by_decoding(frame, views.production_shown_probes(frame, probes))
-        short.attrs["note"] = (
+        short.attrs["note"] = markup.Markup(
             f"The whole table ({len(whole)} rows: every probe, H, M, C, W1(M, H) and W1(C, H)) is too long "
             "for the page: here are the numbers of the mean-W1 figure (Fig. 5), mean W1(C, H) over inputs "
             "and the human control's mean W1, each column's lowest system in bold. Every row is in "
@@ -249,7 +249,7 @@ def _blocks(entries: list[dict], views_by_prefix: dict = VIEWS) -> list[dict]:
         titles = [group[0]["title"]] if len(shown) < len(group) else [e["title"] for e in group]
         for title, frame in zip(titles, shown, strict=True):
             body = (views.markdown(frame) if len(frame) <= views.MAX_ROWS else
-                    f"{len(frame)} rows: `{group[0]['table']}` (and the run's explorer).")
+                    markup.Markup(f"{len(frame)} rows: {markup.code(group[0]['table'])} (and the run's explorer)."))
             blocks.append({"title": frame.attrs.get("title", title), "prefix": prefix, "body": body,
                            "note": frame.attrs.get("note")})
     return blocks
@@ -292,10 +292,12 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
     run's measured tables by name (``PAGE_TABLES`` of ``workflow/rules/page_inputs.smk``), each
     a path, or for the production tables a list or mapping of paths; ``results``: the run's results folder (its Snakemake logs
     beside it); ``not_run``: the configured analyses that could not run on the corpus, with the
-    reason; ``figure_probes``: the probes of the production figures."""
+    reason; ``figure_probes``: the probes of the production figures. Every value reaches the
+    page as text but the Markdown the page writes itself (``varprobe.results_page.markup``)."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent), undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True)
+        keep_trailing_newline=True, finalize=markup.finalize)
+    environment.filters.update(code=markup.code, fenced=markup.fenced, html_text=markup.html_text, url=markup.url)
     configfiles = list(dict.fromkeys(str(Path(p).resolve()) for p in configfiles))
     root = Path(results) if results else Path(benchmarks).parent
     stages = stage_times(Path(benchmarks)) if Path(benchmarks).is_dir() else {}
@@ -324,7 +326,8 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         run=findings.what_was_run(config, entries),
         papers=findings.papers_read({s["key"] for s in sections}),
         findings=findings.findings(entries, [d["title"] for d in disputes], figure_probes),
-        glossary=views.glossary({s["key"] for s in sections}),
+        glossary=views.glossary({s["key"] for s in sections},
+                                config["provo"]["ece_bins"] if "provo" in config else None),
         sections=sections,
         absent=findings.absent_sections(config, {s["key"] for s in sections}),
         disagreements=disputes,
@@ -334,7 +337,8 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         n_samples=findings.draws_per_context(config["provo"]) if "provo" in config else None,
         configs=[{"path": path, "text": Path(path).read_text(encoding="utf-8").rstrip()}
                  for path in configfiles],
-        stages=table(stages) if stages else "no benchmark files",
+        stages=markup.Markup(table({markup.text(name): stage for name, stage in stages.items()}))
+        if stages else "no benchmark files",  # a stage is a folder under the benchmarks: its name is text
         dominant=list(stages)[:3],
         paper=paper,
         relative=f"1/{1 / views.RELATIVE:g}",  # a rule of the page, no value of a table: not a decimal

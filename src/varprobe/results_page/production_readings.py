@@ -9,6 +9,7 @@ import pandas as pd
 
 from varprobe import tables
 from varprobe.results_page import paper
+from varprobe.results_page.markup import Markup, text
 from varprobe.results_page.tables import markdown, number, with_interval
 
 
@@ -53,10 +54,11 @@ def paper_miscalibrated(found: pd.DataFrame) -> pd.DataFrame:
 def _rules(found: pd.DataFrame) -> str:
     """Each task's rule once, as a sentence (its numbers are the table's rule column)."""
     rules = found.drop_duplicates("dataset")
-    return "; ".join(f"{r.dataset}: {r.rule} (fn. {r.footnote})" for r in rules.itertuples(index=False))
+    return "; ".join(f"{text(r.dataset)}: {text(r.rule)} (fn. {text(r.footnote)})"
+                     for r in rules.itertuples(index=False))
 
 
-SIGNS_NOTE = ("The paper reads mu_M(x) - mu_H(x) of its generators' unbiased samples on its three main probes, "
+SIGNS_NOTE = Markup("The paper reads mu_M(x) - mu_H(x) of its generators' unbiased samples on its three main probes, "
               "unigram, POS-bigram and semantic distance (Sec. 6.1, Fig. 3): ours are `lexical-1`, `syntactic-2` and "
               "`semantic`, of the decoding each row names (`production.figures.decoding`, the one Fig. 3 draws). A "
               "probe the run could not compute for a task's output language has no row.")
@@ -80,7 +82,7 @@ def _model_human_w1_block(found: pd.DataFrame) -> dict:
 def _miscalibrated_block(found: pd.DataFrame) -> dict:
     return {"title": "The miscalibrated inputs of every task under the paper's rule for it (Sec. 7)",
             "body": markdown(paper_miscalibrated(found)),
-            "note": ("Selection rule: an input is selected when the paper's statistic for its task is above the "
+            "note": Markup("Selection rule: an input is selected when the paper's statistic for its task is above the "
                      f"rule's threshold on every probe of the rule, per task: {_rules(found)}. A probe the run "
                      "could not compute for the task's output language is left out of its rule (\"probes not "
                      "computed\"), which then selects more loosely than the paper's; \"inputs\" counts the inputs "

@@ -13,6 +13,7 @@ import math
 import pandas as pd
 
 from varprobe.results_page import paper
+from varprobe.results_page.markup import Markup, code, text
 
 RELATIVE = 0.10
 """Without an interval of ours, a value differs from the paper's when it is farther from it than
@@ -45,8 +46,9 @@ GLOSSARY = {
     "outputs (M) and between model outputs and references (C), under one probe.",
     "W1(M, H), W1(C, H)": "Wasserstein-1 distance between the distribution of M (or C) and of H "
     "over pairs, per input; the tables give its mean over inputs.",
-    "ECE": "expected calibration error, 10 equal-width bins of the mode's probability, with the "
-    "corpus word, the human majority or the oracle-1 majority as gold label.",
+    "ECE": "expected calibration error over {ece_bins} equal-width bins of the mode's probability (the "
+    "run's `provo.ece_bins`; the paper states no bin count), with the corpus word, the human majority or "
+    "the oracle-1 majority as gold label.",
     "`full_ece_weighted`": "Full-ECE in Liu et al.'s eq. (9) view: each (position, token) pair weighted "
     "by its probability, the weights summing to 1; `full_ece` follows their eqs. (11)-(13) as printed, "
     "whose bin weights sum to the vocabulary size.",
@@ -63,7 +65,8 @@ GLOSSARY = {
     "drawn from the model's own distribution at its position, which makes the model perfectly "
     "calibrated: its value is the binned estimator's finite-sample bias on as many positions.",
 }
-"""One name and one definition per quantity of the page."""
+"""One name and one definition per quantity of the page; ``{ece_bins}`` is the run's number of
+ECE bins (``glossary``)."""
 
 GLOSSARY_SECTION = {
     **dict.fromkeys(("human control (production)", "H, M, C (production)", "W1(M, H), W1(C, H)"), "production"),
@@ -73,9 +76,12 @@ GLOSSARY_SECTION = {
 """The page section a glossary entry belongs to, where it is not the Provo study's (``provo``)."""
 
 
-def glossary(sections: set[str]) -> dict[str, str]:
-    """The ``GLOSSARY`` entries of the page's ``sections`` (their keys in ``page.SECTIONS``)."""
-    return {name: text for name, text in GLOSSARY.items() if GLOSSARY_SECTION.get(name, "provo") in sections}
+def glossary(sections: set[str], ece_bins: int | None = None) -> dict[Markup, Markup]:
+    """The ``GLOSSARY`` entries of the page's ``sections`` (their keys in ``page.SECTIONS``), the
+    ECE's with the run's ``ece_bins`` (``provo.ece_bins``; a run without the Provo study has no
+    ECE entry)."""
+    return {Markup(name): Markup(definition.format(ece_bins=ece_bins)) for name, definition in GLOSSARY.items()
+            if GLOSSARY_SECTION.get(name, "provo") in sections}
 
 
 def number(value) -> str:
@@ -101,10 +107,20 @@ def with_interval(mean: float, low: float, high: float) -> str:
     return f"{number(mean)} [{number(low)}, {number(high)}]"
 
 
-def markdown(frame: pd.DataFrame) -> str:
-    """``frame`` as a Markdown (pipe) table of rounded cells."""
-    shown = frame.map(number) if not frame.empty else frame
-    return shown.to_markdown(index=False, disable_numparse=True)
+MARKUP = "markup"
+"""The ``attrs`` key of a page table that names its columns the page wrote as Markdown itself
+(inline code, bold): their header and cells reach the page as they are (``markdown``)."""
+
+
+def markdown(frame: pd.DataFrame) -> Markup:
+    """``frame`` as a Markdown (pipe) table of rounded cells (``number``), every header and cell
+    as ``text`` but those of the columns ``frame.attrs[MARKUP]`` names, so that no string of a
+    table (a data file's cell, a config value) reaches the page as markup."""
+    own = set(frame.attrs.get(MARKUP, ()))
+    shown = pd.DataFrame({i: frame.iloc[:, i].map(lambda v, c=c: number(v) if c in own else text(number(v)))
+                          for i, c in enumerate(frame.columns)}, index=frame.index, dtype=object)
+    shown.columns = [str(c) if c in own else text(c) for c in frame.columns]
+    return Markup(shown.to_markdown(index=False, disable_numparse=True))
 
 
 TABLE_ONE_COLUMNS = {
@@ -205,7 +221,7 @@ def authors_comparison(found: pd.DataFrame, human_entropy: float = float("nan"))
                              "authors' protocol": paper.AUTHORS_DATA["human_entropy"][0], "paper": "–"}])
     table.attrs["title"] = "Table 1's human and oracle values: ours, the authors' protocol and the paper"
     averaged = authors_row(found, "authors - switch", "single_split")
-    table.attrs["note"] = (
+    table.attrs["note"] = Markup(
         f"Quote ours: every context's oracles are split with a seed of its own, and each value is the mean "
         f"over the run's resplits, an expectation that no single seed decides. The authors' protocol "
         f"({AUTHORS_CODE}; methods, \"The authors' protocol for Table 1's human and oracle rows\") gives the "
@@ -225,10 +241,11 @@ def authors_switches(found: pd.DataFrame) -> pd.DataFrame:
     """Each of the authors' definitions switched on alone on ours (``ours + switch``) and off
     alone from theirs (``authors - switch``), the seven values each (schema ``provo_authors``)."""
     shown = found[found["protocol"] != "paper"].copy()
-    shown["switch"] = shown["switch"].map(lambda s: f"`{s}`" if s else "")
+    shown["switch"] = shown["switch"].map(lambda s: code(s) if s else "")
     table = shown.rename(columns=AUTHORS_VALUES)
+    table.attrs[MARKUP] = ["switch"]  # each switch's name as inline code
     table.attrs["title"] = "Table 1's human and oracle values with each of the authors' definitions switched"
-    table.attrs["note"] = ("`ours + switch`: our protocol with one of the authors' definitions; `authors - "
+    table.attrs["note"] = Markup("`ours + switch`: our protocol with one of the authors' definitions; `authors - "
                            "switch`: theirs without it. Each switch, and the line of the authors' code it "
                            "follows, is in the methods' table of the authors' protocol.")
     return table.reset_index(drop=True)
@@ -428,7 +445,10 @@ def production_by_decoding(summary: pd.DataFrame, probes: list[str]) -> pd.DataF
         rows.append({"dataset": dataset, "system": "paper: most decodings", "inputs": "",
                      **{p: f"< {paper.GIULIANELLI_LEVELS['w1_decoding']}" for p in set(w1["probe"])}})
     shown = [p for p in probes if p in set(part["probe"])]
-    return pd.DataFrame(rows, columns=["dataset", "system", "inputs", *shown]).fillna("–")
+    table = pd.DataFrame(rows, columns=["dataset", "system", "inputs", *shown]).fillna("–")
+    table.columns = ["dataset", "system", "inputs", *map(text, shown)]
+    table.attrs[MARKUP] = [text(p) for p in shown]  # numbers of ours, the lowest in bold
+    return table
 
 
 def production_signs(summary: pd.DataFrame) -> pd.DataFrame:
@@ -509,10 +529,12 @@ def word_class_tvd(summary: pd.DataFrame) -> pd.DataFrame:
              "oracle control E TVD(O2, O1) [95% CI]": with_interval(
                  r.expected_tvd_oracles, r.oracle_ci_low, r.oracle_ci_high),
              "mean classes": r.mean_classes, "contexts": str(r.n_contexts),
-             "`n_contexts_not_sampled`": str(r.n_contexts_not_sampled),
-             "`n_contexts_all_failed`": str(r.n_contexts_all_failed)}
+             code("n_contexts_not_sampled"): str(r.n_contexts_not_sampled),
+             code("n_contexts_all_failed"): str(r.n_contexts_all_failed)}
             for r in summary.itertuples(index=False)]
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs[MARKUP] = [code("n_contexts_not_sampled"), code("n_contexts_all_failed")]  # counts, named as code
+    return table
 
 
 def finetune_comparison(summary: pd.DataFrame) -> pd.DataFrame:
