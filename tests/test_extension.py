@@ -123,7 +123,7 @@ def toy_run(tmp_path_factory, tiny_model_dir):
         "models": [{"name": "tiny-gpt2", "pretrained": str(tiny_model_dir)}],
         "production": {
             "datasets": [{"name": "toy", "prompt": "{source}"}],
-            "n_samples": 3, "max_new_tokens": 6, "bootstrap_resamples": 20,
+            "n_samples": 3, "max_new_tokens": 6, "bootstrap_resamples": 40,
             "decodings": [{"name": "ancestral"}],
             # No tagger nor encoder: the lexical probes and the toy probe run, quickly.
             "probes": {"ngram_orders": [1], "spacy_pipelines": {"en": None},

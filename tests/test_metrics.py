@@ -220,6 +220,33 @@ def test_bootstrap_interval_contains_mean_and_is_reproducible():
     assert bootstrap_mean_ci(values, np.random.default_rng(11)) == result
 
 
+def _schema_minimum(*path: str) -> int:
+    """The schema's minimum of the config key at ``path``."""
+    from pathlib import Path
+
+    import yaml
+
+    node = yaml.safe_load((Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml").read_text())
+    for key in path:
+        node = node["properties"][key]
+    return node["minimum"]
+
+
+@pytest.mark.parametrize("study", ["provo", "production"])
+def test_the_fewest_resamples_the_config_allows_give_intervals_that_hold_their_estimate(study):
+    """Issue 70, round four: ``production.bootstrap_resamples: 1`` passed the schema and printed
+    "95%" intervals of one point that missed their own mean (chrF ``4.957 [3.419, 3.419]``). At
+    the schema's fewest, every 2.5% tail holds a resample, and the interval of a mean over a few
+    skewed items holds the mean and has two ends."""
+    fewest = _schema_minimum(study, "bootstrap_resamples")
+    assert fewest * 0.025 >= 1
+    rng = np.random.default_rng(3)
+    for n in range(2, 40):
+        values = rng.exponential(size=n) ** 3
+        mean, low, high = bootstrap_mean_ci(values, rng, n_resamples=fewest)
+        assert low < high and low <= mean <= high, (n, mean, low, high)
+
+
 def test_bootstrap_lower_level_gives_narrower_interval():
     values = np.random.default_rng(2).normal(size=100)
     _, low50, high50 = bootstrap_mean_ci(values, np.random.default_rng(0), level=0.5)
