@@ -177,7 +177,7 @@ def _run(tmp_path):
             results / f"analyses/token_calibration/m/{name}.parquet", "token_calibration")
     config = tmp_path / "config.yaml"
     config.write_text("seed: 0\nmodels: [{name: m, pretrained: m}]\nprovo: {texts: [1], n_samples: 40, resplits: 3, "
-                      "ece_bins: 10, bootstrap_resamples: 50}\n")
+                      "ece_bins: 10, bootstrap_resamples: 50}\nanalyses: {oracle_replacement: {}}\n")
     return results, entries, config
 
 
@@ -520,6 +520,22 @@ def test_the_replacement_share_disagreement_reads_the_overlap_the_criterion_read
     assert "the overlap at k = 60% is 0.700, and each row's k needed is 40 points from the paper's" in part
     assert re.search(r"\| m\s+\| ancestral\s+\| 10\s+\| 100\s+\| 0.700\s+\| 1.000\s+\| 0.8\s+\|", part)
     assert "mean TVD" not in part.split("- cause:")[1].split("###")[0]
+
+
+def test_the_replacement_share_is_said_to_be_read_as_the_papers_only_at_the_threshold_and_bins_that_do(tmp_path):
+    """The cause said "ours puts normal densities with the paper's GPT-2 moments at its 60%" of
+    any threshold and bins; that holds of 0.8 over 20 bins alone (``paper.REPLACEMENT_READING``)."""
+    from varprobe.results_page.disagreements import cause
+
+    results, entries, config = _run(tmp_path)
+    measured, settings = _measured(results), _validated(config)
+    said = cause("replacement_share", entries, measured, settings)["cause"]
+    assert "ours puts normal densities with the paper's GPT-2 moments at its 60%" in said
+    settings["analyses"]["oracle_replacement"]["bins"] = 10
+    said = cause("replacement_share", entries, measured, settings)["cause"]
+    assert ("the run's threshold over 10 bins is its own, not the one that puts normal densities with the "
+            "paper's GPT-2 moments at its 60% (`overlap_threshold: 0.8` over `bins: 20`") in said
+    assert "ours puts" not in said
 
 
 def test_the_replacement_finding_spans_every_oracle_size():
@@ -1169,3 +1185,20 @@ def test_the_ece_glossary_entry_states_the_runs_bins(tmp_path):
                   benchmarks=str(results / "benchmarks"), measured=_measured(results), results=str(results))
     assert "- **ECE**: expected calibration error over 7 equal-width bins" in page
     assert "10 equal-width bins" not in page
+
+
+@pytest.mark.parametrize(("rsd_bins", "own"), [([5, 10, 20, 50, 100, 200, 500], False), ([5, 10, 20], True)])
+def test_the_rsd_caption_states_the_runs_bin_counts_and_whether_they_are_liu_et_als(tmp_path, rsd_bins, own):
+    """On main the caption said "the configured bin counts" and printed Liu et al.'s beside them
+    whatever ``analyses.token_calibration.rsd_bins`` held."""
+    results, entries, config = _run(tmp_path)
+    config.write_text(config.read_text().replace("analyses: {oracle_replacement: {}}",
+                                                 f"analyses: {{oracle_replacement: {{}}, token_calibration: "
+                                                 f"{{rsd_bins: {rsd_bins}}}}}"))
+    page = render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries, figures=[],
+                  benchmarks=str(results / "benchmarks"), measured=_measured(results), results=str(results))
+    caption = " ".join(page[page.index("RSD over M is"):].split("\n\n")[0].split())
+    assert caption.startswith(f"RSD over M is the relative standard deviation of the metric over the run's bin "
+                              f"counts (`rsd_bins`: {', '.join(map(str, rsd_bins))}; Liu et al.: 5, 10, 20, 50, "
+                              f"100, 200, 500)")
+    assert ("not Liu et al.'s, so their RSDs beside ours are over other bin counts" in caption) is own

@@ -413,9 +413,22 @@ def _token_bins(entries, measured: dict, _config) -> dict | None:
             "table": markdown(wide.assign(**{"RSD over M": wide["RSD over M"].map("{:.0%}".format)}))}
 
 
-def _replacement_cause(entries, _measured, _config) -> dict | None:
+def _reading(threshold: float, bins: int | None, share: float) -> str:
+    """What the run's overlap ``threshold`` over ``bins`` histogram bins is against the paper's
+    reading (``paper.REPLACEMENT_READING``): the paper's reading where both are its, else the
+    run's own."""
+    theta, paper_bins = paper.REPLACEMENT_READING
+    if threshold == theta and bins == paper_bins:
+        return f"ours puts normal densities with the paper's GPT-2 moments at its {share:.0f}% (docs/methods.md)"
+    return (f"the run's threshold over {bins or 'its'} bins is its own, not the one that puts normal densities with "
+            f"the paper's GPT-2 moments at its {share:.0f}% (`overlap_threshold: {theta:g}` over `bins: {paper_bins}`, "
+            "docs/methods.md), so its k needed is not read as the paper's is")
+
+
+def _replacement_cause(entries, _measured, config) -> dict | None:
     """The overlap at every grid k between the paper's share and each differing system's k needed,
-    the table the criterion reads (``varprobe.analysis.oracle_replacement``)."""
+    the table the criterion reads (``varprobe.analysis.oracle_replacement``), and whether the
+    run's threshold and bins are those that read the paper's histograms as it does (``_reading``)."""
     summary = table_of(entries, "oracle_replacement_summary")
     if summary is None:
         return None
@@ -431,6 +444,7 @@ def _replacement_cause(entries, _measured, _config) -> dict | None:
     wide.columns = [f"overlap at k = {k:.0f}%" for k in wide.columns]
     at_share = wide[f"overlap at k = {share:.0f}%"]
     threshold = float(summary["overlap_threshold"].iloc[0])
+    bins = (config["analyses"].get("oracle_replacement") or {}).get("bins")
     steps = np.diff(np.sort(summary["k"].unique()))
     off = (differing["k_match"] - share).abs()
     table = wide.reset_index().rename(columns={"oracle_size": "oracle size", "k_match": "k needed (%)"}).assign(
@@ -440,8 +454,8 @@ def _replacement_cause(entries, _measured, _config) -> dict | None:
                       f"their bin shares) by at least {threshold:g} (below). On these rows the overlap at "
                       f"k = {share:.0f}% is {span(at_share.min(), at_share.max())}, and each row's k needed is "
                       f"{span(off.min(), off.max(), '{:.0f}'.format)} points from the paper's. The paper reads its "
-                      "share by eye off GPT-2's histograms and prints no threshold; ours puts normal densities with "
-                      f"the paper's GPT-2 moments at its {share:.0f}% (docs/methods.md). Whether the difference comes "
+                      f"share by eye off GPT-2's histograms and prints no threshold; {_reading(threshold, bins, share)}. "
+                      "Whether the difference comes "
                       "from the models or from reading a threshold off histograms is unexplained."),
             "table": markdown(table.assign(**{c: table[c].map(number) for c in wide.columns},
                                            **{"k needed (%)": table["k needed (%)"].map("{:.0f}".format)}))}

@@ -334,6 +334,7 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         index=findings.paper_index({s["key"]: s["heading"] for s in sections}),
         reproduce=reproduce(configfiles),
         bins=config["provo"]["ece_bins"] if "provo" in config else None,
+        rsd_bins=(config["analyses"].get("token_calibration") or {}).get("rsd_bins"),
         n_samples=findings.draws_per_context(config["provo"]) if "provo" in config else None,
         configs=[{"path": path, "text": Path(path).read_text(encoding="utf-8").rstrip()}
                  for path in configfiles],
