@@ -75,6 +75,10 @@ def check_part(package: str, path: Path) -> None:
     path : Path
         Its part file (``part_file``).
 
+    Returns
+    -------
+    None
+
     Raises
     ------
     PartError
