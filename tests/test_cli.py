@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import os
+import sys
 
 import pytest
 
@@ -57,3 +60,110 @@ def test_the_provo_control_options_are_those_of_every_controlled_job(passage_one
     system = tables.read(out["system"], "provo_system")
     assert system[["model", "decoding"]].values.tolist() == [["oracle", "oracle2"]]
     assert len(tables.read(out["tvd"], "provo_tvd")) == 4
+
+
+# ---- issue 70, item 12: a full disk is said on the console, naming the file ------------------
+
+ASSET = ["production-data", "--dataset", "asset", "--raw-dir", "/work/shared/data/asset", "--split", "test"]
+
+
+class _FullDisk:
+    """A stream on a full disk: every write fails as the job's log would."""
+
+    def write(self, text):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def flush(self):
+        pass
+
+
+def _disk_full(*args, **kwargs):
+    """pyarrow's failure on a full disk: an OSError with errno ENOSPC and no file name."""
+    err = OSError("[Errno 28] Error writing bytes to file. Detail: [errno 28] No space left on device")
+    err.errno = errno.ENOSPC
+    raise err
+
+
+@pytest.fixture
+def asset_dir():
+    from pathlib import Path
+
+    folder = Path("/work/shared/data/asset")
+    if not (folder / "asset.test.orig").is_file():
+        pytest.skip("the data mirror's ASSET copy is not here")
+    return folder
+
+
+def test_a_table_that_a_full_disk_stops_is_named_by_the_error(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from varprobe import tables
+
+    monkeypatch.setattr(tables.pq, "write_table", _disk_full)
+    out = tmp_path / "t.parquet"
+    frame = pd.DataFrame({"text_id": [1], "word_number": [2], "response": ["a"], "count": [1]})
+    with pytest.raises(OSError) as raised:
+        tables.write(frame, out, "provo_responses")
+    assert str(raised.value) == f"[Errno 28] No space left on device: '{out}'"
+    assert not any(tmp_path.iterdir())  # no partial file left
+
+
+def test_a_full_disk_reaches_the_console_when_the_log_is_on_it(tmp_path, monkeypatch, asset_dir):
+    """On main the error went to the job's log alone, which the full disk left empty."""
+    from varprobe import cli, tables
+
+    read, write = os.pipe()
+    monkeypatch.setenv(cli.CONSOLE_FD, str(write))
+    monkeypatch.setattr(tables.pq, "write_table", _disk_full)
+    monkeypatch.setattr(sys, "stderr", _FullDisk())
+    out = tmp_path / "instances.parquet"
+    with pytest.raises(SystemExit) as stopped:
+        cli.main([*ASSET, "--out", str(out)])
+    os.close(write)
+    said = os.read(read, 4096).decode()
+    os.close(read)
+    assert stopped.value.code == 1
+    assert said == f"varprobe: error: [Errno 28] No space left on device: '{out}'\n"
+
+
+def test_a_full_disk_is_said_on_the_console_also_when_the_log_takes_it(tmp_path, monkeypatch, capsys, asset_dir):
+    from varprobe import cli, tables
+
+    read, write = os.pipe()
+    monkeypatch.setenv(cli.CONSOLE_FD, str(write))
+    monkeypatch.setattr(tables.pq, "write_table", _disk_full)
+    with pytest.raises(SystemExit):
+        cli.main([*ASSET, "--out", str(tmp_path / "x.parquet")])
+    os.close(write)
+    said = os.read(read, 4096).decode()
+    os.close(read)
+    assert said == capsys.readouterr().err and "No space left on device" in said
+
+
+def test_other_errors_stay_in_the_log(tmp_path, monkeypatch, capsys):
+    from varprobe import cli
+
+    read, write = os.pipe()
+    monkeypatch.setenv(cli.CONSOLE_FD, str(write))
+    with pytest.raises(SystemExit):
+        cli.main([*ASSET[:4], str(tmp_path / "nothing here"), *ASSET[5:], "--out", str(tmp_path / "x.parquet")])
+    os.close(write)
+    assert os.read(read, 4096) == b""
+    os.close(read)
+    assert capsys.readouterr().err.startswith("varprobe: error: ")
+
+
+def test_the_rules_shell_prefix_keeps_the_console_for_a_log_that_cannot_be_written(tmp_path, asset_dir):
+    """The job's shell as the rules run it (varprobe.cli.CONSOLE_PREFIX, then the command with
+    its output sent to its log), the log on a full device (/dev/full)."""
+    import subprocess
+
+    from varprobe.cli import CONSOLE_PREFIX
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    command = (f"{CONSOLE_PREFIX}{sys.executable} -m varprobe {' '.join(ASSET[:4])} {tmp_path / 'absent'} "
+               f"{' '.join(ASSET[5:])} --out {tmp_path / 'x.parquet'} > /dev/full 2>&1")
+    run = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert run.stderr.startswith("varprobe: error: ") and str(tmp_path / "absent") in run.stderr

@@ -309,7 +309,9 @@ def write(frame: pd.DataFrame, path: str | Path, schema: str, metadata: dict | N
 @contextmanager
 def atomic(path: str | Path) -> Iterator[Path]:
     """A temporary file beside ``path`` (its folder created) that replaces ``path`` only when the
-    block ends without error; it is removed either way, so no partial file is left behind.
+    block ends without error; it is removed either way, so no partial file is left behind. An
+    ``OSError`` that names no file (a writer's "No space left on device") is raised naming
+    ``path``.
 
     Parameters
     ----------
@@ -320,6 +322,11 @@ def atomic(path: str | Path) -> Iterator[Path]:
     ------
     Path
         The temporary file to write.
+
+    Raises
+    ------
+    OSError
+        When writing fails, naming the file.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -327,6 +334,12 @@ def atomic(path: str | Path) -> Iterator[Path]:
     try:
         yield partial
         partial.replace(path)
+    except OSError as err:
+        if err.filename is not None:
+            raise
+        if err.errno is None:
+            raise OSError(f"writing {path}: {err}") from err
+        raise OSError(err.errno, os.strerror(err.errno), str(path)) from err
     finally:
         partial.unlink(missing_ok=True)
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from varprobe.availability import unavailable_analyses
+from varprobe.cli import CONSOLE_PREFIX
 from varprobe.config_checks import in_precedence, validate_config
 from varprobe.data.parse_memory import parse_mem_mb
 from varprobe.data.user_files import record_digest
@@ -30,10 +31,13 @@ VARPROBE = f"{shlex.quote(sys.executable)} -m varprobe"
 # PATH (a conda env's, or the activated venv's) and else this interpreter's, so that the
 # venv's snakemake run without its bin on PATH still finds the CLI. The prefix is an
 # f-string that Snakemake formats again (hence four braces for one); it replaces Snakemake's
-# default strict mode, restated first.
+# default strict mode, restated first. It then keeps the console (this process's stderr) for
+# the CLI (varprobe.cli.CONSOLE_PREFIX): an error of a full disk reaches it when the job's log,
+# on that disk, cannot take it.
 shell.prefix(
     f"set -euo pipefail; varprobe() {{{{ if type -P varprobe > /dev/null; "
     f'then command varprobe "$@"; else {VARPROBE} "$@"; fi; }}}}; '
+    + CONSOLE_PREFIX.replace("{", "{{").replace("}", "}}")
 )
 
 RESULTS = "results"

@@ -9,7 +9,10 @@ family's, in the module of the family's name (``varprobe.families``).
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
+import sys
 
 from varprobe.families import families
 from varprobe.cli import (
@@ -29,6 +32,58 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+CONSOLE_FD = "VARPROBE_CONSOLE_FD"
+"""The environment variable that names a file descriptor of the console: the workflow's stderr,
+which the rules' shell prefix keeps before a job's output goes to its log (``CONSOLE_PREFIX``)."""
+
+CONSOLE_PREFIX = f"exec {{{CONSOLE_FD}}}>&2; export {CONSOLE_FD}; "
+"""The bash that keeps the console for ``CONSOLE_FD`` (the start of every rule's command)."""
+
+FULL_DISK = frozenset({errno.ENOSPC, errno.EDQUOT})
+"""The errors of a full disk (or quota), where the log may be on that disk too."""
+
+
+def report_error(message: str, err: BaseException) -> None:
+    """Write ``message`` to stderr (a job's log) and, where it is an error of a full disk or
+    stderr cannot take it, to the console too (``CONSOLE_FD``, when it names another file):
+    a log on the full disk would be left empty, the failure said nowhere.
+
+    Parameters
+    ----------
+    message : str
+        The line, with its newline.
+    err : BaseException
+        What failed.
+
+    Returns
+    -------
+    None
+    """
+    try:
+        sys.stderr.write(message)
+        sys.stderr.flush()
+        logged = True
+    except (OSError, ValueError):
+        logged = False
+    console = os.environ.get(CONSOLE_FD, "")
+    if (logged and getattr(err, "errno", None) not in FULL_DISK) or not console.isdigit():
+        return
+    if logged and _same_file(int(console), sys.stderr):
+        return
+    try:
+        os.write(int(console), message.encode(errors="replace"))
+    except OSError:
+        pass  # no console either: nothing more can be said
+
+
+def _same_file(fd: int, stream) -> bool:
+    """Whether the file descriptor ``fd`` is the file ``stream`` writes to."""
+    try:
+        return os.path.sameopenfile(fd, stream.fileno())
+    except (OSError, ValueError):
+        return False
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``varprobe`` command."""
     parser = build_parser()
@@ -36,7 +91,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         args.run(args)
     except (ValueError, OSError, RuntimeError, KeyError) as err:
-        parser.exit(1, f"varprobe: error: {err}\n")
+        report_error(f"varprobe: error: {err}\n", err)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":
