@@ -86,7 +86,7 @@ def copy_samples(instances: pd.DataFrame) -> pd.DataFrame:
                          "text": instances["source"].to_numpy()})
 
 
-def input_adequacy(instances: pd.DataFrame, samples: pd.DataFrame, language: str,
+def input_adequacy(instances: pd.DataFrame, samples: pd.DataFrame, language: str, *,
                    simplification: bool = False,
                    identify: Callable[[Sequence[str]], list[str | None]] = identify_languages
                    ) -> pd.DataFrame:

@@ -258,7 +258,7 @@ def _production_adequacy(args: argparse.Namespace) -> None:
     else:
         samples = tables.read(args.samples, "production_samples")
         prompt = tables.read_metadata(args.samples).get("prompt")
-    tables.write(input_adequacy(instances, samples, args.language, args.simplification), args.out,
+    tables.write(input_adequacy(instances, samples, args.language, simplification=args.simplification), args.out,
                  "production_adequacy", {"language": args.language, "identifier": IDENTIFIER,
                                          "prompt": prompt, "copy_source": args.copy_source})
 

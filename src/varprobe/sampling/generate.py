@@ -13,7 +13,7 @@ beside the samples.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import torch
 
@@ -37,6 +37,7 @@ class GenerationSettings:
     max_new_tokens: int
     seed: int
     chat: bool = False
+    _: KW_ONLY
     system: str | None = None
     reply: str = "whole"
 
