@@ -64,7 +64,10 @@ def test_the_provo_control_options_are_those_of_every_controlled_job(passage_one
 
 # ---- issue 70, item 12: a full disk is said on the console, naming the file ------------------
 
-ASSET = ["production-data", "--dataset", "asset", "--raw-dir", "/work/shared/data/asset", "--split", "test"]
+def _asset(raw_dir, out) -> list[str]:
+    """``varprobe production-data`` of ASSET's test split from ``raw_dir`` into ``out``."""
+    return ["production-data", "--dataset", "asset", "--raw-dir", str(raw_dir), "--split", "test",
+            "--out", str(out)]
 
 
 class _FullDisk:
@@ -85,13 +88,8 @@ def _disk_full(*args, **kwargs):
 
 
 @pytest.fixture
-def asset_dir():
-    from pathlib import Path
-
-    folder = Path("/work/shared/data/asset")
-    if not (folder / "asset.test.orig").is_file():
-        pytest.skip("the data mirror's ASSET copy is not here")
-    return folder
+def asset_dir(data_mirror):
+    return data_mirror / "asset"
 
 
 def test_a_table_that_a_full_disk_stops_is_named_by_the_error(tmp_path, monkeypatch):
@@ -118,7 +116,7 @@ def test_a_full_disk_reaches_the_console_when_the_log_is_on_it(tmp_path, monkeyp
     monkeypatch.setattr(sys, "stderr", _FullDisk())
     out = tmp_path / "instances.parquet"
     with pytest.raises(SystemExit) as stopped:
-        cli.main([*ASSET, "--out", str(out)])
+        cli.main(_asset(asset_dir, out))
     os.close(write)
     said = os.read(read, 4096).decode()
     os.close(read)
@@ -133,7 +131,7 @@ def test_a_full_disk_is_said_on_the_console_also_when_the_log_takes_it(tmp_path,
     monkeypatch.setenv(cli.CONSOLE_FD, str(write))
     monkeypatch.setattr(tables.pq, "write_table", _disk_full)
     with pytest.raises(SystemExit):
-        cli.main([*ASSET, "--out", str(tmp_path / "x.parquet")])
+        cli.main(_asset(asset_dir, tmp_path / "x.parquet"))
     os.close(write)
     said = os.read(read, 4096).decode()
     os.close(read)
@@ -141,29 +139,31 @@ def test_a_full_disk_is_said_on_the_console_also_when_the_log_takes_it(tmp_path,
 
 
 def test_other_errors_stay_in_the_log(tmp_path, monkeypatch, capsys):
+    """A missing raw folder is no full disk: its error is the log's alone."""
     from varprobe import cli
 
     read, write = os.pipe()
     monkeypatch.setenv(cli.CONSOLE_FD, str(write))
     with pytest.raises(SystemExit):
-        cli.main([*ASSET[:4], str(tmp_path / "nothing here"), *ASSET[5:], "--out", str(tmp_path / "x.parquet")])
+        cli.main(_asset(tmp_path / "nothing here", tmp_path / "x.parquet"))
     os.close(write)
     assert os.read(read, 4096) == b""
     os.close(read)
     assert capsys.readouterr().err.startswith("varprobe: error: ")
 
 
-def test_the_rules_shell_prefix_keeps_the_console_for_a_log_that_cannot_be_written(tmp_path, asset_dir):
+def test_the_rules_shell_prefix_keeps_the_console_for_a_log_that_cannot_be_written(tmp_path):
     """The job's shell as the rules run it (varprobe.cli.CONSOLE_PREFIX, then the command with
     its output sent to its log), the log on a full device (/dev/full)."""
+    import shlex
     import subprocess
 
     from varprobe.cli import CONSOLE_PREFIX
 
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full here")
-    command = (f"{CONSOLE_PREFIX}{sys.executable} -m varprobe {' '.join(ASSET[:4])} {tmp_path / 'absent'} "
-               f"{' '.join(ASSET[5:])} --out {tmp_path / 'x.parquet'} > /dev/full 2>&1")
+    job = shlex.join([sys.executable, "-m", "varprobe", *_asset(tmp_path / "absent", tmp_path / "x.parquet")])
+    command = f"{CONSOLE_PREFIX}{job} > /dev/full 2>&1"
     run = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
     assert run.returncode == 1
     assert run.stderr.startswith("varprobe: error: ") and str(tmp_path / "absent") in run.stderr
