@@ -310,8 +310,8 @@ def write(frame: pd.DataFrame, path: str | Path, schema: str, metadata: dict | N
 def atomic(path: str | Path) -> Iterator[Path]:
     """A temporary file beside ``path`` (its folder created) that replaces ``path`` only when the
     block ends without error; it is removed either way, so no partial file is left behind. An
-    ``OSError`` that names no file (a writer's "No space left on device") is raised naming
-    ``path``.
+    ``OSError`` with an error number that names no file (a writer's "No space left on device")
+    is raised naming ``path``; one without a number (a message of its own) is raised as it is.
 
     Parameters
     ----------
@@ -335,10 +335,8 @@ def atomic(path: str | Path) -> Iterator[Path]:
         yield partial
         partial.replace(path)
     except OSError as err:
-        if err.filename is not None:
+        if err.filename is not None or err.errno is None:
             raise
-        if err.errno is None:
-            raise OSError(f"writing {path}: {err}") from err
         raise OSError(err.errno, os.strerror(err.errno), str(path)) from err
     finally:
         partial.unlink(missing_ok=True)
