@@ -149,7 +149,7 @@ def test_ece_hand_worked():
     # bin 9: conf (0.95 + 0.95 + 1.0)/3 = 0.9667, acc 2/3 -> (3/4) * 0.3 = 0.225
     # bin 1: conf 0.15, acc 0 -> (1/4) * 0.15 = 0.0375
     # ECE = 0.225 + 0.0375 = 0.2625
-    assert ece([0.95, 0.95, 0.15, 1.0], [1, 0, 0, 1]) == pytest.approx(0.2625)
+    assert ece([0.95, 0.95, 0.15, 1.0], [1, 0, 0, 1], n_bins=10) == pytest.approx(0.2625)
 
 
 def test_reliability_table_edges_and_empty_bins():
@@ -174,7 +174,7 @@ def test_ece_perfectly_calibrated_bins_and_empty_bins_give_zero():
     # bin 2: conf 0.25 x4, one correct; bin 7: conf 0.75 x4, three correct; 8 bins empty.
     conf = [0.25] * 4 + [0.75] * 4
     correct = [1, 0, 0, 0, 1, 1, 1, 0]
-    assert ece(conf, correct) == pytest.approx(0.0)
+    assert ece(conf, correct, n_bins=10) == pytest.approx(0.0)
 
 
 def test_ece_single_bin_is_gap_of_averages():
@@ -189,7 +189,7 @@ def test_ece_single_bin_is_gap_of_averages():
         ([1.2], [1], 10, r"confidences must lie in \[0, 1\], got 1\.2"),
         ([float("nan")], [1], 10, "confidences must lie"),
         ([0.5], [2], 10, "correct must be boolean or 0/1, got 2"),
-        ([0.5], [1], 0, "n_bins must be an integer >= 1, got 0"),
+        ([0.5], [1], 0, r"n_bins must be an integer in \[1, 67108864\], got 0"),
     ],
 )
 def test_ece_rejects_bad_inputs(conf, correct, n_bins, match):

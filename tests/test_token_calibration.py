@@ -4,6 +4,8 @@ model."""
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 from fractions import Fraction
 
@@ -78,17 +80,29 @@ def test_a_calibrated_point_mass_scores_zero():
 
 
 def exact_bin(p: float, m: int) -> int:
-    return min(math.floor(Fraction(p) * m), m - 1)
+    """The binning rule (``metrics/binning.py``) in exact arithmetic: the largest b with p at or
+    above the double nearest to b / m (``float`` of a ``Fraction`` rounds correctly)."""
+    return min(bisect.bisect_right(_edges(m), Fraction(p)) - 1, m - 1)
 
 
-def test_bin_index_is_the_exact_floor_at_bin_edges():
-    # 0.29 * 100 rounds to 28.999999999999996 but 0.29 * 1000 to 290.0: the double 0.29 is below
-    # 0.29, so its exact bin is 28 of 100 and 289 of 1000.
+@functools.cache
+def _edges(m: int) -> list[Fraction]:
+    return [Fraction(float(Fraction(b, m))) for b in range(m + 1)]
+
+
+def test_bin_index_puts_edges_in_the_bin_above_and_quotients_in_their_rational_bin():
+    # The double 0.29 lies just below 0.29 but is the double nearest to 29 / 100: bin 29 of 100
+    # and 290 of 1000; j / d goes to the bin of the rational number j / d.
     values = [0.0, 1.0, 0.29, 0.58, 0.145, 0.57, 0.1, 0.3, 0.7, 1 - 2**-53, 2**-1074]
-    values += [j / d for d in (3, 7, 10, 100, 200, 1000) for j in range(d + 1)]
+    values += [j / d for d in (3, 7, 10, 100, 200) for j in range(d + 1)]
     p = np.array(values)
-    for m in (*PAPER_BINS, 1000, 3):
+    for m in (*PAPER_BINS, 3):
         assert bin_index(p, m).tolist() == [exact_bin(v, m) for v in values], m
+    assert bin_index(np.array([0.29]), 100).tolist() == [29]
+    assert bin_index(np.array([0.29]), 1000).tolist() == [290]
+    for d in (3, 7, 10, 100, 200):
+        assert bin_index(np.arange(d + 1) / d, 1000).tolist() == [
+            min(math.floor(Fraction(j, d) * 1000), 999) for j in range(d + 1)]
 
 
 def direct_metrics(probs: np.ndarray, labels: np.ndarray, m: int) -> dict[str, float]:

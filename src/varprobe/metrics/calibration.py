@@ -1,12 +1,13 @@
-"""Expected calibration error and its reliability table, on equal-width bins."""
+"""Expected calibration error and its reliability table, on equal-width bins (``metrics/binning.py``)."""
 
 import numpy as np
 import pandas as pd
 
+from varprobe.metrics.binning import bin_edges, bin_index, check_bins
+
 
 def _validate(confidences, correct, n_bins) -> tuple[np.ndarray, np.ndarray]:
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
+    check_bins(n_bins)
     conf = np.asarray(confidences, dtype=float)
     corr = np.asarray(correct)
     if conf.ndim != 1 or conf.size == 0:
@@ -25,25 +26,20 @@ def _validate(confidences, correct, n_bins) -> tuple[np.ndarray, np.ndarray]:
     return conf, corr.astype(float)
 
 
-def _bin_index(conf: np.ndarray, n_bins: int) -> np.ndarray:
-    # Bin b covers [b/n_bins, (b+1)/n_bins) up to rounding of c * n_bins; clipping closes
-    # the last bin so that c = 1.0 is counted rather than indexing a bin n_bins.
-    return np.minimum(np.floor(conf * n_bins).astype(np.int64), n_bins - 1)
-
-
 def _bin_sums(conf: np.ndarray, corr: np.ndarray, n_bins: int):
-    index = _bin_index(conf, n_bins)
+    index = bin_index(conf, n_bins)
     count = np.bincount(index, minlength=n_bins)
     conf_sum = np.bincount(index, weights=conf, minlength=n_bins)
     correct_sum = np.bincount(index, weights=corr, minlength=n_bins)
     return count, conf_sum, correct_sum
 
 
-def ece(confidences, correct, n_bins: int = 10) -> float:
+def ece(confidences, correct, n_bins: int) -> float:
     """Expected calibration error (Guo et al. 2017), as reported by Ilia & Aziz 2024 (Table 1).
 
-    With N items, item i with confidence c_i in [0, 1] goes to bin
-    b(i) = min(floor(c_i * n_bins), n_bins - 1), so c = 0.0 is in the first bin and c = 1.0 in
+    With N items, item i with confidence c_i in [0, 1] goes to bin b(i) = ``bin_index(c_i, n_bins)``
+    of ``metrics/binning.py``: bin b is [b / n_bins, (b + 1) / n_bins), a confidence at an edge
+    goes to the bin above it (as in the authors' code), c = 0.0 to the first bin and c = 1.0 to
     the last. Then
 
         ECE = sum_b (|B_b| / N) * |acc(B_b) - conf(B_b)|,
@@ -59,8 +55,9 @@ def ece(confidences, correct, n_bins: int = 10) -> float:
         1-D, length N >= 1, values in [0, 1].
     correct : array_like
         Same shape, boolean or 0/1.
-    n_bins : int, default 10
-        The number of equal-width bins, >= 1.
+    n_bins : int
+        The number of equal-width bins, >= 1 (the run's ``provo.ece_bins``, whose default the
+        config schema holds).
 
     Returns
     -------
@@ -83,7 +80,7 @@ def ece(confidences, correct, n_bins: int = 10) -> float:
     return float(np.abs(correct_sum - conf_sum).sum() / conf.size)
 
 
-def reliability_table(confidences, correct, n_bins: int = 10) -> pd.DataFrame:
+def reliability_table(confidences, correct, n_bins: int) -> pd.DataFrame:
     """Per-bin reliability table behind ``ece`` (Guo et al. 2017; Ilia & Aziz 2024).
 
     One row per bin b = 0..n_bins-1, binned as in ``ece``, with
@@ -102,7 +99,7 @@ def reliability_table(confidences, correct, n_bins: int = 10) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Columns ``bin, lower, upper, count, mean_confidence, accuracy`` with lower = b/n_bins,
-        upper = (b+1)/n_bins; an empty bin has count 0 and NaN mean_confidence and accuracy.
+        upper = (b+1)/n_bins (``binning.bin_edges``); an empty bin has count 0 and NaN mean_confidence and accuracy.
 
     Examples
     --------
@@ -111,7 +108,7 @@ def reliability_table(confidences, correct, n_bins: int = 10) -> pd.DataFrame:
     """
     conf, corr = _validate(confidences, correct, n_bins)
     count, conf_sum, correct_sum = _bin_sums(conf, corr, n_bins)
-    edges = np.arange(n_bins + 1) / n_bins
+    edges = bin_edges(n_bins)
     with np.errstate(invalid="ignore", divide="ignore"):
         # 0/0 in empty bins is exactly the NaN the table documents.
         mean_confidence = conf_sum / count

@@ -3,22 +3,16 @@ Full-ECE, streamed through per-bin accumulators so that memory never grows with 
 
 Notation (Liu et al. 2024, Sec. 2-3): N positions i, each with a predicted distribution p_i over K
 classes (the vocabulary) and a label y_i (the token that follows). [0, 1] is cut into M equal
-bins; probability p goes to bin
-
-    bin_M(p) = min(floor(p * M), M - 1),
-
-so p = 0 is in the first bin and p = 1 in the last (the convention of ``metrics/calibration.py``;
-the paper writes the bins as open intervals and leaves the edges unassigned). The floor is taken
-exactly on the floating-point value p (``bin_index``), so a value such as 0.29, whose double lies
-just below 0.29, goes to bin 28 of M = 100 whatever the rounding of ``0.29 * 100``.
+bins; probability p goes to bin bin_M(p) of ``metrics/binning.py``, the one rule of every ECE of
+the package (``metrics/calibration.py`` uses it too): bin m is [m / M, (m + 1) / M), a probability
+at an edge goes to the bin above it, p = 0 to the first bin and p = 1 to the last (the paper
+writes the bins as open intervals and leaves the edges unassigned; the convention is that of
+Ilia & Aziz's code, see ``binning``).
 
 One pass, every M: the accumulator bins at a fine resolution L = lcm of the requested Ms (1000 for
-the paper's {5, 10, 20, 50, 100, 200, 500}) and sums fine bins into coarse ones. For integers L, M
-with M | L, floor(floor(p * L) / (L / M)) = floor(p * M) for every real p (floor(floor(x) / r) =
-floor(x / r) for real x and integer r >= 1; take x = p L, r = L / M), and the clip at M - 1 commutes
-with it because p = 1 is the only value reaching bin L (or M). With the exact
-floor above this holds for every double too, so the coarse sums are *exactly* those of a direct
-computation at M.
+the paper's {5, 10, 20, 50, 100, 200, 500}) and sums fine bins into coarse ones. For M dividing L,
+bin_M(p) = bin_L(p) // (L / M) for every double p in [0, 1] (``binning``: the edges of M are edges
+of L), so the coarse sums are *exactly* those of a direct computation at M.
 
 Edge cases: an empty bin contributes 0 to every metric (each term is written as
 |sum of outcomes - sum of probabilities| / N, which is 0 for an empty bin; A_m and C_m themselves
@@ -36,58 +30,17 @@ from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
+from varprobe.metrics.binning import MAX_BINS, bin_index
+
 PAPER_BINS = (5, 10, 20, 50, 100, 200, 500)
 """The numbers of bins of Liu et al. 2024, Table 1."""
 
-MAX_RESOLUTION = 2**26
+MAX_RESOLUTION = MAX_BINS
 """The bound on the least common multiple of the numbers of bins: the accumulator's fine bins
-(one per multiple), and the largest M whose bin index Dekker's two-product keeps exact."""
+(one per multiple), below ``binning.MAX_BINS``."""
 
 METRICS = ("ece", "classwise_ece", "full_ece", "full_ece_weighted")
 """The metrics an accumulator returns, in report order."""
-
-_SPLITTER = 134217729.0  # 2**27 + 1: Veltkamp's split of a double into two 26-bit halves
-
-
-def bin_index(p: np.ndarray, n_bins: int) -> np.ndarray:
-    """The equal-width bin of each probability, the floor taken exactly on the double p:
-
-        bin_M(p) = min(floor(p * M), M - 1)
-
-    (Liu et al. 2024, Sec. 2-3, with p = 0 in the first bin and p = 1 in the last).
-    ``p * n_bins`` is rounded to the nearest double; the rounded product can only cross an
-    integer when it lands exactly on it, so the floor is wrong only where the product is an
-    integer and the rounding error (computed exactly by Dekker's two-product) is negative.
-
-    Parameters
-    ----------
-    p : numpy.ndarray
-        Probabilities in [0, 1].
-    n_bins : int
-        M, below 2**26 for the two-product to be exact.
-
-    Returns
-    -------
-    numpy.ndarray
-        The bin indices (int64), the shape of ``p``.
-
-    Examples
-    --------
-    >>> bin_index(np.array([0.0, 0.29, 0.5, 1.0]), 100).tolist()
-    [0, 28, 50, 99]
-    """
-    p = np.asarray(p, dtype=np.float64)
-    product = p * n_bins
-    index = np.floor(product)
-    on_integer = product == index
-    if on_integer.any():
-        q = p[on_integer]
-        t = _SPLITTER * q
-        high = t - (t - q)
-        low = q - high
-        error = (high * n_bins - product[on_integer]) + low * n_bins
-        index[on_integer] -= error < 0
-    return np.minimum(index.astype(np.int64), n_bins - 1)
 
 
 def relative_std(values, ddof: int = 1) -> float:
