@@ -13,6 +13,7 @@ import yaml
 from helpers import REPO
 from test_model_cache import GGUF, _assert_same_model, write_tiny_gguf
 
+from varprobe.data.sources import Digest
 from varprobe.models import cache, parts
 from varprobe.models.loading import check_available, load_causal_lm
 from varprobe.models.spec import ModelSpec, ModelUnavailable
@@ -81,6 +82,17 @@ def test_parts_load_the_model_of_the_whole_file_and_join_once(whole, site, tmp_p
     monkeypatch.setenv(cache.CACHE_ENV, "off")
     direct = load_causal_lm(ModelSpec(name="whole", pretrained=str(tmp_path / "whole"), gguf_file=GGUF))
     _assert_same_model(cached, direct, ["the thin hen"])
+
+
+def test_a_cached_load_of_parts_hashes_the_joined_file_once(whole, site, monkeypatch):
+    spec = _spec(whole)
+    load_causal_lm(spec)
+    joined = parts.folder(GGUF, spec.sha256) / GGUF
+    hashed = []
+    real = Digest.of.__func__
+    monkeypatch.setattr(Digest, "of", classmethod(lambda cls, path: hashed.append(Path(path)) or real(cls, path)))
+    load_causal_lm(spec)
+    assert hashed.count(joined) == 1
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip"])

@@ -10,7 +10,9 @@ cache gives bit-identical logits.
 
 An entry lives in the cache root (``$VARPROBE_CACHE``, default ``~/.cache/varprobe/models``;
 ``VARPROBE_CACHE=off`` loads GGUF files directly), outside any checkout, under a name built from
-the GGUF file's SHA-256, the dtype and the versions of the converting code (``entry_name``). It
+the GGUF file's SHA-256, the dtype, the versions of the converting code and the model's
+``model_args`` that change weights (revision, quantization, adapter: ``entry_name``), so that an
+entry never serves a setting it was not made for. It
 is written under a temporary name and renamed when complete, under a file lock, so jobs started
 together convert once and never read a half-written entry. Its ``manifest.json`` records the
 source file's digest, the dtype, the versions and the SHA-256 and size of every file; each load
@@ -95,9 +97,11 @@ def _distribution_version(name: str) -> str:
         return "unknown"
 
 
-def entry_name(source: Digest, dtype: str, versions: dict[str, str]) -> str:
+def entry_name(source: Digest, dtype: str, versions: dict[str, str], weights: dict | None = None) -> str:
     """The folder name of the entry for a GGUF file with digest ``source`` loaded as ``dtype``
-    by the code of ``versions``: another file, dtype or converter gets another entry.
+    by the code of ``versions`` for a model whose weight-changing ``model_args`` are ``weights``
+    (``ModelSpec.weight_args``): another file, dtype, converter or revision, quantization or
+    adapter gets another entry. Without ``weights`` the name is the one it always was.
 
     Parameters
     ----------
@@ -107,22 +111,26 @@ def entry_name(source: Digest, dtype: str, versions: dict[str, str]) -> str:
         The weights' torch dtype name.
     versions : dict of str to str
         ``converter_versions()``.
+    weights : dict, optional
+        The model's ``model_args`` that change weights; none by default.
 
     Returns
     -------
     str
     """
-    tag = hashlib.sha256(
-        json.dumps({"format": FORMAT, **versions}, sort_keys=True).encode()
-    ).hexdigest()[:12]
+    keyed = {"format": FORMAT, **versions, **({"weights": weights} if weights else {})}
+    tag = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:12]
     return f"{source.sha256}-{dtype}-{tag}"
 
 
-def converted(gguf_path: str | Path, dtype: str, root: str | Path | None = None) -> Path:
+def converted(gguf_path: str | Path, dtype: str, root: str | Path | None = None, *,
+              known: Digest | None = None, weights: dict | None = None) -> Path:
     """The cache entry (a ``from_pretrained`` folder) of the GGUF file ``gguf_path`` as ``dtype``
     weights, converted now if it is missing or does not match its manifest.
 
-    ``root``: the cache folder (default ``cache_root()``, which must not be off).
+    ``root``: the cache folder (default ``cache_root()``, which must not be off). ``known``: the
+    file's digest where the caller has just checked its bytes (a file joined from parts), so that
+    a load reads the file once, not twice.
 
     Parameters
     ----------
@@ -132,6 +140,10 @@ def converted(gguf_path: str | Path, dtype: str, root: str | Path | None = None)
         The weights' torch dtype name.
     root : str or Path, optional
         The cache folder.
+    known : Digest, optional
+        The file's digest, checked by the caller; None: computed here.
+    weights : dict, optional
+        The model's ``model_args`` that change weights (``entry_name``); recorded in the manifest.
 
     Returns
     -------
@@ -149,11 +161,11 @@ def converted(gguf_path: str | Path, dtype: str, root: str | Path | None = None)
     root = Path(root) if root is not None else cache_root()
     if root is None:
         raise ValueError(f"{CACHE_ENV}=off: the model cache is turned off")
-    source = Digest.of(gguf_path)
+    source = known if known is not None else Digest.of(gguf_path)
     versions = converter_versions()
-    entry = root / entry_name(source, dtype, versions)
+    entry = root / entry_name(source, dtype, versions, weights)
     expected = {"source": {"sha256": source.sha256, "size": source.size}, "dtype": dtype,
-                "versions": versions}
+                "versions": versions, **({"weights": weights} if weights else {})}
     try:
         verify(entry, expected)
         return entry
@@ -262,7 +274,7 @@ def _build(gguf_path: Path, dtype: str, entry: Path, expected: dict) -> None:
         with parsed_once():
             tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
             model = AutoModelForCausalLM.from_pretrained(
-                folder, gguf_file=name, dtype=getattr(torch, dtype))
+                folder, gguf_file=name, dtype=dtype if dtype == "auto" else getattr(torch, dtype))
         # save_pretrained refuses a model loaded from GGUF (it counts as quantized): write its
         # tensors (tied ones once, as transformers does), config and generation config instead
         save_model(model, str(partial / "model.safetensors"), metadata={"format": "pt"})

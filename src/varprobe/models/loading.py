@@ -9,7 +9,10 @@ A spec with a ``device_map`` is placed by transformers/accelerate over the devic
 (``"auto"``: the node's GPUs, then CPU) instead of being moved whole to ``spec.device``.
 A local GGUF file (a package's or a directory's) is converted once into the model cache
 (``varprobe.models.cache``) and loaded from there: the same weights, without parsing and
-dequantizing the GGUF file in every job. A float32 model on the CPU gets its linear layers'
+dequantizing the GGUF file in every job. An entry's ``model_args`` reach ``from_pretrained``
+(``revision`` the config and tokenizer too), its ``adapter`` is merged into the loaded weights
+(``peft``), and the hub commit the weights came from is kept in ``LoadedModel.provenance``, for
+the tables and the run record. A float32 model on the CPU gets its linear layers'
 weights packed for oneDNN (``varprobe.models.packing``): about twice the speed of its products
 in sampling and scoring passes.
 """
@@ -20,26 +23,30 @@ import json
 import pickle
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
+from varprobe.data.sources import Digest
 from varprobe.models import cache, parts
 from varprobe.models.checkpoint import apply_checkpoint
 from varprobe.models.gguf_reads import parsed_once
 from varprobe.models.packing import pack_linears
-from varprobe.models.spec import NO_CUSTOM_CODE, ModelSpec, ModelUnavailable
+from varprobe.models.spec import NO_CUSTOM_CODE, NO_PEFT, ModelSpec, ModelUnavailable, torch_dtype
 
 
 @dataclass
 class LoadedModel:
-    """A model in eval mode on its device, with its tokenizer."""
+    """A model in eval mode on its device, with its tokenizer; ``provenance`` says what was
+    loaded (``provenance``: the hub commit, the requested revision, ``model_args``,
+    ``trust_remote_code``, the dtype)."""
 
     spec: ModelSpec
     model: torch.nn.Module
     tokenizer: object
+    provenance: dict = field(default_factory=dict)
 
     @property
     def is_seq2seq(self) -> bool:
@@ -85,9 +92,102 @@ def check_available(spec: ModelSpec) -> None:
     location, gguf_file = source(spec)
     check_pickle_weights(spec, location, gguf_file)
     try:
-        AutoConfig.from_pretrained(location, gguf_file=gguf_file, trust_remote_code=False)
+        model_kwargs(spec)  # a quantization_config transformers does not know
+    except ValueError as err:
+        raise ModelUnavailable(str(err)) from None
+    try:
+        AutoConfig.from_pretrained(location, gguf_file=gguf_file, **config_args(spec))
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
+
+
+def config_args(spec: ModelSpec) -> dict:
+    """The keyword arguments the config and the tokenizer are read with: ``trust_remote_code``
+    (False unless the entry opts in) and the ``revision`` of ``model_args``; the config also its
+    ``subfolder``.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The model's config entry.
+
+    Returns
+    -------
+    dict
+    """
+    held = spec.load_args()
+    return {"trust_remote_code": spec.trust_remote_code,
+            **{k: held[k] for k in ("revision", "subfolder") if k in held}}
+
+
+def model_kwargs(spec: ModelSpec) -> dict:
+    """The keyword arguments of the model's ``from_pretrained`` beyond its location and GGUF
+    file: its dtype (``torch_dtype``), ``trust_remote_code``, ``model_args`` (less ``adapter``;
+    a ``quantization_config`` mapping made transformers' config object, so a wrong one is named
+    here), and its placement: a ``device_map``, or, for a quantized model (which cannot be moved
+    after loading), its whole device.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The model's config entry.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ValueError
+        When ``quantization_config`` is not one transformers knows.
+    """
+    kwargs = {"dtype": torch_dtype(spec.dtype), "trust_remote_code": spec.trust_remote_code,
+              **spec.load_args()}
+    quantization = kwargs.get("quantization_config")
+    if quantization is not None:
+        from transformers.quantizers.auto import AutoQuantizationConfig
+
+        try:
+            kwargs["quantization_config"] = AutoQuantizationConfig.from_dict(dict(quantization))
+        except (ValueError, TypeError, KeyError) as err:
+            raise ValueError(f"model {spec.name!r}: model_args.quantization_config {quantization!r} is not a "
+                             f"quantization transformers knows ({err})") from None
+    if spec.device_map is not None:
+        kwargs["device_map"] = spec.device_map
+    elif quantization is not None:
+        kwargs["device_map"] = {"": spec.device}
+    return kwargs
+
+
+def hub_commit(location: str, revision: str | None, reported: str | None) -> str | None:
+    """The hub commit a model was loaded from: ``reported`` (the config's ``_commit_hash``) when
+    transformers gave one, else the snapshot folder of the local hub cache that holds the
+    config at ``revision``; None for a local folder, or where neither tells (no network is asked).
+
+    Parameters
+    ----------
+    location : str
+        The hub id or folder the model was read from.
+    revision : str or None
+        The revision asked for (None: the default branch).
+    reported : str or None
+        The commit transformers reported.
+
+    Returns
+    -------
+    str or None
+    """
+    if reported:
+        return str(reported)
+    if Path(location).expanduser().exists():
+        return None
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(location, "config.json", revision=revision)
+    except Exception:  # noqa: BLE001 (an id the hub's cache cannot parse: no commit known)
+        return None
+    return Path(found).parent.name if isinstance(found, str) else None
 
 
 def pickle_weights(folder: Path) -> list[Path]:
@@ -172,7 +272,8 @@ def source(spec: ModelSpec) -> tuple[str, str | None]:
 
     A package that assembles its GGUF file (``ModelSpec.assembles``), or a file in ``parts``
     (``varprobe.models.parts.joined``), has it written once into the model cache first. A GGUF file on the local disk (a package's or a local directory's) is
-    served from the model cache (converted there on first use, ``varprobe.models.cache.converted``): the entry's folder
+    served from the model cache (converted there on first use, ``varprobe.models.cache.converted``,
+    in an entry of its own for each setting of the ``model_args`` that change weights): the entry's folder
     and no ``gguf_file``. A hub id, a folder of ordinary weights, or any model while
     ``$VARPROBE_CACHE`` is ``off``, is read where it is.
 
@@ -193,10 +294,11 @@ def source(spec: ModelSpec) -> tuple[str, str | None]:
     ModelUnavailable
         When the model's files cannot be reached.
     """
-    location = spec.location()
+    location, known = spec.location(), None
     try:
         if spec.parts is not None:
-            location = str(parts.joined(spec.parts, spec.gguf_file, spec.sha256).parent)
+            target = parts.joined(spec.parts, spec.gguf_file, spec.sha256)
+            location, known = str(target.parent), Digest(spec.sha256, target.stat().st_size)
         if spec.assembles():
             location = str(cache.assembled(spec.package, spec.gguf_file).parent)
         if not spec.gguf_file or cache.cache_root() is None:
@@ -204,7 +306,7 @@ def source(spec: ModelSpec) -> tuple[str, str | None]:
         gguf_path = Path(location).expanduser() / spec.gguf_file
         if not gguf_path.is_file():
             return location, spec.gguf_file
-        return str(cache.converted(gguf_path, spec.dtype)), None
+        return str(cache.converted(gguf_path, spec.dtype, known=known, weights=spec.weight_args())), None
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
 
@@ -302,7 +404,7 @@ def load_generator(spec: ModelSpec) -> LoadedModel:
         raise ValueError(f"model {spec.name!r} is a samples file, not a network")
     location, gguf_file = source(spec)
     try:
-        config = AutoConfig.from_pretrained(location, gguf_file=gguf_file, trust_remote_code=False)
+        config = AutoConfig.from_pretrained(location, gguf_file=gguf_file, **config_args(spec))
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
     return _load(spec, seq2seq=bool(getattr(config, "is_encoder_decoder", False)),
@@ -319,25 +421,49 @@ def _load(spec: ModelSpec, seq2seq: bool,
         )
     location, gguf_file = where or source(spec)
     auto = AutoModelForSeq2SeqLM if seq2seq else AutoModelForCausalLM
-    placement = {} if spec.device_map is None else {"device_map": spec.device_map}
+    kwargs = model_kwargs(spec)
+    if spec.gguf_file and gguf_file is None:  # served from the model cache: its own flat folder
+        kwargs = {k: v for k, v in kwargs.items() if k not in ("subfolder", "variant")}
     check_pickle_weights(spec, location, gguf_file)
+    tokenizer_args = {k: v for k, v in config_args(spec).items() if k != "subfolder"}
     try:
         with parsed_once():
-            tokenizer = AutoTokenizer.from_pretrained(location, gguf_file=gguf_file, trust_remote_code=False)
-            model = auto.from_pretrained(
-                location, gguf_file=gguf_file, dtype=getattr(torch, spec.dtype), trust_remote_code=False,
-                **placement
-            )
+            tokenizer = AutoTokenizer.from_pretrained(location, gguf_file=gguf_file, **tokenizer_args)
+            model = auto.from_pretrained(location, gguf_file=gguf_file, **kwargs)
     except pickle.UnpicklingError as err:  # a hub model's pickle weights
         raise ModelUnavailable(_pickle_refused(spec, location, err)) from None
+    except ImportError as err:  # a quantization or attention kernel whose package is missing
+        raise ModelUnavailable(f"model {spec.name!r}: its model_args need a package that is not "
+                               f"installed here ({str(err).strip().splitlines()[0]})") from None
     except (OSError, ValueError) as err:
         raise ModelUnavailable(_unreachable(spec, location, err)) from err
+    revision = spec.load_args().get("revision")
+    provenance = {"commit": hub_commit(location, revision, getattr(model.config, "_commit_hash", None)),
+                  "revision": revision, "model_args": spec.model_args or {},
+                  "trust_remote_code": spec.trust_remote_code, "dtype": str(model.dtype).removeprefix("torch.")}
+    if spec.adapter:
+        model = _with_adapter(spec, model)
     if spec.checkpoint:
         apply_checkpoint(model, spec.checkpoint)
-    if spec.device_map is None:
+    if "device_map" not in kwargs:
         model = model.to(spec.device)
         pack_linears(model)
-    return LoadedModel(spec, model.eval(), tokenizer)
+    return LoadedModel(spec, model.eval(), tokenizer, provenance)
+
+
+def _with_adapter(spec: ModelSpec, model: torch.nn.Module) -> torch.nn.Module:
+    """``model`` with the PEFT adapter of ``spec`` merged into its weights (a plain model again,
+    which the samplers run like any other)."""
+    try:
+        from peft import PeftModel
+    except ImportError:
+        raise ModelUnavailable(f"model {spec.name!r}: {NO_PEFT}") from None
+    try:
+        adapted = PeftModel.from_pretrained(model, spec.adapter, is_trainable=False)
+    except (OSError, ValueError) as err:
+        raise ModelUnavailable(f"model {spec.name!r}: adapter {spec.adapter!r} cannot be applied "
+                               f"({str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__})") from err
+    return adapted.merge_and_unload()
 
 
 HUB_LINK = re.compile(r"\s*Check ?out '?https://huggingface\.co/[^ ]*'? for available files\.?")
@@ -345,7 +471,7 @@ HUB_LINK = re.compile(r"\s*Check ?out '?https://huggingface\.co/[^ ]*'? for avai
 
 
 def _unreachable(spec: ModelSpec, location: str, err: Exception) -> str:
-    if "trust_remote_code" in str(err):  # transformers' advice to run the model's own code
+    if "trust_remote_code" in str(err) and not spec.trust_remote_code:  # transformers' advice to run its code
         return f"model {spec.name!r}: {location!r} maps the model to code of its own; {NO_CUSTOM_CODE}"
     first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
     if spec.package is not None or Path(location).expanduser().exists():
