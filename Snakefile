@@ -44,13 +44,15 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/explorer.smk"
 include: "workflow/rules/page_measures.smk"
 include: "workflow/rules/results_page.smk"
+include: "workflow/rules/run_record.smk"
 
 
 rule all:
-    """Every table and figure of the configured studies, the report pages, the explorer and
-    the results page."""
+    """Every table and figure of the configured studies, the report pages, the explorer, the
+    results page and the run record."""
     input:
         STUDY_TARGETS,
         REPORT_PAGES,
         EXPLORER_TARGETS,
         RESULTS_PAGE,
+        RUN_RECORD,

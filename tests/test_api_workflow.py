@@ -94,7 +94,7 @@ def test_tuning_reruns_only_the_page_and_a_rerun_is_answered_from_the_cache(api_
     for model in config["models"]:
         model["api"].update(concurrency=1, max_retries=2, timeout=30, backoff=0.5)
     (api_run / "config.yaml").write_text(yaml.safe_dump(config))
-    assert scheduled(api_run) == {"results_page": 1, "all": 1}
+    assert scheduled(api_run) == {"results_page": 1, "run_record": 1, "all": 1}
     cached = sorted((api_run / "results/cache/api").rglob("*.json"))
     samples = [f"results/{study}/{model}/ancestral/samples.parquet"
                for study in ("provo", "production/asset") for model in ("smol-single", "smol-list")]

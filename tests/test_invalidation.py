@@ -19,8 +19,8 @@ from varprobe import tables
 pytestmark = pytest.mark.slow  # Snakemake runs
 
 SHARDS = 2
-PAGE = {"results_page": 1, "all": 1}
-"""A config edit rerenders the page, whose settings are the validated config's."""
+PAGE = {"results_page": 1, "run_record": 1, "all": 1}
+"""A config edit rerenders the page, whose settings are the validated config's, and so rewrites the run record."""
 AGGREGATES = {"provo_summary": 1, "report_table_provo_summary": 1, "provo_figure_tvd": 1,
               "provo_intervals": 1, "explorer": 1, **PAGE}
 METRICS = {"provo_divergence": 1, "provo_oracle": 1, "provo_oracle_measure": 2, **AGGREGATES}

@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("analysis", "plots"),                           # the studies' science; figures of tables
     ("results_page", "explorer", "resume", "reporting", "config_checks",
      "availability"),                                # reading results; the config's checks
+    ("run_record", "run_comparison", "plan_estimate"),  # a run's record, runs compared, a config's plan
     ("commands",),                                   # what the subcommands share
     ("cli", "__main__"),                             # the command line
 )

@@ -72,7 +72,7 @@ def test_a_new_decoding_schedules_only_its_jobs_and_the_aggregates(production_ru
                     "report_table_production_adequacy": 1, "production_beats_copy": 1,
                     "report_table_production_beats_copy": 1,
                     "production_figures": 1, "production_reading": 3, "explorer": 1, "results_page": 1,
-                    "all": 1}
+                    "run_record": 1, "all": 1}
 
 
 def test_samples_pairs_and_divergences_have_the_configured_sizes(production_run):

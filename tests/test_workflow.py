@@ -233,7 +233,7 @@ def test_only_the_new_model_and_the_aggregates_are_scheduled(tiny_run):
         "provo_sample": 2, "provo_merge": 2, "provo_enumerate": 1, "provo_divergence": 3,
         "provo_figure_bars": 3, "provo_summary": 1, "report_table_provo_summary": 1,
         "provo_figure_tvd": 1, "provo_intervals": 1, "provo_failures": 1, "explorer": 1,
-        "results_page": 1, "all": 1,
+        "results_page": 1, "run_record": 1, "all": 1,
     }
 
 
@@ -303,6 +303,42 @@ def test_exact_decoding_runs_end_to_end_beside_a_sampled_one(tiny_run):
     assert summary.loc["exact", "expected_tvd"] <= summary.loc["exact", "expected_tvd_upper"]
     assert pd.isna(summary.loc["ancestral", "expected_tvd_lower"])
     assert (provo / "tiny/exact/bars.png").stat().st_size > 10_000
+
+
+def test_the_run_record_states_the_config_commit_models_data_and_every_headline(tiny_run):
+    """results/run.json (varprobe.run_record) of the tiny run: the validated config, the
+    checkout's commit, the tiny model's folder, the Provo file's digest as pinned, the stage times
+    of the benchmark files, and Table 1's E TVD of every system with the summary's own interval;
+    the summary table carries the record's provenance, its numbers those the record states."""
+    from varprobe.data.provo import SOURCES
+    from varprobe.run_record import read
+
+    record = read(tiny_run)
+    assert record["path"] == str(tiny_run / "results/run.json")
+    provenance = record["provenance"]
+    assert re.fullmatch(r"[0-9a-f]{40}", provenance["commit"]) and isinstance(provenance["dirty"], bool)
+    assert provenance["versions"]["torch"] and provenance["versions"]["snakemake"]
+    assert record["config"]["provo"]["n_samples"] == 8 and record["config"]["provo"]["bootstrap_resamples"] == 100
+    assert record["config"]["provo"]["ece_bins"] == 10  # the schema's default, filled in
+    assert [m["path"] for m in record["models"]] == [yaml.safe_load((tiny_run / "config.yaml").read_text())
+                                                      ["models"][0]["pretrained"]]
+    norms = next(d for d in record["data"] if d["dataset"] == "provo")
+    assert norms["sha256"] == SOURCES[0].mirror_digest.sha256 == norms["pinned_mirror_sha256"]
+    assert record["stage_times"]["provo_sample"]["jobs"] == 2 and "run_record" not in record["stage_times"]
+    assert record["seeds"] == {"seed": 0}
+    summary = tables.read(tiny_run / "results/provo/summary.parquet", "provo_system")
+    found = {(h["model"], h["decoding"]): (h["mean"], h["ci_low"], h["ci_high"], h["role"])
+             for h in record["headlines"] if h["quantity"] == "expected_tvd"}
+    assert found == {(r.model, r.decoding): (r.expected_tvd, r.ci_low, r.ci_high,
+                                             "ceiling" if r.model == "oracle" else "system")
+                     for r in summary.itertuples() if r.model != "human"}
+    stamped = tables.read_metadata(tiny_run / "results/provo/summary.parquet")["provenance"]
+    # the commit when each was written (a commit between the jobs would differ; the config cannot)
+    assert {k: stamped[k] for k in ("config_digest", "versions")} == {
+        k: provenance[k] for k in ("config_digest", "versions")}
+    assert re.fullmatch(r"[0-9a-f]{40}", stamped["commit"])
+    human = {h["quantity"]: h["mean"] for h in record["headlines"] if h["model"] == "human"}
+    assert human["ece_corpus"] == summary.set_index("model").loc["human", "ece_corpus"]
 
 
 def test_enumeration_settings_belong_to_enumerated_decodings(tmp_path, data_mirror, tiny_model_dir):

@@ -211,7 +211,41 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "model": "string", "fold": "Int32", "epoch": "int32", "split": "string",
         "loss": "float64", "tokens": "int64", "examples": "int64",
     },
+    # varprobe collect: the headline numbers of many runs' records (varprobe.run_comparison), one
+    # row per run, system and quantity; dataset, probe and decoding "" where they do not apply.
+    "run_headlines": {
+        "run": "string", "commit": "string", "dirty": "boolean", "config_digest": "string",
+        "study": "string", "table": "string", "dataset": "string", "probe": "string", "model": "string",
+        "decoding": "string", "role": "string", "quantity": "string", "mean": "float64",
+        "ci_low": "float64", "ci_high": "float64",
+    },
 }
+
+
+PROVENANCE_ENV = "VARPROBE_PROVENANCE"
+"""The environment variable through which the workflow hands its provenance (JSON: commit, dirty,
+config digest, package versions; ``varprobe.run_record.provenance``) to every job: ``write``
+stores it under ``provenance`` in the metadata of each summary table (``carries_provenance``).
+The table's columns and numbers are the same with it or without it."""
+
+PROVENANCE_SCHEMAS = frozenset({"provo_system", "provo_intervals", "finetune_comparison", "word_class_system"})
+"""The summary tables whose names do not end in ``_summary``."""
+
+
+def carries_provenance(schema: str) -> bool:
+    """Whether a table of ``schema`` is a summary table, which ``write`` stamps with the run's
+    provenance (``PROVENANCE_ENV``): a schema named ``*_summary`` or one of ``PROVENANCE_SCHEMAS``.
+
+    Parameters
+    ----------
+    schema : str
+        The table's schema name.
+
+    Returns
+    -------
+    bool
+    """
+    return schema.endswith("_summary") or schema in PROVENANCE_SCHEMAS
 
 
 def declared_columns(schema: str) -> dict[str, str]:
@@ -275,7 +309,9 @@ def conform(frame: pd.DataFrame, schema: str) -> pd.DataFrame:
 def write(frame: pd.DataFrame, path: str | Path, schema: str, metadata: dict | None = None) -> None:
     """Check ``frame`` against ``schema`` and write it to ``path`` atomically.
 
-    ``metadata`` (JSON-serialisable) is stored in the Parquet footer under ``varprobe``.
+    ``metadata`` (JSON-serialisable) is stored in the Parquet footer under ``varprobe``; a summary
+    table (``carries_provenance``) also gets the run's provenance there, where the workflow set
+    ``PROVENANCE_ENV``.
 
     Parameters
     ----------
@@ -299,6 +335,12 @@ def write(frame: pd.DataFrame, path: str | Path, schema: str, metadata: dict | N
     """
     path = Path(path)
     table = pa.Table.from_pandas(conform(frame, schema), preserve_index=False)
+    stamped = os.environ.get(PROVENANCE_ENV)
+    if stamped and carries_provenance(schema):
+        try:
+            metadata = {**(metadata or {}), "provenance": json.loads(stamped)}
+        except json.JSONDecodeError as err:
+            raise ValueError(f"${PROVENANCE_ENV} is no JSON ({err}); unset it or let the workflow set it") from err
     if metadata is not None:
         extra = {b"varprobe": json.dumps(metadata, sort_keys=True).encode()}
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **extra})

@@ -15,10 +15,12 @@ import os
 import sys
 
 from varprobe.families import families
+from varprobe.cli import plan, runs
 from varprobe.cli import (
     api, explorer, finetune, page_measures, production, production_readings, provo, report, setup)
 
 STUDIES = (setup, provo, api, production, finetune, page_measures, production_readings, report, explorer)
+STUDIES += (runs, plan)  # run records, comparisons and plans
 
 
 def build_parser() -> argparse.ArgumentParser:
