@@ -62,7 +62,7 @@ def commit(checkout: str) -> str:
         return "unknown"
 
 
-PAGE_RULES = frozenset({"results_page", "all"})
+PAGE_RULES = frozenset({"results_page", "run_record", "all"})
 """Rules an invocation may run without computing anything (rewriting the page)."""
 
 
