@@ -153,3 +153,30 @@ def test_a_file_that_is_no_run_record_is_named(tmp_path):
         run_record.read(tmp_path / "run.json")
     with pytest.raises(FileNotFoundError, match="no run record at"):
         run_record.read(tmp_path / "missing")
+
+
+def test_production_headlines_keep_the_figures_probes_and_the_control_once_per_probe():
+    rows = []
+    for model in ("a", "b"):
+        for probe, available in (("lexical-1", True), ("semantic", False), ("syntactic-2", True)):
+            for statistic, mean in (("w1_M_H", 0.3 if model == "a" else 0.2), ("w1_C_H", 0.1), ("mean_M", 5.0)):
+                rows.append({"dataset": "asset", "model": model, "decoding": "ancestral", "probe": probe,
+                             "available": available, "statistic": statistic, "n_inputs": 4, "mean": mean,
+                             "ci_low": mean - 0.05, "ci_high": mean + 0.05})
+    summary = tables.conform(pd.DataFrame(rows), "production_summary")
+    found = run_record.production_headlines(summary, ["lexical-1", "semantic"])
+    assert [(h["model"], h["probe"], h["quantity"], h["role"]) for h in found] == [
+        ("a", "lexical-1", "w1_M_H", "system"), ("human control", "lexical-1", "w1_C_H", "ceiling"),
+        ("b", "lexical-1", "w1_M_H", "system")]
+    assert [h["mean"] for h in found] == pytest.approx([0.3, 0.1, 0.2])
+
+
+def test_a_fine_tuned_model_s_headline_is_its_difference_to_the_pretrained_model():
+    comparison = pd.DataFrame([{"model": "ft", "base": "m", "decoding": "ancestral", "n_contexts": 9,
+                                "expected_tvd_pretrained": 0.7, "expected_tvd_finetuned": 0.6,
+                                "expected_tvd_oracle": 0.4, "mean_difference": -0.1, "difference_ci_low": -0.15,
+                                "difference_ci_high": -0.05, "share_finetuned_closer": 0.6,
+                                "share_finetuned_farther": 0.4}])
+    (found,) = run_record.finetune_headlines(tables.conform(comparison, "finetune_comparison"))
+    assert (found["quantity"], found["mean"], found["ci_low"], found["ci_high"]) == (
+        "mean_difference", -0.1, -0.15, -0.05)
