@@ -18,6 +18,7 @@ from varprobe.finetune.examples import (
     IGNORE,
     collate,
     end_token,
+    length_limit,
     pair_examples,
     text_examples,
 )
@@ -92,12 +93,16 @@ def test_default_settings_are_the_paper_protocol():
     settings = FinetuneSettings.from_config({})
     assert (settings.epochs, settings.learning_rate, settings.adam_epsilon, settings.batch_size,
             settings.trainable_blocks, settings.seed) == (10, 5e-4, 1e-8, 5, 2, 0)
+    # The authors' script trains the norms of the last two blocks and the final one; the run keeps
+    # the epoch of lowest validation loss.
+    assert (settings.trainable_parts, settings.keep_epoch) == ("norms", "best")
     assert FinetuneSettings.from_config({"epochs": 2}).to_dict()["epochs"] == 2
 
 
 @pytest.mark.parametrize("entry, message", [
     ({"epoch": 3}, "epoch"), ({"batch_size": 0}, "batch_size"), ({"lr_schedule": "cosine"}, "cosine"),
     ({"trainable_parts": "heads"}, "heads"), ({"learning_rate": 0}, "learning_rate"),
+    ({"keep_epoch": "first"}, "keep_epoch.*first"),
 ])
 def test_bad_settings_are_named(entry, message):
     with pytest.raises(ValueError, match=message):
@@ -123,6 +128,43 @@ def test_the_block_lists_of_gpt2_t5_and_marian(tiny_model_dir, tiny_seq2seq_dirs
     assert transformer_blocks(t5) is t5.decoder.block
     marian = load_generator(ModelSpec(name="m", pretrained=str(tiny_seq2seq_dirs["marian"]))).model
     assert transformer_blocks(marian) is marian.model.decoder.layers
+
+
+def three_block_models():
+    """A random GPT-2 (LayerNorm) and a random Llama (SmolLM2's architecture, RMSNorm), 3 blocks."""
+    from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    gpt2 = GPT2LMHeadModel(GPT2Config(vocab_size=40, n_layer=3, n_head=2, n_embd=16, n_positions=32,
+                                      bos_token_id=0, eos_token_id=0))
+    llama = LlamaForCausalLM(LlamaConfig(vocab_size=40, hidden_size=16, intermediate_size=32,
+                                         num_hidden_layers=3, num_attention_heads=2, num_key_value_heads=1,
+                                         max_position_embeddings=32, bos_token_id=0, eos_token_id=0))
+    return gpt2, llama
+
+
+def test_the_default_trains_the_norms_of_the_last_two_blocks_and_the_final_norm():
+    """As the authors' fine_tuning.py (line 245) unfreezes GPT-2's h[10].ln_1, h[10].ln_2,
+    h[11].ln_1, h[11].ln_2 and ln_f; on Llama/SmolLM2 the same places hold RMSNorms."""
+    gpt2, llama = three_block_models()
+    settings = FinetuneSettings()
+    expected = {
+        gpt2: [f"transformer.{m}.{w}" for m in ("h.1.ln_1", "h.1.ln_2", "h.2.ln_1", "h.2.ln_2", "ln_f")
+               for w in ("weight", "bias")],
+        llama: [f"model.{m}.weight" for m in ("layers.1.input_layernorm", "layers.1.post_attention_layernorm",
+                                              "layers.2.input_layernorm", "layers.2.post_attention_layernorm",
+                                              "norm")],
+    }
+    for model, names in expected.items():
+        trainable = freeze_all_but_last(model, settings.trainable_blocks, settings.trainable_parts)
+        assert sorted(trainable) == sorted(names)
+        assert sorted(n for n, p in model.named_parameters() if p.requires_grad) == sorted(names)
+    # The existing mode: every parameter of the last two blocks, no final norm, nothing of block 0.
+    for model, stack in ((gpt2, "transformer.h."), (llama, "model.layers.")):
+        blocks = freeze_all_but_last(model, 2, "blocks")
+        assert {n for n, p in model.named_parameters() if p.requires_grad} == set(blocks)
+        assert {n[len(stack)] for n in blocks} == {"1", "2"} and all(n.startswith(stack) for n in blocks)
+        assert any("attn" in n for n in blocks)
 
 
 def test_freezing_leaves_only_the_last_blocks_trainable(tiny_model_dir):
@@ -201,7 +243,9 @@ def test_training_changes_the_trainable_parameters_only(tiny_model_dir, tiny_mod
 
 
 def test_training_loss_decreases_and_the_losses_are_complete(tiny_model_dir, corpus):
-    _, training = run(tiny_model_dir, corpus)
+    # Every parameter of the last block: the norms alone of a random 32-d model barely move its
+    # loss in three epochs.
+    _, training = run(tiny_model_dir, corpus, trainable_parts="blocks")
     train_loss = [x.loss for x in training.losses if x.split == "train"]
     validation = [x for x in training.losses if x.split == "validation"]
     assert train_loss[-1] < train_loss[0]
@@ -225,18 +269,24 @@ def test_the_seed_alone_decides_a_run(tiny_model_dir, corpus):
     assert [x.loss for x in c.losses[1:]] != [x.loss for x in a.losses[1:]]
 
 
+@pytest.mark.parametrize("parts", ["norms", "blocks"])
 @pytest.mark.parametrize("kind", ["t5", "marian"])
-def test_seq2seq_training_touches_the_last_decoder_block_only(tiny_seq2seq_dirs, kind):
+def test_seq2seq_training_touches_the_last_decoder_block_only(tiny_seq2seq_dirs, kind, parts):
     spec = ModelSpec(name=kind, pretrained=str(tiny_seq2seq_dirs[kind]))
     loaded, base = load_generator(spec), load_generator(spec)
     pairs = [("0/0", "the cat sat on the mat", "die Katze saß auf der Matte"),
              ("1/0", "the dog ran", "der Hund lief"), ("2/0", "the house is big", "das Haus ist groß")]
     end = end_token(loaded.model, loaded.tokenizer)
     examples = pair_examples(loaded.tokenizer, pairs, seq2seq=True, chat=False, end=end, max_length=64)
-    training = train(loaded.model, examples, examples[:1], FinetuneSettings(**FAST),
+    training = train(loaded.model, examples, examples[:1], FinetuneSettings(**FAST, trainable_parts=parts),
                      pad_id=loaded.tokenizer.pad_token_id)
     last = "decoder.block.1." if kind == "t5" else "model.decoder.layers.1."
-    assert training.trainable and all(n.startswith(last) for n in training.trainable)
+    final = "decoder.final_layer_norm." if kind == "t5" else "model.decoder.layer_norm."
+    if parts == "blocks":
+        assert training.trainable and all(n.startswith(last) for n in training.trainable)
+    else:
+        assert training.trainable and all(n.startswith(last) and "norm" in n or n.startswith(final)
+                                           for n in training.trainable)
     before = dict(base.model.named_parameters())
     changed = {n for n, p in loaded.model.named_parameters() if not torch.equal(p, before[n])}
     assert changed and changed <= set(training.trainable)
@@ -387,19 +437,102 @@ def test_finetune_production_on_a_seq2seq_model(tmp_path, tiny_seq2seq_dirs):
     losses = tables.read(tmp_path / "losses.parquet", "finetune_losses")
     assert list(losses["split"]) == ["train"] and losses["fold"].isna().all()
     assert losses["examples"].tolist() == [3] and (losses["model"] == "t5-ft").all()
+    # No validation split: the one epoch is kept; the default trains the norms only.
+    assert losses["kept"].tolist() == [True] and (losses["trainable_parts"] == "norms").all()
     tuned = load_generator(ModelSpec(checkpoint=str(tmp_path / "ckpt"), **model))
     base = load_generator(ModelSpec(**model))
-    assert not torch.equal(tuned.model.decoder.block[1].layer[0].SelfAttention.q.weight,
-                           base.model.decoder.block[1].layer[0].SelfAttention.q.weight)
+    assert not torch.equal(tuned.model.decoder.final_layer_norm.weight, base.model.decoder.final_layer_norm.weight)
+    assert torch.equal(tuned.model.decoder.block[1].layer[0].SelfAttention.q.weight,
+                       base.model.decoder.block[1].layer[0].SelfAttention.q.weight)
 
 
 def test_loss_curves_fold_four_panels_into_rows_of_three_with_one_legend():
     from varprobe.plots.finetune import loss_curves
 
     losses = pd.DataFrame([{"model": "ft", "fold": fold, "split": split, "epoch": epoch, "loss": 3.0 - 0.1 * epoch,
-                            "tokens": 10, "examples": 2}
+                            "tokens": 10, "examples": 2, "kept": epoch == 1, "trainable_parts": "norms"}
                            for fold in (1, 2, 3, 4) for split in ("train", "validation") for epoch in (1, 2)])
     fig, table = loss_curves(losses)
     rows = {round(ax.get_position().y0, 2) for ax in fig.axes}
     assert len(fig.axes) == 4 and len(rows) == 2 and len(fig.legends) == 1
     assert all(ax.get_legend() is None for ax in fig.axes) and len(table) == len(losses)
+    assert all(ax.get_title().endswith("(trains norms)") for ax in fig.axes)
+    # One star per panel, on the kept epoch's validation loss.
+    stars = [ax.collections[0].get_offsets().tolist() for ax in fig.axes]
+    assert stars == [[[1.0, 2.9]]] * 4
+
+
+# ---- the kept epoch --------------------------------------------------------------------------
+
+
+def periodic_examples(rng, n: int, step: int) -> list:
+    """Sequences of ids 1..39 advancing by ``step``: a pattern a random GPT-2 learns quickly."""
+    from varprobe.finetune.examples import Example
+
+    examples = []
+    for _ in range(n):
+        start = int(rng.integers(1, 40))
+        ids = tuple((start + step * t) % 39 + 1 for t in range(12))
+        examples.append(Example(ids, ids))
+    return examples
+
+
+def test_the_epoch_of_lowest_validation_loss_is_the_one_the_model_ends_with():
+    import dataclasses
+
+    import numpy as np
+
+    from varprobe.finetune.training import _evaluate
+
+    rng = np.random.default_rng(0)
+    train_examples = periodic_examples(rng, 8, 3)
+    # Validation sequences of another step: at this high learning rate the first epoch helps
+    # them and the later ones, fitting the training step, hurt (the loss rises after epoch 1).
+    validation_examples = periodic_examples(rng, 4, 7)
+    settings = FinetuneSettings(epochs=6, batch_size=2, warmup_steps=0, learning_rate=0.2,
+                                trainable_parts="blocks")
+    best_model, last_model = three_block_models()[0], three_block_models()[0]
+    best = train(best_model, train_examples, validation_examples, settings, pad_id=0)
+    last = train(last_model, train_examples, validation_examples,
+                 dataclasses.replace(settings, keep_epoch="last"), pad_id=0)
+    assert best.losses == last.losses  # the same run; only the weights it ends with differ
+    validation = [x.loss for x in best.losses if x.split == "validation"]
+    lowest = 1 + int(np.argmin(validation[1:]))
+    assert best.kept_epoch == lowest and lowest < settings.epochs, validation
+    assert last.kept_epoch == settings.epochs
+    assert _evaluate(best_model, validation_examples, 0, 2, 0, False).loss == validation[lowest]
+    assert _evaluate(last_model, validation_examples, 0, 2, 0, False).loss == validation[-1]
+    weights = dict(last_model.named_parameters())
+    assert any(not torch.equal(p, weights[n]) for n, p in best_model.named_parameters())
+
+
+def test_the_checkpoint_written_is_the_kept_epochs(tmp_path, tiny_model_dir, data_mirror):
+    from varprobe.finetune.training import _evaluate
+
+    model = json.dumps({"name": "tiny", "pretrained": str(tiny_model_dir)})
+    norms = data_mirror / "provo_cloze" / "Provo_Corpus-Predictability_Norms.csv"
+    settings = {"epochs": 3, "batch_size": 2, "warmup_steps": 0, "learning_rate": 0.2,
+                "trainable_parts": "blocks"}
+    cli(["finetune-provo", "--model", model, "--norms", str(norms), "--train-passages", "3", "4",
+         "--validation-passages", "41", "--fold", "1", "--settings", json.dumps(settings), "--gpus", "0",
+         "--checkpoint-out", str(tmp_path / "ckpt"), "--losses-out", str(tmp_path / "losses.parquet")])
+    losses = tables.read(tmp_path / "losses.parquet", "finetune_losses")
+    validation = losses[losses["split"] == "validation"].set_index("epoch")["loss"]
+    lowest = int(validation.loc[1:].idxmin())
+    assert sorted(losses.loc[losses["kept"], "epoch"].unique()) == [lowest]
+    assert (losses["trainable_parts"] == "blocks").all()
+    assert json.loads((tmp_path / "ckpt" / MANIFEST).read_text())["kept_epoch"] == lowest
+    tuned = load_causal_lm(ModelSpec(name="tiny-ft", pretrained=str(tiny_model_dir),
+                                     checkpoint=str(tmp_path / "ckpt")))
+    text = passages_table(_norms(norms), [41])["text"]
+    examples = text_examples(tuned.tokenizer, list(text), length_limit(tuned.model, 512))
+    loss = _evaluate(tuned.model, examples, 0, 2, 50256, False).loss
+    assert loss == pytest.approx(validation[lowest], rel=1e-9)
+
+
+def _norms(path):
+    from pathlib import Path
+
+    from varprobe.data.provo import read_norms
+
+    return read_norms(Path(path))

@@ -207,9 +207,12 @@ SCHEMAS: dict[str, dict[str, str]] = {
     },
     # Fine-tuning (App. F, Fig. 18): the mean cross-entropy per target token (nats) of a split
     # per epoch; epoch 0 is the validation loss before training; fold NA outside cross-validation.
+    # kept: the rows of the epoch whose weights the checkpoint holds (keep_epoch: the lowest
+    # validation loss, or the last); trainable_parts: what trained (norms or blocks).
     "finetune_losses": {
         "model": "string", "fold": "Int32", "epoch": "int32", "split": "string",
-        "loss": "float64", "tokens": "int64", "examples": "int64",
+        "loss": "float64", "tokens": "int64", "examples": "int64", "kept": "boolean",
+        "trainable_parts": "string",
     },
     # varprobe collect: the headline numbers of many runs' records (varprobe.run_comparison), one
     # row per run, system and quantity; dataset, probe and decoding "" where they do not apply.

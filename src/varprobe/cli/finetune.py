@@ -30,7 +30,8 @@ def _base_spec(args: argparse.Namespace):
 
 def _train_and_write(args: argparse.Namespace, loaded, train_examples, validation_examples,
                      settings, data: dict, fold: int | None) -> None:
-    """Train ``loaded`` and write its checkpoint and losses table; ``data`` describes the
+    """Train ``loaded`` and write its checkpoint (the kept epoch's weights) and losses table (its
+    rows of the kept epoch marked ``kept``, and which parameters trained); ``data`` describes the
     examples in the manifest and the table's metadata."""
     from varprobe.finetune.examples import end_token
     from varprobe.finetune.training import train
@@ -50,11 +51,14 @@ def _train_and_write(args: argparse.Namespace, loaded, train_examples, validatio
               f"({loss.tokens} tokens)", file=sys.stderr)
 
     training = train(model, train_examples, validation_examples, settings, pad_id=pad, on_loss=progress)
+    print(f"{label} keeps epoch {training.kept_epoch} ({settings.keep_epoch}; trains "
+          f"{settings.trainable_parts})", file=sys.stderr)
     manifest = {"base": args.model, "name": name, "settings": settings.to_dict(),
-                "data": data, "device": loaded.spec.device}
+                "data": data, "device": loaded.spec.device, "kept_epoch": training.kept_epoch}
     save_checkpoint(model, training.trainable, args.checkpoint_out, manifest)
     rows = [{"model": name, "fold": fold, "epoch": loss.epoch, "split": loss.split,
-             "loss": loss.loss, "tokens": loss.tokens, "examples": loss.examples}
+             "loss": loss.loss, "tokens": loss.tokens, "examples": loss.examples,
+             "kept": loss.epoch == training.kept_epoch, "trainable_parts": settings.trainable_parts}
             for loss in training.losses]
     tables.write(pd.DataFrame(rows), args.losses_out, "finetune_losses",
                  {**manifest, "trainable": training.trainable})

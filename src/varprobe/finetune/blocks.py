@@ -1,4 +1,7 @@
-"""Which parameters of a model train: those of its last transformer blocks.
+"""Which parameters of a model train: the normalisation layers of its last transformer blocks and
+the stack's final one (the authors' script: GPT-2's ``ln_1``/``ln_2`` of blocks 10-11 and ``ln_f``;
+SmolLM2/Llama's ``input_layernorm``/``post_attention_layernorm`` and ``model.norm``, RMSNorm), or
+every parameter of those blocks.
 
 The block list is found by structure, not by model name: the one ``ModuleList`` among the
 children of the decoder stack, where the stack is the base model of a causal LM (GPT-2

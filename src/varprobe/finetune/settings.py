@@ -1,14 +1,17 @@
 """The settings of a fine-tuning run, with the paper's protocol as defaults (Ilia & Aziz 2024,
-App. F) and, where the paper is silent, the authors' released script (``fine_tuning.py`` of
-github.com/evgeniael/predict_next_word): 10 warm-up steps, then a linear decay to 0, no weight
-decay."""
+App. F) and, where the paper is silent or its text and code differ, the authors' released script
+(``TVD/GPT2_FT/fine_tuning/fine_tuning.py`` of github.com/evgeniael/predict_next_word): only the
+normalisation layers of the last two blocks and the final one train, 10 warm-up steps, then a
+linear decay to 0, no weight decay. One departure from both: the run keeps the epoch of lowest
+validation loss (``keep_epoch``), where the script saves the last."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
 SCHEDULES = ("linear", "constant")
-PARTS = ("blocks", "norms")
+PARTS = ("norms", "blocks")
+KEEP = ("best", "last")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -21,8 +24,15 @@ class FinetuneSettings:
       then ``lr_schedule`` ``"linear"`` decays it linearly to 0 at the last step, ``"constant"``
       keeps it (the schedules of ``transformers.get_{linear,constant}_schedule_with_warmup``).
     * ``trainable_blocks``: how many of the last transformer blocks train; ``trainable_parts``
-      ``"blocks"`` trains every parameter of those blocks (the paper's text), ``"norms"`` only
-      their normalisation layers and the final one (the authors' released script).
+      ``"norms"`` (the default) trains only their normalisation layers and the stack's final one,
+      as the authors' released script does (``TVD/GPT2_FT/fine_tuning/fine_tuning.py``, lines
+      241-249: GPT-2's ``h[10].ln_1``, ``ln_2``, ``h[11].ln_1``, ``ln_2`` and ``ln_f``);
+      ``"blocks"`` trains every parameter of those blocks, as the paper's text reads (App. F:
+      "we freeze all parameters except those of the last two layers").
+    * ``keep_epoch``: which epoch's weights the run ends with (and its checkpoint holds):
+      ``"best"`` (the default) the epoch >= 1 with the lowest validation loss, the earliest on a
+      tie, or the last epoch when there is no validation example; ``"last"`` the last epoch, as
+      the authors' script saves.
     * ``max_length``: tokens per example; longer examples are cut on the right.
     """
 
@@ -34,7 +44,8 @@ class FinetuneSettings:
     warmup_steps: int = 10
     lr_schedule: str = "linear"
     trainable_blocks: int = 2
-    trainable_parts: str = "blocks"
+    trainable_parts: str = "norms"
+    keep_epoch: str = "best"
     max_length: int = 512
     seed: int = 0
 
@@ -56,6 +67,9 @@ class FinetuneSettings:
         if self.trainable_parts not in PARTS:
             raise ValueError(f"fine-tuning setting trainable_parts must be one of {PARTS}, "
                              f"got {self.trainable_parts!r}")
+        if self.keep_epoch not in KEEP:
+            raise ValueError(f"fine-tuning setting keep_epoch must be one of {KEEP}, "
+                             f"got {self.keep_epoch!r}")
 
     @classmethod
     def from_config(cls, entry: dict) -> FinetuneSettings:

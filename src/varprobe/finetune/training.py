@@ -1,10 +1,17 @@
-"""The training loop: cross-entropy on the examples' targets, AdamW on the last blocks only
-(Ilia & Aziz 2024, App. F), with the training and validation loss of every epoch.
+"""The training loop: cross-entropy on the examples' targets, AdamW on the trainable parameters
+only (by default the normalisation layers of the last two blocks and the final one, as the
+authors' script; ``FinetuneSettings.trainable_parts``), with the training and validation loss of
+every epoch, ending with the weights of the epoch of lowest validation loss
+(``FinetuneSettings.keep_epoch``).
 
 A run depends on its settings, its examples and its seed only: the examples' order in epoch e is
 the e-th permutation drawn by ``numpy.random.default_rng(seed)``, and dropout draws from the torch
 generator seeded with ``seed`` inside a forked RNG state (the caller's torch RNG is untouched).
-The model trains in train mode (dropout on) and is left in eval mode.
+The model trains in train mode (dropout on) and is left in eval mode, holding the kept epoch's
+weights: under ``keep_epoch = "best"`` a copy of the trainable parameters is taken after each
+epoch whose validation loss is below every earlier epoch's (epochs >= 1; epoch 0, the untrained
+model, is not a candidate: a fine-tuned model has trained) and put back at the end, so the
+model's validation loss is exactly the one recorded for that epoch.
 
 Losses are mean cross-entropies per target token (nats): an epoch's training loss weights each
 batch by its target tokens (the running loss while the weights change, as in the authors'
@@ -43,10 +50,12 @@ class EpochLoss:
 
 @dataclass(frozen=True)
 class Training:
-    """A finished run: the names of the parameters it trained and its losses in order."""
+    """A finished run: the names of the parameters it trained, its losses in order, and the epoch
+    whose weights the model holds (``kept_epoch``, 1 to the number of epochs)."""
 
     trainable: list[str]
     losses: list[EpochLoss]
+    kept_epoch: int
 
 
 def learning_rate_factor(step: int, warmup: int, total: int, schedule: str) -> float:
@@ -81,10 +90,12 @@ def learning_rate_factor(step: int, warmup: int, total: int, schedule: str) -> f
 def train(model: torch.nn.Module, train_examples: Sequence[Example],
           validation_examples: Sequence[Example], settings: FinetuneSettings, *, pad_id: int,
           on_loss: Callable[[EpochLoss], None] | None = None) -> Training:
-    """Fine-tune ``model`` in place: freeze all but its last ``settings.trainable_blocks``
-    blocks, then ``settings.epochs`` epochs of AdamW steps on batches of ``settings.batch_size``
-    shuffled training examples. ``pad_id`` fills the inputs' padding (masked, never a target);
-    ``on_loss`` is called with each loss as soon as it is known (progress logs).
+    """Fine-tune ``model`` in place: freeze all but the ``settings.trainable_parts`` of its last
+    ``settings.trainable_blocks`` blocks, then ``settings.epochs`` epochs of AdamW steps on
+    batches of ``settings.batch_size`` shuffled training examples, and end with the weights of
+    the ``settings.keep_epoch`` epoch (the best by validation loss, or the last). ``pad_id``
+    fills the inputs' padding (masked, never a target); ``on_loss`` is called with each loss as
+    soon as it is known (progress logs).
 
     Parameters
     ----------
@@ -104,7 +115,7 @@ def train(model: torch.nn.Module, train_examples: Sequence[Example],
     Returns
     -------
     Training
-        The trained parameters' names and the losses.
+        The trained parameters' names, the losses and the kept epoch.
 
     Raises
     ------
@@ -126,11 +137,18 @@ def train(model: torch.nn.Module, train_examples: Sequence[Example],
     order_rng = np.random.default_rng(settings.seed)
     device = next(model.parameters()).device
     losses = []
+    keep_best = settings.keep_epoch == "best" and bool(validation_examples)
+    named = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
+    best: dict = {"epoch": settings.epochs, "loss": math.inf, "weights": None}
 
     def record(loss: EpochLoss) -> None:
         losses.append(loss)
         if on_loss is not None:
             on_loss(loss)
+        if keep_best and loss.split == "validation" and loss.epoch >= 1 and loss.loss < best["loss"]:
+            best.update(epoch=loss.epoch, loss=loss.loss,
+                        weights=None if loss.epoch == settings.epochs else
+                        [p.detach().clone() for _, p in named])
 
     with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
         torch.manual_seed(settings.seed)
@@ -153,8 +171,12 @@ def train(model: torch.nn.Module, train_examples: Sequence[Example],
             if validation_examples:
                 record(_evaluate(model, validation_examples, epoch, settings.batch_size, pad_id,
                                  seq2seq))
+    if best["weights"] is not None and best["epoch"] != settings.epochs:
+        with torch.no_grad():
+            for (_, parameter), kept in zip(named, best["weights"], strict=True):
+                parameter.copy_(kept)
     model.eval()
-    return Training(trainable, losses)
+    return Training(trainable, losses, best["epoch"])
 
 
 def _loss_sum(model: torch.nn.Module, batch: dict[str, torch.Tensor],

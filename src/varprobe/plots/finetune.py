@@ -19,7 +19,8 @@ STYLES = {"train": {"color": "tab:blue", "marker": "o"},
 def loss_curves(losses: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
     """Loss against epoch for each split in one panel per ``(model, fold)`` (at most three per
     row, a shared loss axis, one legend below); the validation curve starts at epoch 0, before
-    training."""
+    training. A star marks the kept epoch (``kept``: its validation loss, or its training loss
+    without validation), and each panel's title says what trained (``trainable_parts``)."""
     if losses.empty:
         raise ValueError("no fine-tuning losses to plot")
     unknown = sorted(set(losses["split"]) - set(STYLES))
@@ -37,7 +38,13 @@ def loss_curves(losses: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
     for i, (ax, ((model, fold), panel)) in enumerate(zip(axes, panels, strict=True)):
         for split, curve in panel.groupby("split", sort=True):
             ax.plot(curve["epoch"], curve["loss"], label=split, **STYLES[split])
-        ax.set_title(model if pd.isna(fold) else f"{model}, fold {fold}", fontsize=9)
+        kept = panel[panel["kept"].fillna(False).astype(bool)]
+        kept = kept[kept["split"] == "validation"] if (kept["split"] == "validation").any() else kept
+        ax.scatter(kept["epoch"], kept["loss"], marker="*", s=110, color="black", zorder=3,
+                   label="kept epoch (its weights are the checkpoint's)")
+        parts = ", ".join(sorted(set(panel["trainable_parts"].dropna())))
+        name = model if pd.isna(fold) else f"{model}, fold {fold}"
+        ax.set_title(f"{name} (trains {parts})" if parts else name, fontsize=9)
         ax.set_xlabel("epoch")
         if i % MAX_COLUMNS == 0:
             ax.set_ylabel("cross-entropy (nats/token)")
