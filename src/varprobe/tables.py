@@ -72,6 +72,12 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "mean_entropy_human": "float64",
     },
     "provo_kde": {"model": "string", "decoding": "string", "tvd": "float64", "density": "float64"},
+    # Table 1's quantities against each model's stated size, beside the oracle's
+    # (varprobe.analysis.model_size).
+    "provo_model_size": {
+        "model": "string", "decoding": "string", "parameters": "Int64", "quantity": "string",
+        "value": "float64", "ci_low": "float64", "ci_high": "float64",
+    },
     # Table 1's human and oracle values under ours, each of the authors' definitions alone, the
     # authors' protocol, it less each one, and the paper (varprobe.analysis.authors_protocol).
     "provo_authors": {

@@ -415,6 +415,39 @@ rule provo_figure_tvd:
         "--table {output.table:q} > {log:q} 2>&1"
 
 
+rule provo_figure_size:
+    """Table 1's quantities against the stated size of each Provo model, beside the oracle."""
+    input:
+        rules.provo_summary.output,
+    output:
+        figure=report(
+            f"{PROVO}/figures/model_size.png",
+            caption=CAPTION,
+            category="Provo",
+        ),
+        table=f"{PROVO}/figures/model_size.parquet",
+    params:
+        parameters=json.dumps(SIZED_MODELS, sort_keys=True),
+        caption=(
+            "Expected TVD to the humans and ECE against each of Table 1's targets, for each Provo model\n"
+            "at the parameter count its model card states (log axis), one line per decoding, with the\n"
+            "oracle control's value (dashed; its 95% interval shaded for E TVD). The numbers are in\n"
+            "``figures/model_size.parquet``."
+        ),
+    conda:
+        CONDA_ENV
+    threads: job_threads("provo_figure_size")
+    resources:
+        **job_resources("provo_figure_size"),
+    log:
+        log_path("provo_figure_size", "figure"),
+    benchmark:
+        benchmark_path("provo_figure_size", "figure")
+    shell:
+        "varprobe provo-figure-size --summary {input:q} --parameters {params.parameters:q} "
+        "--figure {output.figure:q} --table {output.table:q} > {log:q} 2>&1"
+
+
 rule provo_figure_bars:
     """Top-15 words of the human and model distributions for chosen contexts (paper Fig. 1)."""
     input:

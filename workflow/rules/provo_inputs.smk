@@ -106,6 +106,14 @@ def sample_scope(wildcards):
     return ["--checkpoint", fold_checkpoint(wildcards.model, fold), "--texts", *texts]
 
 
+SIZED_MODELS = {
+    m["name"]: m["parameters"]
+    for m in config["models"]
+    if m.get("parameters") and m["name"] in PROVO_MODELS
+}
+"""The Provo models whose config entry states their parameter count (the model-size figure)."""
+
+
 def provo_targets():
     """The tables and figures of the Provo study; the word bars (Fig. 1) only where
     ``provo.figure_contexts`` names contexts to draw; the authors' protocol table only for the
@@ -116,4 +124,5 @@ def provo_targets():
         *([f"{PROVO}/authors_protocol.parquet"] if CORPUS is None else []),
         f"{PROVO}/figures/tvd_density.png",
         *(system_path(f"{PROVO_SYSTEM}/bars.png") if bars else []),
+        *([f"{PROVO}/figures/model_size.png"] if len(SIZED_MODELS) >= 2 else []),
     ]

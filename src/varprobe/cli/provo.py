@@ -257,6 +257,15 @@ def _provo_figure_tvd(args: argparse.Namespace) -> None:
     tables.write(table, args.table, "provo_kde")
 
 
+def _provo_figure_size(args: argparse.Namespace) -> None:
+    from varprobe.analysis.model_size import QUANTITIES, size_table
+    from varprobe.plots.provo import model_size
+
+    table = size_table(tables.read(args.summary, "provo_system"), args.parameters)
+    tables.write(table, args.table, "provo_model_size")
+    model_size(table, QUANTITIES).savefig(args.figure, dpi=150)
+
+
 def _provo_figure_bars(args: argparse.Namespace) -> None:
     from varprobe.analysis.next_word import human_counts
     from varprobe.metrics.distributions import mle
@@ -365,6 +374,14 @@ def register(sub) -> None:
     p.add_argument("--figure", required=True)
     p.add_argument("--table", required=True)
     p.set_defaults(run=_provo_figure_tvd)
+
+    p = sub.add_parser("provo-figure-size", help="Table 1's quantities against model size, beside the oracle")
+    p.add_argument("--summary", required=True, help="the Provo summary table")
+    p.add_argument("--parameters", type=json_value, required=True,
+                   help='JSON: each sized model\'s parameter count, {"name": 135000000, ...}')
+    p.add_argument("--figure", required=True)
+    p.add_argument("--table", required=True)
+    p.set_defaults(run=_provo_figure_size)
 
     p = sub.add_parser("provo-figure-bars", help="top-15 human vs model words (paper Fig. 1)")
     p.add_argument("--contexts", required=True)

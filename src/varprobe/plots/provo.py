@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from scipy.stats import gaussian_kde  # noqa: E402
 
-from varprobe.plots.layout import bounded  # noqa: E402
+from varprobe.plots.layout import bounded, legend_below  # noqa: E402
 
 GRID = np.linspace(0.0, 1.0, 201)
 
@@ -80,3 +80,51 @@ def word_bars(
             )
     fig.tight_layout()
     return fig, pd.DataFrame(rows)
+
+
+def model_size(table: pd.DataFrame, labels: dict[str, str]) -> plt.Figure:
+    """Table 1's quantities against model size: one panel per quantity (``labels``: quantity ->
+    its axis label), each decoding's models by their stated parameter count (log axis) with the
+    E TVD's 95% interval, and the oracle control as a dashed line (with its interval as a band).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A ``provo_model_size`` table (``varprobe.analysis.model_size.size_table``): every number
+        drawn.
+    labels : dict of str to str
+        The quantities to draw, in order, with their labels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    columns = 2
+    rows_ = -(-len(labels) // columns)
+    fig, grid = plt.subplots(rows_, columns, figsize=bounded(4.2 * columns, 3.0 * rows_), squeeze=False,
+                             constrained_layout=True)
+    axes = [ax for row in grid for ax in row]
+    for ax in axes[len(labels):]:
+        ax.remove()
+    sized = table[table["parameters"].notna()]
+    sizes = sorted(set(sized["parameters"].astype(int)))
+    for ax, (quantity, label) in zip(axes, labels.items(), strict=True):
+        for decoding, rows in sized[sized["quantity"] == quantity].groupby("decoding", sort=True):
+            rows = rows.sort_values("parameters")
+            x = rows["parameters"].to_numpy(dtype=float)
+            y = rows["value"].to_numpy(dtype=float)
+            spread = np.vstack([y - rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float) - y])
+            ax.errorbar(x, y, yerr=np.nan_to_num(spread), marker="o", capsize=3, label=f"models, {decoding}")
+            for xi, yi, name in zip(x, y, rows["model"], strict=True):
+                ax.annotate(name, (xi, yi), textcoords="offset points", xytext=(3, 3), fontsize=6)
+        for _, oracle in table[(table["model"] == "oracle") & (table["quantity"] == quantity)].iterrows():
+            if np.isfinite(oracle["ci_low"]):
+                ax.axhspan(oracle["ci_low"], oracle["ci_high"], color="grey", alpha=0.25, label="oracle control, 95% interval")
+            ax.axhline(oracle["value"], color="black", linestyle="--", label="oracle control")
+        ax.set_xscale("log")
+        ax.set_xticks(sizes, [f"{n / 1e6:.0f}M" for n in sizes])
+        ax.minorticks_off()
+        ax.set_ylabel(label, fontsize=8)
+        ax.set_xlabel("parameters (as the model card states)", fontsize=8)
+    legend_below(fig, axes)
+    return fig
