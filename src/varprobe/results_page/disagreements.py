@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from varprobe import tables
-from varprobe.results_page import findings, paper
+from varprobe.results_page import findings, paper, verdicts
 from varprobe.results_page.findings import span, table_of
 from varprobe.results_page.markup import Markup, code, text
 from varprobe.results_page.tables import (
@@ -50,10 +50,11 @@ class Pair:
     bound: bool = False
 
     def differs(self) -> bool:
-        """Whether ours disagrees with the paper's: the paper's value (or range up to its bound),
-        widened by half its last printed digit, against our interval, else ours within
-        ``RELATIVE`` of the paper's value."""
-        half = 0.5 * 10 ** -self.decimals
+        """Whether ours disagrees with the paper's: the paper's value, widened by half its last
+        printed digit, against our interval, else ours within ``RELATIVE`` of the paper's value;
+        a paper's bound (``bound``: "always lower than 0.1") as a bound, not widened: our interval
+        (without one, ours beyond ``RELATIVE`` of it) above it."""
+        half = 0.0 if self.bound else 0.5 * 10 ** -self.decimals
         floor, top = (-math.inf if self.bound else self.paper - half), self.paper + half
         if not (math.isnan(self.low) or math.isnan(self.high)):
             return top < self.low or self.high < floor
@@ -214,10 +215,15 @@ def _liu(entries: list[dict]) -> list[Pair]:
 
 
 def _production(entries: list[dict]) -> list[Pair]:
+    """W1(C, H) beside the paper's bound, on its probes (``verdicts.PAPER_PROBES``), of the
+    systems that beat copying the source (``verdicts.adequate_systems``): the others' levels
+    are not read (their claim is not testable)."""
     frame = table_of(entries, "production_summary")
     if frame is None:
         return []
-    w1 = frame[frame["available"] & (frame["statistic"] == "w1_C_H")]
+    keep = verdicts.adequate_systems(verdicts.Run(entries, {}, {}))
+    w1 = frame[frame["available"] & (frame["statistic"] == "w1_C_H") & frame["probe"].isin(verdicts.PAPER_PROBES)]
+    w1 = w1[[k in keep for k in zip(w1["dataset"], w1["model"], w1["decoding"], strict=True)]]
     return [Pair("production_w1", f"{r.dataset}, {r.model} / {r.decoding}, {r.probe}, W1(C, H)",
                  ours=r.mean, low=r.ci_low, high=r.ci_high, paper=paper.GIULIANELLI_LEVELS["w1_decoding"],
                  decimals=1, bound=True)
@@ -465,8 +471,8 @@ def _production_level(entries, _measured, _config) -> dict | None:
     """The human control's mean W1 per task and probe (one cell each: the control reads the
     references alone, the same for every system), shown as the cause's table."""
     summary = table_of(entries, "production_summary")
-    control = summary[summary["available"] & (summary["statistic"] == "w1_control")].drop_duplicates(
-        ["dataset", "probe"])
+    control = summary[summary["available"] & (summary["statistic"] == "w1_control")
+                      & ~summary["dataset"].isin(verdicts.NO_CONTROL)].drop_duplicates(["dataset", "probe"])
     if control.empty:
         return None
     level = paper.GIULIANELLI_LEVELS["w1_decoding"]
@@ -478,9 +484,10 @@ def _production_level(entries, _measured, _config) -> dict | None:
                               {True: "yes", False: "no"})})
     return {"cause": (f"Measured: the run's human control, two halves of the references, has a mean W1 of "
                       f"{span(control['mean'].min(), control['mean'].max())} ({above} of {len(control)} task x "
-                      f"probe cells above {level} with their interval; the table below). Where the model's W1(C, H) "
+                      f"probe cells above {level} with their interval; the table below; dialogue has no control in the "
+                      "paper, fn. 11, and ours, five references split 2 + 3, is no human level). Where the model's W1(C, H) "
                       f"is above the control, the rest is {UNEXPLAINED}: the paper's generators are task-trained "
-                      "models (OpusMT, Flan-T5, DialoGPT), ours one instruct model prompted for every task."),
+                      "models (OpusMT, Flan-T5, DialoGPT), ours instruct models prompted for every task."),
             "table": markdown(table)}
 
 

@@ -20,7 +20,7 @@ import jinja2
 import pandas as pd
 
 from varprobe import tables
-from varprobe.results_page import disagreements, findings, markup, paper, production_readings
+from varprobe.results_page import disagreements, findings, markup, paper, production_readings, verdicts
 from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
 
@@ -216,21 +216,27 @@ def _sample_size_view(measured: dict):
     return lambda frames: [views.sample_size(f, intervals) for f in frames]
 
 
-def _production_view(probes: list[str] | None):
-    """The production summary whole (``production_w1``) where it fits the page, else as the
-    paper's Fig. 5 (``production_by_decoding`` on the figure's ``probes``, every probe without
-    them) with a note that says where the rest is."""
+def _production_view(probes: list[str] | None, tested: set | None = None):
+    """The production summary whole (``production_w1``, the paper's bound beside the systems
+    ``tested``: those that beat copying the source) where it fits the page, else as the paper's
+    Fig. 5 (``production_by_decoding`` on the figure's ``probes``, every probe without them)
+    with a note that says where the rest is and which systems are not read against the paper."""
 
     def view(frame: pd.DataFrame) -> pd.DataFrame:
-        whole = views.production_w1(frame)
+        whole = views.production_w1(frame, tested)
         if len(whole) <= views.MAX_ROWS:
             return whole
         short = views.production_by_decoding(frame, views.production_shown_probes(frame, probes))
+        untested = sorted({f"{m} / {d} on {t}" for t, m, d in zip(frame["dataset"], frame["model"], frame["decoding"],
+                                                                   strict=True)
+                           if tested is not None and (t, m, d) not in tested})
         short.attrs["note"] = markup.Markup(
             f"The whole table ({len(whole)} rows: every probe, H, M, C, W1(M, H) and W1(C, H)) is too long "
             "for the page: here are the numbers of the mean-W1 figure (Fig. 5), mean W1(C, H) over inputs "
             "and the human control's mean W1, each column's lowest system in bold. Every row is in "
-            "`production/summary.parquet` and the explorer.")
+            "`production/summary.parquet` and the explorer."
+            + (f" Not read against the paper's bound (they do not beat copying the source): "
+               f"{markup.text(', '.join(untested))}." if untested else ""))
         return short
 
     return lambda frames: [view(f) for f in frames]
@@ -301,6 +307,8 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
     configfiles = list(dict.fromkeys(str(Path(p).resolve()) for p in configfiles))
     root = Path(results) if results else Path(benchmarks).parent
     stages = stage_times(Path(benchmarks)) if Path(benchmarks).is_dir() else {}
+    decided = verdicts.decide(entries, measured, config)
+    tested = verdicts.adequate_systems(verdicts.Run(entries, measured, config))  # the rest is not read
     sections = []
     for key, section in SECTIONS.items():
         mine = [e for e in entries if e["name"].startswith(section.entries)]
@@ -310,14 +318,17 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         if one is not None:
             mine = [e for e in mine if e.get("schema") != "provo_system"]
         blocks = authors + _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(measured),
-                                          "production_summary": _production_view(figure_probes)})
+                                          "production_summary": _production_view(figure_probes, tested)})
         if key == "production":
-            blocks += production_readings.blocks(measured)
+            blocks += production_readings.blocks(measured, tested)
             blocks += [b for b in [findings.miscalibrated_block(measured)] if b]
         if mine or shown or one:
             sections.append({"key": key, "heading": section.heading, "paper": section.paper,
                              "table_one": one, "blocks": blocks, "figures": shown})
     disputes = disagreements.disagreements(entries, measured, config)
+    present = {s["key"] for s in sections}
+    made = {source for source in findings.PAPERS if any(
+        source == s and section in present for s, _, section, why in findings.PAPER_ITEMS if not why)}
     return environment.get_template(TEMPLATE).render(
         date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         commit=commit,
@@ -325,7 +336,8 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         span=run_span(Path(benchmarks), root.parent / ".snakemake" / "log"),
         run=findings.what_was_run(config, entries),
         papers=findings.papers_read({s["key"] for s in sections}),
-        findings=findings.findings(entries, [d["title"] for d in disputes], figure_probes),
+        findings=findings.findings(entries, [d["title"] for d in disputes], figure_probes, decided),
+        verdicts=views.markdown(verdicts.verdict_table(decided, made)),
         glossary=views.glossary({s["key"] for s in sections},
                                 config["provo"]["ece_bins"] if "provo" in config else None),
         sections=sections,

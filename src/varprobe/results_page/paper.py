@@ -1,8 +1,9 @@
 """The papers' published numbers that the page reads our tables against, each as printed.
 
 Ilia & Aziz 2024 (papers 001/003): Table 1 (ECE with three gold labels and the expected TVD per
-system, the oracle ECEs averaged over 20 resplits; the GPT-2 rows are single sampling runs with
-1,000 draws per context, the others 40, and no interval is published), Table 2 (ECE of the biased
+system, the oracle ECEs averaged over 20 resplits; the rows are single sampling runs, GPT-2's
+and fine-tuned GPT-2's with 1,000 draws per context, GPT-2 at T = 0.5 and the others with 40
+(Sec. 4), and no interval is published), Table 2 (ECE of the biased
 model estimate and of the two oracles, App. A), Table 3 (ARD coefficients of GPT-2's TVD to the
 oracle, App. B), Table 4 (token-level ECE, App. D), the failure rates of App. C.3 and the share of
 contexts replaced in Sec. 5. Liu et al. 2024 (paper 002), Table 1: the relative standard deviation
@@ -108,6 +109,14 @@ GIULIANELLI_MEAN_DIFFERENCE_SIGN = {
 }
 """Giulianelli et al. 2023, Sec. 6.1 (Fig. 3): the sign of mu_M(x) - mu_H(x) per task and the
 paper's model for it."""
+
+GIULIANELLI_PROBES = ("lexical-1", "syntactic-2", "semantic")
+"""Giulianelli et al. 2023's three main probes (unigram, POS-bigram and semantic distance,
+Sec. 6.1, Figs. 3 and 5): the probes whose levels and signs the paper states."""
+
+GIULIANELLI_NO_CONTROL = ("dailydialog",)
+"""Giulianelli et al. 2023, fn. 11: the tasks with no human control ("the five references
+contained in DailyDialog++ are too few to create a control group")."""
 
 GIULIANELLI_ANCESTRAL_BEST = ("wmt14", "asset", "writingprompts")
 """Giulianelli et al. 2023, Sec. 6.2 (Fig. 5): "for all tasks except open-domain dialogue,

@@ -10,19 +10,22 @@ import pandas as pd
 from varprobe import tables
 from varprobe.results_page import paper
 from varprobe.results_page.markup import Markup, text
-from varprobe.results_page.tables import markdown, number, with_interval
+from varprobe.results_page.tables import NOT_TESTED, markdown, number, with_interval
 
 
-def signs(found: pd.DataFrame) -> pd.DataFrame:
+def signs(found: pd.DataFrame, tested: set | None = None) -> pd.DataFrame:
     """Per task, model, decoding and main probe: our mean M - H with its interval and sign, the
-    paper's sign for the task, its model, and whether the two agree (``production_signs``)."""
+    paper's sign for the task, its model, and whether the two agree (``production_signs``);
+    ``NOT_TESTED`` for a system not in ``tested`` (the (dataset, model, decoding) that beat
+    copying the source; None: every system)."""
     rows = []
     for r in found.itertuples(index=False):
         theirs, model, _ = paper.GIULIANELLI_MEAN_DIFFERENCE_SIGN.get(r.dataset, ("–", "–", ""))
+        agrees = ("–" if theirs == "–" else NOT_TESTED if tested is not None and (r.dataset, r.model, r.decoding)
+                  not in tested else "yes" if r.sign == theirs else "no")
         rows.append({"dataset": r.dataset, "model": r.model, "decoding": r.decoding, "probe": r.probe,
                      "inputs": str(r.n_inputs), "mean M - H [95% CI]": with_interval(r.mean, r.ci_low, r.ci_high),
-                     "sign": r.sign, "paper sign": theirs, "paper model": model,
-                     "agrees": "–" if theirs == "–" else "yes" if r.sign == theirs else "no"})
+                     "sign": r.sign, "paper sign": theirs, "paper model": model, "agrees": agrees})
     return pd.DataFrame(rows)
 
 
@@ -68,10 +71,10 @@ W1_NOTE = ("The paper shows W1(M, H) as figures only (App. D, Figs. 9-11) and pr
            "row: the mean over inputs with its interval, and how many inputs are above the threshold.")
 
 
-def _signs_block(found: pd.DataFrame) -> dict:
+def _signs_block(found: pd.DataFrame, tested: set | None = None) -> dict:
     decodings = ", ".join(dict.fromkeys(found["decoding"]))
     return {"title": f"The sign of mean M - H per task on the paper's main probes ({decodings} outputs)",
-            "body": markdown(signs(found)), "note": SIGNS_NOTE}
+            "body": markdown(signs(found, tested)), "note": SIGNS_NOTE}
 
 
 def _model_human_w1_block(found: pd.DataFrame) -> dict:
@@ -95,12 +98,14 @@ BLOCKS = {"production_signs": _signs_block, "production_model_human_w1": _model_
 """Each reading table (by schema name) and the page block made of its rows, in page order."""
 
 
-def blocks(measured: dict) -> list[dict]:
+def blocks(measured: dict, tested: set | None = None) -> list[dict]:
     """The readings' page blocks, each a table with its caption, for those of the run's reading
-    tables (``measured``: by schema name) that hold rows; none for a run without them."""
+    tables (``measured``: by schema name) that hold rows; none for a run without them. The signs
+    are read against the paper's only for the systems ``tested`` (those that beat copying the
+    source; None: every system)."""
     out = []
     for schema, block in BLOCKS.items():
         found = tables.read(measured[schema], schema) if measured.get(schema) else None
         if found is not None and len(found):
-            out.append({"prefix": schema, **block(found)})
+            out.append({"prefix": schema, **(block(found, tested) if schema == "production_signs" else block(found))})
     return out

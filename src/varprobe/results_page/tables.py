@@ -12,6 +12,7 @@ import math
 
 import pandas as pd
 
+from varprobe import tables as stored
 from varprobe.results_page import paper
 from varprobe.results_page.markup import Markup, code, text
 
@@ -350,11 +351,19 @@ PRODUCTION_STATISTICS = {
 }
 
 
-def production_w1(summary: pd.DataFrame) -> pd.DataFrame:
+NOT_TESTED = "not testable: does not beat copying"
+"""The paper's cell beside a system that does not beat copying the source on its task: its
+variability is not read against the paper's (``verdicts.adequate_systems``)."""
+
+
+def production_w1(summary: pd.DataFrame, tested: set | None = None) -> pd.DataFrame:
     """Per dataset, model, decoding and available probe: the bootstrap means over inputs of the
     distances among human outputs (H), model outputs (M) and between them (C), and the W1 of M
-    and C against H beside the human control's (schema ``production_summary``), with the level
-    the paper states for W1(C, H) (``paper.GIULIANELLI_LEVELS``)."""
+    and C against H beside the human control's (schema ``production_summary``), with the bound
+    the paper states for W1(C, H) (``paper.GIULIANELLI_LEVELS``) on its probes
+    (``paper.GIULIANELLI_PROBES``) for the systems ``tested`` ((dataset, model, decoding) that
+    beat copying the source; None: every system), ``NOT_TESTED`` for the others, "–" on the
+    probes the paper states none for."""
     available = summary[summary["available"] & summary["statistic"].isin(PRODUCTION_STATISTICS)]
     keys = ["dataset", "model", "decoding", "probe"]
     rows = []
@@ -363,7 +372,9 @@ def production_w1(summary: pd.DataFrame) -> pd.DataFrame:
         row["inputs"] = str(int(group["n_inputs"].max()))
         for stat in group.itertuples(index=False):
             row[PRODUCTION_STATISTICS[stat.statistic]] = with_interval(stat.mean, stat.ci_low, stat.ci_high)
-        row["paper: W1(C, H)"] = f"< {paper.GIULIANELLI_LEVELS['w1_decoding']}"
+        row["paper: W1(C, H)"] = (NOT_TESTED if tested is not None and key[:3] not in tested else
+                                  f"< {paper.GIULIANELLI_LEVELS['w1_decoding']}" if key[3] in paper.GIULIANELLI_PROBES
+                                  else "–")
         rows.append(row)
     return pd.DataFrame(rows, columns=[*keys, "inputs", *PRODUCTION_STATISTICS.values(), "paper: W1(C, H)"])
 
@@ -618,3 +629,41 @@ def production_example(instances: pd.DataFrame, samples: pd.DataFrame, n: int = 
     outputs = samples[samples["input_id"] == first["input_id"]].sort_values("sample_index")["text"]
     return {"input_id": first["input_id"], "source": first["source"],
             "references": list(first["references"])[:n], "outputs": list(outputs)[:n]}
+
+
+def _entry(entries: list[dict], prefix: str) -> list[dict]:
+    return [e for e in entries if e["name"].startswith(prefix)]
+
+
+def table_of(entries: list[dict], prefix: str) -> pd.DataFrame | None:
+    """The registered tables whose name starts with ``prefix``, as one frame (None without any)."""
+    found = _entry(entries, prefix)
+    return pd.concat([stored.read_frame(e["table"]) for e in found], ignore_index=True) if found else None
+
+
+def span(low: float, high: float, show=number) -> str:
+    """``low-high`` (``low to high`` where one is negative), or one value when they are equal as
+    shown."""
+    if show(low) == show(high):
+        return show(low)
+    return f"{show(low)} to {show(high)}" if min(low, high) < 0 else f"{show(low)}-{show(high)}"
+
+
+def decoding_ranks(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset, model and available probe of a run with several decodings: the decoding with
+    the lowest mean W1(C, H) over inputs, ancestral sampling's mean and interval, and whether the
+    lowest decoding's interval overlaps ancestral's (the order is then not resolved by the run's
+    inputs). Empty when the run has fewer than three decodings or no ancestral one."""
+    w1 = summary[summary["available"] & (summary["statistic"] == "w1_C_H")]
+    if w1["decoding"].nunique() < 3 or "ancestral" not in set(w1["decoding"]):
+        return pd.DataFrame()
+    rows = []
+    for (dataset, model, probe), cell in w1.groupby(["dataset", "model", "probe"], sort=False):
+        best, ancestral = cell.loc[cell["mean"].idxmin()], cell[cell["decoding"] == "ancestral"]
+        if ancestral.empty:
+            continue
+        a = ancestral.iloc[0]
+        rows.append({"dataset": dataset, "model": model, "probe": probe, "lowest": best["decoding"],
+                     "lowest W1(C, H)": best["mean"], "ancestral W1(C, H)": a["mean"],
+                     "overlaps ancestral": best["ci_low"] <= a["ci_high"] and a["ci_low"] <= best["ci_high"]})
+    return pd.DataFrame(rows)
