@@ -21,6 +21,10 @@ PROVO_FINETUNED = [n for n, f in FINETUNED.items() if f["dataset"] == "provo"]
 API_DEFAULTS = ApiEndpoint.tuning_defaults()
 """The `api` keys that tune speed and robustness only (job resources, not params)."""
 FT_DIR = f"{RESULTS}/finetune"
+BASE_KEYS = ("pretrained", "package", "parts", "sha256", "gguf_file")
+BASE_KEYS += ("model_args", "trust_remote_code")
+"""The keys a fine-tuned model's jobs take from its base's entry: where its weights come
+from, and how they load."""
 
 
 def job_entry(name):
@@ -32,8 +36,7 @@ def job_entry(name):
         entry["api"] = {k: v for k, v in entry["api"].items() if k not in API_TUNING}
     if name in FINETUNED:
         base = MODELS[entry.pop("finetune")["base"]]
-        sources = ("pretrained", "package", "parts", "sha256", "gguf_file")
-        entry = {**{k: base[k] for k in sources if k in base}, **entry}
+        entry = {**{k: base[k] for k in BASE_KEYS if k in base}, **entry}
     return entry
 
 

@@ -85,8 +85,11 @@ def _corpus_data(args: argparse.Namespace) -> None:
 
 
 def _provo_sample(args: argparse.Namespace) -> None:
+    from dataclasses import replace
+
     from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
     from varprobe.sampling.decoding import Decoding
+    from varprobe.sampling.memory import AUTO, halving
     from varprobe.sampling.shards import shard_rows
 
     decoding = Decoding.from_config(args.decoding)
@@ -99,12 +102,15 @@ def _provo_sample(args: argparse.Namespace) -> None:
         contexts = contexts.iloc[rows_of_shard.start : rows_of_shard.stop]
     loaded, device = load_model(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback,
                                 checkpoint=args.checkpoint)
-    sampler = CompleteWordSampler(loaded.model, loaded.tokenizer, decoding, settings)
     keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))
-    work = ((key, ctx) for key, ctx in zip(keys, contexts["context"], strict=True))
+    work = list(zip(keys, contexts["context"], strict=True))
+    job = f"{loaded.spec.name}/{decoding.name} shard {args.shard}/{args.shards}"
+    drawn = halving(lambda size, done: CompleteWordSampler(
+                        loaded.model, loaded.tokenizer, decoding, replace(settings, batch_size=size)
+                    ).sample_many(work[done:]),
+                    settings.batch_size, auto=loaded.spec.batch_size == AUTO, what=job)
     rows = []
-    progress = tqdm(sampler.sample_many(work), total=len(keys), file=sys.stderr, mininterval=5,
-                    desc=f"{loaded.spec.name}/{decoding.name} shard {args.shard}/{args.shards}")
+    progress = tqdm(drawn, total=len(keys), file=sys.stderr, mininterval=5, desc=job)
     for key, draws in zip(keys, progress, strict=True):
         rows.extend(
             {"text_id": key[0], "word_number": key[1], "sample_index": d.sample_index, "text": d.text,
@@ -115,7 +121,7 @@ def _provo_sample(args: argparse.Namespace) -> None:
     metadata = {"model": args.model, "decoding": decoding.name,
                 "generation": decoding.parameters(), "sampler": vars(settings),
                 "device": device, "shard": [args.shard, args.shards],
-                "checkpoint": args.checkpoint, "texts": args.texts}
+                "checkpoint": args.checkpoint, "texts": args.texts, "loaded": loaded.provenance}
     frame = pd.DataFrame(rows, columns=list(tables.SCHEMAS["provo_samples"]))
     tables.write(frame, args.out, "provo_samples", metadata)
 

@@ -17,6 +17,14 @@ An entry is one of
   configured one. It reaches a job as its base model's entry plus ``checkpoint``: the folder of
   trained weights that loading applies over the base's.
 
+A network's entry may give ``model_args``, keyword arguments of ``from_pretrained``
+(``MODEL_ARGS``: ``revision``, ``attn_implementation``, ``quantization_config`` as a mapping, ...)
+and, in it, ``adapter``: a PEFT adapter (hub id or folder) applied over the weights and merged
+into them (``peft`` must be installed). ``trust_remote_code: true`` is the one way to let a model
+run code that comes with it (an ``auto_map``); without it such a model is refused. ``dtype:
+auto`` takes the precision the model's config names. ``batch_size: auto`` lets its sampling jobs
+halve their batch size when it runs out of memory (``varprobe.sampling.memory``).
+
 A network too large for one device gives ``device_map`` (``auto``, ``balanced``, ...; or a
 ``{module: device}`` dict): transformers/accelerate place its layers over the node's GPUs (and
 CPU) at load time, and ``gpus`` says how many GPUs its jobs ask the scheduler for.
@@ -44,6 +52,20 @@ analyses, enumeration); a model behind an endpoint and a file of samples, words 
 fine-tuned from another configured one, evaluated in its own study only."""
 
 
+MODEL_ARGS = ("revision", "attn_implementation", "quantization_config", "adapter", "subfolder",
+              "variant", "max_memory", "offload_folder")
+"""The keys of a model entry's ``model_args``: keyword arguments of ``from_pretrained`` (but
+``adapter``, which loading applies with ``peft``). Those that have keys of their own (``dtype``,
+``device_map``, ``gguf_file``, ``trust_remote_code``) are not among them."""
+
+WEIGHT_ARGS = ("revision", "quantization_config", "adapter", "subfolder", "variant")
+"""The ``model_args`` that change the weights a model computes with (the rest place them or pick
+a kernel): part of the model cache's key (``varprobe.models.cache.entry_name``)."""
+
+DTYPES = ("float32", "float16", "bfloat16", "auto")
+"""The values of ``dtype``; ``auto`` is the precision the model's config names."""
+
+
 class ModelUnavailable(RuntimeError):
     """A configured model whose weights or samples cannot be reached."""
 
@@ -55,7 +77,10 @@ class ModelSpec:
     ``sha256``). ``checkpoint`` (with ``pretrained``, ``package`` or ``parts``) is a fine-tuning
     checkpoint folder applied over those weights; ``api`` is the endpoint's config block,
     ``finetune`` the fine-tuning's; ``device_map`` spreads a network over devices and ``gpus``
-    overrides the GPUs its jobs request (``job_gpus``)."""
+    overrides the GPUs its jobs request (``job_gpus``). ``model_args`` are keyword arguments of
+    ``from_pretrained`` (``MODEL_ARGS``; ``adapter`` among them is a PEFT adapter),
+    ``trust_remote_code`` the opt-in to the model's own code, and ``batch_size`` ``auto`` halves
+    its sampling jobs' batch size on running out of memory."""
 
     name: str
     _: KW_ONLY
@@ -72,6 +97,9 @@ class ModelSpec:
     dtype: str = "float32"
     device_map: str | dict | None = field(default=None, hash=False, compare=False)
     gpus: int | None = None
+    model_args: dict | None = field(default=None, hash=False)
+    trust_remote_code: bool = False
+    batch_size: str | None = None
 
     @classmethod
     def from_config(cls, entry: dict) -> ModelSpec:
@@ -89,8 +117,9 @@ class ModelSpec:
         Raises
         ------
         ValueError
-            When the entry gives no source or more than one, or ``parts`` without
-            ``gguf_file`` and ``sha256``.
+            When the entry gives no source or more than one, ``parts`` without ``gguf_file`` and
+            ``sha256``, or a ``model_args``, ``trust_remote_code``, ``dtype`` or ``batch_size``
+            that is not one it can take.
         """
         sources = [k for k in SOURCES if entry.get(k)]
         if len(sources) != 1:
@@ -106,10 +135,37 @@ class ModelSpec:
         if sources[0] == "parts" and not (entry.get("gguf_file") and entry.get("sha256")):
             raise ValueError(f"model {entry.get('name')!r}: parts need gguf_file (the joined "
                              "file's name) and sha256 (its SHA-256)")
+        _check_loading_keys(entry, sources[0])
         fields = {k: entry[k] for k in cls.__dataclass_fields__ if entry.get(k) is not None}
         if "parts" in fields:
             fields["parts"] = tuple(fields["parts"])
+        if "model_args" in fields:
+            fields["model_args"] = dict(fields["model_args"])
         return cls(**fields)
+
+    def load_args(self) -> dict:
+        """The keyword arguments ``from_pretrained`` takes from ``model_args``: all of them but
+        ``adapter`` (applied after loading).
+
+        Returns
+        -------
+        dict
+        """
+        return {k: v for k, v in (self.model_args or {}).items() if k != "adapter"}
+
+    def weight_args(self) -> dict:
+        """The ``model_args`` that change the weights (``WEIGHT_ARGS``), sorted by key.
+
+        Returns
+        -------
+        dict
+        """
+        return {k: (self.model_args or {})[k] for k in sorted(self.model_args or {}) if k in WEIGHT_ARGS}
+
+    @property
+    def adapter(self) -> str | None:
+        """The PEFT adapter of ``model_args`` (a hub id or folder), or None."""
+        return (self.model_args or {}).get("adapter")
 
     @property
     def kind(self) -> str:
@@ -167,7 +223,8 @@ class ModelSpec:
         network), or None: a samples file that does not exist, a package that is not installed,
         a local weights directory that is missing, empty or without weight files
         (``WEIGHT_FILES``), or that maps the model to code of its own (``custom_code``), a
-        ``gguf_file`` absent from the package or directory. A hub id (not a local path) is never a local problem, nor is a
+        ``gguf_file`` absent from the package or directory, an ``adapter`` where ``peft`` is not
+        installed. A hub id (not a local path) is never a local problem, nor is a
         ``finetune`` entry (its base is checked on its own).
 
         Returns
@@ -176,6 +233,8 @@ class ModelSpec:
         """
         if self.is_api or self.finetune is not None:
             return None
+        if self.adapter and importlib.util.find_spec("peft") is None:
+            return f"model {self.name!r}: {NO_PEFT}"
         if self.is_external:
             return None if Path(self.samples).is_file() else (
                 f"model {self.name!r}: samples file {self.samples} not found")
@@ -192,7 +251,7 @@ class ModelSpec:
             shown = self.pretrained if self.package is None else str(folder)
             return (f"model {self.name!r}: no weights reachable at {shown!r} ({state}); "
                     "fix the path in config.yaml")
-        custom = custom_code(folder)
+        custom = None if self.trust_remote_code else custom_code(folder)
         if custom:
             return f"model {self.name!r}: {custom} maps the model to code of its own (auto_map); {NO_CUSTOM_CODE}"
         if self.gguf_file and not (folder / self.gguf_file).is_file() and not self.assembles():
@@ -250,8 +309,13 @@ holds no model (a tokenizer's files alone, or a ``config.json`` beside them)."""
 
 
 NO_CUSTOM_CODE = ("varprobe does not run code that comes with a model (transformers' trust_remote_code); "
-                  "use a model whose architecture transformers implements")
+                  "use a model whose architecture transformers implements, or, if you trust that code, "
+                  "opt in with `trust_remote_code: true` in the model's entry")
 """What a model that needs code of its own is told."""
+
+NO_PEFT = ("model_args.adapter needs the peft package, which is not installed here (pip install peft); "
+           "or merge the adapter into the weights and give those as pretrained")
+"""What an entry with an adapter is told where ``peft`` is missing."""
 
 CODE_MAPS = ("config.json", "tokenizer_config.json")
 """The files of a model folder whose ``auto_map`` names classes of code that comes with the
@@ -284,6 +348,61 @@ def custom_code(folder: Path) -> str | None:
         if isinstance(held, dict) and held.get("auto_map"):
             return str(path)
     return None
+
+
+def _check_loading_keys(entry: dict, source: str) -> None:
+    """Refuse ``model_args``, ``trust_remote_code``, ``dtype`` and ``batch_size`` values that the
+    entry of a model from ``source`` cannot take, naming the model and the key."""
+    name = entry.get("name")
+    args = entry.get("model_args")
+    if args is not None:
+        if source not in WEIGHTS:
+            raise ValueError(f"model {name!r}: model_args apply to pretrained, package or parts weights, "
+                             f"not to {source}")
+        if not isinstance(args, dict):
+            raise ValueError(f"model {name!r}: model_args must be a mapping of from_pretrained's "
+                             f"arguments, got {args!r}")
+        unknown = sorted(set(args) - set(MODEL_ARGS))
+        if unknown:
+            own = {"trust_remote_code", "dtype", "torch_dtype", "device_map", "gguf_file"} & set(unknown)
+            hint = (f"; {', '.join(sorted(own))} is a key of the model's entry, not of model_args"
+                    if own else "")
+            raise ValueError(f"model {name!r}: model_args {', '.join(map(repr, unknown))} not known (known: "
+                             f"{', '.join(MODEL_ARGS)}){hint}")
+        quantization = args.get("quantization_config")
+        if quantization is not None and not isinstance(quantization, dict):
+            raise ValueError(f"model {name!r}: model_args.quantization_config must be a mapping (such as "
+                             f"{{load_in_4bit: true}}), got {quantization!r}")
+        for key in ("revision", "adapter", "attn_implementation", "subfolder", "variant"):
+            if key in args and not (isinstance(args[key], str) and args[key]):
+                raise ValueError(f"model {name!r}: model_args.{key} must be a non-empty string, "
+                                 f"got {args[key]!r}")
+    trust = entry.get("trust_remote_code")
+    if trust is not None and not isinstance(trust, bool):
+        raise ValueError(f"model {name!r}: trust_remote_code must be true or false, got {trust!r}")
+    if entry.get("dtype") is not None and entry["dtype"] not in DTYPES:
+        raise ValueError(f"model {name!r}: dtype must be one of {', '.join(DTYPES)}, got {entry['dtype']!r}")
+    if entry.get("batch_size") is not None and entry["batch_size"] != "auto":
+        raise ValueError(f"model {name!r}: batch_size takes `auto` (halve on running out of memory), got "
+                         f"{entry['batch_size']!r}; the batch size itself is a study setting")
+
+
+def torch_dtype(name: str):
+    """The ``torch_dtype`` argument of ``from_pretrained`` for a ``dtype`` name: ``"auto"`` as it is,
+    else the torch dtype of that name.
+
+    Parameters
+    ----------
+    name : str
+        One of ``DTYPES``.
+
+    Returns
+    -------
+    torch.dtype or str
+    """
+    import torch
+
+    return name if name == "auto" else getattr(torch, name)
 
 
 def _is_local_path(location: str) -> bool:
