@@ -65,7 +65,8 @@ QUANTIZATION = re.compile(r"(?<![A-Za-z0-9])(I?Q\d_(?:K_[SML]|K|\d)|Q\d|F16|BF16
 def describe_model(entry: dict) -> str:
     """A model entry of the config as "What was run" names it: its weights (a GGUF file with its
     quantization, a hub id, a local folder, an API model, a fine-tuning of another entry) and its
-    parameter count where the model card states one (``MODEL_CARD_PARAMETERS``)."""
+    parameter count: the entry's ``parameters``, else the model card's where the page knows it
+    (``MODEL_CARD_PARAMETERS``)."""
     source = entry.get("gguf_file") or entry.get("pretrained") or entry.get("path") or ""
     if "finetune" in entry:
         tune = entry["finetune"]
@@ -76,7 +77,9 @@ def describe_model(entry: dict) -> str:
     if entry.get("gguf_file"):
         found = QUANTIZATION.search(Path(entry["gguf_file"]).stem.replace(".", "_").replace("-", "_"))
         parts.append(f"{found[1].upper()} GGUF" if found else "GGUF")
-    size = next((n for key, n in MODEL_CARD_PARAMETERS.items() if key in str(source).lower()), None)
+    stated = entry.get("parameters")  # the entry's card count, else the known cards'
+    size = (f"{stated / 1e9:.3g}B" if stated >= 1e9 else f"{stated / 1e6:.3g}M") if stated else next(
+        (n for key, n in MODEL_CARD_PARAMETERS.items() if key in str(source).lower()), None)
     parts.append(f"{size} parameters (model card)" if size else "parameter count not stated")
     return ", ".join(parts)
 
