@@ -384,4 +384,4 @@ def test_the_keys_are_documented():
     for key in ("model_args", "trust_remote_code", "batch_size"):
         assert key in keys and f"`{key}" in docs
     for key in keys["model_args"]["properties"]:
-        assert f"`{key}`" in (REPO / "docs" / "configuration" / "keys.md").read_text()
+        assert f"`models[].model_args.{key}`" in (REPO / "docs" / "configuration" / "keys.md").read_text()
