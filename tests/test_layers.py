@@ -20,8 +20,8 @@ PACKAGE = REPO / "src" / "varprobe"
 LAYERS: tuple[tuple[str, ...], ...] = (
     # Lowest first. A unit imports only units of its own layer or of a layer above it in this
     # table; units of one layer may import each other, but not in a circle.
-    ("varprobe", "words", "credentials", "published", "profiles", "stage_times", "families",
-     "tables"),                                      # foundations: no package imports but tables'
+    ("varprobe", "words", "credentials", "published", "workflow_files", "profiles", "stage_times",
+     "families", "tables"),                          # foundations: no package imports but tables'
     ("data",),                                       # datasets: fetch, check, read
     ("metrics", "models"),                           # distances and estimators; loading a model
     ("probes", "sampling"),                          # text features; decoding a model

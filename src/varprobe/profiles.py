@@ -11,7 +11,9 @@ import filecmp
 import shutil
 from pathlib import Path
 
-PROFILES = Path(__file__).resolve().parents[2] / "profiles"
+from varprobe.workflow_files import root
+
+PROFILES = root() / "profiles"
 WORKFLOW_PROFILE = "default"
 
 

@@ -1,9 +1,11 @@
-"""Command line: one subcommand per workflow stage. The Snakemake rules call these, nothing else.
+"""Command line: a user's commands (varprobe run, varprobe list), then one per workflow stage.
 
-Every subcommand reads tables, calls the package and writes tables atomically; errors end the
-process with a one-line message that names the culprit (``varprobe: error: ...``). Each study's
-subcommands live in a module of this package with a ``register(sub)`` function; so do each analysis
-family's, in the module of the family's name (``varprobe.families``).
+The user's commands are ``USER_COMMANDS``; the help lists the stage commands, which the
+Snakemake rules call, under a heading of their own. Every stage subcommand reads tables, calls
+the package and writes tables atomically; errors end the process with a one-line message that
+names the culprit (``varprobe: error: ...``). Each study's subcommands live in a module of this
+package with a ``register(sub)`` function; so do each analysis family's, in the module of the
+family's name (``varprobe.families``).
 """
 
 from __future__ import annotations
@@ -13,25 +15,43 @@ import errno
 import importlib
 import os
 import sys
+import textwrap
 
 from varprobe.families import families
 from varprobe.cli import plan, runs
 from varprobe.cli import (
-    api, explorer, finetune, page_measures, production, production_readings, provo, report, setup)
+    api, explorer, finetune, page_measures, production, production_readings, provo, report, run, setup)
 
-STUDIES = (setup, provo, api, production, finetune, page_measures, production_readings, report, explorer)
+STUDIES = (run, setup, provo, api, production, finetune, page_measures, production_readings, report, explorer)
 STUDIES += (runs, plan)  # run records, comparisons and plans
+
+USER_COMMANDS = ("run", "list", "evaluate", "plan", "compare", "collect", "install-profile", "stage-times")
+"""The commands a user calls (those registered are listed first in the help); every other one is a
+workflow stage that the rules call."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``varprobe`` argument parser with one subcommand per stage."""
-    parser = argparse.ArgumentParser(prog="varprobe", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+    parser = argparse.ArgumentParser(prog="varprobe", description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(required=True, metavar="COMMAND", title="commands")
     for study in STUDIES:
         study.register(sub)
     for family in dict.fromkeys(families().values()):
         importlib.import_module(f"{__name__}.{family.name}").register(sub)
+    _stages_apart(parser, sub)
     return parser
+
+
+def _stages_apart(parser: argparse.ArgumentParser, sub) -> None:
+    """List only ``USER_COMMANDS`` under the help's commands, and the stage commands (still
+    callable, each with its own ``--help``) by name under a heading of their own."""
+    entries = sub._choices_actions  # argparse keeps the help's lines of subcommands here
+    stages = [e.dest for e in entries if e.dest not in USER_COMMANDS]
+    entries[:] = [e for e in entries if e.dest in USER_COMMANDS]
+    parser.epilog = ("workflow stages (the Snakemake rules call these; `varprobe STAGE --help`):\n"
+                     + textwrap.fill(", ".join(stages), width=88, initial_indent="  ", subsequent_indent="  ",
+                                   break_on_hyphens=False))
 
 
 CONSOLE_FD = "VARPROBE_CONSOLE_FD"

