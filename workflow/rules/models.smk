@@ -29,9 +29,12 @@ from, and how they load."""
 
 def job_entry(name):
     """A model's entry as its jobs read it: without the keys that change no result (its
-    decodings list, an API block's tuning); a fine-tuned model is its base's weights under its
-    own name, device and dtype (the checkpoint reaches the job as an input)."""
-    entry = {k: v for k, v in MODELS[name].items() if k != "decodings"}
+    decodings list, its stated parameter count, an API block's tuning); a fine-tuned model is
+    its base's weights under its own name, device and dtype (the checkpoint reaches the job as
+    an input)."""
+    entry = {
+        k: v for k, v in MODELS[name].items() if k not in ("decodings", "parameters")
+    }
     if name in API:
         entry["api"] = {k: v for k, v in entry["api"].items() if k not in API_TUNING}
     if name in FINETUNED:
