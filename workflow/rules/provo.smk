@@ -1,5 +1,6 @@
 """Next-word calibration on Provo (Ilia & Aziz 2024): data -> samples -> divergences -> figures."""
 
+import json
 import sys
 from pathlib import Path
 
