@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -25,11 +26,15 @@ from pathlib import Path
 
 import pytest
 from helpers import REPO
+from test_run_command import assert_same_tables, config_path_run, run_command, small_base
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 PACKAGE = REPO / "src" / "varprobe"
+WORKFLOW_FILES = runpy.run_path(str(PACKAGE / "workflow_files.py"))["FILES"]
+"""What ``setup.py`` copies into the wheel (``varprobe.workflow_files.FILES``)."""
+PACKAGED = runpy.run_path(str(PACKAGE / "workflow_files.py"))["PACKAGED"]
 LOCKS = tuple(REPO / "envs" / f"requirements-{name}.txt" for name in ("lock", "dev", "offline"))
 
 
@@ -105,10 +110,17 @@ def test_the_lock_pins_every_bounded_requirement_within_its_bounds():
 
 def build_wheel(tmp_path: Path) -> Path:
     """A wheel of the checkout's package, built without network from a copy of what it is made
-    of (``pyproject.toml`` and ``src/``), with this environment's setuptools."""
+    of (``pyproject.toml``, ``setup.py``, the licence, ``src/`` and the workflow's files that
+    ``setup.py`` copies in, ``varprobe.workflow_files.FILES``), with this environment's setuptools."""
     source = tmp_path / "checkout"
-    shutil.copytree(REPO / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    shutil.copy(REPO / "pyproject.toml", source)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    shutil.copytree(REPO / "src", source / "src", ignore=ignore)
+    for name in ("pyproject.toml", "setup.py", "LICENSE", *WORKFLOW_FILES):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, source / name, ignore=ignore)
+        else:
+            shutil.copy(REPO / name, source / name)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
                     "--no-index", "-w", str(tmp_path / "dist"), str(source)], check=True, timeout=300)
     (wheel,) = (tmp_path / "dist").glob("varprobe-*.whl")
@@ -201,12 +213,22 @@ def required_imports() -> list[str]:
 
 @pytest.mark.slow
 def test_a_wheel_of_the_checkout_works_with_only_its_declared_requirements(tmp_path):
-    """The wheel holds every file of ``src/varprobe``; a fresh environment of the wheel and what its
-    requirements need (each at the lock's version) passes ``pip check``, imports every module of
-    the package and every third-party module it imports, and runs ``varprobe --help``."""
+    """The wheel holds every file of ``src/varprobe`` and of the workflow; a fresh environment of
+    the wheel and what its requirements need (each at the lock's version) passes ``pip check``,
+    imports every module of the package and every third-party module it imports, and runs
+    ``varprobe --help`` (``wheel_environment``)."""
+    wheel_environment(tmp_path)
+
+
+def wheel_environment(tmp_path: Path) -> Path:
+    """A fresh virtual environment of the checkout's wheel, checked as
+    ``test_a_wheel_of_the_checkout_works_with_only_its_declared_requirements`` says: its folder."""
     wheel = build_wheel(tmp_path)
     files = {n.removeprefix("varprobe/") for n in zipfile.ZipFile(wheel).namelist() if n.startswith("varprobe/")}
     sources = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    sources |= {f"{PACKAGED}/{p.relative_to(REPO)}" for name in WORKFLOW_FILES
+                for p in ([REPO / name] if (REPO / name).is_file() else (REPO / name).rglob("*"))
+                if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
     assert files == sources, f"the wheel lacks {sorted(sources - files)}, adds {sorted(files - sources)}"
 
     venv = tmp_path / "venv"
@@ -235,6 +257,28 @@ def test_a_wheel_of_the_checkout_works_with_only_its_declared_requirements(tmp_p
     assert Path(imported.stdout.strip()).is_relative_to(site)
     helped = run([venv / "bin" / "varprobe", "--help"], tmp_path)
     assert helped.returncode == 0 and "usage: varprobe" in helped.stdout, helped.stderr[-4000:]
+    return venv
+
+
+@pytest.mark.slow
+def test_varprobe_run_from_a_wheel_outside_the_checkout_gives_the_config_paths_tables(
+        tmp_path, tiny_model_dir, data_mirror):
+    """``pip install`` of the wheel into a fresh environment, then ``varprobe run`` there, in a
+    folder outside the checkout, runs the workflow the wheel carries (no file of the checkout on
+    the path) and writes the same tables as the checkout's ``snakemake --configfile`` path."""
+    venv = wheel_environment(tmp_path / "wheel")
+    located = run([venv / "bin" / "python", "-c", "from varprobe.workflow_files import root; print(root())"], tmp_path)
+    assert Path(located.stdout.strip()).is_relative_to(venv) and PACKAGED in located.stdout, located.stderr
+    base = small_base(tmp_path / "base", data_mirror)
+    folder = tmp_path / "runs" / "tiny"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    command = run_command(tiny_model_dir, base, folder, [str(venv / "bin" / "varprobe")])
+    ran = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800)
+    assert ran.returncode == 0, (ran.stdout + ran.stderr)[-6000:]
+    reference = config_path_run(tmp_path / "config-path", base, tiny_model_dir)
+    assert reference.returncode == 0, (reference.stdout + reference.stderr)[-6000:]
+    assert_same_tables(folder / "results", tmp_path / "config-path" / "results")
 
 
 def test_the_licence_and_the_citation_are_those_the_package_declares():
