@@ -51,6 +51,5 @@ def size_table(summary: pd.DataFrame, parameters: Mapping[str, int]) -> pd.DataF
                          "quantity": quantity, "value": float(system[quantity]),
                          "ci_low": float(interval[0]), "ci_high": float(interval[1])})
     table = pd.DataFrame(rows, columns=COLUMNS).astype({"parameters": "Int64"})
-    order = table["parameters"].fillna(np.iinfo(np.int64).max)
-    return table.assign(_order=order).sort_values(["_order", "decoding", "quantity"], kind="stable") \
-        .drop(columns="_order").reset_index(drop=True)
+    return table.sort_values(["parameters", "decoding", "quantity"], na_position="last",
+                             kind="stable", ignore_index=True)
