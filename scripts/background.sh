@@ -46,14 +46,15 @@ if [ -f "$group" ]; then
   rm -f "$group"   # else the wait below reads the dead run's file, or the new one half-written
 fi
 # setsid: the run leads its own process group (its pid), which --stop and a later start find.
-# Its start line is logged before its file is written, so a --stop never logs ahead of it.
+# Its start line is logged before its file is written, so a --stop never logs ahead of it; its
+# file is removed before its end line, so a log that shows the end shows a run that is gone.
 # A new session is also a new autogroup where Linux has them, and the scheduler shares the CPUs
 # between autogroups by the autogroup's nice, not the processes': a niced start
 # (`nice scripts/background.sh ...`) passes its nice on to the run's autogroup.
 setsid bash -c 'n=$(nice); [ "$n" -le 0 ] || [ ! -e /proc/self/autogroup ] || echo "$n" > /proc/self/autogroup
   echo "=== start $(date -u +%FT%TZ): ${*:2}" >> "$1"; echo $$ > "$0"
   "${@:2}" >> "$1" 2>&1 && rc=0 || rc=$?
-  echo "=== end rc=$rc $(date -u +%FT%TZ)" >> "$1"; rm -f "$0"' \
+  rm -f "$0"; echo "=== end rc=$rc $(date -u +%FT%TZ)" >> "$1"' \
   "$group" "$log" "${snakemake[@]}" < /dev/null > /dev/null 2>&1 &
 for _ in $(seq 50); do [ -s "$group" ] && break; sleep 0.1; done
 echo "started: process group $(cat "$group"), log $log"

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import varprobe.plots
+from varprobe.analysis import model_size
 from varprobe.analysis.regression import LABELS, PREDICTOR_ORDER
 from varprobe.published import PAPER_COEFFICIENTS
 from varprobe.plots import (
@@ -82,7 +83,8 @@ def _paper() -> pd.DataFrame:
 
 
 def _losses(models: int) -> pd.DataFrame:
-    return pd.DataFrame([{"model": f"m{i}", "fold": pd.NA, "split": split, "epoch": e, "loss": 3.0 - 0.1 * e}
+    return pd.DataFrame([{"model": f"m{i}", "fold": pd.NA, "split": split, "epoch": e, "loss": 3.0 - 0.1 * e,
+                          "kept": e == 2, "trainable_parts": "norms"}
                          for i in range(models) for split in ("train", "validation")
                          for e in range(0 if split == "validation" else 1, 3)])
 
@@ -109,6 +111,15 @@ def _token_calibration(models: int) -> pd.DataFrame:
                           "value": 0.1 * m ** 0.5 * (0.5 if labels == "drawn" else 1)}
                          for i in range(models) for labels in ("corpus", "drawn")
                          for metric in token_calibration.TITLES for m in (5, 10, 20, 50)])
+
+
+def _sizes(models: int) -> pd.DataFrame:
+    summary = pd.DataFrame([{"model": model, "decoding": decoding, "expected_tvd": 0.6, "ci_low": 0.58,
+                             "ci_high": 0.62, "ece_corpus": 0.1, "ece_human_majority": 0.07,
+                             "ece_oracle_majority": 0.06}
+                            for model in [f"m{i}" for i in range(models)] + ["oracle"]
+                            for decoding in (["control"] if model == "oracle" else ["ancestral", "temperature-0.7"])])
+    return model_size.size_table(summary, {f"m{i}": int(10 ** (8 + i / 3)) for i in range(models)})
 
 
 def _class_series(n: int):
@@ -141,6 +152,7 @@ FIGURES = {
         _divergences(["asset", "wmt14", "dailydialog"], PROBES[:n]), PROBES[:n], "ancestral"),
     "production.mean_w1": lambda n: production.mean_w1(
         _production_summary(["asset", "wmt14", "dailydialog"], PROBES[:n]), PROBES[:n], 0.1),
+    "provo.model_size": lambda n: provo.model_size(_sizes(n), model_size.QUANTITIES),
     "provo.tvd_density": lambda n: provo.tvd_density(_tvd_series(n)),
     "provo.word_bars": lambda n: provo.word_bars(*_bars(n)),
     "regression.coefficient_plot": lambda n: regression.coefficient_plot(

@@ -52,12 +52,12 @@ def study_config(workdir: Path, data_mirror: Path, model_dir: Path) -> dict:
     return {
         "seed": 0, "data_mirror": planted("mirror"), "api_cache": planted("cache"),
         "models": [
-            {"name": "tiny", "pretrained": planted("model")},
+            {"name": "tiny", "pretrained": planted("model"), "parameters": 1000},
             {"name": "published", "samples": f"{planted('samples')}.csv"},
             {"name": "api", "decodings": ["ancestral"],
              "api": {"base_url": "http://127.0.0.1:9/v1", "model": HOSTILE,
                      "provo": {"prompt": f"{HOSTILE} {{context}}"}}},
-            {"name": "ft", "decodings": ["ancestral"],
+            {"name": "ft", "decodings": ["ancestral"], "parameters": 1000,
              "finetune": {"base": "tiny", "dataset": "provo", "folds": 2,
                           "train_passages": {"first": 1, "last": 2},
                           "validation_passages": {"first": 41, "last": 41}}},
