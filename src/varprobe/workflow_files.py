@@ -18,6 +18,9 @@ FILES = ("Snakefile", "config.yaml", "workflow", "profiles", "envs/varprobe.yaml
 PACKAGED = "_workflow"
 """The folder inside the installed package that holds the copy of ``FILES``."""
 
+SCHEMA = "workflow/schemas/config.schema.yaml"
+"""The config schema, relative to ``root()``."""
+
 _HERE = Path(__file__).resolve().parent
 
 
@@ -41,3 +44,17 @@ def root() -> Path:
     raise RuntimeError(f"the workflow's files are neither in {_HERE / PACKAGED} (an installed wheel) nor "
                        f"in {_HERE.parents[1]} (a checkout): build the package with its setup.py, "
                        "which copies them in")
+
+
+def config_schema() -> dict:
+    """The config schema (``SCHEMA`` in ``root()``): every key of the config, its type and its
+    default.
+
+    Returns
+    -------
+    dict
+        The parsed schema.
+    """
+    import yaml   # here: setup.py runs this module where only the build's own packages are
+
+    return yaml.safe_load((root() / SCHEMA).read_text())

@@ -7,19 +7,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parents[1]
-_CHECKOUT = _PACKAGE.parents[1]
-SCHEMA = "workflow/schemas/config.schema.yaml"
+from varprobe.workflow_files import SCHEMA, root
 
-
-def _schema() -> Path:
-    """The config schema: the installed package's copy of the workflow, else the checkout's."""
-    for root in (_PACKAGE / "_workflow", _CHECKOUT):
-        if (root / SCHEMA).is_file():
-            return root / SCHEMA
-    raise FileNotFoundError(f"the config schema {SCHEMA} is neither in {_PACKAGE / '_workflow'} nor in "
-                            f"{_CHECKOUT}; pass --schema")
-
+_CHECKOUT = Path(__file__).resolve().parents[3]
+"""The checkout the package is imported from (its ``benchmarks/`` records)."""
 
 def _plan(args: argparse.Namespace) -> None:
     from varprobe import plan_estimate
@@ -31,7 +22,7 @@ def _plan(args: argparse.Namespace) -> None:
     files = list(dict.fromkeys([*base, *args.configfile]))
     if not files:
         raise FileNotFoundError("no config.yaml in the working directory and no --configfile given")
-    config = plan_estimate.merged_config(files, args.schema or _schema())
+    config = plan_estimate.merged_config(files, args.schema or root() / SCHEMA)
     records = plan_estimate.read_records(args.records)
     rows = plan_estimate.plan(config, results=args.results, records=records)
     print(f"config: {', '.join(map(str, files))}; benchmark records: "

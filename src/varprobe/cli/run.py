@@ -23,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from varprobe.workflow_files import root
+from varprobe.workflow_files import config_schema, root
 
 STUDIES = ("provo", "production")
 """The studies of the config, by their section."""
@@ -39,10 +39,6 @@ SCALARS = {"string", "integer", "number", "boolean"}
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 """A model name the config schema takes (``models[].name``)."""
-
-
-def _schema() -> dict:
-    return yaml.safe_load((root() / "workflow" / "schemas" / "config.schema.yaml").read_text())
 
 
 def _types(entry: dict) -> set[str]:
@@ -365,7 +361,7 @@ def _given(args: argparse.Namespace) -> list[str]:
 
 def _run(args: argparse.Namespace) -> None:
     workflow = root()
-    model = parse_model(args.model, _schema())
+    model = parse_model(args.model, config_schema())
     base_file = Path(args.config).resolve() if args.config else workflow / "config.yaml"
     if not base_file.is_file():
         raise ValueError(f"--config {args.config}: no such file")
@@ -407,7 +403,7 @@ def list_rows(what: str) -> list[tuple[str, str]]:
     list of (str, str)
         One row per entry, in the registry's order.
     """
-    schema = _schema()
+    schema = config_schema()
     if what == "datasets":
         from varprobe.data import DATASETS
 
