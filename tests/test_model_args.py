@@ -385,3 +385,46 @@ def test_the_keys_are_documented():
         assert key in keys and f"`{key}" in docs
     for key in keys["model_args"]["properties"]:
         assert f"`models[].model_args.{key}`" in (REPO / "docs" / "configuration" / "keys.md").read_text()
+
+
+def test_production_sample_with_batch_size_auto_writes_the_table_a_smaller_batch_writes(
+        tmp_path, tiny_model_dir, monkeypatch, capsys):
+    from varprobe.cli import main
+    from varprobe.sampling.engine import Engine
+
+    instances = tmp_path / "instances.parquet"
+    sources = ["It rained.", "A man walked his dog in the park.", "Prices rose again in May.", "The train was late."]
+    tables.write(pd.DataFrame({"dataset": "toy", "split": "test", "input_id": [f"i{k}" for k in range(4)],
+                               "source": sources, "references": [["a reference"]] * 4}),
+                 instances, "production_instances")
+    entry = {"name": "tiny", "pretrained": str(tiny_model_dir)}
+
+    def produce(model: dict, size: int, out: Path) -> pd.DataFrame:
+        main(["production-sample", "--model", json.dumps(model), "--decoding", '{"name": "ancestral"}',
+              "--instances", str(instances), "--prompt", "Simplify: {source}", "--no-chat", "--n-samples", "3",
+              "--max-new-tokens", "6", "--seed", "0", "--batch-size", str(size), "--gpus", "0", "--out", str(out)])
+        return tables.read(out, "production_samples")
+
+    fixed = produce(entry, 2, tmp_path / "fixed.parquet")
+    seen: list[int] = []
+    started, draw = Engine.__init__, Engine._draw
+
+    def init(self, *args, batch_size, **kwargs):
+        self.asked = batch_size
+        started(self, *args, batch_size=batch_size, **kwargs)
+
+    def oom_above_two(self, weights, rows):
+        seen.append(self.asked)
+        if self.asked > 2 and len(seen) > 3:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory (forced by the test)")
+        return draw(self, weights, rows)
+
+    monkeypatch.setattr(Engine, "__init__", init)
+    monkeypatch.setattr(Engine, "_draw", oom_above_two)
+    auto = produce({**entry, "batch_size": "auto"}, 8, tmp_path / "auto.parquet")
+    pd.testing.assert_frame_equal(auto, fixed)
+    assert seen[0] == 8 and seen[-1] == 2
+    assert "batch_size auto: going on at batch size 4" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # without auto, the job fails on the error
+        produce(entry, 8, tmp_path / "plain.parquet")
+    assert "varprobe: error: CUDA out of memory (forced by the test)" in capsys.readouterr().err

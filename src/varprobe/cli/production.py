@@ -85,6 +85,7 @@ def _production_sample(args: argparse.Namespace) -> None:
         generation_parameters,
         render_prompt,
     )
+    from varprobe.sampling.memory import AUTO, halving
 
     if ModelSpec.from_config(args.model).is_api:
         _production_api_sample(args)
@@ -104,8 +105,16 @@ def _production_sample(args: argparse.Namespace) -> None:
                 "system_prompt": settings.system, "reply": settings.reply, "device": spec.device, "shard": [args.shard, args.shards], **drawn}
     rows = _finished_rows(args.out, metadata, len(work))
     skip = {row["input_id"] for row in rows}
-    productions = generate(loaded, work, decoding, settings, batch_size=args.batch_size or DEFAULT_BATCH_SIZE,
-                           skip=skip, template=template)
+    finished: set = set()   # the inputs drawn before a halving (batch_size: auto) are not drawn again
+
+    def draw(size: int, _done: int):
+        for input_id, samples in generate(loaded, work, decoding, settings, batch_size=size,
+                                          skip=skip | finished, template=template):
+            finished.add(input_id)
+            yield input_id, samples
+
+    job = f"{spec.name}/{decoding.name} shard {args.shard}/{args.shards}"
+    productions = halving(draw, args.batch_size or DEFAULT_BATCH_SIZE, auto=spec.batch_size == AUTO, what=job)
     progress = tqdm(productions, total=len(work) - len(skip), file=sys.stderr,
                     desc=f"{spec.name}/{decoding.name}", mininterval=5)
     for input_id, samples in progress:
