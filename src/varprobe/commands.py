@@ -86,13 +86,11 @@ def read_estimates(samples: str | Path | None, distribution: str | Path | None) 
         The share of failed draws (nan when none were drawn), or the mean failure mass per
         context, in [0, 1].
     """
-    from varprobe.analysis.next_word import enumerated_estimates, sampled_estimates
+    from varprobe.analysis.next_word import enumerated_estimates, failure_rate, sampled_estimates
 
     if samples:
         draws = tables.read(samples, "provo_samples")
-        drawn = int(draws["count"].sum())
-        failed = int(draws.loc[draws["failed"], "count"].sum())
-        return sampled_estimates(draws), failed / drawn if drawn else float("nan")
+        return sampled_estimates(draws), failure_rate(draws)
     enumerated = tables.read(distribution, "provo_distribution")
     per_context = enumerated.groupby(["text_id", "word_number"])["failure_mass"].first()
     return enumerated_estimates(enumerated), float(per_context.mean())

@@ -112,6 +112,24 @@ def sampled_estimates(samples: pd.DataFrame) -> dict[tuple[int, int], ModelEstim
     }
 
 
+def failure_rate(samples: pd.DataFrame) -> float:
+    """The share of a ``provo_samples`` table's draws that gave no word (by ``count``); nan when
+    it holds none.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        A ``provo_samples`` table.
+
+    Returns
+    -------
+    float
+        In [0, 1], or nan.
+    """
+    drawn = int(samples["count"].sum())
+    return int(samples.loc[samples["failed"], "count"].sum()) / drawn if drawn else float("nan")
+
+
 def enumerated_estimates(distribution: pd.DataFrame) -> dict[tuple[int, int], ModelEstimate]:
     """Per context of a distribution table (schema ``provo_distribution``): the resolved word
     masses renormalised to a distribution, and the masses for the TVD interval.

@@ -87,7 +87,7 @@ def _corpus_data(args: argparse.Namespace) -> None:
 def _provo_sample(args: argparse.Namespace) -> None:
     from dataclasses import replace
 
-    from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
+    from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings, draw_rows
     from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.memory import AUTO, halving
     from varprobe.sampling.shards import shard_rows
@@ -109,15 +109,7 @@ def _provo_sample(args: argparse.Namespace) -> None:
                         loaded.model, loaded.tokenizer, decoding, replace(settings, batch_size=size)
                     ).sample_many(work[done:]),
                     settings.batch_size, auto=loaded.spec.batch_size == AUTO, what=job)
-    rows = []
-    progress = tqdm(drawn, total=len(keys), file=sys.stderr, mininterval=5, desc=job)
-    for key, draws in zip(keys, progress, strict=True):
-        rows.extend(
-            {"text_id": key[0], "word_number": key[1], "sample_index": d.sample_index, "text": d.text,
-             "word": d.word, "failed": not d.word, "failure": d.failure, "n_tokens": d.n_tokens,
-             "count": 1}
-            for d in draws
-        )
+    rows = draw_rows(keys, tqdm(drawn, total=len(keys), file=sys.stderr, mininterval=5, desc=job))
     metadata = {"model": args.model, "decoding": decoding.name,
                 "generation": decoding.parameters(), "sampler": vars(settings),
                 "device": device, "shard": [args.shard, args.shards],

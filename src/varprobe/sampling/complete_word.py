@@ -70,6 +70,15 @@ class Draw:
     n_tokens: int
 
 
+def draw_rows(keys: Iterable[tuple[int, int]], drawn: Iterable[list[Draw]]) -> list[dict]:
+    """The ``provo_samples`` rows of each context's draws: ``keys`` (``(text_id, word_number)``)
+    beside ``drawn`` (``CompleteWordSampler.sample_many``'s lists, in the same order), one row
+    per draw with count 1; a draw without a word is ``failed``."""
+    return [{"text_id": key[0], "word_number": key[1], "sample_index": d.sample_index, "text": d.text,
+             "word": d.word, "failed": not d.word, "failure": d.failure, "n_tokens": d.n_tokens, "count": 1}
+            for key, draws in zip(keys, drawn, strict=True) for d in draws]
+
+
 @dataclass(frozen=True)
 class SamplerSettings:
     """How many draws per context, the token budget per draw, the batch size and the seed.
