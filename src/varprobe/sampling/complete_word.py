@@ -71,9 +71,21 @@ class Draw:
 
 
 def draw_rows(keys: Iterable[tuple[int, int]], drawn: Iterable[list[Draw]]) -> list[dict]:
-    """The ``provo_samples`` rows of each context's draws: ``keys`` (``(text_id, word_number)``)
-    beside ``drawn`` (``CompleteWordSampler.sample_many``'s lists, in the same order), one row
-    per draw with count 1; a draw without a word is ``failed``."""
+    """The ``provo_samples`` rows of each context's draws, one row per draw with count 1; a draw
+    without a word is ``failed``.
+
+    Parameters
+    ----------
+    keys : iterable of (int, int)
+        The contexts' ``(text_id, word_number)``.
+    drawn : iterable of list of Draw
+        ``CompleteWordSampler.sample_many``'s draws of the same contexts, in the same order.
+
+    Returns
+    -------
+    list of dict
+        The rows, context by context.
+    """
     return [{"text_id": key[0], "word_number": key[1], "sample_index": d.sample_index, "text": d.text,
              "word": d.word, "failed": not d.word, "failure": d.failure, "n_tokens": d.n_tokens, "count": 1}
             for key, draws in zip(keys, drawn, strict=True) for d in draws]
