@@ -5,6 +5,7 @@ current (``--check``: exit 1 naming every stale page; ``tests/test_docs.py`` run
   (every key with its type, default and description);
 - ``docs/outputs/tables.md`` from the declared table columns (``varprobe.tables.SCHEMAS`` and
   each analysis family's tables);
+- ``docs/departures.md`` from the departures' records (``varprobe.results_page.departures``);
 - ``docs/performance.md`` from the benchmarks' record ``benchmarks/records.jsonl``: a headline
   table (each benchmark's ``HEADLINES`` figure from its latest run per kind of machine), then one
   table per benchmark, one row per run with its machine; and the README's one line of today's times.
@@ -230,6 +231,20 @@ def tables_page() -> str:
     return "".join(parts)
 
 
+def departures_page() -> str:
+    """Every departure from the papers, by study (``varprobe.results_page.departures``, the
+    records the results page reads too)."""
+    from varprobe.results_page.departures import COLUMNS, DEPARTURES
+
+    parts = [GENERATED.format(source="varprobe.results_page.departures"),
+             "# Departures from the papers\n\nEach place where varprobe computes something other than what "
+             "a paper printed or its authors' code did, and what it changes. A run's results page lists "
+             "those of the studies it ran.\n\n",
+             table(["study section", *COLUMNS.values()],
+                   [(d.section, *(getattr(d, field) for field in COLUMNS)) for d in DEPARTURES])]
+    return "".join(parts)
+
+
 def records() -> list[dict]:
     """The benchmarks' record, one dict per run, in file order."""
     return [json.loads(line) for line in RECORD.read_text().splitlines() if line.strip()]
@@ -346,6 +361,7 @@ def pages() -> dict[Path, str]:
     """Each generated file and its current content."""
     return {ROOT / "docs" / "configuration" / "keys.md": configuration_page(),
             ROOT / "docs" / "outputs" / "tables.md": tables_page(),
+            ROOT / "docs" / "departures.md": departures_page(),
             ROOT / "docs" / "performance.md": performance_page(),
             README: readme_with_times()}
 

@@ -20,7 +20,7 @@ import jinja2
 import pandas as pd
 
 from varprobe import tables
-from varprobe.results_page import disagreements, findings, markup, paper, production_readings, verdicts
+from varprobe.results_page import departures, disagreements, findings, markup, paper, production_readings, verdicts
 from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
 
@@ -343,6 +343,7 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         sections=sections,
         absent=findings.absent_sections(config, {s["key"] for s in sections}),
         disagreements=disputes,
+        departures=views.markdown(departures.departure_table(present)) if present else None,
         index=findings.paper_index({s["key"]: s["heading"] for s in sections}),
         reproduce=reproduce(configfiles),
         bins=config["provo"]["ece_bins"] if "provo" in config else None,

@@ -1,0 +1,120 @@
+"""Each place where varprobe computes something other than what a paper printed or its authors'
+code did, and what it changes: one record each, read by the results page (the section
+"Departures from the papers", the rows of the studies the page shows) and by the documentation
+(``docs/departures.md``, written by ``docs/generate.py``), so that the two never differ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from varprobe.results_page.tables import MARKUP
+
+AUTHORS = "github.com/evgeniael/predict_next_word"
+"""Ilia & Aziz's code, where the records cite it by file and line."""
+
+
+@dataclass(frozen=True)
+class Departure:
+    """One departure: ``where`` (the quantity), ``section`` (the page section it belongs to,
+    ``varprobe.results_page.page.SECTIONS``), ``paper`` (what the paper printed, or its authors'
+    code did, cited), ``here`` (what varprobe does) and ``effect`` (what it changes, measured or
+    said not to be)."""
+
+    where: str
+    section: str
+    paper: str
+    here: str
+    effect: str
+
+
+DEPARTURES = (
+    Departure("Provo position (18, 3)", "provo", "kept", "dropped: its responses are for two different words",
+              "2,686 contexts instead of 2,687"),
+    Departure("responses with no word (`?`, `-----`)", "provo", "not stated",
+              "dropped by the word rule, counted in the metadata", "75 responses in 62 contexts"),
+    Departure("models", "provo", "GPT-2 (124M), Bloom and ChatGPT, at the hub's or the API's precision",
+              "the run's models, with their weights' quantization and parameter count as \"What was run\" "
+              "names them (a GGUF file's type from its name)",
+              "a model's rows are findings about that model, not about GPT-2"),
+    Departure("number of semantic clusters", "word_classes",
+              f"\"a selection of k using SSE\" over k in range(2, k_max, k_max//3); the authors' `choose_k` "
+              f"(`TVD_semantic/GPT2/semantic_TVD.py`, lines 170-229, {AUTHORS}) takes the first k whose SSE falls "
+              "by less than 5% to the next candidate, else the k of least SSE",
+              "the elbow of the SSE curve over the same candidates (the kneedle rule, "
+              "`varprobe.metrics.word_classes.elbow`)", "not measured against the authors' rule"),
+    Departure("semantic TVD embeddings", "word_classes", "word2vec Google News 300 (gensim, online)",
+              "configurable; the default config uses GloVe 6B 50d (offline)",
+              "not compared: the paper's needs the internet"),
+    Departure("k% replacement: reading the histograms", "replacement",
+              "\"about 60%\", read by eye off GPT-2's histograms; no threshold printed",
+              "k needed is the first k whose histogram overlaps the oracles' by at least `overlap_threshold` "
+              "(0.8 over 20 bins): the threshold chosen so that normal densities with the moments of the authors' "
+              "notebook match at the paper's 60%",
+              "an agreement with the 60% is partly by construction; a model's k needed is read at that threshold"),
+    Departure("biased estimator: a word's probability", "biased",
+              "eq. (1): log f(c, w) - log f(c), the joint probability of the word's tokens",
+              "times the beginning-of-word correction, the mass of the tokens that close the word "
+              "(`varprobe.sampling.scoring`; Pimentel & Meister 2024): the probability of the complete word",
+              "\"the\" does not take the mass of \"there\"; not measured without the correction"),
+    Departure("biased estimator: spellings", "biased", "word probabilities over spellings",
+              "words scored in their normalised lowercase form (other spellings not summed)",
+              "a limitation, not measured"),
+    Departure("biased estimator: support", "biased", "1,000 samples, greedy and 3 x 100 nucleus draws",
+              "the configured samples (40 by default), greedy and 3 x `nucleus_samples` (20) nucleus draws",
+              "a smaller support: less of the model's mass is renormalised over"),
+    Departure("fine-tuning", "finetune",
+              "the paper's text: the last two blocks; the authors' script (`TVD/GPT2_FT/fine_tuning/fine_tuning.py`, "
+              "line 245): only the LayerNorms of blocks 10-11 and `ln_f`, saving the last epoch",
+              "the script's mode by default (`trainable_parts: norms`: the norms of the last two blocks and the final "
+              "norm), the paper's settings, where silent the script's (`weight_decay` 0, warm-up 10, linear decay); "
+              "the epoch of lowest validation loss is kept (`keep_epoch: best`), marked `kept` in the losses table",
+              "`trainable_parts: blocks` (the paper's text) and `keep_epoch: last` (the script's checkpoint) available"),
+    Departure("Full-ECE (Liu et al., eqs. 11-13)", "token_calibration", "as printed, bin weights sum to K",
+              "both: as printed, and `full_ece_weighted` (weights sum to 1)", "reported side by side"),
+    Departure("production human control", "production",
+              "\"two disjoint samples\" of the references (Sec. 6); the reference code draws the two groups with overlap",
+              "two disjoint halves of the references, as the paper's text says",
+              "needs R >= 4; DailyDialog++'s 5 references give a weak control (1 and 3 distances), which the paper "
+              "does not report for dialogue"),
+    Departure("syntactic probe's parser", "production", "spaCy `en_core_web_md`",
+              "spaCy `en_core_web_sm` (the offline package); no German tagger offline",
+              "not compared: the medium pipeline needs the internet"),
+    Departure("semantic probe's encoder", "production", "sentence-transformers `all-distilroberta-v1`",
+              "`all-MiniLM-L6-v2` (the offline package)", "not compared: the paper's encoder needs the internet"),
+    Departure("truncation before the probes", "production",
+              "each model's own tokenizer in the reference code's setting",
+              "one tokenizer per output language (the sentence encoder's), so H is one baseline shared by every system",
+              "German here counted by MiniLM's English WordPiece: 135 of WMT14's 5,000 references cut; mean "
+              "lexical-1 H over the 500 inputs 0.3179 -> 0.3188"),
+    Departure("CPU products (packed weights)", "production", "-",
+              "the last bits of the logits differ from unpacked products",
+              "the same distributions; redrawn productions differ in text where one token differs"),
+)
+"""Every departure, by study section in the page's order."""
+
+COLUMNS = {"where": "where", "paper": "the paper (or its authors' code)", "here": "here", "effect": "effect"}
+"""The table's columns: a record's field and its heading."""
+
+
+def departure_table(sections: set[str] | None = None) -> pd.DataFrame:
+    """The departures as a table, those of ``sections`` alone where given.
+
+    Parameters
+    ----------
+    sections : set of str, optional
+        The page's sections (``page.SECTIONS`` keys) whose departures are kept.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per departure, columns ``COLUMNS``' headings, all of them the package's own
+        Markdown (``attrs[MARKUP]``).
+    """
+    kept = [d for d in DEPARTURES if sections is None or d.section in sections]
+    table = pd.DataFrame([{heading: getattr(d, field) for field, heading in COLUMNS.items()} for d in kept],
+                         columns=list(COLUMNS.values()))
+    table.attrs[MARKUP] = list(COLUMNS.values())  # the records are the package's own Markdown
+    return table
