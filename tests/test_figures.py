@@ -248,3 +248,33 @@ def test_the_regression_figure_draws_the_papers_coefficients_in_every_panel():
         (paper,) = [line for line in ax.get_lines() if line.get_marker() == "D"]
         assert list(paper.get_xdata()) == [PAPER_COEFFICIENTS[p] for p in ("entropy_human", "NUM", "VERB")]
         assert list(paper.get_ydata()) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_every_panel_labels_its_x_ticks(name):
+    """A panel of a top row reads without the panel below it: its x ticks are labelled, a shared
+    axis too (the replacement curves' top row excepted: it stacks on its overlap panel, one k axis)."""
+    drawn = FIGURES[name](7)
+    fig = drawn[0] if isinstance(drawn, tuple) else drawn
+    fig.canvas.draw()
+    panels = fig.axes[:len(fig.axes) // 2] if name == "oracle_replacement.replacement_curves" else []
+    unlabelled = [ax.get_title() or str(i) for i, ax in enumerate(fig.axes) if ax not in panels
+                  and not any(t.get_visible() and t.get_text() for t in ax.get_xticklabels())]
+    plt.close(fig)
+    assert not unlabelled, f"{name}: panels without x tick labels: {unlabelled}"
+
+
+def test_the_replacement_histograms_draw_the_oracles_once_where_every_system_shares_them():
+    edges = np.linspace(0, 1, 21)
+    oracle = {"bin_left": edges[:-1], "bin_right": edges[1:], "density": np.linspace(0, 2, 20), "count": 1}
+    rows = [pd.DataFrame({"model": f"m{i}", "decoding": "ancestral", "group": group, "seed_index": pd.NA,
+                          **(oracle if group.endswith("k=100") else {**oracle, "density": RNG.uniform(0, 2, 20)})})
+            for i in range(7) for group in ("s=half k=0", "s=half k=100")]
+    fig = oracle_replacement.replacement_histograms(pd.concat(rows, ignore_index=True), [0, 100])
+    first, last = fig.axes
+    assert [p.get_linestyle() for p in first.patches].count("--") == 1 and len(first.patches) == 8
+    assert len(last.patches) == 1   # k = 100: the oracles alone
+    rows[1] = rows[1].assign(density=RNG.uniform(0, 2, 20))   # m0's oracles differ: each system's own
+    fig = oracle_replacement.replacement_histograms(pd.concat(rows, ignore_index=True), [0])
+    assert [p.get_linestyle() for p in fig.axes[0].patches].count("--") == 7
+    plt.close("all")

@@ -32,8 +32,9 @@ def bounded(width: float, height: float) -> tuple[float, float]:
 
 def panel_grid(n: int, width: float = 3.6, height: float = 2.8, **shared) -> tuple[plt.Figure, list]:
     """A figure of ``n`` panels in rows of at most ``MAX_COLUMNS`` (its size ``bounded``), the
-    unused cells of the last row removed, and every panel without one below it labelling its x axis; ``shared``:
-    ``sharex``/``sharey`` for panels that are compared."""
+    unused cells of the last row removed, and every panel labelling its x axis's ticks (a shared
+    axis too: a panel of a top row reads without the one below it); ``shared``: ``sharex``/``sharey``
+    for panels that are compared."""
     columns = max(1, min(n, MAX_COLUMNS))
     rows = max(1, math.ceil(n / columns))
     fig, axes = plt.subplots(rows, columns, figsize=bounded(width * columns, height * rows), squeeze=False,
@@ -41,8 +42,8 @@ def panel_grid(n: int, width: float = 3.6, height: float = 2.8, **shared) -> tup
     flat = [ax for row in axes for ax in row]
     for ax in flat[n:]:
         ax.remove()
-    for ax in flat[max(0, n - columns):n]:
-        ax.xaxis.set_tick_params(labelbottom=True)  # no panel below: shared x or not, it shows its ticks
+    for ax in flat[:n]:
+        ax.xaxis.set_tick_params(labelbottom=True)  # shared x or not, each panel reads alone
     return fig, flat[:n]
 
 

@@ -71,24 +71,33 @@ def replacement_curves(summary: pd.DataFrame) -> plt.Figure:
 def replacement_histograms(histograms: pd.DataFrame, figure_k: list[float]) -> plt.Figure:
     """Pooled-over-seeds density histograms of the replaced sets: rows oracle sizes (the half
     split first), columns the ``figure_k``; in each panel a system's histogram at k (solid) over
-    its oracles' at k = 100 (dashed, the same colour). ``histograms`` holds groups ``s=S k=K``
-    for each k of ``figure_k`` and k = 100."""
+    the oracles' at k = 100 (dashed). The oracles' histogram is drawn once per panel where every
+    system's is the same (black: systems over the same contexts share their oracles), else once
+    per system in its colour. ``histograms`` holds groups ``s=S k=K`` for each k of
+    ``figure_k`` and k = 100."""
     sizes = sorted({g.split()[0][2:] for g in histograms["group"]}, key=size_order)
     systems = sorted(set(zip(histograms["model"], histograms["decoding"], strict=True)))
     colour = {system: f"C{i}" for i, system in enumerate(systems)}
     fig, axes = plt.subplots(len(sizes), len(figure_k), figsize=bounded(2.9 * len(figure_k), 2.3 * len(sizes) + 0.6),
                              squeeze=False, sharex=True, constrained_layout=True)
     for i, s in enumerate(sizes):
+        oracles = {system: rows[rows["group"] == f"s={s} k=100"].sort_values("bin_left")
+                   for system, rows in histograms.groupby(["model", "decoding"])}
+        shared = len({tuple(o["density"].fillna(0.0).round(12)) for o in oracles.values()}) == 1
         for j, k in enumerate(figure_k):
             ax = axes[i][j]
+            if shared:
+                step_histogram(ax, next(iter(oracles.values())), "oracles (k = 100), every system",
+                               color="black", linestyle="--", linewidth=1)
             for (model, decoding), rows in histograms.groupby(["model", "decoding"]):
-                at_k, oracle = (rows[rows["group"] == f"s={s} k={x:g}"] for x in (k, 100))
-                step_histogram(ax, oracle, f"{system_label(model, decoding)}: oracles (k = 100)",
-                               color=colour[(model, decoding)], linestyle="--", linewidth=1)
+                if not shared:
+                    step_histogram(ax, oracles[(model, decoding)], f"{system_label(model, decoding)}: oracles (k = 100)",
+                                   color=colour[(model, decoding)], linestyle="--", linewidth=1)
                 if k != 100:
-                    step_histogram(ax, at_k, f"{system_label(model, decoding)}: k% replaced",
-                                   color=colour[(model, decoding)])
+                    step_histogram(ax, rows[rows["group"] == f"s={s} k={k:g}"],
+                                   f"{system_label(model, decoding)}: k% replaced", color=colour[(model, decoding)])
             ax.set_title(f"{size_label(s)}, k = {k:g}%", fontsize=9)
+            ax.xaxis.set_tick_params(labelbottom=True)
             if i == len(sizes) - 1:
                 ax.set_xlabel("TVD to oracle B")
         axes[i][0].set_ylabel("density")
