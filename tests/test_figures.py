@@ -278,3 +278,15 @@ def test_the_replacement_histograms_draw_the_oracles_once_where_every_system_sha
     fig = oracle_replacement.replacement_histograms(pd.concat(rows, ignore_index=True), [0])
     assert [p.get_linestyle() for p in fig.axes[0].patches].count("--") == 7
     plt.close("all")
+
+
+def test_each_word_bar_panel_states_the_mass_its_bars_show():
+    contexts, human, model, label = _bars(1)
+    human[(1, 1)] = {f"w{i}": 1 / 20 for i in range(20)}   # 15 of 20 equal words shown: 75%
+    fig, table = provo.word_bars(contexts, human, model, label)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert "15 most probable words: 75% of the mass" in titles[0]
+    assert "1 most probable word: 100% of the mass" in titles[1]
+    assert table.groupby("source")["probability"].sum().round(2).to_dict() == {"human": 0.75, label: 1.0}
+    assert all(ax.get_xlabel() == "probability" for ax in fig.axes)
+    plt.close(fig)

@@ -55,7 +55,8 @@ def word_bars(
     *,
     top: int = 15,
 ) -> tuple[plt.Figure, pd.DataFrame]:
-    """For each context, the ``top`` most probable words of the human and model distributions.
+    """For each context, the ``top`` most probable words of the human and model distributions,
+    each panel titled with the mass its bars show (the rest lies on rarer words).
 
     Ranks break ties alphabetically. ``contexts`` holds the chosen contexts' rows.
     """
@@ -72,7 +73,10 @@ def word_bars(
             ax.barh(range(len(words))[::-1], probs, color="tab:blue" if j == 0 else "tab:orange")
             ax.set_yticks(range(len(words))[::-1], words, fontsize=7)
             ax.set_xlim(0, 1)
-            ax.set_title(f"{source}: …{' '.join(ctx.context.split()[-6:])} ___", fontsize=8)
+            ax.set_xlabel("probability", fontsize=7)
+            ax.set_title(f"{source}: …{' '.join(ctx.context.split()[-6:])} ___\n"
+                         f"{len(words)} most probable word{'s' * (len(words) != 1)}: {sum(probs):.0%} of the mass",
+                         fontsize=8)
             rows.extend(
                 {"text_id": key[0], "word_number": key[1], "context": ctx.context, "source": source,
                  "word": w, "probability": p, "rank": r + 1}
