@@ -290,3 +290,13 @@ def test_each_word_bar_panel_states_the_mass_its_bars_show():
     assert table.groupby("source")["probability"].sum().round(2).to_dict() == {"human": 0.75, label: 1.0}
     assert all(ax.get_xlabel() == "probability" for ax in fig.axes)
     plt.close(fig)
+
+
+def test_the_tvd_density_states_each_series_number_of_contexts():
+    fig, table = provo.tvd_density({("m", "ancestral"): RNG.uniform(0, 1, 40), ("m", "exact"): RNG.uniform(0, 1, 7),
+                                    ("oracle", "control"): RNG.uniform(0, 1, 40)})
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["m / ancestral: TVD(M, H), n = 40 contexts", "m / exact: TVD(M, H), n = 7 contexts",
+                      "oracle: TVD(O2, O1), n = 40 contexts"]
+    assert table.groupby("decoding")["n_contexts"].first().to_dict() == {"ancestral": 40, "control": 40, "exact": 7}
+    plt.close(fig)

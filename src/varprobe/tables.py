@@ -71,7 +71,10 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "failure_rate": "float64", "mean_entropy_model": "float64",
         "mean_entropy_human": "float64",
     },
-    "provo_kde": {"model": "string", "decoding": "string", "tvd": "float64", "density": "float64"},
+    # n_contexts: the contexts a series has a TVD for (an exact system's passages, a fine-tuned
+    # model's held-out folds), as its legend states.
+    "provo_kde": {"model": "string", "decoding": "string", "n_contexts": "int64", "tvd": "float64",
+                  "density": "float64"},
     # Table 1's quantities against each model's stated size, beside the oracle's
     # (varprobe.analysis.model_size).
     "provo_model_size": {

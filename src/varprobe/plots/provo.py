@@ -22,7 +22,8 @@ def tvd_density(series: dict[tuple[str, str], np.ndarray]) -> tuple[plt.Figure, 
     """Gaussian KDE (Scott's bandwidth) of per-context TVD on [0, 1] for each (model, decoding).
 
     The oracle control enters as ``("oracle", "control")`` with its TVD(O2, O1), the systems with
-    their TVD(M, H), as the paper's Fig. 2 draws them; the legend names each definition. A series with fewer than two distinct
+    their TVD(M, H), as the paper's Fig. 2 draws them; the legend names each definition and its
+    number of contexts (a system over a subset, exact or fine-tuned, has fewer). A series with fewer than two distinct
     values has no density and is drawn as a vertical line at its value (density NaN in the table).
     """
     fig, ax = plt.subplots(figsize=bounded(6.4, 4.6), constrained_layout=True)
@@ -30,7 +31,8 @@ def tvd_density(series: dict[tuple[str, str], np.ndarray]) -> tuple[plt.Figure, 
     for (model, decoding), values in series.items():
         values = np.asarray(values, dtype=float)
         values = values[np.isfinite(values)]
-        label = "oracle: TVD(O2, O1)" if model == "oracle" else f"{model} / {decoding}: TVD(M, H)"
+        label = ("oracle: TVD(O2, O1)" if model == "oracle" else f"{model} / {decoding}: TVD(M, H)") \
+            + f", n = {values.size:,} contexts"
         style = {"color": "black", "linestyle": "--"} if model == "oracle" else {}
         if np.unique(values).size >= 2:
             density = gaussian_kde(values)(GRID)
@@ -38,7 +40,8 @@ def tvd_density(series: dict[tuple[str, str], np.ndarray]) -> tuple[plt.Figure, 
         else:
             density = np.full(GRID.shape, np.nan)
             ax.axvline(values[0] if values.size else np.nan, label=label, **style)
-        rows.append(pd.DataFrame({"model": model, "decoding": decoding, "tvd": GRID, "density": density}))
+        rows.append(pd.DataFrame({"model": model, "decoding": decoding, "n_contexts": values.size, "tvd": GRID,
+                                  "density": density}))
     ax.set_xlabel("per-context TVD: a system's to all humans, TVD(M, H); the oracle's between halves, TVD(O2, O1)",
                   fontsize=8)
     ax.set_ylabel("density")
