@@ -1217,3 +1217,15 @@ def test_the_rsd_caption_states_the_runs_bin_counts_and_whether_they_are_liu_et_
                               f"counts (`rsd_bins`: {', '.join(map(str, rsd_bins))}; Liu et al.: 5, 10, 20, 50, "
                               f"100, 200, 500)")
     assert ("not Liu et al.'s, so their RSDs beside ours are over other bin counts" in caption) is own
+
+
+def test_the_page_and_its_appendix_split_at_the_appendix_line(page):
+    from varprobe.results_page.page import APPENDIX, split
+
+    main, appendix = split(page)
+    assert "## Configuration" not in main and "## Time and memory per stage" not in main
+    assert main.rstrip().endswith("[appendix](results-appendix.md).")
+    assert appendix.startswith("# varprobe results: appendix\n\n## Configuration")
+    assert "## Time and memory per stage" in appendix and APPENDIX not in main + appendix
+    with pytest.raises(ValueError, match="must hold the line"):
+        split(main)

@@ -267,7 +267,7 @@ def test_tiny_model_run_produces_every_table_and_figure(tiny_run):
 def test_the_results_page_shows_table_one_every_table_and_figure(tiny_run):
     """The page is written from the run's tables: Table 1's human, oracle and model rows with
     the paper's beneath, a section per registered table, every figure copied and linked, the
-    stage-time table of the run's benchmark files, the commit."""
+    commit; its appendix beside it: the stage-time table of the run's benchmark files and the config."""
     docs = tiny_run / "results/docs"
     page = re.sub(r" +", " ", (docs / "results.md").read_text())  # cells unpadded
     summary = tables.read(tiny_run / "results/provo/summary.parquet", "provo_system").set_index("model")
@@ -279,7 +279,9 @@ def test_the_results_page_shows_table_one_every_table_and_figure(tiny_run):
     links = re.findall(r"\]\((figures/[^)]+)\)", page)
     assert len(links) == len(list((tiny_run / "results/provo").rglob("*.png"))) > 1
     assert all((docs / link).is_file() for link in links)
-    assert "| provo_sample | 2 |" in page and "| total |" in page
+    appendix = re.sub(r" +", " ", (docs / "results-appendix.md").read_text())
+    assert "[appendix](results-appendix.md)" in page and "## Time and memory per stage" not in page
+    assert "| provo_sample | 2 |" in appendix and "| total |" in appendix and "## Configuration" in appendix
     assert re.search(r"commit \| `[0-9a-f]{40}", page)
     assert "8 (ancestral-12: 12) draws per context" in page
 

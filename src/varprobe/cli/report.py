@@ -20,15 +20,17 @@ def _report_table(args: argparse.Namespace) -> None:
 
 
 def _results_page(args: argparse.Namespace) -> None:
-    from varprobe.results_page.page import commit, copy_figures, render
+    from varprobe.results_page.page import APPENDIX_FILE, commit, copy_figures, render, split
 
     out = Path(args.out)
     figures = copy_figures(args.figures, args.results, Path(args.figures_dir))
-    page = render(config=args.config, configfiles=args.configfiles, commit=commit(args.workflow_dir),
-                  entries=args.tables, figures=figures, benchmarks=args.benchmarks, measured=args.measured,
-                  results=args.results, not_run=args.not_run, figure_probes=args.figure_probes)
-    with tables.atomic(out) as partial:
-        partial.write_text(page, encoding="utf-8")
+    page, appendix = split(render(config=args.config, configfiles=args.configfiles, commit=commit(args.workflow_dir),
+                                  entries=args.tables, figures=figures, benchmarks=args.benchmarks,
+                                  measured=args.measured, results=args.results, not_run=args.not_run,
+                                  figure_probes=args.figure_probes))
+    for path, text in ((out.with_name(APPENDIX_FILE), appendix), (out, page)):
+        with tables.atomic(path) as partial:
+            partial.write_text(text, encoding="utf-8")
 
 
 def _stage_times(args: argparse.Namespace) -> None:
@@ -80,7 +82,7 @@ def register(sub) -> None:
                    help="JSON {analysis key: reason}: configured analyses that cannot run on the corpus")
     p.add_argument("--figure-probes", nargs="*", default=[],
                    help="the probes of the production figures (the page's Fig. 5 table)")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the page; its appendix is written beside it (results-appendix.md)")
     p.set_defaults(run=_results_page)
 
     p = sub.add_parser("stage-times", help="a run's wall time, CPU time and peak memory per stage")

@@ -26,6 +26,11 @@ from varprobe.stage_times import stage_times, table
 
 TEMPLATE = "template.md.j2"
 
+APPENDIX = "<!-- appendix -->"
+"""The template's line where the results page ends and its appendix begins (``split``)."""
+APPENDIX_FILE = "results-appendix.md"
+"""The appendix's file, beside the page: the run's config files and its time and memory per stage."""
+
 
 def machine() -> dict[str, str]:
     """Where the page was written (for a local run, where the jobs ran): processor, cores,
@@ -188,6 +193,32 @@ FIGURE_PAPER = {
     "mean_w1": "Giulianelli et al. 2023, Fig. 5",
 }
 """The paper figure each of our figures answers, by a part of its path."""
+
+
+def split(page: str) -> tuple[str, str]:
+    """The rendered page (``render``) as the results page and its appendix: what precedes the
+    ``APPENDIX`` line, and what follows it under a title of its own.
+
+    Parameters
+    ----------
+    page : str
+        ``render``'s Markdown.
+
+    Returns
+    -------
+    (str, str)
+        The page and the appendix (``APPENDIX_FILE``).
+
+    Raises
+    ------
+    ValueError
+        When the page has no ``APPENDIX`` line, or more than one.
+    """
+    parts = page.split(f"\n{APPENDIX}\n")
+    if len(parts) != 2:
+        raise ValueError(f"the results page must hold the line {APPENDIX!r} once, found {len(parts) - 1}")
+    main, appendix = parts
+    return main.rstrip("\n") + "\n", "# varprobe results: appendix\n\n" + appendix.lstrip("\n")
 
 
 def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
