@@ -115,6 +115,15 @@ def _gpt2_tokenizer_files() -> tuple[Path, Path]:
 
 
 @pytest.fixture(scope="session")
+def gpt2_tokenizer():
+    """The real GPT-2 tokenizer (``_gpt2_tokenizer_files``), loaded once."""
+    from transformers import GPT2Tokenizer
+
+    vocab, merges = _gpt2_tokenizer_files()
+    return GPT2Tokenizer(vocab=str(vocab), merges=str(merges))
+
+
+@pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory) -> Path:
     """A directory holding a tiny random GPT-2 and the real GPT-2 tokenizer (``save_pretrained``).
 

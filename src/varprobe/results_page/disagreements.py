@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 
 from varprobe import tables
-from varprobe.results_page import findings, paper, verdicts
+from varprobe.results_page import authors_measures, findings, paper, verdicts
 from varprobe.results_page.findings import span, table_of
 from varprobe.results_page.markup import Markup, code, text
 from varprobe.results_page.tables import (
-    AUTHORS_CODE, AUTHORS_VALUES, RELATIVE, TABLE_ONE_COLUMNS, authors_row, intervals, markdown,
+    AUTHORS_CODE, AUTHORS_VALUES, MARKUP, RELATIVE, TABLE_ONE_COLUMNS, authors_row, intervals, markdown,
     metric_by_bins, number, printed, with_interval)
 
 UNEXPLAINED = "unexplained"
@@ -257,20 +257,26 @@ def _authors(measured: dict) -> pd.DataFrame | None:
     return tables.read(path, "provo_authors") if path else None
 
 
-def _switches(found: pd.DataFrame, value: str) -> str:
+def _moved(found: pd.DataFrame, value: str, lines: dict[str, str]) -> str:
     """The switches that move ``value`` by more than ``MOVES``: alone on ours, and off alone
-    from the authors' protocol, each with its value and its line of the authors' code."""
+    from the authors' protocol, each with its value and its line of the authors' code
+    (``lines``), from a table of rows ``protocol``, ``switch`` and the value."""
     ours, authors = authors_row(found, "ours")[value], authors_row(found, "authors")[value]
     parts = []
     for protocol, base, words in (("ours + switch", ours, "alone on ours"),
                                   ("authors - switch", authors, "off alone from theirs")):
         rows = found[(found["protocol"] == protocol) & ((found[value] - base).abs() > MOVES)]
         if len(rows):
-            parts.append(f"{words}: " + ", ".join(f"`{r.switch}` {number(getattr(r, value))} ({SWITCH_CODE[r.switch]})"
-                                                  for r in rows.itertuples(index=False)))
-    moved = "; ".join(parts) if parts else f"no switch alone moves it by more than {MOVES}"
+            parts.append(f"{words}: " + ", ".join(f"`{r['switch']}` {number(r[value])} ({lines[r['switch']]})"
+                                                  for r in rows.to_dict("records")))
+    return "; ".join(parts) if parts else f"no switch alone moves it by more than {MOVES}"
+
+
+def _switches(found: pd.DataFrame, value: str) -> str:
+    """What the authors' protocol gives ``value`` and the switches that move it (``_moved``)."""
+    ours, authors = authors_row(found, "ours")[value], authors_row(found, "authors")[value]
     return (f"Measured (the authors' protocol table): ours {number(ours)}, the authors' protocol "
-            f"{number(authors)} ({AUTHORS_CODE}); {moved}.")
+            f"{number(authors)} ({AUTHORS_CODE}); {_moved(found, value, SWITCH_CODE)}.")
 
 
 def _authors_value(value: str, extra: Callable[[pd.DataFrame, dict], tuple[str, pd.DataFrame | None]] | None = None):
@@ -336,6 +342,57 @@ def _other_models(entries, measured, config) -> str:
     draws = text(findings.draws_per_context(config["provo"])) if "provo" in config else "the run's"
     return (f"{UNEXPLAINED}: the run's models ({models}), sampled {draws} times per context, against the "
             f"paper's GPT-2, sampled {findings.PAPER_DRAWS:,} times; the run measures neither difference alone.")
+
+
+def _token_oracles(_entries, _measured, _config) -> dict:
+    """The oracles' Table 4 ECE under the authors' protocol and each of its definitions alone, as
+    ``varprobe.analysis.authors_token_level`` measured it (``authors_measures.TABLE4_ORACLES``, which
+    a test recomputes from the Provo norms), with the table of every number it cites."""
+    m, lines = authors_measures.TABLE4_ORACLES, authors_measures.TOKEN_SWITCH_CODE
+    oracles = list(authors_measures.ORACLES)
+    found = pd.DataFrame(m.switches, columns=["protocol", "switch", *oracles])
+    ours, authors = authors_row(found, "ours"), authors_row(found, "authors")
+    seed, resplits, bins = (m.settings[k] for k in ("seed", "resplits", "ece_bins"))
+    seeds = f"seeds 0-{resplits - 1}"
+    (low1, mean1, high1), (low2, mean2, high2) = m.splits["authors"]
+    (ours_low1, _, ours_high1), (ours_low2, _, ours_high2) = m.splits["ours"]
+    shares = [f"{a:.1%}" for a in m.accuracy]
+    extra = pd.DataFrame([
+        ("authors, the mirror's response order", "", *m.mirror),
+        (f"authors' one split over {seeds}: lowest", "", low1, low2),
+        (f"authors' one split over {seeds}: highest", "", high1, high2),
+        (f"ours, one resplit of {resplits}: lowest", "", ours_low1, ours_low2),
+        (f"ours, one resplit of {resplits}: highest", "", ours_high1, ours_high2),
+        ("authors' split: contexts whose human-majority token it names", "", *shares),
+        ("authors' split: mean confidence", "", *m.confidence),
+    ], columns=found.columns)
+    folder = authors_measures.TOKEN_CODE_FOLDER
+    cause = (
+        f"Measured (`varprobe.analysis.authors_token_level` on the Provo norms with GPT-2's tokenizer, seed {seed}, "
+        f"{resplits} resplits, {bins} bins; `tests/test_authors_token_level.py` recomputes every number here; the "
+        f"table below): the authors' protocol gives oracle 1 {number(authors['oracle 1'])} and oracle 2 "
+        f"{number(authors['oracle 2'])} on the norms in their response order (that of their per-context lists, "
+        f"`tests/data/authors_response_order.json`), the values their `{folder}/GPT2_processing_BPE.py` writes to "
+        f"`cal_metrics_bpe.json` (line 356) to every digit ({number(m.mirror[0])} and {number(m.mirror[1])} on the "
+        f"data mirror's rebuild of the norms, whose responses are sorted by their summed count, not in the OSF file's "
+        f"order); ours {number(ours['oracle 1'])} and {number(ours['oracle 2'])} (the rows above use each model's own "
+        f"tokenizer). The paper's values are one split, drawn from a random state every context shares: "
+        f"`oracle(data_per_context, seed=0)` and `sample_oracle_without_replacement_disjoint_groups(20)` "
+        f"({lines['single_split']}) call `random.seed(0)` (line 103) in every context, so each context with as many "
+        f"responses sends the same positions of its response list, most frequent first, to oracle 1, and one split's "
+        f"luck does not average out over the contexts. Over {seeds} that one split's ECE is {span(low1, high1)} for "
+        f"oracle 1 and {span(low2, high2)} for oracle 2 (mean {number(mean1)} and {number(mean2)}); seeded per context, "
+        f"ours is {span(ours_low1, ours_high1)} and {span(ours_low2, ours_high2)}. In seed 0's split oracle 1 names "
+        f"the human-majority first token in {shares[0]} of the contexts at a mean confidence of "
+        f"{number(m.confidence[0])}, oracle 2 in {shares[1]} at {number(m.confidence[1])}: every bin's accuracy is "
+        f"above its confidence, so each ECE is accuracy less confidence. Oracle 1: "
+        f"{_moved(found, 'oracle 1', lines)}. Oracle 2: {_moved(found, 'oracle 2', lines)}."
+    )
+    table = pd.concat([found, extra], ignore_index=True)
+    table = table.assign(**{"authors' code": table["switch"].map(lines).fillna("")},
+                         switch=table["switch"].map(lambda s: code(s) if s else ""))
+    table.attrs[MARKUP] = ["switch", "authors' code"]  # inline code: switch names and file paths
+    return {"cause": cause, "table": markdown(table)}
 
 
 def _not_public(path: str, table: str) -> Callable:
@@ -506,8 +563,7 @@ CAUSES: dict[str, Callable] = {
     "table3_tvd_oracles": _regression,
     "table3_coefficients": _coefficients,
     "table4_model": _other_models,
-    "table4_oracle": _not_public("Additional_Experiments/Appendix_D/uncertainty_results/cal_metrics_bpe.json",
-                                 "Table 4"),
+    "table4_oracle": _token_oracles,
     "finetune": _other_models,
     "replacement_share": _replacement_cause,
     "liu_rsd": _token_bins,
