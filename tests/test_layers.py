@@ -20,8 +20,8 @@ PACKAGE = REPO / "src" / "varprobe"
 LAYERS: tuple[tuple[str, ...], ...] = (
     # Lowest first. A unit imports only units of its own layer or of a layer above it in this
     # table; units of one layer may import each other, but not in a circle.
-    ("varprobe", "words", "credentials", "published", "workflow_files", "profiles", "stage_times",
-     "families", "tables"),                          # foundations: no package imports but tables'
+    ("words", "credentials", "published", "workflow_files", "profiles", "stage_times",
+     "families", "tables", "model_strings"),                          # foundations: no package imports but tables'
     ("data",),                                       # datasets: fetch, check, read
     ("metrics", "models"),                           # distances and estimators; loading a model
     ("probes", "sampling"),                          # text features; decoding a model
@@ -29,9 +29,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("analysis", "plots"),                           # the studies' science; figures of tables
     ("results_page", "explorer", "resume", "reporting", "config_checks",
      "availability"),                                # reading results; the config's checks
-    ("run_record", "run_comparison", "plan_estimate"),  # a run's record, runs compared, a config's plan
+    ("run_record", "run_comparison", "plan_estimate", "evaluation"),  # a run's record, runs compared, a
+                                                     # config's plan; one model's study without Snakemake
     ("commands",),                                   # what the subcommands share
-    ("cli", "__main__"),                             # the command line
+    ("cli", "__main__", "varprobe"),                 # the command line; the package's own names (evaluate)
 )
 """The package's units in layers, lowest first."""
 

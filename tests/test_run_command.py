@@ -17,7 +17,8 @@ import yaml
 from helpers import REPO, output, snakemake, worker_cores, write_config
 
 from varprobe.cli import USER_COMMANDS, build_parser, main
-from varprobe.cli.run import compose, default_name, list_rows, parse_model, snakemake_command
+from varprobe.cli.run import compose, list_rows, snakemake_command
+from varprobe.model_strings import default_name, parse_model
 
 SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 BASE = yaml.safe_load((REPO / "config.yaml").read_text())

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from varprobe import tables
+from varprobe.model_strings import parse_model
 from varprobe.workflow_files import config_schema
 
 __all__ = ["Evaluation", "evaluate"]
@@ -31,7 +32,7 @@ def provo_defaults() -> dict:
     return {key: entry["default"] for key, entry in section.items() if "default" in entry}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Evaluation:
     """What ``evaluate`` computed, as the workflow's tables (their schemas in brackets).
 
@@ -125,7 +126,8 @@ def evaluate(
             {"model": "oracle", "decoding": "control", **oracle_summary(oracle, confidences, hits, control)},
             {"model": "human", "decoding": "mle", **human_summary(contexts, responses, control)}]
     summary = tables.conform(pd.DataFrame(rows), "provo_system")
-    return Evaluation(contexts, responses, samples, tables.conform(tvd, "provo_tvd"), summary)
+    return Evaluation(contexts=contexts, responses=responses, samples=samples,
+                      tvd=tables.conform(tvd, "provo_tvd"), summary=summary)
 
 
 def _settings(given: Mapping) -> dict:
@@ -147,7 +149,6 @@ def _model(model, tokenizer, name: str | None):
         if tokenizer is not None:
             raise ValueError("evaluate: a model given by name loads its own tokenizer; pass "
                              "a tokenizer only with a model in memory")
-        from varprobe.cli.run import parse_model
         from varprobe.models.loading import load_causal_lm
         from varprobe.models.spec import ModelSpec
 

@@ -26,7 +26,7 @@ rule results_page:
         measured=page_table_paths(),
     output:
         page=RESULTS_PAGE,
-        appendix=f"{RESULTS}/docs/results-appendix.md",   # beside the page: varprobe results-page writes both
+        appendix=f"{RESULTS}/docs/results-appendix.md",  # beside the page: varprobe results-page writes both
         figures=directory(f"{RESULTS}/docs/figures"),
     params:
         # The validated config (the schema's defaults applied): the page reads its settings
