@@ -11,8 +11,8 @@ from varprobe.models.loading import load_generator
 from varprobe.models.spec import ModelSpec
 from varprobe.models.packing import unpacked
 from varprobe.sampling.decoding import Decoding, UnusableWeights, draw, inverse_cdf
-from varprobe.sampling.engine import (PACKED_PASS_ROWS, PASS_ROWS, SPAN_STEP, Engine, _Lane, _round_up, pass_rows,
-                                      sample_uniforms)
+from varprobe.sampling.engine import (PACKED_PASS_ROWS, PASS_ROWS, SPAN_STEP, Engine, _Lane, _round_up,
+                                      check_row_invariance, pass_rows, sample_uniforms)
 from varprobe.sampling.prompts import PromptEncoder
 from varprobe.sampling.generate import (GenerationSettings, encode_prompt, generate, generation_parameters, render_prompt,
                                         shared_prefix)
@@ -246,10 +246,11 @@ def test_uniform_streams_belong_to_a_sample():
     assert not (sample_uniforms(1, "input-1", 4, 10) == u).any()
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_this_machines_matrix_products_round_a_row_alike_at_every_multiple_of_the_pass_rows(dtype):
-    """The engine's batch invariance on CPU rests on this: a row of ``x @ W.T`` has the same bits
-    in a product of 16, 32, 48, ... rows (shapes of SmolLM2 and of the tiny test models)."""
+    """The engine's batch invariance on CPU rests on this: on one thread a row of ``x @ W.T``
+    has the same bits in a product of 16, 32, 48, ... rows (shapes of SmolLM2 and of the tiny
+    test models); ``check_row_invariance`` refuses a model where it does not hold."""
     step = PASS_ROWS["cpu"]
     generator = torch.Generator().manual_seed(0)
     for inner, outer in [(32, 128), (576, 1536), (1536, 576)]:
@@ -258,6 +259,25 @@ def test_this_machines_matrix_products_round_a_row_alike_at_every_multiple_of_th
         full = torch.nn.functional.linear(x, weight)
         for rows in range(step, 8 * step, step):
             assert torch.equal(torch.nn.functional.linear(x[:rows], weight), full[:rows]), (inner, outer, rows)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_the_engine_refuses_a_model_whose_products_here_depend_on_the_row_count(dtype):
+    """Whether this machine's products of SmolLM2's shapes keep a row's bits at every multiple
+    of 16 rows (bfloat16 on AMX tiles does not), ``check_row_invariance`` says the same: it
+    passes a model where they do and refuses one where they do not, naming the layer."""
+    generator = torch.Generator().manual_seed(0)
+    for inner, outer in [(576, 1536), (1536, 576)]:
+        model = torch.nn.Sequential(torch.nn.Linear(inner, outer, bias=False)).to(dtype)
+        x = torch.randn(128, inner, generator=generator).to(dtype)
+        with torch.inference_mode():
+            full = model(x)
+            holds = all(torch.equal(model(x[:n]), full[:n]) for n in range(16, 128, 16))
+        if holds:
+            check_row_invariance(model, 16)
+        else:
+            with pytest.raises(ValueError, match=f"products of a {inner}-input layer on 1 thread give a row"):
+                check_row_invariance(model, 16)
 
 
 @pytest.mark.parametrize(("kind", "step", "lane"), [("llama", PACKED_PASS_ROWS, 26), ("gpt2", PASS_ROWS["cpu"], 32)])

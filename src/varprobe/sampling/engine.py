@@ -66,8 +66,10 @@ import numpy as np
 import torch
 from transformers.cache_utils import Cache, CacheLayerMixin
 from transformers.modeling_outputs import BaseModelOutput
+from transformers.pytorch_utils import Conv1D
 
-from varprobe.models.packing import multiplies_packed
+from varprobe.models.packing import PackedLinear, multiplies_packed
+from varprobe.models.window import model_name
 from varprobe.sampling.decoding import Decoding, UnusableWeights, draw
 from varprobe.sampling.prompts import PromptEncoder
 
@@ -304,6 +306,8 @@ class Engine:
         self.n_samples, self.max_new_tokens, self.seed = n_samples, max_new_tokens, seed
         self.device = next(model.parameters()).device
         self.pass_rows = pass_rows(model, self.device)
+        if self.device.type == "cpu":
+            check_row_invariance(model, self.pass_rows)
         rows = _round_up(batch_size, self.pass_rows)
         self.lane_rows = rows if self.device.type == "cpu" else self.pass_rows
         self.lanes = math.ceil(rows / self.lane_rows)
@@ -505,6 +509,57 @@ def pass_rows(model, device: torch.device) -> int:
     if device.type == "cpu" and multiplies_packed(model):
         return PACKED_PASS_ROWS
     return PASS_ROWS.get(device.type, PASS_ROWS["cuda"])
+
+
+def check_row_invariance(model, rows: int) -> None:
+    """Refuse a model whose products on this CPU give a row other bits in a pass of another
+    multiple of ``rows`` rows: the engine's batch invariance rests on it (the module docstring).
+    Each distinct shape and dtype of the model's matrix-product modules (``torch.nn.Linear``,
+    ``PackedLinear``, GPT-2's ``Conv1D``) is run once on ``8 * rows`` random rows and once on
+    each shorter multiple of ``rows``, on the job's threads. One thread's float32 and float64
+    products hold (``tests/test_generate.py`` checks the machine); bfloat16 ones do not where
+    oneDNN runs them on AMX tiles, nor float32 ones on some CPUs where several threads split a
+    product by its row count.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The loaded model, on the CPU.
+    rows : int
+        The multiple of every pass's rows (``pass_rows``).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        Naming the model, the layer's shape and dtype, and what to do instead.
+    """
+    seen = set()
+    generator = torch.Generator().manual_seed(0)
+    for module in model.modules():
+        if not isinstance(module, torch.nn.Linear | PackedLinear | Conv1D):
+            continue
+        weight = module.weight
+        inner = weight.shape[0] if isinstance(module, Conv1D) else weight.shape[1]
+        if (inner, tuple(weight.shape), weight.dtype) in seen:
+            continue
+        seen.add((inner, tuple(weight.shape), weight.dtype))
+        x = torch.randn(8 * rows, inner, generator=generator).to(weight.dtype)
+        with torch.inference_mode():
+            full = module(x)
+            bits = full.contiguous().view(torch.uint8)   # bits, so that a NaN meets itself
+            if not all(torch.equal(module(x[:n]).contiguous().view(torch.uint8), bits[:n])
+                       for n in range(rows, 8 * rows, rows)):
+                threads = torch.get_num_threads()
+                raise ValueError(
+                    f"model {model_name(model)!r}: this CPU's {str(weight.dtype).removeprefix('torch.')} products "
+                    f"of a {inner}-input layer on {threads} thread{'s' * (threads != 1)} give a row other bits in passes "
+                    f"of other multiples of {rows} rows, so its productions would depend on the batch size; run its "
+                    "production jobs on one thread (resources: production_sample: cpus_per_task: 1), in float32 "
+                    "(dtype: float32)")
 
 
 def prompt_capacity(prompts: Iterable[Sequence[int]]) -> int:
