@@ -244,7 +244,8 @@ def _measured(results) -> dict:
         ["provo-oracle-splits", *oracles],
         ["provo-human-ties", *oracles],
         ["regression-codings", "--tvd", str(provo / "m/ancestral/tvd.parquet"), "--contexts",
-         str(provo / "contexts.parquet"), "--model", "m", "--decoding", "ancestral"],
+         str(provo / "contexts.parquet"), "--responses", str(provo / "responses.parquet"), "--samples",
+         str(provo / "m/ancestral/samples.parquet"), "--model", "m", "--decoding", "ancestral"],
         ["sample-size-intervals", "--contexts", str(results / "analyses/sample_size/m/ancestral/contexts.parquet"),
          *bootstrap],
         ["token-calibration-bins", "--tables", json.dumps(
@@ -755,7 +756,7 @@ def test_the_tvd_density_names_the_definition_of_each_curve():
 
     fig, _ = tvd_density({("oracle", "control"): np.linspace(0.2, 0.6, 9), ("m", "ancestral"): np.linspace(0.4, 0.9, 9)})
     labels = [t.get_text() for t in fig.legends[0].get_texts()]  # below the axes, off the curves
-    assert labels == ["oracle: TVD(O2, O1)", "m / ancestral: TVD(M, H)"]
+    assert labels == ["oracle: TVD(O2, O1), n = 9 contexts", "m / ancestral: TVD(M, H), n = 9 contexts"]
     assert "TVD(M, H)" in fig.axes[0].get_xlabel() and "TVD(O2, O1)" in fig.axes[0].get_xlabel()
 
 
@@ -853,9 +854,10 @@ def test_the_glossary_defines_only_the_quantities_of_the_sections_on_the_page():
     assert list(glossary({"provo", "word_classes", "token_calibration", "production"}, 10)) == list(GLOSSARY)
 
 
-def test_a_panel_with_none_below_it_labels_its_shared_x_axis():
-    """Four panels on a shared x axis, three a row: the second and third of the first row have no
-    panel below them, so they keep their tick labels (the token-calibration figure lost them)."""
+def test_every_panel_labels_its_shared_x_axis():
+    """Four panels on a shared x axis, three a row: every panel keeps its tick labels, the first
+    row's too (the token-calibration figure lost them where a panel had none below it, and the
+    first row's first panel lost them over the panel below it)."""
     from varprobe.plots.layout import panel_grid
 
     fig, axes = panel_grid(4, sharex=True)
@@ -863,7 +865,7 @@ def test_a_panel_with_none_below_it_labels_its_shared_x_axis():
         ax.plot([1, 10, 100], [0, 1, 2])
     fig.canvas.draw()
     shown = [any(label.get_visible() and label.get_text() for label in ax.get_xticklabels()) for ax in axes]
-    assert shown == [False, True, True, True]
+    assert shown == [True, True, True, True]
 
 
 def test_what_was_run_names_a_whole_corpus_as_all_passages(tmp_path):
