@@ -89,17 +89,23 @@ if "provo" in config:
 
 
 if "regression" in ANALYSES:
+    CODED_MODEL, CODED_DECODING = systems()[0]
+    CODED_KIND = "distribution" if CODED_DECODING in ENUMERATED else "samples"
 
     rule regression_codings:
-        """The first system's quick ARD fit under each coding (Table 3's disagreement)."""
+        """The first system's ARD fit under each coding, ours and the authors' protocol (Table
+        3's disagreement)."""
         input:
-            tvd=system_path(f"{PROVO_SYSTEM}/tvd.parquet")[0],
+            tvd=f"{PROVO}/{CODED_MODEL}/{CODED_DECODING}/tvd.parquet",
             contexts=f"{PROVO}/contexts.parquet",
+            responses=f"{PROVO}/responses.parquet",
+            model=f"{PROVO}/{CODED_MODEL}/{CODED_DECODING}/{CODED_KIND}.parquet",
         output:
             PAGE_TABLES["regression_codings"],
         params:
-            model=systems()[0][0],
-            decoding=systems()[0][1],
+            model=CODED_MODEL,
+            decoding=CODED_DECODING,
+            kind=CODED_KIND,
         conda:
             CONDA_ENV
         threads: job_threads("regression_codings")
@@ -111,6 +117,7 @@ if "regression" in ANALYSES:
             benchmark_path("regression_codings", "page")
         shell:
             "varprobe regression-codings --tvd {input.tvd:q} --contexts {input.contexts:q} "
+            "--responses {input.responses:q} --{params.kind:q} {input.model:q} "
             "--model {params.model:q} --decoding {params.decoding:q} --out {output:q} "
             "> {log:q} 2>&1"
 

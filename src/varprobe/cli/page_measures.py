@@ -9,7 +9,7 @@ import argparse
 import pandas as pd
 
 from varprobe import tables
-from varprobe.commands import json_value
+from varprobe.commands import json_value, read_estimates
 
 
 def _systems(entries: list[dict], schema: str) -> list[tuple[str, str, pd.DataFrame]]:
@@ -60,8 +60,9 @@ def _regression_codings(args: argparse.Namespace) -> None:
 
     tvd = tables.read(args.tvd, "provo_tvd")
     tags = last_word_tags(tvd, tables.read(args.contexts, "provo_contexts"), UniversalTagger())
-    frame = regression_codings(tvd, tags).assign(model=args.model, decoding=args.decoding)
-    tables.write(frame, args.out, "regression_codings")
+    estimates, _ = read_estimates(args.samples, args.distribution)
+    frame = regression_codings(tvd, tags, tables.read(args.responses, "provo_responses"), estimates)
+    tables.write(frame.assign(model=args.model, decoding=args.decoding), args.out, "regression_codings")
 
 
 def _sample_size_intervals(args: argparse.Namespace) -> None:
@@ -118,9 +119,14 @@ def register(sub) -> None:
     p.add_argument("--out", required=True)
     p.set_defaults(run=_provo_human_ties)
 
-    p = sub.add_parser("regression-codings", help="one system's quick ARD fit under each coding")
+    p = sub.add_parser("regression-codings",
+                       help="one system's ARD fit under each coding, ours and the authors' protocol")
     p.add_argument("--tvd", required=True, help="the system's per-context table")
     p.add_argument("--contexts", required=True, help="the Provo contexts table")
+    p.add_argument("--responses", required=True, help="the Provo responses table (the authors' split splits it)")
+    model = p.add_mutually_exclusive_group(required=True)
+    model.add_argument("--samples", help="the system's samples table (a sampled decoding)")
+    model.add_argument("--distribution", help="the system's distribution table (an exact decoding)")
     p.add_argument("--model", required=True)
     p.add_argument("--decoding", required=True)
     p.add_argument("--out", required=True)

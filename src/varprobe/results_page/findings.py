@@ -138,9 +138,10 @@ def _regression_finding(coefficients: pd.DataFrame) -> list[str]:
     oracle = first[first["predictor"] == "tvd_oracle2_oracle1"]
     said = (f"; TVD between oracles {number(oracle['mean'].iloc[0])} "
             f"[{number(oracle['hdi_2.5%'].iloc[0])}, {number(oracle['hdi_97.5%'].iloc[0])}], the paper's "
-            f"largest ({paper.TABLE_3['tvd_oracle2_oracle1']})") if len(oracle) else ""
+            f"largest ({paper.TABLE_3['tvd_oracle2_oracle1']}, per unit of its predictor, not per SD)") \
+        if len(oracle) else ""
     return [f"The largest ARD coefficient of {top['model']} / {top['decoding']} is {top['label']} "
-            f"({number(top['mean'])}){said} (Table 3)."]
+            f"({number(top['mean'])} per SD){said} (Table 3)."]
 
 
 def _production_finding(summary: pd.DataFrame, probes: list[str] | None = None,

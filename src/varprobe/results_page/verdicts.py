@@ -177,7 +177,29 @@ def _ece_opposite(run: Run) -> Verdict:
                             f"oracle {number(oracle['ece_human_majority'])})")
 
 
+def largest_coefficient(row) -> str:
+    """A ``regression_codings`` row's largest coefficient: its predictor and value, or that ARD
+    pruned every coefficient to 0.
+
+    Parameters
+    ----------
+    row : pandas.Series
+        A row of a ``regression_codings`` table.
+
+    Returns
+    -------
+    str
+    """
+    if not row["largest"]:
+        return "none: every coefficient pruned to 0"
+    unit = " per unit" if row["units"] == "per unit" else ""
+    return f"{row['largest']} ({number(row['largest_coefficient'])}{unit})"
+
+
 def _regression(run: Run) -> Verdict:
+    """Ours (per SD) decides the ranking where its two correlated predictors are not collinear;
+    the authors' protocol (``regression_codings``: per unit, whose sizes rank the predictors'
+    units) is stated beside it and decides nothing."""
     coefficients = run.table("regression_coefficients")
     if coefficients is None:
         return Verdict(NOT_TESTABLE, "–", "the run has no ARD regression")
@@ -186,14 +208,19 @@ def _regression(run: Run) -> Verdict:
     for (model, decoding), system in fitted.groupby(["model", "decoding"], sort=False):
         top = system.loc[system["mean"].abs().idxmax()]
         tops.append((f"{model} / {decoding}", top["predictor"], top["label"], top["mean"]))
-    ours = "; ".join(f"{s}: largest {label} ({number(mean)})" for s, _, label, mean in tops)
+    ours = "; ".join(f"{s}: largest {label} ({number(mean)} per SD)" for s, _, label, mean in tops)
     path = run.measured.get("regression_codings")
     if path:
-        r = float(tables.read(path, "regression_codings")["correlation"].iloc[0])
+        codings = tables.read(path, "regression_codings").set_index("role")
+        authors = codings.loc["authors"]
+        ours += (f"; the authors' protocol on {authors['model']} / {authors['decoding']}: largest "
+                 f"{largest_coefficient(authors)}")
+        r = float(codings.loc["authors on resplits", "correlation"])
         if abs(r) >= COLLINEAR:
             return Verdict(NOT_TESTABLE, ours, f"human entropy and TVD between oracles correlate at r = {number(r)} "
                                                f"(at least {COLLINEAR:g}): which of them has the larger coefficient "
-                                               "is not identified (the codings' table under Disagreements)")
+                                               "is not identified, per SD or per unit, where a size is also its "
+                                               "predictor's unit's (the codings' table under Disagreements)")
     agree = sum(p == "tvd_oracle2_oracle1" for _, p, _, _ in tops)
     return Verdict(_count(agree, len(tops)), ours)
 
