@@ -250,9 +250,9 @@ def test_schema_errors_are_one_line_each_with_path_value_and_what_is_allowed():
         "keys: analyses, api_cache, cpu_fallback, data_mirror, data_verify, models, production, provo, "
         "resources, seed",
         "models[0]: value {'name': 'a', 'pretrained': 'x', 'package': 'y'}: give exactly one "
-        "of pretrained, package, parts, samples, api, finetune (got pretrained, package)",
+        "of pretrained, package, parts, samples, published, api, finetune (got pretrained, package)",
         "models[1]: value {'name': 'b'}: give exactly one of pretrained, package, parts, samples, "
-        "api, finetune (got none)",
+        "published, api, finetune (got none)",
         "provo.decodings[0].name: value 'given': not allowed: 'given'",
         "provo.n_samples: value 'forty': it is not of type 'integer'",
     ]  # the dataset 'foo' is not the schema's to refuse: dataset_problems names it

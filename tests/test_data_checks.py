@@ -13,7 +13,7 @@ import pytest
 
 from varprobe import tables
 from varprobe.cli import main
-from varprobe.data import SOURCES
+from varprobe.data import SOURCES, published_generations
 from varprobe.data.asset import read_asset
 from varprobe.data.dailydialog import read_dailydialog
 from varprobe.data.provo import contexts_table, read_norms
@@ -45,10 +45,19 @@ def _mirror_with(tmp_path: Path, data_mirror: Path, relative: str, content: Path
 
 
 def test_every_mirror_file_matches_its_pinned_digest(data_mirror):
-    pinned = [s for sources in SOURCES.values() for s in sources if s.expected(True) is not None]
+    pinned = [s for name, sources in SOURCES.items() if name != published_generations.DATASET
+              for s in sources if s.expected(True) is not None]
     assert len(pinned) == 1 + 1 + 22 + 2  # provo, wmt14, asset, dailydialog
     for source in pinned:
         assert Digest.of(data_mirror / source.mirror_path) == source.expected(True), source.mirror_path
+    # Ilia & Aziz's published samples: pinned to the commit, in a mirror where it holds them.
+    published = SOURCES[published_generations.DATASET]
+    assert len(published) == 2 + 8 + 7 + 7  # Bloom and ChatGPT; GPT-2's, fine-tuned and T = 0.5
+    for source in published:
+        assert source.url.startswith(f"https://raw.githubusercontent.com/evgeniael/predict_next_word/"
+                                     f"{published_generations.COMMIT}/TVD/")
+        path = data_mirror / source.mirror_path
+        assert not path.is_file() or Digest.of(path) == source.digest, source.mirror_path
     assert all(s.expected(True) is None and s.expected(False) is None for s in SOURCES["writingprompts"])
     assert SOURCES["provo"][0].expected(False) is None  # the OSF original could not be examined
 

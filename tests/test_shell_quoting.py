@@ -54,6 +54,7 @@ def study_config(workdir: Path, data_mirror: Path, model_dir: Path) -> dict:
         "models": [
             {"name": "tiny", "pretrained": planted("model"), "parameters": 1000},
             {"name": "published", "samples": f"{planted('samples')}.csv"},
+            {"name": "bloom-published", "published": {"system": "bloom"}},
             {"name": "api", "decodings": ["ancestral"],
              "api": {"base_url": "http://127.0.0.1:9/v1", "model": HOSTILE,
                      "provo": {"prompt": f"{HOSTILE} {{context}}"}}},
@@ -181,8 +182,10 @@ def test_each_planted_value_reaches_the_cli_as_one_argument(quoting_runs):
     every_call = [call for calls in recorded.values() for call in calls]
     assert set(values_of(recorded["production_sample"] + recorded["provo_api_sample"], "--api-cache")) == {
         planted("cache")}
-    assert values_of(recorded["provo_ingest"], "--samples-csv") == [f"{planted('samples')}.csv"]
-    assert set(values_of(recorded["fetch_dataset"] + recorded["provo_data"], "--mirror")) == {planted("mirror")}
+    assert sorted(values_of(recorded["provo_ingest"], "--samples-csv")) == [
+        "results/provo/bloom-published/given/published.csv", f"{planted('samples')}.csv"]
+    assert set(values_of(recorded["fetch_dataset"] + recorded["provo_data"] + recorded["provo_published"],
+                         "--mirror")) == {planted("mirror")}
     assert set(values_of(recorded["syntactic_tvd"], "--nltk-data")) == {planted("nltk")}
     prompts = values_of(recorded["production_sample"] + recorded["finetune_production"], "--prompt")
     assert set(prompts) == {f"{HOSTILE} {{source}}\n"}

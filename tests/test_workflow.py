@@ -440,6 +440,22 @@ def test_malformed_samples_are_named_and_leave_no_output(malformed_run, name):
     assert not (workdir / f"results/provo/{name}/given/samples.parquet").exists()
 
 
+def test_a_published_system_is_fetched_converted_and_ingested(tmp_path, data_mirror):
+    """A ``published`` model (issue 73, item 2): its system's pinned files are fetched, converted to
+    a samples file (provo_published, which also writes the authors' protocol's values) and
+    ingested as a samples file's are; two systems of one file fetch it once."""
+    write_config(tmp_path, data_mirror, [{"name": "bloom-published", "published": {"system": "bloom"}},
+                                         {"name": "chatgpt-published", "published": {"system": "chatgpt"}}],
+                 texts=[36], figure_contexts=["36:29"])
+    counts = scheduled(tmp_path)
+    assert (counts["fetch_dataset"], counts["provo_published"], counts["provo_ingest"]) == (3, 2, 2)
+    run = snakemake(tmp_path, "-n", "-p", "results/provo/bloom-published/given/samples.parquet")
+    assert run.returncode == 0, output(run)
+    assert ("varprobe provo-published --system bloom --files "
+            "results/raw/ilia_aziz_generations/bloom_generations.json") in run.stdout
+    assert "--samples-csv results/provo/bloom-published/given/published.csv" in run.stdout
+
+
 def test_samples_csv_without_the_sample_column_fails_the_dry_run(tmp_path, data_mirror):
     """A header without ``sample`` (or with a column the reader does not know) is named when the
     config is checked, before any job."""

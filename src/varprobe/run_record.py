@@ -260,8 +260,8 @@ def model_identity(entry: dict) -> dict:
     """What identifies a configured model's weights: its kind and, by kind, a hub model's
     revision (``hub_revision``; a local folder's path), a package's version and its GGUF file's
     SHA-256 (pip's record, else read once), ``parts``' configured SHA-256, an API model's endpoint
-    and model name, a samples file's SHA-256 (read: such files are small), a fine-tuned model's
-    base and dataset. A hub id's revision is None where the hub cache holds none.
+    and model name, a samples file's SHA-256 (read: such files are small), a published system's
+    name (its files are pinned), a fine-tuned model's base and dataset. A hub id's revision is None where the hub cache holds none.
 
     Parameters
     ----------
@@ -283,6 +283,8 @@ def model_identity(entry: dict) -> dict:
     if entry.get("api"):
         api = entry["api"]
         return {**found, "kind": "api", "base_url": api.get("base_url"), "model": api.get("model")}
+    if entry.get("published"):
+        return {**found, "kind": "samples", "published": entry["published"]["system"]}
     if entry.get("samples"):
         path = Path(entry["samples"])
         return {**found, "kind": "samples", "file": entry["samples"],

@@ -13,6 +13,11 @@ MODELS = {m["name"]: m for m in config["models"]}
 MODEL_KINDS = {n: ModelSpec.from_config(m).kind for n, m in MODELS.items()}
 NETWORKS = [n for n, k in MODEL_KINDS.items() if k == "network"]
 EXTERNAL = [n for n, k in MODEL_KINDS.items() if k == "samples"]
+PUBLISHED = {
+    n: MODELS[n]["published"]["system"] for n in EXTERNAL if "published" in MODELS[n]
+}
+"""The models that are a published system's samples (varprobe.data.published_generations), by
+the system they name: their samples file is converted from its files."""
 API = [n for n, k in MODEL_KINDS.items() if k == "api"]
 FINETUNED = {
     n: MODELS[n]["finetune"] for n, k in MODEL_KINDS.items() if k == "fine-tuned"

@@ -223,13 +223,42 @@ if API:
     )
 
 
+rule provo_published:
+    """A published system's samples (Ilia & Aziz 2024) -> a samples CSV, and its Table 1 values
+    under the authors' protocol beside the paper's."""
+    input:
+        norms=PROVO_NORMS,
+        files=published_files,
+    output:
+        samples=f"{PROVO}/{{model}}/given/published.csv",
+        authors=f"{PROVO}/{{model}}/given/authors.parquet",
+    wildcard_constraints:
+        model=_alternatives(PUBLISHED),
+    params:
+        system=lambda w: PUBLISHED[w.model],
+        raw=raw_options("provo"),
+    conda:
+        CONDA_ENV
+    threads: job_threads("provo_published")
+    resources:
+        **job_resources("provo_published"),
+    log:
+        log_path("provo_published", "{model}"),
+    benchmark:
+        benchmark_path("provo_published", "{model}")
+    shell:
+        "varprobe provo-published --system {params.system:q} --files {input.files:q} "
+        "--norms {input.norms:q} {params.raw:q} --out {output.samples:q} "
+        "--authors-out {output.authors:q} > {log:q} 2>&1"
+
+
 rule provo_ingest:
     """Read an external samples CSV (API models, published samples) into a samples table."""
     input:
         contexts=rules.provo_data.output.contexts,
         norms=PROVO_NORMS,
-        csv=lambda w: MODELS[w.model]["samples"],
-        digest=lambda w: data_digest(MODELS[w.model]["samples"], f"models/{w.model}"),
+        csv=samples_file,
+        digest=samples_digest,
     output:
         f"{PROVO}/{{model}}/given/samples.parquet",
     wildcard_constraints:

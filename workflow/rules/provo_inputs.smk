@@ -42,6 +42,36 @@ CORPUS_OPTION = "--norms {input:q}" if CORPUS is None else "--corpus {params.cor
 CORPUS_PARAMS = {} if CORPUS is None else {"corpus": json.dumps(CORPUS, sort_keys=True)}
 
 
+def samples_file(wildcards):
+    """The samples CSV a samples model is ingested from: its ``samples`` file, or the file
+    converted from its published system's (rule provo_published)."""
+    return (
+        MODELS[wildcards.model].get("samples")
+        or f"{PROVO}/{wildcards.model}/given/published.csv"
+    )
+
+
+def samples_digest(wildcards):
+    """The digest record of a samples file the config brings (none for a published system's:
+    its files are pinned)."""
+    entry = MODELS[wildcards.model]
+    return (
+        data_digest(entry["samples"], f"models/{wildcards.model}")
+        if "samples" in entry
+        else []
+    )
+
+
+def published_files(wildcards):
+    """The fetched files of a published model's system."""
+    from varprobe.data.published_generations import DATASET, system
+
+    return [
+        f"{RESULTS}/raw/{DATASET}/{file}"
+        for file in system(PUBLISHED[wildcards.model]).files
+    ]
+
+
 def decoding_entry(wildcards):
     """The decoding's config entry as JSON."""
     return json.dumps(DECODINGS[wildcards.decoding], sort_keys=True)
@@ -117,11 +147,13 @@ SIZED_MODELS = {
 def provo_targets():
     """The tables and figures of the Provo study; the word bars (Fig. 1) only where
     ``provo.figure_contexts`` names contexts to draw; the authors' protocol table only for the
-    Provo norms (not another cloze corpus)."""
+    Provo norms (not another cloze corpus); each published system's values under the authors'
+    protocol."""
     bars = config["provo"]["figure_contexts"]
     return [
         f"{PROVO}/summary.parquet",
         *([f"{PROVO}/authors_protocol.parquet"] if CORPUS is None else []),
+        *(f"{PROVO}/{model}/given/authors.parquet" for model in PUBLISHED),
         f"{PROVO}/figures/tvd_density.png",
         *(system_path(f"{PROVO_SYSTEM}/bars.png") if bars else []),
         *([f"{PROVO}/figures/model_size.png"] if len(SIZED_MODELS) >= 2 else []),

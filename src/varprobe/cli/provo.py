@@ -179,6 +179,32 @@ def _provo_ingest(args: argparse.Namespace) -> None:
                                                       "coverage": coverage.as_metadata()})
 
 
+def _provo_published(args: argparse.Namespace) -> None:
+    from varprobe.analysis.published_samples import AUTHORS_VALUES, authors_values, samples_table
+    from varprobe.data.provo import read_norms
+    from varprobe.data.published_generations import (
+        DATASET, corpus_contexts, locate_records, place_records, read_records, system,
+    )
+    from varprobe.results_page.paper import TABLE_1
+
+    published = system(args.system)
+    verify_raw("provo", args.norms, mirror=args.mirror, allow_unverified=args.allow_unverified)
+    verify_raw(DATASET, *args.files, mirror=args.mirror, allow_unverified=args.allow_unverified)
+    norms = read_norms(Path(args.norms))
+    located = locate_records(read_records(published, args.files), corpus_contexts(norms))
+    placement = place_records(located)
+    print(placement.describe(published.name), file=sys.stderr)
+    with tables.atomic(args.out) as partial:
+        samples_table(published, placement).to_csv(partial, index=False)
+    names = {"system": published.name, "column": published.column}
+    values = authors_values(located, norms)
+    rows = [{**names, "protocol": "authors", **values},
+            {**names, "protocol": "paper", **dict(zip(AUTHORS_VALUES, TABLE_1[published.column], strict=True))}]
+    print(f"provo-published: {published.name} under the authors' protocol: "
+          + ", ".join(f"{k} {values[k]:.3f}" for k in AUTHORS_VALUES), file=sys.stderr)
+    tables.write(pd.DataFrame(rows), args.authors_out, "provo_published", names)
+
+
 def _provo_divergence(args: argparse.Namespace) -> None:
     from varprobe.analysis.next_word import context_table, model_summary
 
@@ -340,6 +366,17 @@ def register(sub) -> None:
     add_raw_checks(p)
     p.add_argument("--out", required=True)
     p.set_defaults(run=_provo_ingest)
+
+    p = sub.add_parser("provo-published",
+                       help="a published system's samples (Ilia & Aziz) -> samples CSV, and its Table 1 "
+                            "values under the authors' protocol")
+    p.add_argument("--system", required=True, help="the published system (varprobe.data.published_generations)")
+    p.add_argument("--files", nargs="+", required=True, help="its files, as fetched")
+    p.add_argument("--norms", required=True, help="the Provo norms: the contexts and responses")
+    add_raw_checks(p)
+    p.add_argument("--out", required=True, help="the samples CSV (text_id, word_number, sample, count)")
+    p.add_argument("--authors-out", required=True, help="the authors' protocol's values beside the paper's")
+    p.set_defaults(run=_provo_published)
 
     p = sub.add_parser("provo-divergence", help="per-context TVD, oracle control, ECE of a model")
     _add_system(p)

@@ -4,12 +4,13 @@
 (``dataset.Dataset``: sources and digests, default split, output language, options, reader), and
 the CLI, the workflow and the config checks read it. A new dataset is one module and one entry
 here; a config entry that brings its own file is a record too (``record_of``). ``SOURCES``
-adds Provo's raw file to theirs, for fetching (``data/sources.py``).
+adds Provo's raw file and the published samples of Ilia & Aziz's systems
+(``data/published_generations.py``) to theirs, for fetching (``data/sources.py``).
 """
 
 from collections.abc import Mapping
 
-from varprobe.data import provo
+from varprobe.data import provo, published_generations
 from varprobe.data.asset import DATASET as ASSET
 from varprobe.data.dailydialog import DATASET as DAILYDIALOG
 from varprobe.data.dataset import Dataset
@@ -20,8 +21,9 @@ from varprobe.data.writingprompts import DATASET as WRITINGPROMPTS
 DATASETS: dict[str, Dataset] = {d.name: d for d in (WMT14, ASSET, DAILYDIALOG, WRITINGPROMPTS)}
 """Every production dataset by name."""
 
-SOURCES = {"provo": provo.SOURCES, **{name: d.sources for name, d in DATASETS.items()}}
-"""Every dataset's raw files by dataset name, Provo included."""
+SOURCES = {"provo": provo.SOURCES, published_generations.DATASET: published_generations.SOURCES,
+           **{name: d.sources for name, d in DATASETS.items()}}
+"""Every dataset's raw files by dataset name, Provo's and the published samples' included."""
 
 
 def record_of(entry: Mapping) -> Dataset:

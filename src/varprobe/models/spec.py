@@ -11,6 +11,9 @@ An entry is one of
   are split over several installed packages (Qwen2.5-Coder's), joined in order once into the
   model cache and checked against ``sha256`` (``varprobe.models.parts.joined``);
 * ``{name, samples: CSV}``: external samples (published samples), not a network;
+* ``{name, published: {system: NAME}}``: the samples Ilia & Aziz (2024) published for one of
+  their Table 1 systems (``varprobe.data.published_generations.SYSTEMS``), which the workflow
+  fetches and converts to a samples file; a ``samples`` model like the one above;
 * ``{name, api: {base_url, model, ...}}``: a model behind an OpenAI-compatible endpoint
   (``varprobe.api``), queried for text only;
 * ``{name, finetune: {base: NAME, dataset, ...}}``: a network the workflow fine-tunes from another
@@ -40,7 +43,7 @@ import importlib.util
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
-SOURCES = ("pretrained", "package", "parts", "samples", "api", "finetune")
+SOURCES = ("pretrained", "package", "parts", "samples", "published", "api", "finetune")
 """The keys of a model entry that say where the model comes from (exactly one per entry)."""
 
 WEIGHTS = ("pretrained", "package", "parts")
@@ -73,7 +76,7 @@ class ModelUnavailable(RuntimeError):
 @dataclass(frozen=True)
 class ModelSpec:
     """A configured model; exactly one of ``pretrained``, ``package``, ``parts``, ``samples``,
-    ``api``, ``finetune`` is set (``parts`` with the joined file's ``gguf_file`` and
+    ``published``, ``api``, ``finetune`` is set (``parts`` with the joined file's ``gguf_file`` and
     ``sha256``). ``checkpoint`` (with ``pretrained``, ``package`` or ``parts``) is a fine-tuning
     checkpoint folder applied over those weights; ``api`` is the endpoint's config block,
     ``finetune`` the fine-tuning's; ``device_map`` spreads a network over devices and ``gpus``
@@ -89,6 +92,7 @@ class ModelSpec:
     parts: tuple[str, ...] | None = None
     sha256: str | None = None
     samples: str | None = None
+    published: dict | None = field(default=None, hash=False, compare=False)
     api: dict | None = field(default=None, hash=False, compare=False)
     finetune: dict | None = field(default=None, hash=False, compare=False)
     gguf_file: str | None = None
@@ -118,8 +122,9 @@ class ModelSpec:
         ------
         ValueError
             When the entry gives no source or more than one, ``parts`` without ``gguf_file`` and
-            ``sha256``, or a ``model_args``, ``trust_remote_code``, ``dtype`` or ``batch_size``
-            that is not one it can take.
+            ``sha256``, a ``published`` block that names no system of ``SYSTEMS``, or a
+            ``model_args``, ``trust_remote_code``, ``dtype`` or ``batch_size`` that is not one it
+            can take.
         """
         sources = [k for k in SOURCES if entry.get(k)]
         if len(sources) != 1:
@@ -135,6 +140,8 @@ class ModelSpec:
         if sources[0] == "parts" and not (entry.get("gguf_file") and entry.get("sha256")):
             raise ValueError(f"model {entry.get('name')!r}: parts need gguf_file (the joined "
                              "file's name) and sha256 (its SHA-256)")
+        if sources[0] == "published":
+            _check_published(entry)
         _check_loading_keys(entry, sources[0])
         fields = {k: entry[k] for k in cls.__dataclass_fields__ if entry.get(k) is not None}
         if "parts" in fields:
@@ -170,13 +177,13 @@ class ModelSpec:
     @property
     def kind(self) -> str:
         """One of ``KINDS``: ``fine-tuned`` for a ``finetune`` entry or a job's entry that carries
-        its ``checkpoint``, ``api`` for an endpoint, ``samples`` for a file of samples, else
-        (``pretrained`` or ``package`` weights) ``network``."""
+        its ``checkpoint``, ``api`` for an endpoint, ``samples`` for a file of samples or a
+        published system's, else (``pretrained`` or ``package`` weights) ``network``."""
         if self.finetune is not None or self.checkpoint is not None:
             return "fine-tuned"
         if self.api is not None:
             return "api"
-        return "samples" if self.samples is not None else "network"
+        return "samples" if self.samples is not None or self.published is not None else "network"
 
     @property
     def job_gpus(self) -> int:
@@ -225,13 +232,14 @@ class ModelSpec:
         (``WEIGHT_FILES``), or that maps the model to code of its own (``custom_code``), a
         ``gguf_file`` absent from the package or directory, an ``adapter`` where ``peft`` is not
         installed. A hub id (not a local path) is never a local problem, nor is a
-        ``finetune`` entry (its base is checked on its own).
+        ``finetune`` entry (its base is checked on its own) or a published system (the workflow
+        fetches its files).
 
         Returns
         -------
         str or None
         """
-        if self.is_api or self.finetune is not None:
+        if self.is_api or self.finetune is not None or self.published is not None:
             return None
         if self.adapter and importlib.util.find_spec("peft") is None:
             return f"model {self.name!r}: {NO_PEFT}"
@@ -348,6 +356,20 @@ def custom_code(folder: Path) -> str | None:
         if isinstance(held, dict) and held.get("auto_map"):
             return str(path)
     return None
+
+
+def _check_published(entry: dict) -> None:
+    """Refuse a ``published`` block that names no known system or holds another key, naming the
+    model."""
+    from varprobe.data.published_generations import system
+
+    block = entry["published"]
+    if not isinstance(block, dict) or set(block) != {"system"}:
+        raise ValueError(f"model {entry.get('name')!r}: published takes one key, system, got {block!r}")
+    try:
+        system(block["system"])
+    except ValueError as err:
+        raise ValueError(f"model {entry.get('name')!r}: {err}") from None
 
 
 def _check_loading_keys(entry: dict, source: str) -> None:
