@@ -24,6 +24,7 @@ from varprobe.data.published_generations import (
     read_records,
 )
 from varprobe.models.spec import ModelSpec
+from varprobe.run_record import model_identity
 from varprobe.words import first_word
 
 EXTRACTS = Path(__file__).parent / "data" / "published_generations"
@@ -137,8 +138,10 @@ def test_published_cli_writes_a_samples_file_that_provo_ingest_reads(tmp_path, d
 
 
 def test_a_published_model_entry_is_a_samples_model_of_a_known_system():
-    spec = ModelSpec.from_config({"name": "bloom-published", "published": {"system": "bloom"}})
+    entry = {"name": "bloom-published", "published": {"system": "bloom"}}
+    spec = ModelSpec.from_config(entry)
     assert spec.kind == "samples" and spec.local_problem() is None
+    assert model_identity(entry) == {"name": "bloom-published", "kind": "samples", "published": "bloom"}
     with pytest.raises(ValueError, match="unknown published system 'blom'; known: gpt2, gpt2-fine-tuned"):
         ModelSpec.from_config({"name": "b", "published": {"system": "blom"}})
     with pytest.raises(ValueError, match="published takes one key, system"):
