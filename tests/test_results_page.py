@@ -1233,3 +1233,29 @@ def test_the_page_and_its_appendix_split_at_the_appendix_line(page):
     assert "## Time and memory per stage" in appendix and APPENDIX not in main + appendix
     with pytest.raises(ValueError, match="must hold the line"):
         split(main)
+
+
+def test_the_models_rows_cause_measures_the_draws_where_the_run_has_both_counts(tmp_path):
+    """Table 1's model rows against GPT-2's: where the run samples a model at its 40 draws and at
+    the paper's 1,000, the cause gives both E TVDs (the draws alone); without, it says it cannot;
+    Table 4's says both values are exact softmaxes, Table 2's names both supports."""
+    from varprobe.results_page.disagreements import CAUSES
+
+    summary = pd.DataFrame({"model": ["m", "m", "m"], "decoding": ["ancestral", "ancestral-1000", "temperature-0.5"],
+                            "expected_tvd": [0.70, 0.62, 0.66]})
+    summary.to_parquet(tmp_path / "summary.parquet")
+    entries = [{"name": "provo_summary", "table": str(tmp_path / "summary.parquet")}]
+    decodings = [{"name": "ancestral"}, {"name": "ancestral-1000", "n_samples": 1000},
+                 {"name": "temperature-0.5", "temperature": 0.5}]
+    config = {"models": [{"name": "m"}], "provo": {"n_samples": 40, "decodings": decodings},
+              "analyses": {"biased_estimator": {"samples_decoding": "ancestral", "nucleus": [0.7, 0.8, 0.9],
+                                                "nucleus_samples": 20}}}
+    cause = CAUSES["table1_models"](entries, {}, config)
+    assert "m 0.700 at 40 draws per context and 0.620 at 1,000 (lowers it by 0.080)" in cause
+    assert "GPT2 T=0.5 column was drawn 40 times" in cause and cause.endswith("against the paper's GPT-2.")
+    alone = CAUSES["table1_models"](entries, {}, {**config, "provo": {"n_samples": 40, "decodings": decodings[::2]}})
+    assert "does not measure the draws alone" in alone
+    assert "softmax" in CAUSES["table4_model"](entries, {}, config)
+    support = CAUSES["table2_biased"](entries, {}, config)
+    assert "its 40 ancestral draws per context, the greedy word, 3 x 20 nucleus draws" in support
+    assert "GPT-2's 1,000 samples, the greedy word, 3 x 100 nucleus draws" in support
