@@ -41,6 +41,15 @@ SUMMARY = pd.DataFrame([
     _system("human", "mle", np.nan),
 ])
 
+PUBLISHED = pd.DataFrame([{**_system("bloom-published", "given", 0.655, 0.64, 0.67), "ece_corpus": 0.12,
+                            "ece_human_majority": 0.15, "ece_oracle_majority": 0.11, "n_contexts": 5}])
+"""The paper's Bloom from its published samples (a model entry ``published: {system: bloom}``), its
+row of Table 1 under our protocol: above the oracle control, two of its three ECEs below the oracle's."""
+
+BLOOM_AUTHORS = {"authors": (0.0710, 0.0862, 0.0734, 0.6125, 656), "paper": (0.07, 0.09, 0.07, 0.61, None)}
+"""Its ``provo_published`` table as rule provo_published writes it: the authors' protocol on the whole
+corpus's Bloom samples (issue 73: the paper's digits to every place it prints) and the paper's row."""
+
 CONTEXTS = ["The old man", "The old man walked", "He saw two", "He saw two big", "They ran to the",
             "It was very"]
 RESPONSES = [("was", 6), ("had", 3), ("is", 3)], [("to", 5), ("home", 4), ("away", 3)], \
@@ -48,9 +57,10 @@ RESPONSES = [("was", 6), ("had", 3), ("is", 3)], [("to", 5), ("home", 4), ("away
     [("store", 6), ("park", 3), ("house", 3)], [("cold", 4), ("good", 4), ("hot", 4)]
 
 
-def _provo(results):
+def _provo(results, published=True):
     """A run's Provo tables on six contexts: contexts, responses, one sampled system's samples and
-    per-context table, and the oracle control's per-context table."""
+    per-context table, and the oracle control's per-context table; ``published``: with the row of
+    the paper's Bloom in the summary (``PUBLISHED``)."""
     contexts = pd.DataFrame({"text_id": 1, "word_number": range(2, 8), "context": CONTEXTS,
                              "context_length": [len(c.split()) for c in CONTEXTS],
                              "word": ["was", "to", "dogs", "dogs", "store", "cold"],
@@ -78,7 +88,8 @@ def _provo(results):
         "failure": ["", "", "token_budget", "", "extends_context_word"],
         "n_tokens": [2, 1, 20, 2, 2], "count": [20, 17, 3, 38, 2]})
     tables.write(samples, results / "provo/m/ancestral/samples.parquet", "provo_samples")
-    tables.write(SUMMARY, results / "provo/summary.parquet", "provo_system")
+    tables.write(pd.concat([SUMMARY, PUBLISHED] if published else [SUMMARY], ignore_index=True),
+                 results / "provo/summary.parquet", "provo_system")
 
 
 def _beats_copy(systems) -> pd.DataFrame:
@@ -90,10 +101,11 @@ def _beats_copy(systems) -> pd.DataFrame:
                           "copy": 31.7, "beats_copy": beats} for d, decoding, beats in systems])
 
 
-def _run(tmp_path):
-    """Every registered table the page has a view of, as a run writes them, and its entries."""
+def _run(tmp_path, published=True):
+    """Every registered table the page has a view of, as a run writes them, and its entries;
+    ``published``: with the paper's Bloom from its published samples among the models."""
     results = tmp_path / "results"
-    _provo(results)
+    _provo(results, published)
     entries = [{"name": "provo_summary", "table": str(results / "provo/summary.parquet"),
                 "title": "Expected TVD", "category": "Provo", "schema": "provo_system"}]
 
@@ -187,8 +199,9 @@ def _run(tmp_path):
             "bin_weight_sum": 1000.0, "n_positions": 100, "vocabulary_size": 1000}),
             results / f"analyses/token_calibration/m/{name}.parquet", "token_calibration")
     config = tmp_path / "config.yaml"
-    config.write_text("seed: 0\nmodels: [{name: m, pretrained: m}]\nprovo: {texts: [1], n_samples: 40, resplits: 3, "
-                      "ece_bins: 10, bootstrap_resamples: 50}\nanalyses: {oracle_replacement: {}}\n")
+    bloom = ", {name: bloom-published, published: {system: bloom}}" if published else ""
+    config.write_text(f"seed: 0\nmodels: [{{name: m, pretrained: m}}{bloom}]\nprovo: {{texts: [1], n_samples: 40, "
+                      "resplits: 3, ece_bins: 10, bootstrap_resamples: 50}\nanalyses: {oracle_replacement: {}}\n")
     return results, entries, config
 
 
@@ -212,6 +225,18 @@ def _authors() -> pd.DataFrame:
                          for (p, s), v in AUTHORS.items()])
 
 
+def _bloom_authors(**authors) -> pd.DataFrame:
+    """The paper's Bloom's ``provo_published`` table (``BLOOM_AUTHORS``), its authors' protocol row
+    with ``authors``' values."""
+    values = ("ece_corpus", "ece_human_majority", "ece_oracle_majority", "expected_tvd", "n_contexts")
+    frame = pd.DataFrame([{"system": "bloom", "column": "Bloom", "protocol": protocol, **dict(zip(values, row,
+                                                                                                   strict=True))}
+                          for protocol, row in BLOOM_AUTHORS.items()])
+    for key, value in authors.items():
+        frame.loc[frame["protocol"] == "authors", key] = value
+    return frame.astype({"n_contexts": "Int64"})
+
+
 SCHEMA = Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml"
 
 
@@ -222,9 +247,10 @@ def _validated(path) -> dict:
     return config
 
 
-def _measured(results) -> dict:
+def _measured(results, published=True) -> dict:
     """The page's measured tables of ``_run``'s tables, each written by its subcommand as its
-    rule runs it (``workflow/rules/page_measures.smk``), by name."""
+    rule runs it (``workflow/rules/page_measures.smk``), by name; ``published``: with the paper's
+    Bloom's ``provo_published`` table."""
     out = {name: str(results / f"page/{name}.parquet") for name in (
         "provo_intervals", "provo_failures", "provo_oracle_splits", "provo_human_ties", "regression_codings",
         "sample_size_intervals", "token_calibration_bins")}
@@ -255,6 +281,9 @@ def _measured(results) -> dict:
         main([*command, "--out", out[command[0].replace("-", "_")]])
     out["provo_authors"] = str(provo / "authors_protocol.parquet")
     tables.write(_authors(), out["provo_authors"], "provo_authors")
+    if published:
+        out["provo_published"] = {"bloom-published": str(provo / "bloom-published/given/authors.parquet")}
+        tables.write(_bloom_authors(), out["provo_published"]["bloom-published"], "provo_published")
     wmt = results / "production/wmt14"
     out["production_miscalibrated"] = [str(wmt / "m/ancestral/miscalibrated.parquet")]
     out["production_examples"] = {"wmt14": {"instances": str(wmt / "instances.parquet"),
@@ -1034,6 +1063,86 @@ def test_each_run_system_is_read_against_the_papers_column_of_its_decoding():
     assert paper_system({"name": "t", "temperature": 0.5}, False) == "GPT2 T=0.5"
     assert paper_system({"name": "t", "temperature": 0.5}, True) is None
     assert paper_system({"name": "exact", "method": "enumerate"}, False) is None
+
+
+def test_each_published_system_answers_its_own_column_of_table_one():
+    """A model entry ``published: {system: NAME}`` answers that system's column of Table 1, the
+    list mode of ChatGPT the paper's ChatGPT_D (``ChatGPT list``)."""
+    from varprobe.results_page.published_systems import columns
+
+    names = ("gpt2", "gpt2-fine-tuned", "gpt2-temperature-0.5", "bloom", "chatgpt", "chatgpt-list")
+    config = {"models": [{"name": "m", "pretrained": "m"},
+                         *({"name": f"{n}-published", "published": {"system": n}} for n in names)]}
+    assert columns(config) == {"gpt2-published": "GPT2", "gpt2-fine-tuned-published": "GPT2 fine-tuned",
+                               "gpt2-temperature-0.5-published": "GPT2 T=0.5", "bloom-published": "Bloom",
+                               "chatgpt-published": "ChatGPT", "chatgpt-list-published": "ChatGPT list"}
+    assert set(columns(config).values()) <= set(paper.TABLE_1)
+
+
+def _published_entry(page: str) -> str:
+    """The Disagreements entry of the paper's own systems' rows."""
+    part = page[page.index("### Table 1: the paper's own systems, from their published samples"):]
+    return part[:part.index("\n### ", 1)]
+
+
+def test_a_published_systems_row_is_read_against_its_own_column(tmp_path):
+    """The paper's Bloom from its published samples: each of its four values beside the paper's
+    Bloom column, in a group of its own (not the run's models', whose cause names ``m`` alone)."""
+    from varprobe.results_page.disagreements import CAUSES, pairs
+
+    page, entries, measured, config = _render_run(tmp_path)
+    bloom = [p for p in pairs(entries, measured, config) if p.where.startswith("bloom-published")]
+    assert {p.group for p in bloom} == {"table1_published"}
+    assert sorted(p.paper for p in bloom) == sorted(paper.TABLE_1["Bloom"])
+    assert all(p.where.endswith("(paper: Bloom)") for p in bloom)
+    assert "the run's models (`m`) against the paper's GPT-2" in CAUSES["table1_models"](entries, measured, config)
+    assert re.search(r"\| bloom-published / given, E TVD\(·, H\) \(paper: Bloom\)\s+\| "
+                     r"0\.655 \[0\.640, 0\.670\] \| 0\.61", _published_entry(page))
+
+
+def test_the_published_rows_cause_is_the_authors_protocol_on_their_samples(tmp_path):
+    """The cause cites the system's ``authors.parquet``: under the authors' protocol its four values
+    are the paper's digits, so ours differs by the protocol, each definition named; nothing is
+    unexplained. A value the authors' protocol does not bring to the paper's digits is counted and
+    what remains of it unexplained; without the table, the entry is unexplained."""
+    from varprobe.results_page.disagreements import UNEXPLAINED, cause
+
+    page, entries, measured, config = _render_run(tmp_path)
+    entry = _published_entry(page)
+    assert ("`bloom-published` (Bloom, 656 contexts): ECE corpus word 0.071, ECE human majority 0.086, ECE "
+            "oracle-1 majority 0.073, E TVD(·, H) 0.613, the paper's digits in 4 of 4") in entry
+    assert "what moves ours off them is the protocol" in entry and "a confidence of 1 lies in no bin" in entry
+    assert UNEXPLAINED not in entry
+    assert re.search(r"\| bloom-published / given \| Bloom\s+\| ECE corpus word\s+\| 0\.120\s+\| 0\.071\s+\| "
+                     r"0\.07", entry)
+    tables.write(_bloom_authors(ece_corpus=0.2), measured["provo_published"]["bloom-published"], "provo_published")
+    moved = str(cause("table1_published", entries, measured, config)["cause"])
+    assert "ECE corpus word 0.200" in moved and "the paper's digits in 3 of 4" in moved
+    assert f"What remains between the authors' protocol and the paper (`bloom-published`'s ECE corpus word) is " \
+           f"{UNEXPLAINED}" in moved
+    del measured["provo_published"]
+    assert cause("table1_published", entries, measured, config)["cause"] == UNEXPLAINED
+
+
+def test_table_one_shows_the_papers_own_systems_under_both_protocols(page, tmp_path):
+    """Table 1's section: per published system and value ours, the authors' protocol and the paper,
+    with the contexts each averages, after the human and oracle values; a run without the paper's
+    systems has neither the table nor the sentence on their rows."""
+    part = page[page.index("### Table 1: expected TVD and ECE"):page.index("## Why can't models")]
+    block = part[part.index("### The paper's own systems under our protocol and the authors'"):]
+    assert part.index("### Table 1's human and oracle values") < part.index("### The paper's own systems")
+    for label, ours, authors, printed_value in (("ECE corpus word", "0.120", "0.071", "0.07"),
+                                                ("ECE human majority", "0.150", "0.086", "0.09"),
+                                                ("ECE oracle-1 majority", "0.110", "0.073", "0.07"),
+                                                ("E TVD(·, H)", "0.655", "0.613", "0.61")):
+        assert re.search(rf"\| bloom-published / given \| Bloom\s+\| {re.escape(label)}\s+\| {ours}\s+\| "
+                         rf"{authors}\s+\| {printed_value}\s+\| 5 / 656\s+\|", block), label
+    assert "the rows `MODEL / given` of `bloom-published` are the samples its authors published" in part
+    results, entries, config = _run(tmp_path, published=False)
+    alone = render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries, figures=[],
+                   benchmarks=str(results / "benchmarks"), measured=_measured(results, published=False),
+                   results=str(results))
+    assert "The paper's own systems" not in alone and "`MODEL / given`" not in alone
 
 
 # ---- issue 70, round four: no string from outside the project reaches a page as markup ----------

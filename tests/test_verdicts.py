@@ -21,9 +21,10 @@ HEADLINES = {"IA-1": "E TVD(O2, O1)", "IA-2": "ECE", "IA-3": "most important pre
 """The papers' headline claims (issue 73) and a word of each claim's sentence."""
 
 
-def _page(tmp_path, production=None, beats=None, config_text=None) -> str:
-    """``_run``'s page, with its production summary and beating-copy table replaced where given."""
-    results, entries, config = _run(tmp_path)
+def _page(tmp_path, production=None, beats=None, config_text=None, published=True) -> str:
+    """``_run``'s page, with its production summary and beating-copy table replaced where given;
+    ``published``: with the paper's Bloom from its published samples."""
+    results, entries, config = _run(tmp_path, published)
     if production is not None:
         pd.DataFrame(production).to_parquet(next(e["table"] for e in entries if e["name"] == "production_summary"))
     if beats is not None:
@@ -31,7 +32,8 @@ def _page(tmp_path, production=None, beats=None, config_text=None) -> str:
     if config_text is not None:
         config.write_text(config_text)
     return render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries, figures=[],
-                  benchmarks=str(results / "benchmarks"), measured=_measured(results), results=str(results))
+                  benchmarks=str(results / "benchmarks"), measured=_measured(results, published),
+                  results=str(results))
 
 
 @pytest.fixture(scope="module")
@@ -210,11 +212,63 @@ def test_table_ones_caption_states_the_papers_draws_per_row(page):
     assert "GPT-2 at T = 0.5, Bloom and ChatGPT with 40 (Sec. 4)" in page
 
 
-def test_verdicts_of_the_fixture_run_follow_its_tables(page):
-    """The run's two systems are above the oracle (IA-1), its ECE ties the oracle's (IA-2: no cell
-    below), no temperature-0.5 decoding (IA-6), Full-ECE's RSD above cw-ECE's (LIU-1)."""
+def test_verdicts_of_the_fixture_run_follow_its_tables(tmp_path):
+    """Without the paper's own systems, on the run's models: its two systems are above the oracle
+    (IA-1), its ECE ties the oracle's (IA-2: no cell below), no temperature-0.5 decoding (IA-6),
+    Full-ECE's RSD above cw-ECE's (LIU-1)."""
+    page = _page(tmp_path, published=False)
     found = _verdicts(page)
     assert found["IA-1"] == "reproduced" and found["IA-2"] == "not reproduced"
+    assert "| the run's models: 2 of 2 systems with their 95% interval above the oracles'" in _claim_row(page, "IA-1")
     assert found["IA-6"].startswith("not testable: the run has no Provo decoding at temperature 0.5")
     assert found["LIU-1"] == "not reproduced" and found["IA-5"] == "reproduced"
     assert found["G-4"].startswith("not testable")
+
+
+def _claim_row(page: str, key: str) -> str:
+    return next(line for line in page.splitlines() if line.startswith(f"| {key} "))
+
+
+def test_the_table_one_claims_are_decided_on_the_papers_own_systems_where_the_run_has_them(page):
+    """The run has the paper's Bloom from its published samples: the gap and ECE claims are decided
+    on it alone (its E TVD above the oracle's; two of its three ECEs below), the verdict says so and
+    the Findings sentence states it; the temperature claim, without the paper's T = 0.5 samples,
+    falls back on the run's models (none at T = 0.5)."""
+    found = _verdicts(page)
+    own = "decided on the paper's own systems, from their published samples"
+    assert found["IA-1"] == f"reproduced: {own}" and found["IA-2"] == f"reproduced: {own}"
+    assert ("| the paper's own systems, from their published samples: 1 of 1 systems with their 95% interval above "
+            "the oracles' 0.433 [0.426, 0.440] (bloom-published / given 0.655)") in _claim_row(page, "IA-1")
+    assert "m / ancestral" not in _claim_row(page, "IA-1")
+    assert "the paper's own systems, from their published samples: 2 of 3 model x gold-label ECE cells" in \
+        _claim_row(page, "IA-2")
+    assert f"Verdict of claim IA-1: reproduced ({own})." in page and verdicts.misstated(page) == []
+    assert found["IA-6"].startswith("not testable: the run has no Provo decoding at temperature 0.5 alone, nor the "
+                                    "paper's GPT2 T=0.5 samples")
+
+
+def test_the_temperature_and_fine_tuning_claims_read_the_papers_own_samples(tmp_path):
+    """With the paper's GPT-2 at T = 0.5 and fine-tuned GPT-2 from their published samples, IA-6
+    and IA-5 are decided on them against the oracle control of Table 1: here one below the oracle,
+    one above it."""
+    from test_results_page import _system
+
+    results, entries, config = _run(tmp_path)
+    path = next(e["table"] for e in entries if e["name"] == "provo_summary")
+    summary = tables.read(path, "provo_system")
+    rows = pd.DataFrame([_system("t-published", "given", 0.40, 0.39, 0.41),
+                         _system("ft-published", "given", 0.66, 0.65, 0.67)])
+    tables.write(pd.concat([summary, rows], ignore_index=True), path, "provo_system")
+    config.write_text(config.read_text().replace(
+        "{name: bloom-published, published: {system: bloom}}",
+        "{name: bloom-published, published: {system: bloom}}, "
+        "{name: t-published, published: {system: gpt2-temperature-0.5}}, "
+        "{name: ft-published, published: {system: gpt2-fine-tuned}}"))
+    found = verdicts.decide(entries, _measured(results), _validated(config))
+    own = "decided on the paper's own systems, from their published samples"
+    assert (found["IA-6"].verdict, found["IA-6"].reason) == ("not reproduced", own)
+    assert "(t-published / given 0.400)" in found["IA-6"].ours and "bloom" not in found["IA-6"].ours
+    assert (found["IA-5"].verdict, found["IA-5"].reason) == ("reproduced", own)
+    assert found["IA-5"].ours.endswith("(ft-published / given 0.660)")
+    assert found["IA-1"].verdict == "partly" and "2 of 3 systems" in found["IA-1"].ours
+    assert "m / ancestral" not in found["IA-1"].ours

@@ -454,6 +454,10 @@ def test_a_published_system_is_fetched_converted_and_ingested(tmp_path, data_mir
     assert ("varprobe provo-published --system bloom --files "
             "results/raw/ilia_aziz_generations/bloom_generations.json") in run.stdout
     assert "--samples-csv results/provo/bloom-published/given/published.csv" in run.stdout
+    page = snakemake(tmp_path, "-n", "-p", "results/docs/results.md")
+    assert page.returncode == 0, output(page)
+    assert ('"provo_published": {"bloom-published": "results/provo/bloom-published/given/authors.parquet", '
+            '"chatgpt-published": "results/provo/chatgpt-published/given/authors.parquet"}') in page.stdout
 
 
 def test_samples_csv_without_the_sample_column_fails_the_dry_run(tmp_path, data_mirror):

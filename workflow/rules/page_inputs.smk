@@ -20,6 +20,11 @@ if "provo" in config:
     # the authors' protocol reads the Provo norms alone (rule provo_authors)
     if config["provo"].get("corpus") is None:
         PAGE_TABLES["provo_authors"] = f"{PROVO}/authors_protocol.parquet"
+    # the paper's own systems under the authors' protocol, by model (rule provo_published)
+    if PUBLISHED:
+        PAGE_TABLES["provo_published"] = {
+            model: f"{PROVO}/{model}/given/authors.parquet" for model in PUBLISHED
+        }
 if "regression" in ANALYSES:
     PAGE_TABLES["regression_codings"] = f"{REGRESSION}/codings.parquet"
 if "sample_size" in ANALYSES:
@@ -70,7 +75,7 @@ def system_tables(pairs, pattern):
 
 
 def page_table_paths():
-    """Every path of PAGE_TABLES (a production entry holds several)."""
+    """Every path of PAGE_TABLES (a production entry or the published systems' hold several)."""
     paths = []
     for value in PAGE_TABLES.values():
         if isinstance(value, str):
@@ -78,5 +83,6 @@ def page_table_paths():
         elif isinstance(value, list):
             paths.extend(value)
         else:
-            paths.extend(p for entry in value.values() for p in entry.values())
+            for entry in value.values():
+                paths.extend([entry] if isinstance(entry, str) else entry.values())
     return paths

@@ -22,12 +22,12 @@ import numpy as np
 import pandas as pd
 
 from varprobe import tables
-from varprobe.results_page import authors_measures, findings, paper, verdicts
+from varprobe.results_page import authors_measures, findings, paper, published_systems, verdicts
 from varprobe.results_page.findings import span, table_of
 from varprobe.results_page.markup import Markup, code, text
 from varprobe.results_page.tables import (
-    AUTHORS_CODE, AUTHORS_VALUES, MARKUP, RELATIVE, TABLE_ONE_COLUMNS, authors_row, intervals, markdown,
-    metric_by_bins, number, printed, with_interval)
+    AUTHORS_CODE, AUTHORS_VALUES, MARKUP, PUBLISHED_LABELS, RELATIVE, TABLE_ONE_COLUMNS, authors_row, intervals,
+    markdown, metric_by_bins, number, printed, published_comparison, with_interval)
 
 UNEXPLAINED = "unexplained"
 """The cause of a group with none in ``CAUSES``, or whose measuring table the run lacks."""
@@ -81,6 +81,8 @@ GROUPS = {
     **{f"table1_{key}": Group(f"Table 1: {label}", "Ilia & Aziz 2024, Table 1")
        for key, label in AUTHORS_VALUES.items()},
     "table1_models": Group("Table 1: the models' rows", "Ilia & Aziz 2024, Table 1, the GPT-2 columns"),
+    "table1_published": Group("Table 1: the paper's own systems, from their published samples",
+                              "Ilia & Aziz 2024, Table 1, each system's own column"),
     "table2_biased": Group("Table 2: the biased model estimate's ECE", "Ilia & Aziz 2024, Table 2, GPT-2"),
     "table2_oracle": Group("Table 2: the oracle's ECE", "Ilia & Aziz 2024, Table 2, \"Oracle 1\" (Table 1's Oracle2)"),
     "table3_tvd_oracles": Group("Table 3: the coefficient of TVD between oracles", "Ilia & Aziz 2024, Table 3"),
@@ -109,20 +111,30 @@ def paper_system(decoding: dict, finetuned: bool) -> str | None:
     return "GPT2 T=0.5" if settings == {"temperature": 0.5} and not finetuned else None
 
 
+def _paper_column(r, published: dict[str, str], decodings: dict, finetuned: set) -> str | None:
+    """The paper's Table 1 column a row of the Provo summary answers: Human and Oracle2 for the
+    human and oracle rows, a published model's own column for its given draws
+    (``published_systems.columns``), else its decoding's (``paper_system``); None for none."""
+    if r.model in ("human", "oracle"):
+        return {"human": "Human", "oracle": "Oracle2"}[r.model]
+    if r.model in published:
+        return published[r.model] if r.decoding == published_systems.DECODING else None
+    return paper_system(decodings[r.decoding], r.model in finetuned) if r.decoding in decodings else None
+
+
 def _table_one(entries: list[dict], measured: dict, config: dict) -> list[Pair]:
     summary = table_of(entries, "provo_summary")
     if summary is None or "provo_intervals" not in measured:
         return []
     found = intervals(tables.read(measured["provo_intervals"], "provo_intervals"))
-    columns = dict(zip(paper.TABLE_1_COLUMNS, ("ece_corpus", "ece_human_majority", "ece_oracle_majority",
-                                               "expected_tvd"), strict=True))
+    columns = dict(zip(paper.TABLE_1_COLUMNS, published_systems.VALUES, strict=True))
     decodings = {d["name"]: d for d in (config["provo"]["decodings"] if "provo" in config else [])}
     comparison = table_of(entries, "finetune_comparison")
     finetuned = set() if comparison is None else set(comparison["model"])
+    published = published_systems.columns(config)
     out = []
     for r in summary.itertuples(index=False):
-        column = {"human": "Human", "oracle": "Oracle2"}.get(r.model) or (
-            paper_system(decodings[r.decoding], r.model in finetuned) if r.decoding in decodings else None)
+        column = _paper_column(r, published, decodings, finetuned)
         if column is None:
             continue
         extra = found.get((r.model, r.decoding), {})
@@ -132,7 +144,8 @@ def _table_one(entries: list[dict], measured: dict, config: dict) -> list[Pair]:
                 continue
             low, high = ((r.ci_low, r.ci_high) if name == "avg_tvd" else extra.get(columns[name], (math.nan,) * 2))
             group = (f"table1_{r.model}_{'expected_tvd' if name == 'avg_tvd' else columns[name]}"
-                     if r.model in ("human", "oracle") else "table1_models")
+                     if r.model in ("human", "oracle") else "table1_published" if r.model in published
+                     else "table1_models")
             shown = TABLE_ONE_COLUMNS["tvd_oracle1" if r.model == "oracle" else "tvd_humans"] \
                 if name == "avg_tvd" else TABLE_ONE_COLUMNS[columns[name]]
             where = f"{r.model} / {r.decoding}, {shown.removesuffix(' [95% CI]')} (paper: {column})"
@@ -337,8 +350,10 @@ def _oracle_tvd(found: pd.DataFrame, measured: dict) -> tuple[str, pd.DataFrame 
 
 
 def _run_models(config: dict) -> str:
-    """The run's model names, as the causes cite them."""
-    return ", ".join(code(m["name"]) for m in config.get("models", [])) or "the run's"
+    """The run's model names, as the causes cite them; the paper's own systems
+    (``published_systems``) are not the run's models."""
+    published = published_systems.columns(config)
+    return ", ".join(code(m["name"]) for m in config.get("models", []) if m["name"] not in published) or "the run's"
 
 
 def _other_models(entries, measured, config) -> str:
@@ -379,6 +394,41 @@ def _draws(entries, measured, config) -> str:
     return head + ("The paper's GPT2 T=0.5 column was drawn 40 times per context (Sec. 4), as the run's rows "
                    "beside it, so the draws are no cause there. What remains is " + _other_models(entries, measured,
                                                                                                     config))
+
+
+def _published_protocol(entries, measured, _config) -> dict | None:
+    """The paper's own systems' rows against their columns: each one's values under the authors'
+    protocol on the same published samples (its ``provo_published`` table) and how many are the
+    paper's digits; where they are, the samples are the paper's and the difference of ours is the
+    protocol, each of its definitions named; what the authors' protocol leaves between itself and
+    the paper is unexplained. The table is ``published_comparison``'s, every number cited in it."""
+    found = published_systems.authors_tables(measured)
+    if not found:
+        return None
+    lines, rest = [], []
+    for model, table in found.items():
+        authors, matched = published_systems.protocol_row(table, "authors"), published_systems.paper_digits(table)
+        values = ", ".join(f"{PUBLISHED_LABELS[v]} {number(authors[v])}" for v in published_systems.VALUES)
+        lines.append(f"{code(model)} ({text(authors['column'])}, {int(authors['n_contexts']):,} contexts): "
+                     f"{values}, the paper's digits in {len(matched)} of {len(published_systems.VALUES)}")
+        missed = [PUBLISHED_LABELS[v] for v in published_systems.VALUES if v not in matched]
+        if missed:
+            rest.append(f"{code(model)}'s {', '.join(missed)}")
+    cause = ("Measured (each system's `authors.parquet`, schema `provo_published`; the table below): on the same "
+             "published samples the authors' protocol (`varprobe.analysis.published_samples`) gives "
+             + "; ".join(lines) + ". Where it gives the paper's digits, the samples are the paper's, and what "
+             "moves ours off them is the protocol: ours reads each draw's first word by our rule and each context "
+             "once (theirs: their words, lowercased, the records in published order with the last left out), "
+             "scores the word the corpus token reads as (theirs: the token as printed, punctuation and case "
+             "kept), breaks a tied mode lexicographically (theirs: the first most probable word), splits each "
+             "context's oracles with a seed of its own (theirs: a seed every context shares), and closes the "
+             "last ECE bin (theirs: a confidence of 1 lies in no bin and adds nothing). The table does not switch "
+             "these definitions one at a time, so which of them moves ours most is not measured here.")
+    if rest:
+        cause += (f" What remains between the authors' protocol and the paper ({'; '.join(rest)}) is "
+                  f"{UNEXPLAINED}: the run has of these systems their published samples alone, over the contexts "
+                  "named.")
+    return {"cause": cause, "table": markdown(published_comparison(table_of(entries, "provo_summary"), found))}
 
 
 def _biased_support(entries, measured, config) -> str:
@@ -716,6 +766,7 @@ CAUSES: dict[str, Callable] = {
     "table1_oracle_ece_oracle_majority": _authors_value("oracle_ece_oracle_majority"),
     "table1_oracle_expected_tvd": _authors_value("oracle_expected_tvd", _oracle_tvd),
     "table1_models": _draws,
+    "table1_published": _published_protocol,
     "table2_biased": _biased_support,
     "table2_oracle": _not_public("Additional_Experiments/Appendix_A/uncertainty_results/cal_metrics_oracle.json",
                                  "Table 2"),

@@ -20,7 +20,8 @@ import jinja2
 import pandas as pd
 
 from varprobe import tables
-from varprobe.results_page import departures, disagreements, findings, markup, paper, production_readings, verdicts
+from varprobe.results_page import (
+    departures, disagreements, findings, markup, paper, production_readings, published_systems, verdicts)
 from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
 
@@ -320,6 +321,18 @@ def _authors_blocks(entries: list[dict], measured: dict) -> list[dict]:
                                   ("provo_authors_switches", views.authors_switches(found)))]
 
 
+def _published_blocks(entries: list[dict], measured: dict) -> list[dict]:
+    """The paper's own systems' Table 1 values under ours, the authors' protocol and the paper's
+    digits (each published model's ``provo_published`` table; none where the run has none)."""
+    found = published_systems.authors_tables(measured)
+    if not found:
+        return []
+    summary = tables.read(next(e for e in entries if e.get("schema") == "provo_system")["table"], "provo_system")
+    frame = views.published_comparison(summary, found)
+    return [{"title": frame.attrs["title"], "prefix": "provo_published", "body": views.markdown(frame),
+             "note": frame.attrs["note"]}]
+
+
 def render(*, config: dict, configfiles: list[str], commit: str, entries: list[dict], figures: list[dict],
            benchmarks: str, measured: dict, results: str | None = None,
            not_run: dict[str, str] | None = None, figure_probes: list[str] | None = None) -> str:
@@ -327,7 +340,8 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
     (``varprobe.config_checks.validate_config``); ``configfiles`` are shown last, as they are, in
     the order given (each over the ones before it, a file given twice once); ``measured``: the
     run's measured tables by name (``PAGE_TABLES`` of ``workflow/rules/page_inputs.smk``), each
-    a path, or for the production tables a list or mapping of paths; ``results``: the run's results folder (its Snakemake logs
+    a path, or for the production tables and the published systems' (``provo_published``: by model) a list or
+    mapping of paths; ``results``: the run's results folder (its Snakemake logs
     beside it); ``not_run``: the configured analyses that could not run on the corpus, with the
     reason; ``figure_probes``: the probes of the production figures. Every value reaches the
     page as text but the Markdown the page writes itself (``varprobe.results_page.markup``)."""
@@ -345,7 +359,7 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         mine = [e for e in entries if e["name"].startswith(section.entries)]
         shown = [f for f in figures if f["study"] in section.figures]
         one = _table_one(mine, measured) if key == "provo" else None
-        authors = _authors_blocks(mine, measured) if one is not None else []
+        authors = _authors_blocks(mine, measured) + _published_blocks(mine, measured) if one is not None else []
         if one is not None:
             mine = [e for e in mine if e.get("schema") != "provo_system"]
         blocks = authors + _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(measured),
@@ -388,4 +402,5 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         paper=paper,
         relative=f"1/{1 / views.RELATIVE:g}",  # a rule of the page, no value of a table: not a decimal
         not_run=not_run or {},
+        published=markup.Markup(", ".join(markup.code(m) for m in published_systems.columns(config))),
     )

@@ -13,7 +13,7 @@ import math
 import pandas as pd
 
 from varprobe import tables as stored
-from varprobe.results_page import paper
+from varprobe.results_page import paper, published_systems
 from varprobe.results_page.markup import Markup, code, text
 
 RELATIVE = 0.10
@@ -250,6 +250,45 @@ def authors_switches(found: pd.DataFrame) -> pd.DataFrame:
                            "switch`: theirs without it. Each switch, and the line of the authors' code it "
                            "follows, is in the methods' table of the authors' protocol.")
     return table.reset_index(drop=True)
+
+
+PUBLISHED_LABELS = {"ece_corpus": TABLE_ONE_COLUMNS["ece_corpus"],
+                    "ece_human_majority": TABLE_ONE_COLUMNS["ece_human_majority"],
+                    "ece_oracle_majority": TABLE_ONE_COLUMNS["ece_oracle_majority"],
+                    "expected_tvd": TABLE_ONE_COLUMNS["tvd_humans"].removesuffix(" [95% CI]")}
+"""Table 1's four values of a model column (``published_systems.VALUES``), as Table 1 names them."""
+
+
+def published_comparison(summary: pd.DataFrame, found: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Table 1's four values of each of the paper's own systems (``found``: a published model's
+    ``provo_published`` table, by model name): ours (the model's row ``MODEL / given`` of the Provo
+    ``summary``, schema ``provo_system``; "–" where it has none), under the authors' protocol on the
+    same samples, and as the paper prints them, one row per system and value, with the contexts
+    each protocol averages."""
+    rows = []
+    for model, table in found.items():
+        ours = summary[(summary["model"] == model) & (summary["decoding"] == published_systems.DECODING)]
+        authors, printed_row = (published_systems.protocol_row(table, p) for p in ("authors", "paper"))
+        contexts = f"{int(ours['n_contexts'].iloc[0]) if len(ours) else '–'} / {int(authors['n_contexts'])}"
+        rows += [{"system": f"{model} / {published_systems.DECODING}", "paper's column": authors["column"],
+                  "value (Table 1)": label, "ours": float(ours[key].iloc[0]) if len(ours) else math.nan,
+                  "authors' protocol": float(authors[key]),
+                  "paper": printed(printed_row[key], published_systems.DIGITS),
+                  "contexts (ours / authors')": contexts} for key, label in PUBLISHED_LABELS.items()]
+    table = pd.DataFrame(rows, columns=["system", "paper's column", "value (Table 1)", "ours", "authors' protocol",
+                                        "paper", "contexts (ours / authors')"])
+    table.attrs["title"] = "The paper's own systems under our protocol and the authors'"
+    table.attrs["note"] = Markup(
+        "Ours: the run's protocol on the samples the authors published for each system (Table 1's rows "
+        "`MODEL / given`: each draw's first word read by our rule, each record on the Provo context of its text, "
+        "every context once). The authors' protocol: their notebooks' reading of the same files "
+        "(`varprobe.analysis.published_samples`, each system's `authors.parquet`): the records in published order, "
+        "the last left out and repeats kept; their words lowercased; the responses as they read them; the corpus "
+        "word the passage token as printed; the first most probable word as a mode; the oracle-1 majority over "
+        "their splits of a seed every context shares; ECE in their bins, where a confidence of 1 lies in no bin. "
+        "Where the authors' protocol gives the paper's digits, the samples are the paper's, and what moves ours "
+        "off them is the protocol.")
+    return table
 
 
 TABLE_2_SYSTEMS = {"biased": "GPT-2 biased", "oracle 1": "Oracle 1 (Table 1's Oracle2)", "oracle 2": "Oracle 2"}

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from varprobe import tables
-from varprobe.results_page import paper
+from varprobe.results_page import paper, published_systems
 from varprobe.results_page.tables import (
     ADEQUACY_STATISTICS, decoding_ranks, number, printed, span, table_of, with_interval)
 
@@ -121,13 +121,32 @@ def _ends(mean: float, low: float, high: float) -> tuple[float, float]:
 
 # ---- Ilia & Aziz 2024 ----
 
-def _provo(run: Run) -> tuple[pd.DataFrame, pd.Series] | None:
+OWN_SYSTEMS, RUN_MODELS = "the paper's own systems, from their published samples", "the run's models"
+"""The systems a Table 1 claim is decided on (``_provo``): the paper's, where the run has them."""
+
+
+def _provo(run: Run, columns: tuple[str, ...] | None = None) -> tuple[pd.DataFrame, pd.Series, str] | None:
+    """The Table 1 rows a claim is decided on, the oracle control's row and which systems the rows
+    are: the paper's own systems (``published_systems.rows``; of its ``columns`` of Table 1 alone
+    where given) where the run has them, a verdict from their own data; else the run's models."""
     summary = run.table("provo_summary")
     if summary is None:
         return None
     oracle = summary[summary["model"] == "oracle"]
-    models = summary[~summary["model"].isin(["human", "oracle"])]
-    return (models, oracle.iloc[0]) if len(oracle) and len(models) else None
+    published = published_systems.columns(run.config)
+    own = published_systems.rows(summary, run.config)
+    if columns is not None:
+        own = own[own["model"].map(published).isin(columns)]
+    models = own if len(own) else summary[~summary["model"].isin(["human", "oracle", *published])]
+    source = OWN_SYSTEMS if len(own) else RUN_MODELS
+    return (models, oracle.iloc[0], source) if len(oracle) and len(models) else None
+
+
+def _decided_on(verdict: Verdict, source: str) -> Verdict:
+    """``verdict`` naming the systems it was decided on (``_provo``) before what it gives; on the
+    paper's own systems, its reason says so too (a sentence that states the verdict states it)."""
+    reason = "; ".join(r for r in (verdict.reason, f"decided on {source}" if source == OWN_SYSTEMS else "") if r)
+    return Verdict(verdict.verdict, f"{source}: {verdict.ours}", reason)
 
 
 NO_PROVO = Verdict(NOT_TESTABLE, "–", "the run has no Provo study (Table 1) with a model and the oracle control")
@@ -146,7 +165,10 @@ def _above_oracle(systems: pd.DataFrame, oracle: pd.Series) -> Verdict:
 
 def _gap(run: Run) -> Verdict:
     found = _provo(run)
-    return NO_PROVO if found is None else _above_oracle(*found)
+    if found is None:
+        return NO_PROVO
+    models, oracle, source = found
+    return _decided_on(_above_oracle(models, oracle), source)
 
 
 ECE_COLUMNS = ("ece_corpus", "ece_human_majority", "ece_oracle_majority")
@@ -165,16 +187,17 @@ def _ece_opposite(run: Run) -> Verdict:
     found = _provo(run)
     if found is None:
         return NO_PROVO
-    models, oracle = found
+    models, oracle, source = found
     cells = [(getattr(r, c), oracle[c]) for r in models.itertuples(index=False) for c in ECE_COLUMNS
              if not (pd.isna(getattr(r, c)) or pd.isna(oracle[c]))]
     below = sum(m < o for m, o in cells)
     if not cells:
         return Verdict(NOT_TESTABLE, "–", "the run's Table 1 has no model ECE beside the oracle's")
     verdict = REPRODUCED if below > len(cells) / 2 else NOT_REPRODUCED if below == 0 else PARTLY
-    return Verdict(verdict, f"{below} of {len(cells)} model x gold-label ECE cells below the oracle control's "
-                            f"(human majority: models {span(models['ece_human_majority'].min(), models['ece_human_majority'].max())}, "
-                            f"oracle {number(oracle['ece_human_majority'])})")
+    return _decided_on(Verdict(
+        verdict, f"{below} of {len(cells)} model x gold-label ECE cells below the oracle control's "
+                 f"(human majority: models {span(models['ece_human_majority'].min(), models['ece_human_majority'].max())}, "
+                 f"oracle {number(oracle['ece_human_majority'])})"), source)
 
 
 def largest_coefficient(row) -> str:
@@ -251,6 +274,12 @@ def _replacement(run: Run) -> Verdict:
 
 
 def _finetune(run: Run) -> Verdict:
+    """The paper's own fine-tuned GPT-2 (its published samples) against the oracle control in
+    Table 1 where the run has it, else each fine-tuned model of the run against the oracles on its
+    held-out contexts (``finetune_comparison``)."""
+    found = _provo(run, ("GPT2 fine-tuned",))
+    if found is not None and found[2] == OWN_SYSTEMS:
+        return _decided_on(_above_oracle(*found[:2]), OWN_SYSTEMS)
     comparison = run.table("finetune_comparison")
     if comparison is None:
         return Verdict(NOT_TESTABLE, "–", "the run has no fine-tuned model")
@@ -262,16 +291,20 @@ def _finetune(run: Run) -> Verdict:
 
 
 def _temperature(run: Run) -> Verdict:
-    found = _provo(run)
+    """The paper's own GPT-2 at T = 0.5 (its published samples) against the oracle control where
+    the run has it, else the run's models at temperature 0.5 alone."""
+    found = _provo(run, ("GPT2 T=0.5",))
     if found is None:
         return NO_PROVO
-    models, oracle = found
-    decodings = {d["name"]: d for d in (run.config["provo"]["decodings"] if "provo" in run.config else [])}
-    scaled = models[[{k: v for k, v in decodings.get(d, {}).items() if k not in ("name", "n_samples")}
-                     == {"temperature": 0.5} for d in models["decoding"]]]
-    if scaled.empty:
-        return Verdict(NOT_TESTABLE, "–", "the run has no Provo decoding at temperature 0.5 alone")
-    return _above_oracle(scaled, oracle)
+    models, oracle, source = found
+    if source == RUN_MODELS:
+        decodings = {d["name"]: d for d in (run.config["provo"]["decodings"] if "provo" in run.config else [])}
+        models = models[[{k: v for k, v in decodings.get(d, {}).items() if k not in ("name", "n_samples")}
+                         == {"temperature": 0.5} for d in models["decoding"]]]
+    if models.empty:
+        return Verdict(NOT_TESTABLE, "–", "the run has no Provo decoding at temperature 0.5 alone, nor the paper's "
+                                          "GPT2 T=0.5 samples")
+    return _decided_on(_above_oracle(models, oracle), source)
 
 
 # ---- Liu et al. 2024 ----
