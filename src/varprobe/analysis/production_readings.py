@@ -4,7 +4,7 @@ uses it (translation and simplification, Sec. 7, footnotes 12-13), and the misca
 of every task under the paper's own statistic and selection rule (Sec. 7, footnotes 12-15).
 
 The paper's main probes are unigram distance, POS-bigram distance and cosine distance between
-sentence embeddings: ours ``lexical-1``, ``syntactic-2`` and ``semantic`` (``MAIN_PROBES``).
+sentence embeddings: ours ``lexical-1``, ``syntactic-2`` and ``semantic`` (``GIULIANELLI_PROBES``).
 An input is selected under a task's rule (``PAPER_SELECTION``) when its per-input statistic
 exceeds the rule's threshold on *every* probe of the rule; a probe the run could not compute for
 the task's output language is left out of the rule and named in ``missing_probes``.
@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-MAIN_PROBES = ("lexical-1", "syntactic-2", "semantic")
-"""The paper's unigram, POS-bigram and semantic (cosine) distances, by our probe names."""
+from varprobe.published import GIULIANELLI_PROBES, GIULIANELLI_SELECTIONS
 
 
 @dataclass(frozen=True)
@@ -44,16 +43,8 @@ class Selection:
 STATISTIC_NAMES = {"w1_M_H": "W1(M, H)", "w1_C_H": "W1(C, H)"}
 """The per-input statistics of the paper's rules, as the page names them."""
 
-PAPER_SELECTION = {
-    "wmt14": Selection("w1_M_H", {"lexical-1": 0.3, "syntactic-2": 0.2, "semantic": 0.2}, "12"),
-    "asset": Selection("w1_M_H", {"syntactic-2": 0.2}, "13"),
-    "dailydialog": Selection("w1_C_H", {"lexical-1": 0.2, "syntactic-2": 0.2, "semantic": 0.2}, "14"),
-    "writingprompts": Selection("w1_C_H", {"semantic": 0.3}, "15"),
-}
-"""Giulianelli et al. 2023, Sec. 7, per task: translation, the inputs with W1(M, H) high on all
-probes (fn. 12: above 0.3 for unigram, 0.2 for POS bigram and semantic); simplification, W1(M, H)
-above 0.2 on POS bigrams (fn. 13); dialogue, W1(C, H) above 0.2 on all three (fn. 14); stories,
-W1(C, H) above 0.3 on the semantic probe (fn. 15)."""
+PAPER_SELECTION = {task: Selection(*rule) for task, rule in GIULIANELLI_SELECTIONS.items()}
+"""Each task's selection rule of Sec. 7 (``varprobe.published.GIULIANELLI_SELECTIONS``)."""
 
 SIGN_COLUMNS = ["dataset", "model", "decoding", "probe", "n_inputs", "mean", "ci_low", "ci_high", "sign"]
 W1_COLUMNS = ["dataset", "model", "decoding", "probe", "n_inputs", "mean", "ci_low", "ci_high",
@@ -78,7 +69,7 @@ def sign(value: float) -> str:
 
 
 def mean_difference_signs(summary: pd.DataFrame, decoding: str) -> pd.DataFrame:
-    """Per task, model and main probe the run computed (``MAIN_PROBES``, available): the mean over
+    """Per task, model and main probe the run computed (``GIULIANELLI_PROBES``, available): the mean over
     inputs of mu_M(x) - mu_H(x) of ``decoding``'s outputs with its interval (a
     ``production_summary`` table's ``mean_M_minus_H``) and its sign (columns ``SIGN_COLUMNS``).
 
@@ -97,7 +88,7 @@ def mean_difference_signs(summary: pd.DataFrame, decoding: str) -> pd.DataFrame:
                    & (summary["decoding"] == decoding)].set_index(["dataset", "model", "probe"])
     keys = [(d, m, p) for d, m in dict.fromkeys(zip(part.index.get_level_values(0), part.index.get_level_values(1),
                                                     strict=True))
-            for p in MAIN_PROBES if (d, m, p) in part.index]
+            for p in GIULIANELLI_PROBES if (d, m, p) in part.index]
     rows = [{"dataset": d, "model": m, "decoding": decoding, "probe": p, **part.loc[(d, m, p)].to_dict()}
             for d, m, p in keys]
     frame = pd.DataFrame(rows, columns=[c for c in SIGN_COLUMNS if c != "sign"])

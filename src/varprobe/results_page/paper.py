@@ -17,6 +17,7 @@ Numbers that are in the authors' repository but not in the paper are kept apart
 
 from __future__ import annotations
 
+from varprobe.published import GIULIANELLI_PROBES as PROBES
 from varprobe.published import PAPER_COEFFICIENTS
 
 TABLE_1_COLUMNS = ("ece_corpus", "ece_human_majority", "ece_oracle_majority", "avg_tvd")
@@ -91,15 +92,10 @@ for a 2B and a 7B GPT model (the paper gives no RSD of ECE)."""
 LIU_BINS = (5, 10, 20, 50, 100, 200, 500)
 """The bin counts M of Liu et al.'s Table 1."""
 
-GIULIANELLI_LEVELS = {
-    "w1_decoding": 0.1,
-    "miscalibrated_lexical-1": 0.3,
-    "miscalibrated_syntactic-2": 0.2,
-    "miscalibrated_semantic": 0.2,
-}
+GIULIANELLI_LEVELS = {"w1_decoding": 0.1}
 """Giulianelli et al. 2023, Sec. 6.2: the mean W1(C, H) of most decoding settings, unbiased
-sampling among them, is "always lower than 0.1" (Fig. 5); Sec. 7: an input is miscalibrated above
-W1 0.3 (unigram) or 0.2 (POS bigram, semantic)."""
+sampling among them, is "always lower than 0.1" (Fig. 5). Sec. 7's per-task thresholds of a
+miscalibrated input are ``varprobe.published.GIULIANELLI_SELECTIONS``."""
 
 GIULIANELLI_MEAN_DIFFERENCE_SIGN = {
     "wmt14": ("-", "OpusMT", "far below 0: substantially underestimates variability"),
@@ -110,9 +106,8 @@ GIULIANELLI_MEAN_DIFFERENCE_SIGN = {
 """Giulianelli et al. 2023, Sec. 6.1 (Fig. 3): the sign of mu_M(x) - mu_H(x) per task and the
 paper's model for it."""
 
-GIULIANELLI_PROBES = ("lexical-1", "syntactic-2", "semantic")
-"""Giulianelli et al. 2023's three main probes (unigram, POS-bigram and semantic distance,
-Sec. 6.1, Figs. 3 and 5): the probes whose levels and signs the paper states."""
+GIULIANELLI_PROBES = PROBES
+"""Giulianelli et al. 2023's three main probes (``varprobe.published.GIULIANELLI_PROBES``)."""
 
 GIULIANELLI_NO_CONTROL = ("dailydialog",)
 """Giulianelli et al. 2023, fn. 11: the tasks with no human control ("the five references
