@@ -1368,3 +1368,18 @@ def test_the_models_rows_cause_measures_the_draws_where_the_run_has_both_counts(
     support = CAUSES["table2_biased"](entries, {}, config)
     assert "its 40 ancestral draws per context, the greedy word, 3 x 20 nucleus draws" in support
     assert "GPT-2's 1,000 samples, the greedy word, 3 x 100 nucleus draws" in support
+
+
+def test_the_thresholds_table_sets_each_threshold_beside_the_papers_for_its_own_task():
+    """The paper states its thresholds per task (Sec. 7, fns. 12-15): dialogue's unigram threshold
+    is 0.2, translation's 0.3, and simplification states none for unigrams."""
+    from varprobe.results_page.findings import threshold_table
+
+    table = threshold_table({"wmt14": {"lexical-1": 0.3}, "dailydialog": {"lexical-1": 0.2},
+                             "asset": {"lexical-1": 0.3, "syntactic-2": 0.2}}).set_index(["dataset", "probe"])
+    assert table.loc[("dailydialog", "lexical-1"), "the paper's"] == "> 0.2"
+    assert table.loc[("dailydialog", "lexical-1"), "whose"] == "the paper's"
+    assert table.loc[("wmt14", "lexical-1"), "the paper's"] == "> 0.3"
+    assert table.loc[("asset", "lexical-1"), "the paper's"] == "–"
+    assert table.loc[("asset", "lexical-1"), "whose"] == "the run's own"
+    assert table.loc[("asset", "syntactic-2"), "whose"] == "the paper's"

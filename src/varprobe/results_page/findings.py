@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from varprobe import tables
+from varprobe.published import GIULIANELLI_SELECTIONS
 from varprobe.results_page import paper, verdicts
 from varprobe.results_page.markup import Markup, code, text
 from varprobe.results_page.tables import (  # span, table_of and decoding_ranks: read here by name too
@@ -301,8 +302,9 @@ def absent_sections(config: dict, present: set[str]) -> list[dict]:
     return out
 
 
-PAPER_THRESHOLDS = {k.split("_", 1)[1]: v for k, v in paper.GIULIANELLI_LEVELS.items() if k.startswith("miscalibrated_")}
-"""Giulianelli et al. 2023, Sec. 7: the W1 above which an input is miscalibrated, per probe."""
+PAPER_THRESHOLDS = {task: thresholds for task, (_, thresholds, _) in GIULIANELLI_SELECTIONS.items()}
+"""Giulianelli et al. 2023, Sec. 7: per task, the W1 above which an input is miscalibrated, per
+probe (fns. 12-15; ``varprobe.published.GIULIANELLI_SELECTIONS``)."""
 
 
 def used_thresholds(path: str) -> dict[str, float]:
@@ -318,12 +320,16 @@ def used_thresholds(path: str) -> dict[str, float]:
 
 def threshold_table(used: dict[str, dict[str, float]]) -> pd.DataFrame:
     """Per dataset and probe, the threshold the run selected with (``used``: dataset -> probe ->
-    threshold) beside the paper's (``PAPER_THRESHOLDS``; "–" for a probe it has none for), and
-    whose the run's is: the paper's where the two are equal, else the run's own."""
-    rows = [{"dataset": dataset, "probe": probe, "threshold on W1 (this run)": f"> {value:g}",
-             "the paper's": f"> {PAPER_THRESHOLDS[probe]:g}" if probe in PAPER_THRESHOLDS else "–",
-             "whose": "the paper's" if PAPER_THRESHOLDS.get(probe) == value else "the run's own"}
-            for dataset, thresholds in used.items() for probe, value in thresholds.items()]
+    threshold) beside the paper's for that task and probe (``PAPER_THRESHOLDS``; "–" where the
+    paper states none), and whose the run's is: the paper's where the two are equal, else the
+    run's own."""
+    rows = []
+    for dataset, thresholds in used.items():
+        papers = PAPER_THRESHOLDS.get(dataset, {})
+        rows.extend({"dataset": dataset, "probe": probe, "threshold on W1 (this run)": f"> {value:g}",
+                     "the paper's": f"> {papers[probe]:g}" if probe in papers else "–",
+                     "whose": "the paper's" if papers.get(probe) == value else "the run's own"}
+                    for probe, value in thresholds.items())
     return pd.DataFrame(rows, columns=["dataset", "probe", "threshold on W1 (this run)", "the paper's", "whose"])
 
 
@@ -472,14 +478,14 @@ PAPER_ITEMS = (
     ("Ilia & Aziz 2024", "Fig. 2 (TVD densities)", "provo", ""),
     ("Ilia & Aziz 2024", "Fig. 3 and Table 3 (ARD regression)", "regression", ""),
     ("Ilia & Aziz 2024", "Fig. 4 (syntactic and semantic TVD)", "word_classes", ""),
-    ("Ilia & Aziz 2024", "Table 2 and Fig. 5 (biased estimator, App. A)", "biased", ""),
+    ("Ilia & Aziz 2024", "Table 2 and Fig. 5 (biased estimator, App. A)", "biased_estimator", ""),
     ("Ilia & Aziz 2024", "Figs. 6-10 (TVD against each predictor, App. B)", "regression",
      "the regression's coefficients summarise them, and the per-context table "
      "(`provo/MODEL/DECODING/tvd.parquet`, the explorer) holds every point"),
     ("Ilia & Aziz 2024", "Fig. 11 (sample size, App. C.1)", "sample_size", ""),
-    ("Ilia & Aziz 2024", "Fig. 12 (TVD differences, App. C.4)", "replacement", ""),
+    ("Ilia & Aziz 2024", "Fig. 12 (TVD differences, App. C.4)", "oracle_replacement", ""),
     ("Ilia & Aziz 2024", "Table 4 and Fig. 13 (token level, App. D)", "token_level", ""),
-    ("Ilia & Aziz 2024", "Figs. 14-16 (k%-oracle replacement, App. E)", "replacement", ""),
+    ("Ilia & Aziz 2024", "Figs. 14-16 (k%-oracle replacement, App. E)", "oracle_replacement", ""),
     ("Ilia & Aziz 2024", "Figs. 17-18 (fine-tuning, App. F)", "finetune", ""),
     ("Liu et al. 2024", "Table 1 (RSD over bin counts)", "token_calibration", ""),
     ("Liu et al. 2024", "Fig. 1 (how the metrics bin)", None, "a diagram, no result"),
