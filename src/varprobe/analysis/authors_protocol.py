@@ -509,6 +509,27 @@ def oracle_halves(
 SWITCH_TABLE_COLUMNS = ("protocol", "switch", *VALUES)
 
 
+def switch_matrix(ours, authors, switches: tuple[str, ...]) -> list[tuple[str, str, object]]:
+    """The protocols a switch table compares, in its rows' order: ours, ours with each switch on
+    alone, the authors', and theirs with each switch off alone.
+
+    Parameters
+    ----------
+    ours, authors : dataclass
+        The protocol with every switch off and with every switch on.
+    switches : tuple of str
+        The switches' field names.
+
+    Returns
+    -------
+    list of (str, str, dataclass)
+        ``(protocol, switch, its switches)``: ``protocol`` is ``ours``, ``ours + switch``,
+        ``authors`` or ``authors - switch``; ``switch`` the one turned on or off, "" for the others.
+    """
+    return [("ours", "", ours), *(("ours + switch", s, replace(ours, **{s: True})) for s in switches),
+            ("authors", "", authors), *(("authors - switch", s, replace(authors, **{s: False})) for s in switches)]
+
+
 def switch_table(
     norms: pd.DataFrame, settings: ControlSettings, half: int = AUTHORS_HALF
 ) -> pd.DataFrame:
@@ -533,12 +554,8 @@ def switch_table(
     pandas.DataFrame
         A ``provo_authors`` table.
     """
-    rows = [_row("ours", "", norms, OURS, settings, half)]
-    rows += [_row("ours + switch", name, norms, replace(OURS, **{name: True}), settings, half)
-             for name in SWITCHES]
-    rows.append(_row("authors", "", norms, AUTHORS, settings, half))
-    rows += [_row("authors - switch", name, norms, replace(AUTHORS, **{name: False}), settings, half)
-             for name in SWITCHES]
+    rows = [_row(label, name, norms, protocol, settings, half)
+            for label, name, protocol in switch_matrix(OURS, AUTHORS, SWITCHES)]
     rows.append({"protocol": "paper", "switch": "", **PAPER})
     return pd.DataFrame(rows, columns=list(SWITCH_TABLE_COLUMNS))
 

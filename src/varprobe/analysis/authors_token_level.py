@@ -318,11 +318,9 @@ def switch_table(
     pandas.DataFrame
         Columns ``SWITCH_TABLE_COLUMNS``.
     """
-    rows = [("ours", "", OURS), *(("ours + switch", s, replace(OURS, **{s: True})) for s in SWITCHES),
-            ("authors", "", AUTHORS), *(("authors - switch", s, replace(AUTHORS, **{s: False})) for s in SWITCHES)]
     predicted: dict[tuple, tuple] = {}
     out = []
-    for label, switch, protocol in rows:
+    for label, switch, protocol in authors_protocol.switch_matrix(OURS, AUTHORS, SWITCHES):
         every = replace(protocol, authors_contexts=True)
         counts = response_counts(norms, every)
         shared = tuple(getattr(protocol, name) for name in SPLIT_FIELDS)
