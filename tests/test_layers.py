@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("data",),                                       # datasets: fetch, check, read
     ("metrics", "models"),                           # distances and estimators; loading a model
     ("probes", "sampling"),                          # text features; decoding a model
-    ("api", "finetune"),                             # API models; fine-tuning
+    ("api", "finetune", "run_plan"),                 # API models; fine-tuning; the run plan
     ("analysis", "plots"),                           # the studies' science; figures of tables
     ("results_page", "explorer", "resume", "reporting", "config_checks",
      "availability"),                                # reading results; the config's checks

@@ -248,11 +248,12 @@ def _kind(model: dict) -> str:
     return ModelSpec.from_config(model).kind
 
 
-def _runs_on(model: dict, dataset: str) -> bool:
-    """Whether a model entry can run on production ``dataset``: a network or API model, or one
-    fine-tuned on that dataset (never a samples file)."""
-    kind = _kind(model)
-    return kind in ("network", "api") or (kind == "fine-tuned" and model["finetune"]["dataset"] == dataset)
+def _plan(config: dict):
+    """The config's run plan (``varprobe.run_plan.RunPlan``): its models by capability and the
+    systems of each study."""
+    from varprobe.run_plan import RunPlan
+
+    return RunPlan.from_config(config)
 
 
 def reference_problems(config: dict) -> list[str]:
@@ -260,10 +261,12 @@ def reference_problems(config: dict) -> list[str]:
     kind): a model's decodings, a dataset's models, a fine-tuning base, the production figures'
     decoding, the token-calibration corpus, an oracle-replacement figure's k, a figure context's
     passage."""
-    models = {m["name"]: m for m in config.get("models", [])}
+    from varprobe.models.spec import LOGITS
+
     provo = {d["name"] for d in _at(config, ("provo", "decodings")) or []}
     production = [d["name"] for d in _at(config, ("production", "decodings")) or []]
-    networks = [n for n, m in models.items() if _kind(m) == "network"]
+    plan = _plan(config)
+    networks = plan.with_capability(LOGITS)
     problems = []
     for i, model in enumerate(config.get("models", [])):
         problems += [
@@ -276,7 +279,7 @@ def reference_problems(config: dict) -> list[str]:
             problems.append(_unknown(("models", i, "finetune", "base"), base, networks,
                                      "a configured pretrained or package model"))
     for i, dataset in enumerate(_at(config, ("production", "datasets")) or []):
-        runnable = [n for n, m in models.items() if _runs_on(m, dataset["name"])]
+        runnable = plan.runnable_on(dataset["name"])
         problems += [
             _unknown(("production", "datasets", i, "models", j), m, runnable,
                      f"a configured model that can run on {dataset['name']!r}")

@@ -321,66 +321,45 @@ def plan(config: dict, *, results: str | Path = "results", records: list[dict] |
     -------
     list of StagePlan
     """
-    from varprobe.models.spec import ModelSpec
+    from varprobe.models.spec import ENDPOINT
+    from varprobe.run_plan import GIVEN_DECODING, RunPlan
 
     results, records = Path(results), records or []
     machine = machine if machine is not None else this_machine()
+    run = RunPlan.from_config(config)
     rows = []
-    models = config.get("models", [])
-
-    def runs(entry, decoding):
-        return decoding in entry.get("decodings", [decoding])
-
-    if "provo" in config:
-        provo = config["provo"]
-        counted: dict = {}
-        for entry in models:
-            kind = ModelSpec.from_config(entry).kind
-            if kind == "samples":
-                continue
-            for decoding in provo.get("decodings", []):
-                enumerated = decoding.get("method") == "enumerate"
-                if not runs(entry, decoding["name"]) or (enumerated and kind != "network"):
-                    continue
-                texts = decoding.get("texts") or provo.get("texts", "all")
-                key = json.dumps(texts)
-                if key not in counted:
-                    counted[key] = provo_contexts(config, results, texts)
-                contexts = counted[key]
-                system = f"{entry['name']} / {decoding['name']}"
-                if enumerated:
-                    tokens = contexts * decoding["max_forward_tokens"] if contexts is not None else None
-                    rows.append(StagePlan(stage="provo_enumerate", system=system, draws=None,
-                                          forward_tokens=tokens, mem_mb=job_mem_mb(config, "provo_enumerate"),
-                                          wall_s=None, record="no record"))
-                    continue
-                stage = "provo_api_sample" if kind == "api" else "provo_sample"
-                draws = contexts * decoding.get("n_samples", provo["n_samples"]) if contexts is not None else None
-                tokens = draws * provo["max_tokens"] if draws is not None else None
-                wall, record = _estimate(stage, draws, entry, records, machine)
-                rows.append(StagePlan(stage=stage, system=system, draws=draws, forward_tokens=tokens,
-                                      mem_mb=job_mem_mb(config, stage), wall_s=wall, record=record))
-    if "production" in config:
-        production = config["production"]
-        for dataset in production.get("datasets", []):
-            inputs = production_inputs(config, dataset, results)
-            chosen = dataset.get("models")
-            for entry in models:
-                kind = ModelSpec.from_config(entry).kind
-                if kind == "samples" or (chosen and entry["name"] not in chosen):
-                    continue
-                if kind == "fine-tuned" and entry["finetune"].get("dataset") != dataset["name"]:
-                    continue
-                for decoding in production.get("decodings", []):
-                    if not runs(entry, decoding["name"]):
-                        continue
-                    draws = inputs * production["n_samples"] if inputs is not None else None
-                    tokens = draws * production["max_new_tokens"] if draws is not None else None
-                    wall, record = _estimate("production_sample", tokens, entry, records, machine)
-                    system = f"{dataset['name']} / {entry['name']} / {decoding['name']}"
-                    rows.append(StagePlan(stage="production_sample", system=system, draws=draws,
-                                          forward_tokens=tokens, mem_mb=job_mem_mb(config, "production_sample"),
-                                          wall_s=wall, record=record))
+    counted: dict = {}
+    for model, name in run.provo_systems():
+        if name == GIVEN_DECODING:
+            continue
+        entry, provo, decoding = run.models[model].entry, config["provo"], run.provo_decodings[name]
+        texts = decoding.get("texts") or provo.get("texts", "all")
+        key = json.dumps(texts)
+        if key not in counted:
+            counted[key] = provo_contexts(config, results, texts)
+        contexts = counted[key]
+        system = f"{model} / {name}"
+        if name in run.enumerated:
+            tokens = contexts * decoding["max_forward_tokens"] if contexts is not None else None
+            rows.append(StagePlan(stage="provo_enumerate", system=system, draws=None,
+                                  forward_tokens=tokens, mem_mb=job_mem_mb(config, "provo_enumerate"),
+                                  wall_s=None, record="no record"))
+            continue
+        stage = "provo_api_sample" if run.models[model].can(ENDPOINT) else "provo_sample"
+        draws = contexts * run.draws(name) if contexts is not None else None
+        tokens = draws * provo["max_tokens"] if draws is not None else None
+        wall, record = _estimate(stage, draws, entry, records, machine)
+        rows.append(StagePlan(stage=stage, system=system, draws=draws, forward_tokens=tokens,
+                              mem_mb=job_mem_mb(config, stage), wall_s=wall, record=record))
+    production = run.production
+    for dataset, model, decoding in run.production_systems():
+        inputs = production_inputs(config, run.datasets[dataset], results)
+        draws = inputs * production["n_samples"] if inputs is not None else None
+        tokens = draws * production["max_new_tokens"] if draws is not None else None
+        wall, record = _estimate("production_sample", tokens, run.models[model].entry, records, machine)
+        rows.append(StagePlan(stage="production_sample", system=f"{dataset} / {model} / {decoding}",
+                              draws=draws, forward_tokens=tokens, mem_mb=job_mem_mb(config, "production_sample"),
+                              wall_s=wall, record=record))
     return rows
 
 

@@ -1,10 +1,10 @@
 """The biased model estimate of next-word distributions (Ilia & Aziz 2024, App. A, Table 2, Fig. 5)."""
 
 BIASED = ANALYSES["biased_estimator"]  # its defaults filled in by the schema
-if BIASED["samples_decoding"] not in SAMPLED:
+if BIASED["samples_decoding"] not in PLAN.sampled:
     raise ValueError(
         f"analyses.biased_estimator.samples_decoding: {BIASED['samples_decoding']!r} is not "
-        f"a sampled decoding of provo.decodings (those are: {', '.join(SAMPLED) or 'none'})"
+        f"a sampled decoding of provo.decodings (those are: {', '.join(PLAN.sampled) or 'none'})"
     )
 BIASED_DIR = f"{RESULTS}/analyses/biased_estimator/{{model}}"
 BIASED_SYSTEM = f"{PROVO}/{{model}}/{BIASED['samples_decoding']}/system.parquet"

@@ -125,7 +125,7 @@ def benchmark_path(stage, *names):
 def dataset_mirror(dataset):
     """The data mirror of a dataset's raw files: its own ``data_mirror`` entry, else the
     top-level one (None: download, or ``$VARPROBE_DATA_MIRROR``)."""
-    return PROD_DATASETS.get(dataset, {}).get("data_mirror") or config["data_mirror"]
+    return PLAN.datasets.get(dataset, {}).get("data_mirror") or config["data_mirror"]
 
 
 def raw_options(dataset):

@@ -9,8 +9,8 @@ PROVO_EXPLORED = (
         summary=f"{PROVO}/summary.parquet",
         tvd=system_path(f"{PROVO_SYSTEM}/tvd.parquet"),
         estimates=[
-            f"{PROVO}/{m}/{d}/{'distribution' if d in ENUMERATED else 'samples'}.parquet"
-            for m, d in systems()
+            f"{PROVO}/{m}/{d}/{'distribution' if d in PLAN.enumerated else 'samples'}.parquet"
+            for m, d in PLAN.provo_systems()
         ],
     )
     if "provo" in config
@@ -18,7 +18,7 @@ PROVO_EXPLORED = (
 )
 PRODUCTION_EXPLORED = (
     dict(
-        instances=[f"{PROD}/{d}/instances.parquet" for d in PROD_DATASETS],
+        instances=[f"{PROD}/{d}/instances.parquet" for d in PLAN.datasets],
         samples=production_path(f"{PROD_SYSTEM}/samples.parquet"),
         distances=production_path(f"{PROD_SYSTEM}/distances.parquet"),
         divergences=production_path(f"{PROD_SYSTEM}/divergences.parquet"),

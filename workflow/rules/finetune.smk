@@ -80,8 +80,8 @@ rule finetune_production:
     params:
         model=model_entry,
         settings=training_settings,
-        prompt=lambda w: PROD_DATASETS[FINETUNED[w.model]["dataset"]]["prompt"],
-        chat="--chat" if PRODUCTION.get("chat_template") else "--no-chat",
+        prompt=lambda w: PLAN.datasets[FINETUNED[w.model]["dataset"]]["prompt"],
+        chat="--chat" if PLAN.production.get("chat_template") else "--no-chat",
         validation=lambda w, input: (
             ["--validation-instances", input.validation]
             if "validation" in input.keys()

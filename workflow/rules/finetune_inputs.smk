@@ -79,4 +79,4 @@ def loss_tables(wildcards):
 def compared_decodings(model):
     """The Provo decodings both a fine-tuned model and its base run."""
     base = FINETUNED[model]["base"]
-    return [d for d in model_decodings(model) if d in model_decodings(base)]
+    return [d for d in PLAN.model_decodings(model) if d in PLAN.model_decodings(base)]

@@ -5,24 +5,23 @@ run."""
 import json
 
 from varprobe.api.endpoint import TUNING as API_TUNING, ApiEndpoint
-from varprobe.models.spec import ModelSpec
+from varprobe.models.spec import ENDPOINT, GIVEN, LOGITS, SAMPLER
+from varprobe.run_plan import RunPlan
 
-MODELS = {m["name"]: m for m in config["models"]}
-
-# Model kinds, as the package decides them (varprobe.models.spec.KINDS).
-MODEL_KINDS = {n: ModelSpec.from_config(m).kind for n, m in MODELS.items()}
-NETWORKS = [n for n, k in MODEL_KINDS.items() if k == "network"]
-EXTERNAL = [n for n, k in MODEL_KINDS.items() if k == "samples"]
+PLAN = RunPlan.from_config(config)
+"""The run plan (varprobe.run_plan): models by capability, the systems of each study and the
+production datasets' settings."""
+MODELS = {n: m.entry for n, m in PLAN.models.items()}
+NETWORKS = PLAN.with_capability(LOGITS)
+API = PLAN.with_capability(ENDPOINT)
+EXTERNAL = PLAN.with_capability(GIVEN)
 PUBLISHED = {
     n: MODELS[n]["published"]["system"] for n in EXTERNAL if "published" in MODELS[n]
 }
 """The models that are a published system's samples (varprobe.data.published_generations), by
 the system they name: their samples file is converted from its files."""
-API = [n for n, k in MODEL_KINDS.items() if k == "api"]
-FINETUNED = {
-    n: MODELS[n]["finetune"] for n, k in MODEL_KINDS.items() if k == "fine-tuned"
-}
-PROVO_FINETUNED = [n for n, f in FINETUNED.items() if f["dataset"] == "provo"]
+FINETUNED = {n: m.entry["finetune"] for n, m in PLAN.models.items() if m.trained_on}
+PROVO_FINETUNED = PLAN.trained_on("provo")
 API_DEFAULTS = ApiEndpoint.tuning_defaults()
 """The `api` keys that tune speed and robustness only (job resources, not params)."""
 FT_DIR = f"{RESULTS}/finetune"
@@ -82,7 +81,7 @@ def uses_gpu(wildcards):
 
     0 means no GPU request at all (the SLURM executor drops ``--gpus`` for 0).
     """
-    return ModelSpec.from_config(MODELS[wildcards.model]).job_gpus
+    return PLAN.models[wildcards.model].spec.job_gpus
 
 
 def cpu_fallback(wildcards):

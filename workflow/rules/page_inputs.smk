@@ -9,8 +9,10 @@ PAGE_TABLES = {}
 never a path of its own)."""
 
 if "provo" in config:
-    PAGE_SYSTEMS = [*systems(), ("oracle", "control")]
-    SAMPLED_SYSTEMS = [(m, d) for m, d in systems() if d not in ENUMERATED]
+    PAGE_SYSTEMS = [*PLAN.provo_systems(), ("oracle", "control")]
+    SAMPLED_SYSTEMS = [
+        (m, d) for m, d in PLAN.provo_systems() if d not in PLAN.enumerated
+    ]
     PAGE_TABLES.update(
         provo_intervals=f"{PROVO}/page/intervals.parquet",
         provo_failures=f"{PROVO}/page/failures.parquet",
@@ -56,9 +58,13 @@ if "production" in config:
             "instances": f"{PROD}/{d}/instances.parquet",
             "samples": f"{PROD}/{d}/{min(models)}/ancestral/samples.parquet",
         }
-        for d in PROD_DATASETS
+        for d in PLAN.datasets
         for models in [
-            [m for d2, m, dec in production_systems() if d2 == d and dec == "ancestral"]
+            [
+                m
+                for d2, m, dec in PLAN.production_systems()
+                if d2 == d and dec == "ancestral"
+            ]
         ]
         if models
     }

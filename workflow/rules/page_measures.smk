@@ -89,8 +89,8 @@ if "provo" in config:
 
 
 if "regression" in ANALYSES:
-    CODED_MODEL, CODED_DECODING = systems()[0]
-    CODED_KIND = "distribution" if CODED_DECODING in ENUMERATED else "samples"
+    CODED_MODEL, CODED_DECODING = PLAN.provo_systems()[0]
+    CODED_KIND = "distribution" if CODED_DECODING in PLAN.enumerated else "samples"
 
     rule regression_codings:
         """The first system's ARD fit under each coding, ours and the authors' protocol (Table
@@ -195,7 +195,7 @@ if "production" in config:
         wildcard_constraints:
             reading="|".join(PRODUCTION_READINGS),
         params:
-            decoding=PRODUCTION["figures"]["decoding"],
+            decoding=PLAN.production["figures"]["decoding"],
         conda:
             CONDA_ENV
         threads: job_threads("production_reading")

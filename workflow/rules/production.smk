@@ -8,7 +8,7 @@ from varprobe.config_checks import figure_probes
 include: "production_inputs.smk"
 
 
-PROBES = PRODUCTION["probes"]
+PROBES = PLAN.production["probes"]
 
 
 PRODUCTION_DATA = (
@@ -76,17 +76,21 @@ rule production_sample:
     params:
         model=model_entry,
         decoding=production_decoding_entry,
-        prompt=lambda w: PROD_DATASETS[w.dataset]["prompt"],
+        prompt=lambda w: PLAN.datasets[w.dataset]["prompt"],
         few_shot=few_shot_options,
-        chat="--chat" if PRODUCTION["chat_template"] else "--no-chat",
+        chat="--chat" if PLAN.production["chat_template"] else "--no-chat",
         system_prompt=(
             []
-            if PRODUCTION["system_prompt"] is None
-            else ["--system-prompt", PRODUCTION["system_prompt"]]
+            if PLAN.production["system_prompt"] is None
+            else ["--system-prompt", PLAN.production["system_prompt"]]
         ),
-        reply=[] if PRODUCTION["reply"] == "whole" else ["--reply", PRODUCTION["reply"]],
-        n_samples=PRODUCTION["n_samples"],
-        max_new_tokens=PRODUCTION["max_new_tokens"],
+        reply=(
+            []
+            if PLAN.production["reply"] == "whole"
+            else ["--reply", PLAN.production["reply"]]
+        ),
+        n_samples=PLAN.production["n_samples"],
+        max_new_tokens=PLAN.production["max_new_tokens"],
         seed=config["seed"],
         shards=dataset_shards,
         checkpoint=lambda w, input: (
@@ -100,7 +104,7 @@ rule production_sample:
         **job_resources("production_sample"),
         **API_RESOURCES,
         gpu=uses_gpu,
-        batch_size=PRODUCTION["batch_size"],
+        batch_size=PLAN.production["batch_size"],
     log:
         log_path("production_sample", "{dataset}", "{model}", "{decoding}", "{shard}"),
     benchmark:
@@ -197,7 +201,7 @@ rule production_adequacy:
     output:
         f"{PROD_SYSTEM}/adequacy.parquet",
     params:
-        language=lambda w: dataset_setting(w.dataset, "language"),
+        language=lambda w: PLAN.dataset_setting(w.dataset, "language"),
         simplification=simplification_option,
     conda:
         CONDA_ENV
@@ -221,7 +225,7 @@ rule production_copy_adequacy:
     output:
         COPY_ADEQUACY,
     params:
-        language=lambda w: dataset_setting(w.dataset, "language"),
+        language=lambda w: PLAN.dataset_setting(w.dataset, "language"),
         simplification=simplification_option,
     conda:
         CONDA_ENV
@@ -243,12 +247,12 @@ rule production_adequacy_summary:
     dataset's copy baseline."""
     input:
         systems=production_path(f"{PROD_SYSTEM}/adequacy.parquet"),
-        copies=[COPY_ADEQUACY.format(dataset=d) for d in PROD_DATASETS],
+        copies=[COPY_ADEQUACY.format(dataset=d) for d in PLAN.datasets],
     output:
         f"{PROD}/adequacy.parquet",
     params:
         seed=config["seed"],
-        bootstrap=PRODUCTION["bootstrap_resamples"],
+        bootstrap=PLAN.production["bootstrap_resamples"],
     conda:
         CONDA_ENV
     threads: job_threads("production_adequacy_summary")
@@ -327,9 +331,9 @@ rule production_miscalibrated:
     output:
         f"{PROD_SYSTEM}/miscalibrated.parquet",
     params:
-        statistic=PRODUCTION["miscalibration"]["statistic"],
+        statistic=PLAN.production["miscalibration"]["statistic"],
         thresholds=dataset_thresholds,
-        limit=PRODUCTION["miscalibration"]["limit"],
+        limit=PLAN.production["miscalibration"]["limit"],
     conda:
         CONDA_ENV
     threads: job_threads("production_miscalibrated")
@@ -355,7 +359,7 @@ rule production_summary:
     params:
         orders=PROBES["ngram_orders"],
         seed=config["seed"],
-        bootstrap=PRODUCTION["bootstrap_resamples"],
+        bootstrap=PLAN.production["bootstrap_resamples"],
     conda:
         CONDA_ENV
     threads: job_threads("production_summary")
@@ -410,7 +414,7 @@ rule production_figures:
             "panel; the figure's title names it, and a panel's title names a task it lacks."
         ),
         probes=figure_probes(config),
-        decoding=PRODUCTION["figures"]["decoding"],
+        decoding=PLAN.production["figures"]["decoding"],
     conda:
         CONDA_ENV
     threads: job_threads("production_figures")

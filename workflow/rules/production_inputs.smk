@@ -22,14 +22,14 @@ def simplification_option(wildcards):
     ``simplification``: SARI is scored), else nothing, as a list of arguments."""
     return (
         ["--simplification"]
-        if dataset_setting(wildcards.dataset, "simplification")
+        if PLAN.dataset_setting(wildcards.dataset, "simplification")
         else []
     )
 
 
 def production_decoding_entry(wildcards):
     """A production decoding's config entry as JSON."""
-    return json.dumps(PRODUCTION_DECODINGS[wildcards.decoding], sort_keys=True)
+    return json.dumps(PLAN.production_decodings[wildcards.decoding], sort_keys=True)
 
 
 def production_checkpoint(wildcards):
@@ -41,7 +41,7 @@ def production_checkpoint(wildcards):
 
 def dataset_shards(wildcards):
     """A dataset's generation shards (production.shards, at most one per input)."""
-    return production_shards(config, PROD_DATASETS[wildcards.dataset])
+    return production_shards(config, PLAN.datasets[wildcards.dataset])
 
 
 def sample_shards(wildcards):
@@ -55,7 +55,7 @@ def sample_shards(wildcards):
 def dataset_thresholds(wildcards):
     """The miscalibration thresholds of a dataset's probes, as JSON."""
     return json.dumps(
-        miscalibration_thresholds(config, PROD_DATASETS[wildcards.dataset])
+        miscalibration_thresholds(config, PLAN.datasets[wildcards.dataset])
     )
 
 
@@ -63,14 +63,14 @@ def production_path(pattern):
     """``pattern`` (with {dataset}, {model}, {decoding}) for every production system."""
     return [
         pattern.format(dataset=d, model=m, decoding=dec)
-        for d, m, dec in production_systems()
+        for d, m, dec in PLAN.production_systems()
     ]
 
 
 def first_system_distances():
     """One distances table per dataset: its H rows are the same for every system."""
     first = {}
-    for d, m, dec in production_systems():
+    for d, m, dec in PLAN.production_systems():
         first.setdefault(d, f"{PROD}/{d}/{m}/{dec}/distances.parquet")
     return list(first.values())
 
@@ -97,28 +97,30 @@ PRODUCTION_FIGURES = (
 def few_shot_split(dataset):
     """The split a dataset's few-shot examples are drawn from: its ``few_shot_split``, else the
     split it is evaluated on."""
-    return PROD_DATASETS[dataset].get(
-        "few_shot_split", dataset_setting(dataset, "split")
+    return PLAN.datasets[dataset].get(
+        "few_shot_split", PLAN.dataset_setting(dataset, "split")
     )
 
 
 def _raw_files(dataset, split):
     """The raw files ``split`` of ``dataset`` is read from: those fetched into results/raw, or
     the file an entry brings and its digest record (none for a `datasets:` source)."""
-    entry = PROD_DATASETS[dataset]
+    entry = PLAN.datasets[dataset]
     if is_user_task(entry):
         if "file" not in entry:
             return []
         return [entry["file"], data_digest(entry["file"], f"production/{dataset}")]
     return [
         f"{RESULTS}/raw/{dataset}/{f}"
-        for f in DATASET_RECORDS[dataset].raw_files(split)
+        for f in PLAN.dataset_records[dataset].raw_files(split)
     ]
 
 
 def raw_inputs(wildcards):
     """The raw files a dataset's configured split is read from."""
-    return _raw_files(wildcards.dataset, dataset_setting(wildcards.dataset, "split"))
+    return _raw_files(
+        wildcards.dataset, PLAN.dataset_setting(wildcards.dataset, "split")
+    )
 
 
 def example_inputs(wildcards):
@@ -130,21 +132,24 @@ def _options(d, split, inputs):
     """The command-line options of an instances table of ``split`` of dataset ``d``, its own
     options among them; with ``inputs``, the configured choice and cap of inputs and references
     (without, every input and reference of the split)."""
-    choice = dataset_setting(d, "input_choice")
+    choice = PLAN.dataset_setting(d, "input_choice")
     chosen = {
-        "max_inputs": dataset_setting(d, "max_inputs"),
+        "max_inputs": PLAN.dataset_setting(d, "max_inputs"),
         # the CLI's default, first, is not passed: a run that chose nothing keeps its command
         "input_choice": None if choice == "first" else choice,
-        "max_references": dataset_setting(d, "max_references"),
+        "max_references": PLAN.dataset_setting(d, "max_references"),
     }
     options = {
         "entry": (
-            json.dumps(reader_entry(PROD_DATASETS[d]), sort_keys=True)
-            if is_user_task(PROD_DATASETS[d])
+            json.dumps(reader_entry(PLAN.datasets[d]), sort_keys=True)
+            if is_user_task(PLAN.datasets[d])
             else None
         ),
         "split": split,
-        **{option: dataset_setting(d, option) for option in DATASET_RECORDS[d].options},
+        **{
+            option: PLAN.dataset_setting(d, option)
+            for option in PLAN.dataset_records[d].options
+        },
         "seed": config["seed"],
         **(chosen if inputs else {}),
     }
@@ -159,7 +164,7 @@ def _options(d, split, inputs):
 def data_options(wildcards):
     """The command-line options of a dataset's instances table."""
     d = wildcards.dataset
-    return _options(d, dataset_setting(d, "split"), inputs=True)
+    return _options(d, PLAN.dataset_setting(d, "split"), inputs=True)
 
 
 def example_options(wildcards):
@@ -170,7 +175,7 @@ def example_options(wildcards):
 
 def few_shot_examples(wildcards):
     """The few-shot examples table of a dataset with ``few_shot``, as an input (none without)."""
-    if "few_shot" not in PROD_DATASETS[wildcards.dataset]:
+    if "few_shot" not in PLAN.datasets[wildcards.dataset]:
         return []
     return f"{PROD}/{wildcards.dataset}/examples.parquet"
 
@@ -180,7 +185,7 @@ def few_shot_options(wildcards, input):
     list of arguments."""
     if not input.examples:
         return []
-    k = PROD_DATASETS[wildcards.dataset]["few_shot"]
+    k = PLAN.datasets[wildcards.dataset]["few_shot"]
     return ["--few-shot", str(k), "--examples", str(input.examples)]
 
 
@@ -212,8 +217,8 @@ def probe_resources(wildcards):
     """A dataset's output language and, for each resource the probe records need, the one
     configured for that language (null: none, and the probes needing it are unavailable), as
     options; then the truncation options. A list of arguments."""
-    language = dataset_setting(wildcards.dataset, "language")
-    configured = PRODUCTION["probes"]
+    language = PLAN.dataset_setting(wildcards.dataset, "language")
+    configured = PLAN.production["probes"]
     options = ["--language", language]
     for need, (key, option) in PROBE_RESOURCES.items():
         resource = configured[key].get(language) if need in PROBE_NEEDS else None
@@ -226,8 +231,8 @@ def truncation_options(language, encoder):
     """The token budget of every probed text and the language's tokenizer that counts it (its
     sentence encoder's unless configured), as a list of arguments; none when texts are probed
     whole."""
-    probes = PRODUCTION["probes"]
-    budget = probes.get("max_response_tokens", PRODUCTION["max_new_tokens"])
+    probes = PLAN.production["probes"]
+    budget = probes.get("max_response_tokens", PLAN.production["max_new_tokens"])
     if budget is None:
         return []
     tokenizer = probes.get("truncation_tokenizers", {}).get(language, encoder)

@@ -59,7 +59,7 @@ rule provo_sample:
         f"{PROVO_SYSTEM}/shards/{{shard}}.parquet",
     wildcard_constraints:
         model=_alternatives(SAMPLERS),
-        decoding=_alternatives(SAMPLED),
+        decoding=_alternatives(PLAN.sampled),
     params:
         model=model_entry,
         decoding=decoding_entry,
@@ -98,7 +98,7 @@ rule provo_enumerate:
         f"{PROVO_SYSTEM}/distribution.parquet",
     wildcard_constraints:
         model=_alternatives(NETWORKS),
-        decoding=_alternatives(ENUMERATED),
+        decoding=_alternatives(PLAN.enumerated),
     params:
         model=model_entry,
         decoding=decoding_entry,
@@ -138,7 +138,7 @@ rule provo_merge:
         f"{PROVO_SYSTEM}/samples.parquet",
     wildcard_constraints:
         model=_alternatives(SAMPLERS),
-        decoding=_alternatives(SAMPLED),
+        decoding=_alternatives(PLAN.sampled),
     localrule: True
     threads: job_threads("provo_merge")
     resources:
@@ -163,7 +163,7 @@ rule provo_api_sample:
         replies=f"{PROVO_SYSTEM}/replies.parquet",
     wildcard_constraints:
         model=_alternatives(API),
-        decoding=_alternatives(SAMPLED),
+        decoding=_alternatives(PLAN.sampled),
     params:
         model=model_entry,
         decoding=decoding_entry,
@@ -188,7 +188,11 @@ rule provo_api_sample:
 rule provo_api_summary:
     """Reply and parse counts of every API system, summed over the contexts."""
     input:
-        [f"{PROVO}/{m}/{d}/replies.parquet" for m, d in systems() if m in API],
+        [
+            f"{PROVO}/{m}/{d}/replies.parquet"
+            for m, d in PLAN.provo_systems()
+            if m in API
+        ],
     output:
         f"{PROVO}/api_replies.parquet",
     threads: job_threads("provo_api_summary")

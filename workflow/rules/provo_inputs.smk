@@ -74,12 +74,12 @@ def published_files(wildcards):
 
 def decoding_entry(wildcards):
     """The decoding's config entry as JSON."""
-    return json.dumps(DECODINGS[wildcards.decoding], sort_keys=True)
+    return json.dumps(PLAN.provo_decodings[wildcards.decoding], sort_keys=True)
 
 
 def decoding_draws(wildcards):
-    """The draws per context of a sampled decoding: its own n_samples, else provo.n_samples."""
-    return DECODINGS[wildcards.decoding].get("n_samples", config["provo"]["n_samples"])
+    """The draws per context of a sampled decoding (``RunPlan.draws``)."""
+    return PLAN.draws(wildcards.decoding)
 
 
 def passage_span(span):
@@ -139,7 +139,7 @@ def sample_scope(wildcards):
 SIZED_MODELS = {
     m["name"]: m["parameters"]
     for m in config["models"]
-    if m.get("parameters") and m["name"] in PROVO_MODELS
+    if m.get("parameters") and m["name"] in PLAN.provo_models
 }
 """The Provo models whose config entry states their parameter count (the model-size figure)."""
 

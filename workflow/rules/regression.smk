@@ -9,10 +9,10 @@ from varprobe.config_checks import decoding_contexts
 RG = config["analyses"]["regression"]
 RG_PRIOR = RG["prior"]
 REGRESSION = f"{RESULTS}/analyses/regression"
-RG_UNFITTED = unfitted_systems(systems(), decoding_contexts(config))
+RG_UNFITTED = unfitted_systems(PLAN.provo_systems(), decoding_contexts(config))
 """The systems whose contexts are too few for a fit, with the reason (said here and on the
 results page)."""
-RG_SYSTEMS = [s for s in systems() if s not in RG_UNFITTED]
+RG_SYSTEMS = [s for s in PLAN.provo_systems() if s not in RG_UNFITTED]
 """The systems the regression is fitted on."""
 for reason in RG_UNFITTED.values():
     print(

@@ -3,7 +3,9 @@ of the TVDs of subsamples of each context's draws against the full sample's."""
 
 SAMPLE_SIZE = ANALYSES["sample_size"]
 SAMPLE_SIZE_DIR = f"{RESULTS}/analyses/sample_size"
-SAMPLE_SIZE_SYSTEMS = [(m, d) for m, d in systems() if d not in ENUMERATED]
+SAMPLE_SIZE_SYSTEMS = [
+    (m, d) for m, d in PLAN.provo_systems() if d not in PLAN.enumerated
+]
 
 
 rule sample_size:
@@ -15,7 +17,7 @@ rule sample_size:
         contexts=f"{SAMPLE_SIZE_DIR}/{{model}}/{{decoding}}/contexts.parquet",
         summary=f"{SAMPLE_SIZE_DIR}/{{model}}/{{decoding}}/summary.parquet",
     wildcard_constraints:
-        decoding=_alternatives([*SAMPLED, "given"]),
+        decoding=_alternatives([*PLAN.sampled, "given"]),
     params:
         seed=config["seed"],
         resplits=config["provo"]["resplits"],

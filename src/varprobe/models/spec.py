@@ -54,6 +54,27 @@ KINDS = ("network", "api", "samples", "fine-tuned")
 analyses, enumeration); a model behind an endpoint and a file of samples, words only; a network
 fine-tuned from another configured one, evaluated in its own study only."""
 
+LOGITS = "logits"
+"""One network's next-token logits over the whole corpus: complete-word enumeration and the
+token-level analyses (token calibration, the biased estimator, Table 4)."""
+SAMPLER = "sampler"
+"""Words and texts drawn here, by the package's samplers, from a network's logits (a fine-tuned
+model's per fold or checkpoint)."""
+ENDPOINT = "endpoint"
+"""Words and texts from an endpoint's replies (``varprobe.api``)."""
+GIVEN = "given"
+"""Draws given in a file (a samples CSV, a published system's samples): scored, never drawn."""
+
+CAPABILITIES = {
+    "network": (LOGITS, SAMPLER),
+    "fine-tuned": (SAMPLER,),
+    "api": (ENDPOINT,),
+    "samples": (GIVEN,),
+}
+"""What each kind of model can do, the one table the workflow routes by (``ModelSpec.can``,
+``varprobe.run_plan``): a new backend is a kind with its capabilities, and every stage that needs
+one of them runs it."""
+
 
 MODEL_ARGS = ("revision", "attn_implementation", "quantization_config", "adapter", "subfolder",
               "variant", "max_memory", "offload_folder")
@@ -184,6 +205,20 @@ class ModelSpec:
         if self.api is not None:
             return "api"
         return "samples" if self.samples is not None or self.published is not None else "network"
+
+    def can(self, capability: str) -> bool:
+        """Whether this model has ``capability`` (one of those of ``CAPABILITIES``).
+
+        Parameters
+        ----------
+        capability : str
+            ``LOGITS``, ``SAMPLER``, ``ENDPOINT`` or ``GIVEN``.
+
+        Returns
+        -------
+        bool
+        """
+        return capability in CAPABILITIES[self.kind]
 
     @property
     def job_gpus(self) -> int:

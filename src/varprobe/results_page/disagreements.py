@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from varprobe import tables
+from varprobe.run_plan import RunPlan
 from varprobe.results_page import authors_measures, findings, paper, published_systems, verdicts
 from varprobe.results_page.findings import span, table_of
 from varprobe.results_page.markup import Markup, code, text
@@ -362,18 +363,14 @@ def _other_models(entries, measured, config) -> str:
     return f"{UNEXPLAINED}: the run's models ({_run_models(config)}) against the paper's GPT-2."
 
 
-def _draw_count(decoding: dict, provo: dict) -> int:
-    """A Provo decoding's draws per context: its own ``n_samples``, else the study's."""
-    return decoding["n_samples"] if "n_samples" in decoding else provo["n_samples"]
-
-
 def _draws(entries, measured, config) -> str:
     """Table 1's model rows against GPT-2's: the draws, isolated where the run samples a model
     both at its own count and at the paper's 1,000 (two plain decodings, one with ``n_samples:
     1000``), each one's E TVD(M, H) at both; the paper's T = 0.5 column drawn 40 times per
     context, as the run's; what remains (``_other_models``)."""
     provo = config.get("provo") or {"decodings": []}
-    counts = {d["name"]: _draw_count(d, provo) for d in provo["decodings"]
+    plan = RunPlan.from_config(config)
+    counts = {d["name"]: plan.draws(d["name"]) for d in provo["decodings"]
               if d.get("method", "sample") == "sample" and paper_system(d, False) == "GPT2"}
     summary = table_of(entries, "provo_summary")
     lines = []

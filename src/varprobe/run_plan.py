@@ -1,0 +1,208 @@
+"""The run plan: what a checked config asks the workflow to run, resolved once.
+
+``RunPlan.from_config`` reads the models (each with its kind and capabilities,
+``varprobe.models.spec.CAPABILITIES``), the Provo decodings and systems (model x decoding) and
+the production datasets and systems (dataset x model x decoding), with every per-dataset setting
+resolved against its fallback. The rules, the config checks and the results page ask the plan
+instead of resolving the config again, so each resolution has one definition, tested here
+without Snakemake.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from varprobe.models.spec import ENDPOINT, GIVEN, LOGITS, SAMPLER, ModelSpec
+
+PROVO = "provo"
+"""The study name a Provo fine-tuning gives as its ``dataset``."""
+
+GIVEN_DECODING = "given"
+"""The one Provo decoding of a model whose draws are given (``GIVEN``)."""
+
+DATASET_DEFAULTS = ("split", "language", "max_references", "simplification", "max_inputs",
+                    "input_choice", "models")
+"""The settings of a production dataset entry that fall back on the study's or the dataset
+record's (``RunPlan.dataset_setting``), beside the record's own options."""
+
+
+@dataclass(frozen=True)
+class PlannedModel:
+    """A configured model as the plan reads it: its entry, its spec (kind and capabilities) and,
+    for a fine-tuning, the dataset it is trained on (its only study)."""
+
+    entry: dict = field(hash=False, compare=False)
+    spec: ModelSpec
+
+    @property
+    def name(self) -> str:
+        """The model's name (its entry's ``name``)."""
+        return self.entry["name"]
+
+    def can(self, capability: str) -> bool:
+        """Whether the model has ``capability`` (``ModelSpec.can``)."""
+        return self.spec.can(capability)
+
+    @property
+    def trained_on(self) -> str | None:
+        """The dataset a fine-tuning trains on (``provo`` or a production dataset), else None."""
+        return self.entry["finetune"]["dataset"] if "finetune" in self.entry else None
+
+    def runs(self, decoding: str) -> bool:
+        """Whether the model runs ``decoding``: its ``decodings`` list, by default every one."""
+        return decoding in self.entry.get("decodings", [decoding])
+
+    def studies(self, study: str) -> bool:
+        """Whether the model is evaluated in ``study`` (``provo`` or a production dataset's
+        name): a fine-tuning in the one it is trained on only, any other model in all."""
+        return self.trained_on in (None, study)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """The models, decodings, datasets and systems of one run, from a checked config.
+
+    Attributes
+    ----------
+    models : dict of str to PlannedModel
+        Every configured model by name, in the config's order.
+    provo_decodings : dict of str to dict
+        ``provo.decodings`` by name (empty without a ``provo`` section).
+    production : dict
+        The ``production`` section (empty without one).
+    provo_draws : int or None
+        ``provo.n_samples``: the draws per context of a decoding that sets none.
+    """
+
+    models: dict = field(hash=False)
+    provo_decodings: dict = field(hash=False)
+    production: dict = field(hash=False)
+    provo_draws: int | None = None
+
+    @classmethod
+    def from_config(cls, config: dict) -> RunPlan:
+        """The plan of a config that passed ``varprobe.config_checks.validate_config``.
+
+        Parameters
+        ----------
+        config : dict
+            The merged, checked config.
+
+        Returns
+        -------
+        RunPlan
+        """
+        provo = config.get("provo", {})
+        return cls(
+            models={m["name"]: PlannedModel(m, ModelSpec.from_config(m)) for m in config.get("models", [])},
+            provo_decodings={d["name"]: d for d in provo.get("decodings", [])},
+            production=config.get("production", {}),
+            provo_draws=provo.get("n_samples"),
+        )
+
+    def with_capability(self, capability: str) -> list[str]:
+        """The models that have ``capability``, in the config's order."""
+        return [n for n, m in self.models.items() if m.can(capability)]
+
+    def trained_on(self, study: str) -> list[str]:
+        """The fine-tunings trained on ``study`` (``provo`` or a production dataset)."""
+        return [n for n, m in self.models.items() if m.trained_on == study]
+
+    # Provo: model x decoding.
+
+    @cached_property
+    def enumerated(self) -> list[str]:
+        """The Provo decodings that enumerate complete words (``method: enumerate``)."""
+        return [n for n, d in self.provo_decodings.items() if d.get("method") == "enumerate"]
+
+    @cached_property
+    def sampled(self) -> list[str]:
+        """The Provo decodings that draw samples."""
+        return [n for n in self.provo_decodings if n not in self.enumerated]
+
+    def draws(self, decoding: str) -> int:
+        """A sampled Provo decoding's draws per context: its own ``n_samples``, else the
+        study's ``provo.n_samples``."""
+        return self.provo_decodings[decoding].get("n_samples", self.provo_draws)
+
+    @property
+    def provo_models(self) -> list[str]:
+        """The models of the Provo study: all but the fine-tunings on a production dataset."""
+        return [n for n, m in self.models.items() if m.studies(PROVO)]
+
+    def model_decodings(self, model: str) -> list[str]:
+        """The Provo decodings ``model`` runs: ``given`` where its draws are given; every one
+        where it has logits (``LOGITS``: enumeration too); else the sampled ones (an endpoint's
+        words, a fine-tuning's folds); always within the model's own ``decodings`` list."""
+        planned = self.models[model]
+        if planned.can(GIVEN):
+            return [GIVEN_DECODING]
+        names = self.provo_decodings if planned.can(LOGITS) else self.sampled
+        return [d for d in names if planned.runs(d)]
+
+    def provo_systems(self) -> list[tuple[str, str]]:
+        """Every (model, decoding) of the Provo study."""
+        return [(m, d) for m in self.provo_models for d in self.model_decodings(m)]
+
+    # Production: dataset x model x decoding.
+
+    @cached_property
+    def production_decodings(self) -> dict:
+        """``production.decodings`` by name."""
+        return {d["name"]: d for d in self.production.get("decodings", [])}
+
+    @cached_property
+    def datasets(self) -> dict:
+        """``production.datasets`` entries by name."""
+        return {d["name"]: d for d in self.production.get("datasets", [])}
+
+    @cached_property
+    def dataset_records(self) -> dict:
+        """The record of each production dataset (``varprobe.data.record_of``): the registered
+        one, or the one built from an entry that brings its own file."""
+        from varprobe.data import record_of
+
+        return {name: record_of(entry) for name, entry in self.datasets.items()}
+
+    def generators(self, dataset: str) -> list[str]:
+        """The models that can produce texts for ``dataset``, the default of its ``models``:
+        those with logits, then the endpoints (``ENDPOINT``), then the fine-tunings trained on it
+        (the summaries' row order)."""
+        return [*self.with_capability(LOGITS), *self.with_capability(ENDPOINT), *self.trained_on(dataset)]
+
+    def dataset_setting(self, dataset: str, key: str):
+        """A production dataset entry's setting ``key``, else its fallback: the dataset record's
+        split, output language, reference cap, simplification flag and own options
+        (``Dataset.options``); the study's ``max_inputs`` and ``input_choice``; ``generators``
+        for ``models``."""
+        entry = self.datasets[dataset]
+        if key in entry:
+            return entry[key]
+        record = self.dataset_records[dataset]
+        defaults = {
+            **record.options,
+            "split": record.default_split,
+            "language": record.output_language,
+            "max_references": record.max_references,
+            "simplification": record.simplification,
+            "max_inputs": self.production.get("max_inputs"),
+            "input_choice": self.production.get("input_choice"),
+        }
+        return self.generators(dataset) if key == "models" else defaults[key]
+
+    def production_systems(self) -> list[tuple[str, str, str]]:
+        """Every (dataset, model, decoding) of the production study."""
+        return [
+            (d, m, dec)
+            for d in self.datasets
+            for m in self.dataset_setting(d, "models")
+            for dec in self.production_decodings
+            if self.models[m].runs(dec)
+        ]
+
+    def runnable_on(self, dataset: str) -> list[str]:
+        """The models a production dataset's ``models`` may name: those that produce texts
+        (``SAMPLER`` or ``ENDPOINT``) and are evaluated on it."""
+        return [n for n, m in self.models.items()
+                if (m.can(SAMPLER) or m.can(ENDPOINT)) and m.studies(dataset)]

@@ -1,0 +1,102 @@
+"""varprobe.run_plan: models by capability, each study's systems and the production datasets'
+settings, resolved from a config without Snakemake."""
+
+import pytest
+
+from varprobe.models.spec import CAPABILITIES, ENDPOINT, GIVEN, KINDS, LOGITS, SAMPLER, ModelSpec
+from varprobe.run_plan import RunPlan
+
+MODELS = [
+    {"name": "net", "pretrained": "hub/net"},
+    {"name": "endpoint", "api": {"base_url": "http://127.0.0.1:9/v1", "model": "m"},
+     "decodings": ["ancestral", "top-p-0.9"]},
+    {"name": "file", "samples": "draws.csv"},
+    {"name": "net-provo-ft", "finetune": {"base": "net", "dataset": "provo"}, "decodings": ["ancestral"]},
+    {"name": "net-asset-ft", "finetune": {"base": "net", "dataset": "asset", "split": "valid"}},
+    {"name": "small", "pretrained": "hub/small", "decodings": ["ancestral", "exact"]},
+]
+CONFIG = {
+    "models": MODELS,
+    "provo": {"n_samples": 40, "decodings": [
+        {"name": "ancestral"},
+        {"name": "ancestral-1000", "n_samples": 1000},
+        {"name": "exact", "method": "enumerate", "target_mass": 0.95, "max_forward_tokens": 10},
+    ]},
+    "production": {"max_inputs": 7, "decodings": [{"name": "ancestral"}, {"name": "top-p-0.9", "top_p": 0.9}],
+                   "datasets": [{"name": "wmt14", "prompt": "{source}"},
+                                {"name": "asset", "prompt": "{source}", "max_inputs": 3, "models": ["net-asset-ft"]}]},
+}
+
+
+@pytest.fixture()
+def plan():
+    return RunPlan.from_config(CONFIG)
+
+
+def test_every_kind_declares_its_capabilities_and_each_capability_has_a_kind():
+    assert set(CAPABILITIES) == set(KINDS)
+    assert {c for caps in CAPABILITIES.values() for c in caps} == {LOGITS, SAMPLER, ENDPOINT, GIVEN}
+
+
+def test_models_are_asked_for_by_capability_in_the_configs_order(plan):
+    assert plan.with_capability(LOGITS) == ["net", "small"]
+    assert plan.with_capability(SAMPLER) == ["net", "net-provo-ft", "net-asset-ft", "small"]
+    assert plan.with_capability(ENDPOINT) == ["endpoint"]
+    assert plan.with_capability(GIVEN) == ["file"]
+    assert ModelSpec.from_config(MODELS[2]).can(GIVEN) and not ModelSpec.from_config(MODELS[2]).can(SAMPLER)
+
+
+def test_provo_decodings_follow_what_a_model_can_do(plan):
+    # logits: every decoding, enumeration too; an endpoint's and a fine-tuning's: sampled only;
+    # given draws: the one decoding "given"; a model's own list restricts each.
+    assert plan.model_decodings("net") == ["ancestral", "ancestral-1000", "exact"]
+    assert plan.model_decodings("small") == ["ancestral", "exact"]
+    assert plan.model_decodings("endpoint") == ["ancestral"]
+    assert plan.model_decodings("net-provo-ft") == ["ancestral"]
+    assert plan.model_decodings("file") == ["given"]
+
+
+def test_a_fine_tuning_is_evaluated_in_the_study_it_is_trained_on_only(plan):
+    assert "net-asset-ft" not in plan.provo_models
+    assert "net-provo-ft" in plan.provo_models
+    assert ("net-provo-ft", "ancestral") in plan.provo_systems()
+    assert "net-provo-ft" not in plan.runnable_on("wmt14")
+    assert "net-asset-ft" in plan.runnable_on("asset") and "net-asset-ft" not in plan.runnable_on("wmt14")
+    assert "file" not in plan.runnable_on("wmt14")
+
+
+def test_draws_per_context_are_the_decodings_own_else_the_studys(plan):
+    assert plan.draws("ancestral") == 40
+    assert plan.draws("ancestral-1000") == 1000
+    assert plan.enumerated == ["exact"] and plan.sampled == ["ancestral", "ancestral-1000"]
+
+
+def test_a_dataset_setting_is_its_entrys_else_its_fallback(plan):
+    assert plan.dataset_setting("wmt14", "max_inputs") == 7          # the study's
+    assert plan.dataset_setting("asset", "max_inputs") == 3          # its own
+    assert plan.dataset_setting("wmt14", "language") == "de"         # the record's
+    assert plan.dataset_setting("asset", "split") == "valid"
+    assert plan.dataset_setting("wmt14", "simplification") is False
+    assert plan.dataset_setting("asset", "simplification") is True
+    # models: the generators (logits, then endpoints, then the dataset's fine-tunings)
+    assert plan.dataset_setting("wmt14", "models") == ["net", "small", "endpoint"]
+    assert plan.dataset_setting("asset", "models") == ["net-asset-ft"]
+
+
+def test_production_systems_cross_datasets_models_and_each_models_decodings(plan):
+    systems = plan.production_systems()
+    assert ("wmt14", "endpoint", "top-p-0.9") in systems
+    assert ("wmt14", "small", "top-p-0.9") not in systems          # its list has no top-p-0.9
+    assert [s for s in systems if s[0] == "asset"] == [("asset", "net-asset-ft", "ancestral"),
+                                                        ("asset", "net-asset-ft", "top-p-0.9")]
+    assert len(systems) == len(set(systems))
+
+
+def test_the_config_checks_refuse_what_the_plan_cannot_run():
+    from varprobe.config_checks import reference_problems
+
+    bad = {**CONFIG, "production": {**CONFIG["production"], "datasets": [
+        {"name": "wmt14", "prompt": "{source}", "models": ["net-asset-ft", "file"]}]}}
+    problems = reference_problems(bad)
+    assert any("net-asset-ft" in p and "can run on 'wmt14'" in p for p in problems)
+    assert any("'file'" in p for p in problems)
