@@ -12,22 +12,17 @@ from varprobe.config_checks import (
     ConfigError,
     base_config_problem,
     check_config,
-    computed_probes,
     credential_problems,
     dataset_option_problems,
     dataset_problems,
     draw_memory_problems,
     duplicate_keys,
     few_shot_problems,
-    figure_probes,
     finetune_problems,
     in_precedence,
     key_path,
-    miscalibration_thresholds,
     name_problems,
     path_problems,
-    production_shards,
-    provo_shards,
     reference_problems,
     schema_errors,
     template_problems,
@@ -35,6 +30,13 @@ from varprobe.config_checks import (
 )
 from varprobe.data import DATASETS
 from varprobe.models.spec import KINDS, ModelSpec, ModelUnavailable
+from varprobe.run_plan import (
+    computed_probes,
+    figure_probes,
+    miscalibration_thresholds,
+    production_shards,
+    provo_shards,
+)
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml"
 SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())

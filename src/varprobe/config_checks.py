@@ -58,6 +58,15 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from varprobe.run_plan import (
+    computed_probes,
+    evaluated_inputs,
+    figure_probes,
+    miscalibration_thresholds,
+    production_shards,
+    provo_shards,
+)
+
 RESERVED_MODELS = {"oracle": "the oracle control's row of the Provo summaries",
                    "human": "the human MLE's row of the Provo summaries (Table 1, Human)"}
 """Model names the tables use for their own rows, with the row each one names."""
@@ -729,15 +738,6 @@ def split_problems(config: dict) -> list[str]:
             for path, record, split in named if split not in record.splits]
 
 
-def evaluated_inputs(config: dict, entry: dict, size: int | None) -> int | None:
-    """The inputs a production dataset entry evaluates out of its split's ``size`` (None:
-    unknown): its ``max_inputs`` (the entry's, else ``production.max_inputs``; null: all) at
-    most ``size``; None where neither bounds them."""
-    cap = entry["max_inputs"] if "max_inputs" in entry else config["production"].get("max_inputs")
-    known = [n for n in (cap, size) if n is not None]
-    return min(known) if known else None
-
-
 def few_shot_problems(config: dict) -> list[str]:
     """``few_shot`` settings that ask for more examples than their split can give: its inputs
     (``Dataset.splits``, where the record fixes their number), less the evaluated ones where the
@@ -905,11 +905,6 @@ def _header_problem(entry: dict) -> str | None:
     return None
 
 
-PROBE_RESOURCE_KEYS = {"tagger": "spacy_pipelines", "encoder": "sentence_encoders"}
-"""The ``production.probes`` key that names, per language, what a probe needs
-(``varprobe.probes.NEEDS``; the tokenizer is always there)."""
-
-
 LANGUAGE_MAPS = ("spacy_pipelines", "sentence_encoders", "truncation_tokenizers")
 """The keys of ``production.probes`` that map a language code to a resource."""
 
@@ -963,33 +958,6 @@ def language_problems(config: dict) -> list[str]:
     ]
 
 
-def computed_probes(config: dict, dataset: dict) -> list[str]:
-    """The probes the production study computes for a dataset entry: every probe of
-    ``production.probes.ngram_orders`` whose need is configured (not null) for the dataset's
-    output language."""
-    from varprobe.data import DATASETS
-    from varprobe.probes import PROBES
-
-    probes = config["production"]["probes"]
-    language = dataset.get("language") or DATASETS[dataset["name"]].output_language
-    return [
-        name
-        for probe in PROBES.values()
-        if probe.needs not in PROBE_RESOURCE_KEYS
-        or probes[PROBE_RESOURCE_KEYS[probe.needs]].get(language) is not None
-        for name, _ in probe.instances(probes["ngram_orders"])
-    ]
-
-
-def miscalibration_thresholds(config: dict, dataset: dict) -> dict[str, float]:
-    """The thresholds the miscalibration table of a dataset entry applies: those of
-    ``production.miscalibration.thresholds`` whose probe the dataset computes
-    (``computed_probes``; ``threshold_problems`` refuses a given one that no dataset computes)."""
-    computed = computed_probes(config, dataset)
-    thresholds = config["production"]["miscalibration"]["thresholds"]
-    return {probe: value for probe, value in thresholds.items() if probe in computed}
-
-
 THRESHOLDS = ("production", "miscalibration", "thresholds")
 
 
@@ -1037,16 +1005,6 @@ def threshold_notes(config: dict) -> list[str]:
 FIGURE_PROBES = ("production", "figures", "probes")
 
 
-def figure_probes(config: dict) -> list[str]:
-    """The probes of the production figures: those of ``production.figures.probes`` that the
-    study computes for some n-gram order (``production.probes.ngram_orders``; a probe whose
-    tagger or encoder a language lacks is drawn as unavailable)."""
-    from varprobe.probes import probe_names
-
-    study = probe_names(config["production"]["probes"]["ngram_orders"])
-    return [p for p in config["production"]["figures"]["probes"] if p in study]
-
-
 def figure_probe_problems(config: dict, given: bool) -> list[str]:
     """Figure probes the user ``given`` that the study does not compute (defaults are dropped
     instead: ``figure_probe_notes``), or none left to draw."""
@@ -1071,29 +1029,6 @@ def figure_probe_notes(config: dict) -> list[str]:
     off = [p for p in probes if p not in figure_probes(config)]
     return [f"{key_path(FIGURE_PROBES)}: default figure probes {', '.join(off)} dropped: not computed "
             "for production.probes.ngram_orders"] if off else []
-
-
-def provo_shards(config: dict) -> int:
-    """The Provo sampling jobs per model x decoding: ``provo.shards``, at most one per
-    configured passage (a shard holds whole passages; more would be empty jobs)."""
-    from varprobe.data.provo import N_PASSAGES
-
-    texts = config["provo"]["texts"]
-    return min(config["provo"]["shards"], N_PASSAGES if texts == "all" else len(texts))
-
-
-def production_shards(config: dict, dataset: dict) -> int:
-    """The generation jobs per model x decoding of a dataset entry: ``production.shards``, at
-    most one per input where the number of inputs is known (``evaluated_inputs``: ``max_inputs``,
-    at most the inputs of a registered dataset's split)."""
-    from varprobe.data import DATASETS
-    from varprobe.data.user_task import is_user_task
-
-    shards = config["production"]["shards"]
-    record = None if is_user_task(dataset) else DATASETS.get(dataset.get("name"))
-    size = None if record is None else record.splits.get(dataset.get("split", record.default_split))
-    inputs = evaluated_inputs(config, dataset, size)
-    return shards if inputs is None else min(shards, inputs)
 
 
 def shard_notes(config: dict) -> list[str]:

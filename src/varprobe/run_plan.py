@@ -73,12 +73,15 @@ class RunPlan:
         The ``production`` section (empty without one).
     provo_draws : int or None
         ``provo.n_samples``: the draws per context of a decoding that sets none.
+    config : dict
+        The config the plan is read from (the shards, probes and thresholds are resolved on it).
     """
 
     models: dict = field(hash=False)
     provo_decodings: dict = field(hash=False)
     production: dict = field(hash=False)
     provo_draws: int | None = None
+    config: dict = field(default_factory=dict, hash=False, repr=False)
 
     @classmethod
     def from_config(cls, config: dict) -> RunPlan:
@@ -99,6 +102,7 @@ class RunPlan:
             provo_decodings={d["name"]: d for d in provo.get("decodings", [])},
             production=config.get("production", {}),
             provo_draws=provo.get("n_samples"),
+            config=config,
         )
 
     def with_capability(self, capability: str) -> list[str]:
@@ -201,8 +205,104 @@ class RunPlan:
             if self.models[m].runs(dec)
         ]
 
+    def production_shards(self, dataset: str) -> int:
+        """A production dataset's generation jobs per model x decoding (``production_shards``)."""
+        return production_shards(self.config, self.datasets[dataset])
+
+    def thresholds(self, dataset: str) -> dict[str, float]:
+        """The miscalibration thresholds of a production dataset's probes
+        (``miscalibration_thresholds``)."""
+        return miscalibration_thresholds(self.config, self.datasets[dataset])
+
+    @cached_property
+    def figure_probes(self) -> list[str]:
+        """The probes of the production figures (``figure_probes``); none without a production
+        study."""
+        return figure_probes(self.config) if self.production else []
+
+    @cached_property
+    def provo_shards(self) -> int:
+        """The Provo sampling jobs per model x decoding (``provo_shards``)."""
+        return provo_shards(self.config)
+
     def runnable_on(self, dataset: str) -> list[str]:
         """The models a production dataset's ``models`` may name: those that produce texts
         (``SAMPLER`` or ``ENDPOINT``) and are evaluated on it."""
         return [n for n, m in self.models.items()
                 if (m.can(SAMPLER) or m.can(ENDPOINT)) and m.studies(dataset)]
+
+
+# The resolutions the checks make on entries before a plan exists (a dataset entry, not a name).
+
+PROBE_RESOURCE_KEYS = {"tagger": "spacy_pipelines", "encoder": "sentence_encoders"}
+"""The ``production.probes`` key that names, per language, what a probe needs
+(``varprobe.probes.NEEDS``; the tokenizer is always there)."""
+
+
+def evaluated_inputs(config: dict, entry: dict, size: int | None) -> int | None:
+    """The inputs a production dataset entry evaluates out of its split's ``size`` (None:
+    unknown): its ``max_inputs`` (the entry's, else ``production.max_inputs``; null: all) at
+    most ``size``; None where neither bounds them."""
+    cap = entry["max_inputs"] if "max_inputs" in entry else config["production"].get("max_inputs")
+    known = [n for n in (cap, size) if n is not None]
+    return min(known) if known else None
+
+
+def computed_probes(config: dict, dataset: dict) -> list[str]:
+    """The probes the production study computes for a dataset entry: every probe of
+    ``production.probes.ngram_orders`` whose need is configured (not null) for the dataset's
+    output language."""
+    from varprobe.data import DATASETS
+    from varprobe.probes import PROBES
+
+    probes = config["production"]["probes"]
+    language = dataset.get("language") or DATASETS[dataset["name"]].output_language
+    return [
+        name
+        for probe in PROBES.values()
+        if probe.needs not in PROBE_RESOURCE_KEYS
+        or probes[PROBE_RESOURCE_KEYS[probe.needs]].get(language) is not None
+        for name, _ in probe.instances(probes["ngram_orders"])
+    ]
+
+
+def miscalibration_thresholds(config: dict, dataset: dict) -> dict[str, float]:
+    """The thresholds the miscalibration table of a dataset entry applies: those of
+    ``production.miscalibration.thresholds`` whose probe the dataset computes
+    (``computed_probes``; ``threshold_problems`` refuses a given one that no dataset computes)."""
+    computed = computed_probes(config, dataset)
+    thresholds = config["production"]["miscalibration"]["thresholds"]
+    return {probe: value for probe, value in thresholds.items() if probe in computed}
+
+
+def figure_probes(config: dict) -> list[str]:
+    """The probes of the production figures: those of ``production.figures.probes`` that the
+    study computes for some n-gram order (``production.probes.ngram_orders``; a probe whose
+    tagger or encoder a language lacks is drawn as unavailable)."""
+    from varprobe.probes import probe_names
+
+    study = probe_names(config["production"]["probes"]["ngram_orders"])
+    return [p for p in config["production"]["figures"]["probes"] if p in study]
+
+
+def provo_shards(config: dict) -> int:
+    """The Provo sampling jobs per model x decoding: ``provo.shards``, at most one per
+    configured passage (a shard holds whole passages; more would be empty jobs)."""
+    from varprobe.data.provo import N_PASSAGES
+
+    texts = config["provo"]["texts"]
+    return min(config["provo"]["shards"], N_PASSAGES if texts == "all" else len(texts))
+
+
+def production_shards(config: dict, dataset: dict) -> int:
+    """The generation jobs per model x decoding of a dataset entry: ``production.shards``, at
+    most one per input where the number of inputs is known (``evaluated_inputs``: ``max_inputs``,
+    at most the inputs of a registered dataset's split)."""
+    from varprobe.data import DATASETS
+    from varprobe.data.user_task import is_user_task
+
+    shards = config["production"]["shards"]
+    record = None if is_user_task(dataset) else DATASETS.get(dataset.get("name"))
+    size = None if record is None else record.splits.get(dataset.get("split", record.default_split))
+    inputs = evaluated_inputs(config, dataset, size)
+    return shards if inputs is None else min(shards, inputs)

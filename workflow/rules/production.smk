@@ -2,7 +2,6 @@
 per-input divergences -> summary, figures and the most miscalibrated inputs. Its targets and
 input functions: production_inputs.smk."""
 
-from varprobe.config_checks import figure_probes
 
 
 include: "production_inputs.smk"
@@ -413,7 +412,7 @@ rule production_figures:
             "A probe that could not be computed (no tagger or encoder for a task's output language) has no\n"
             "panel; the figure's title names it, and a panel's title names a task it lacks."
         ),
-        probes=figure_probes(config),
+        probes=PLAN.figure_probes,
         decoding=PLAN.production["figures"]["decoding"],
     conda:
         CONDA_ENV

@@ -2,12 +2,7 @@
 
 import json
 
-from varprobe.config_checks import (
-    PROBE_RESOURCE_KEYS,
-    figure_probes,
-    miscalibration_thresholds,
-    production_shards,
-)
+from varprobe.run_plan import PROBE_RESOURCE_KEYS
 from varprobe.data.user_task import is_user_task, reader_entry
 from varprobe.probes import NEEDS, PROBES as PROBE_RECORDS
 
@@ -41,7 +36,7 @@ def production_checkpoint(wildcards):
 
 def dataset_shards(wildcards):
     """A dataset's generation shards (production.shards, at most one per input)."""
-    return production_shards(config, PLAN.datasets[wildcards.dataset])
+    return PLAN.production_shards(wildcards.dataset)
 
 
 def sample_shards(wildcards):
@@ -54,9 +49,7 @@ def sample_shards(wildcards):
 
 def dataset_thresholds(wildcards):
     """The miscalibration thresholds of a dataset's probes, as JSON."""
-    return json.dumps(
-        miscalibration_thresholds(config, PLAN.datasets[wildcards.dataset])
-    )
+    return json.dumps(PLAN.thresholds(wildcards.dataset))
 
 
 def production_path(pattern):

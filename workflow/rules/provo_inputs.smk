@@ -2,10 +2,10 @@
 
 import json
 
-from varprobe.config_checks import figure_context_keys, provo_shards
+from varprobe.config_checks import figure_context_keys
 from varprobe.data.provo import N_PASSAGES
 
-SHARDS = list(range(1, provo_shards(config) + 1))
+SHARDS = list(range(1, PLAN.provo_shards + 1))
 """The sampling shards of a model x decoding (provo.shards, at most one per passage)."""
 
 SAMPLERS = [*NETWORKS, *PROVO_FINETUNED]

@@ -4,7 +4,6 @@ values beside ours, the config, commit, machine and stage times, through one tem
 
 import json
 
-from varprobe.config_checks import figure_probes
 
 STUDY_TARGETS = [
     *(provo_targets() if "provo" in config else []),
@@ -44,7 +43,7 @@ rule results_page:
         not_run=json.dumps({**NOT_RUN, **NOT_FITTED}, sort_keys=True),
         measured=lambda w: json.dumps(PAGE_TABLES, sort_keys=True),
         # the probes of the production figures (schema defaults resolved), for its Fig. 5 table
-        figure_probes=figure_probes(config) if "production" in config else [],
+        figure_probes=PLAN.figure_probes,
     localrule: True
     conda:
         CONDA_ENV

@@ -6,7 +6,6 @@ provenance in their metadata: the workflow hands it to them here (varprobe.table
 import json
 import os
 
-from varprobe.config_checks import figure_probes
 from varprobe.run_record import provenance
 from varprobe.tables import PROVENANCE_ENV
 
@@ -39,7 +38,7 @@ rule run_record:
         measured=lambda w: json.dumps(
             {k: PAGE_TABLES[k] for k in ("provo_intervals",) if k in PAGE_TABLES}
         ),
-        figure_probes=figure_probes(config) if "production" in config else [],
+        figure_probes=PLAN.figure_probes,
     localrule: True
     conda:
         CONDA_ENV
