@@ -100,3 +100,29 @@ def test_the_config_checks_refuse_what_the_plan_cannot_run():
     problems = reference_problems(bad)
     assert any("net-asset-ft" in p and "can run on 'wmt14'" in p for p in problems)
     assert any("'file'" in p for p in problems)
+
+
+def test_the_page_says_which_inputs_of_each_dataset_ran():
+    # A dataset's own max_inputs stands beside the study's; before the plan, the page printed
+    # production.max_inputs for every dataset.
+    from varprobe.results_page.findings import what_was_run
+
+    config = {**CONFIG, "production": {**CONFIG["production"], "n_samples": 10, "input_choice": "seeded"}}
+    ran = dict(what_was_run(config, []))["production"]
+    assert ran.startswith("wmt14: a seeded choice of 7 inputs; asset: a seeded choice of 3 inputs, 10 outputs")
+    same = {**config, "production": {**config["production"], "datasets": config["production"]["datasets"][:1]}}
+    assert dict(what_was_run(same, []))["production"].startswith("wmt14, a seeded choice of 7 inputs of each")
+
+
+def test_a_provo_fine_tuning_samples_one_shard_per_fold_that_holds_out_passages_of_the_study():
+    tune = {"base": "net", "dataset": "provo", "train_passages": {"first": 1, "last": 8}, "folds": 4}
+    config = {"models": [MODELS[0], {"name": "ft", "finetune": tune, "parameters": 10},
+                         {**MODELS[0], "name": "sized", "parameters": 135}],
+              "provo": {"texts": [3, 4, 7], "shards": 5, "n_samples": 40, "decodings": [{"name": "ancestral"}]}}
+    plan = RunPlan.from_config(config)
+    assert plan.folds("ft") == [[1, 2], [3, 4], [5, 6], [7, 8]]
+    assert plan.sampled_folds("ft") == [(2, [3, 4]), (4, [7])]      # folds 1 and 3 hold out none
+    assert plan.sampling_shards("ft") == [1, 2]
+    assert plan.sampling_shards("net") == [1, 2, 3]                  # 5 shards, at most one per passage
+    assert plan.sized_models == {"ft": 10, "sized": 135}
+    assert RunPlan.from_config({**config, "provo": {**config["provo"], "texts": "all"}}).provo_texts == list(range(1, 56))

@@ -149,6 +149,42 @@ class RunPlan:
         """Every (model, decoding) of the Provo study."""
         return [(m, d) for m in self.provo_models for d in self.model_decodings(m)]
 
+    @cached_property
+    def provo_texts(self) -> list[int]:
+        """The Provo passage ids of the study: ``provo.texts`` (``all``: every passage)."""
+        from varprobe.data.provo import N_PASSAGES
+
+        texts = self.config.get("provo", {}).get("texts", [])
+        return list(range(1, N_PASSAGES + 1)) if texts == "all" else list(texts)
+
+    def folds(self, model: str) -> list[list[int]]:
+        """The cross-validation folds (passage ids) of a Provo fine-tuning: its
+        ``train_passages`` in ``folds`` contiguous runs (``finetune.folds.contiguous_folds``)."""
+        from varprobe.finetune.folds import contiguous_folds
+
+        tune = self.models[model].entry["finetune"]
+        return contiguous_folds(passage_span(tune["train_passages"]), tune["folds"])
+
+    def sampled_folds(self, model: str) -> list[tuple[int, list[int]]]:
+        """``(fold, passages)`` for each fold of a Provo fine-tuning that holds out passages of
+        the study, with those passages: the fold's model samples their contexts."""
+        held = [(k, [t for t in fold if t in self.provo_texts])
+                for k, fold in enumerate(self.folds(model), start=1)]
+        return [(k, texts) for k, texts in held if texts]
+
+    def sampling_shards(self, model: str) -> list[int]:
+        """A Provo model's sampling jobs per decoding: one per sampled fold for a Provo
+        fine-tuning (shard i is its i-th sampled fold), else ``provo_shards``."""
+        count = len(self.sampled_folds(model)) if model in self.trained_on(PROVO) else self.provo_shards
+        return list(range(1, count + 1))
+
+    @cached_property
+    def sized_models(self) -> dict[str, int]:
+        """The Provo models whose entry states their parameter count (``parameters``: the
+        model-size figure), by name."""
+        return {n: self.models[n].entry["parameters"] for n in self.provo_models
+                if self.models[n].entry.get("parameters")}
+
     # Production: dataset x model x decoding.
 
     @cached_property
@@ -233,6 +269,11 @@ class RunPlan:
 
 
 # The resolutions the checks make on entries before a plan exists (a dataset entry, not a name).
+
+
+def passage_span(span: dict) -> list[int]:
+    """The passage ids of a ``{first, last}`` span of a fine-tuning entry."""
+    return list(range(span["first"], span["last"] + 1))
 
 PROBE_RESOURCE_KEYS = {"tagger": "spacy_pipelines", "encoder": "sentence_encoders"}
 """The ``production.probes`` key that names, per language, what a probe needs

@@ -24,7 +24,7 @@ rule biased_estimator:
     params:
         model=model_entry,
         seed=config["seed"],
-        shards=len(SHARDS),
+        shards=PLAN.provo_shards,
         nucleus=BIASED["nucleus"],
         nucleus_samples=BIASED["nucleus_samples"],
         max_tokens=config["provo"]["max_tokens"],
@@ -58,7 +58,9 @@ rule biased_estimator_merge:
         contexts=rules.provo_data.output.contexts,
         responses=rules.provo_data.output.responses,
         shards=expand(
-            f"{BIASED_DIR}/shards/{{shard}}.parquet", shard=SHARDS, allow_missing=True
+            f"{BIASED_DIR}/shards/{{shard}}.parquet",
+            shard=range(1, PLAN.provo_shards + 1),
+            allow_missing=True,
         ),
     output:
         support=f"{BIASED_DIR}/support.parquet",

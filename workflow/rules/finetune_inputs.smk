@@ -2,6 +2,8 @@
 
 import json
 
+from varprobe.run_plan import passage_span
+
 FINETUNE_TARGETS = []
 """The loss figures and comparisons of the fine-tuned models."""
 PRODUCTION_FINETUNED = [n for n in FINETUNED if n not in PROVO_FINETUNED]
@@ -71,7 +73,7 @@ def loss_tables(wildcards):
     if wildcards.model in PROVO_FINETUNED:
         return [
             f"{FT_DIR}/{wildcards.model}/fold{k}/losses.parquet"
-            for k, _ in sampled_folds(wildcards.model)
+            for k, _ in PLAN.sampled_folds(wildcards.model)
         ]
     return [f"{FT_DIR}/{wildcards.model}/losses.parquet"]
 

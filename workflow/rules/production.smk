@@ -3,7 +3,6 @@ per-input divergences -> summary, figures and the most miscalibrated inputs. Its
 input functions: production_inputs.smk."""
 
 
-
 include: "production_inputs.smk"
 
 

@@ -66,7 +66,7 @@ rule provo_sample:
         n_samples=decoding_draws,
         max_tokens=PC["max_tokens"],
         seed=config["seed"],
-        shards=lambda w: len(model_shards(w.model)),
+        shards=lambda w: len(PLAN.sampling_shards(w.model)),
         scope=sample_scope,
         cpu_fallback=cpu_fallback,
     threads: job_threads("provo_sample")
@@ -131,7 +131,7 @@ rule provo_merge:
     input:
         lambda w: expand(
             f"{PROVO_SYSTEM}/shards/{{shard}}.parquet",
-            shard=model_shards(w.model),
+            shard=PLAN.sampling_shards(w.model),
             allow_missing=True,
         ),
     output:
@@ -461,7 +461,7 @@ rule provo_figure_size:
         ),
         table=f"{PROVO}/figures/model_size.parquet",
     params:
-        parameters=json.dumps(SIZED_MODELS, sort_keys=True),
+        parameters=json.dumps(PLAN.sized_models, sort_keys=True),
         caption=(
             "Expected TVD to the humans and ECE against each of Table 1's targets, for each Provo model\n"
             "at the parameter count its model card states (log axis), one line per decoding, with the\n"

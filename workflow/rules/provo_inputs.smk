@@ -3,20 +3,9 @@
 import json
 
 from varprobe.config_checks import figure_context_keys
-from varprobe.data.provo import N_PASSAGES
-
-SHARDS = list(range(1, PLAN.provo_shards + 1))
-"""The sampling shards of a model x decoding (provo.shards, at most one per passage)."""
 
 SAMPLERS = [*NETWORKS, *PROVO_FINETUNED]
 """The models the Provo sampler runs (fine-tuned ones per fold)."""
-PROVO_TEXTS = (
-    range(1, N_PASSAGES + 1)
-    if config.get("provo", {}).get("texts") == "all"
-    else config.get("provo", {}).get("texts", [])
-)
-
-
 CORPUS = config.get("provo", {}).get("corpus")
 """The configured cloze corpus (varprobe.data.cloze), or None: Provo."""
 FIGURE_CONTEXTS = figure_context_keys(config)
@@ -82,37 +71,6 @@ def decoding_draws(wildcards):
     return PLAN.draws(wildcards.decoding)
 
 
-def passage_span(span):
-    """The passage ids of a `{first, last}` span of a finetune entry."""
-    return list(range(span["first"], span["last"] + 1))
-
-
-def provo_folds(model):
-    """The cross-validation folds (lists of passage ids) of a Provo fine-tuned model."""
-    from varprobe.finetune.folds import contiguous_folds
-
-    tune = FINETUNED[model]
-    return contiguous_folds(passage_span(tune["train_passages"]), tune["folds"])
-
-
-def sampled_folds(model):
-    """``(fold, passages)``: each fold of a Provo fine-tuned model that holds out configured
-    Provo passages, with those passages; the fold's model samples their contexts."""
-    held = [
-        (k, [t for t in fold if t in PROVO_TEXTS])
-        for k, fold in enumerate(provo_folds(model), start=1)
-    ]
-    return [(k, texts) for k, texts in held if texts]
-
-
-def model_shards(model):
-    """The sampling jobs of a model: one per needed fold for a Provo fine-tuned model (shard i
-    is its i-th sampled fold), else the configured shards."""
-    if model in PROVO_FINETUNED:
-        return list(range(1, len(sampled_folds(model)) + 1))
-    return SHARDS
-
-
 def fold_checkpoint(model, fold):
     """The checkpoint folder of one fold of a Provo fine-tuned model."""
     return f"{FT_DIR}/{model}/fold{fold}/checkpoint"
@@ -122,7 +80,7 @@ def sample_checkpoint(wildcards):
     """A sampling shard's checkpoint: its fold's for a fine-tuned model, else none."""
     if wildcards.model not in PROVO_FINETUNED:
         return []
-    fold, _ = sampled_folds(wildcards.model)[int(wildcards.shard) - 1]
+    fold, _ = PLAN.sampled_folds(wildcards.model)[int(wildcards.shard) - 1]
     return fold_checkpoint(wildcards.model, fold)
 
 
@@ -132,16 +90,8 @@ def sample_scope(wildcards):
     contexts)."""
     if wildcards.model not in PROVO_FINETUNED:
         return []
-    fold, texts = sampled_folds(wildcards.model)[int(wildcards.shard) - 1]
+    fold, texts = PLAN.sampled_folds(wildcards.model)[int(wildcards.shard) - 1]
     return ["--checkpoint", fold_checkpoint(wildcards.model, fold), "--texts", *texts]
-
-
-SIZED_MODELS = {
-    m["name"]: m["parameters"]
-    for m in config["models"]
-    if m.get("parameters") and m["name"] in PLAN.provo_models
-}
-"""The Provo models whose config entry states their parameter count (the model-size figure)."""
 
 
 def provo_targets():
@@ -156,5 +106,5 @@ def provo_targets():
         *(f"{PROVO}/{model}/given/authors.parquet" for model in PUBLISHED),
         f"{PROVO}/figures/tvd_density.png",
         *(system_path(f"{PROVO_SYSTEM}/bars.png") if bars else []),
-        *([f"{PROVO}/figures/model_size.png"] if len(SIZED_MODELS) >= 2 else []),
+        *([f"{PROVO}/figures/model_size.png"] if len(PLAN.sized_models) >= 2 else []),
     ]

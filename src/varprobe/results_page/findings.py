@@ -13,6 +13,7 @@ import pandas as pd
 
 from varprobe import tables
 from varprobe.published import GIULIANELLI_SELECTIONS
+from varprobe.run_plan import RunPlan
 from varprobe.results_page import paper, verdicts
 from varprobe.results_page.markup import Markup, code, text
 from varprobe.results_page.tables import (  # span, table_of and decoding_ranks: read here by name too
@@ -103,13 +104,25 @@ def what_was_run(config: dict, entries: list[dict]) -> list[tuple[str, str]]:
                                f"system (the paper: 1,000 for GPT-2, 40 for the others)"))
     production = config.get("production")
     if production:
-        names = ", ".join(d["name"] for d in production["datasets"])
-        most = production["max_inputs"]
-        decodings = ", ".join(d["name"] for d in production["decodings"])
-        chosen = "a seeded choice of" if production["input_choice"] == "seeded" else "the first"
-        lines.append(("production", f"{names}, {'every input' if most is None else f'{chosen} {most} inputs'} "
-                                    f"of each, {production['n_samples']} outputs per input, decodings {decodings}"))
+        plan = RunPlan.from_config(config)
+        inputs = {d: _inputs_run(plan, d) for d in plan.datasets}
+        decodings = ", ".join(plan.production_decodings)
+        if len(set(inputs.values())) == 1:
+            ran = f"{', '.join(inputs)}, {next(iter(inputs.values()))} of each"
+        else:
+            ran = "; ".join(f"{d}: {how}" for d, how in inputs.items())
+        lines.append(("production", f"{ran}, {production['n_samples']} outputs per input, decodings {decodings}"))
     return lines
+
+
+def _inputs_run(plan: RunPlan, dataset: str) -> str:
+    """Which inputs of a production dataset ran: every one, or the first or a seeded choice of
+    its ``max_inputs`` (the dataset's own, else the study's: ``RunPlan.dataset_setting``)."""
+    most = plan.dataset_setting(dataset, "max_inputs")
+    if most is None:
+        return "every input"
+    chosen = "a seeded choice of" if plan.dataset_setting(dataset, "input_choice") == "seeded" else "the first"
+    return f"{chosen} {most:,} inputs"
 
 
 def _table_one_finding(summary: pd.DataFrame) -> list[str]:
