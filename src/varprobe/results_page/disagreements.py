@@ -438,7 +438,8 @@ def _biased_support(entries, measured, config) -> str:
         ours = "the run's samples, the greedy word, its nucleus draws, the human responses and the corpus word"
     else:
         decoding, nucleus = settings["samples_decoding"], settings["nucleus"]
-        count = next((_draw_count(d, provo) for d in provo["decodings"] if d["name"] == decoding), "its")
+        plan = RunPlan.from_config(config)
+        count = plan.draws(decoding) if decoding in plan.sampled else "its"
         ours = (f"the words of its {count} {text(decoding)} draws per context, the greedy word, {len(nucleus)} x "
                 f"{settings['nucleus_samples']} nucleus draws (top-p {', '.join(f'{p:g}' for p in nucleus)}), the "
                 "human responses and the corpus word")
