@@ -440,11 +440,16 @@ def test_every_number_the_prose_cites_is_in_a_table_of_the_page(page, tmp_path):
 
 def test_table_ones_human_and_oracle_values_stand_beside_the_authors_protocol_and_the_paper(page):
     """Ours, the authors' protocol and the paper's digits per value, the switch table, and a caption
-    that says which value to quote, with the authors' protocol averaged over its splits."""
+    that says which value to quote, with the authors' protocol averaged over its splits; the switch
+    table in the appendix."""
+    from varprobe.results_page.page import split
+
     part = page[page.index("### Table 1's human and oracle values: ours"):page.index("## Why can't models")]
     assert re.search(r"\| Oracle2, E TVD\(O2, O1\)\s+\| 0\.433\s+\| 0\.415\s+\| 0\.42\s+\|", part)
     assert re.search(r"\| Human, ECE oracle-1 majority\s+\| 0\.414\s+\| 0\.411\s+\| 0\.19\s+\|", part)
-    assert re.search(r"\| authors - switch \| `single_split`\s+\| 0\.139", part)
+    appendix = split(page)[1]
+    assert re.search(r"\| authors - switch \| `single_split`\s+\| 0\.139", appendix)
+    assert "| authors - switch |" not in split(page)[0]
     assert "Quote ours" in part and "gives E TVD 0.441 and ECE against the human majority 0.498, not 0.415" in part
     assert "the human's own under the authors' protocol is 0.411" in part
     assert part.index("### Table 1's human and oracle values: ours") < part.index("each of the authors'")
@@ -532,21 +537,26 @@ def test_no_section_is_only_a_file_name(page):
 
 
 def test_disagreements_carry_their_measured_causes(page):
+    from varprobe.results_page.page import split
+
     part = page[page.index("## Disagreements with the papers"):page.index("## The papers' tables")]
+    appendix = split(page)[1]
     for title in ("### Table 1: Oracle2, E TVD(O2, O1)", "### Failure rate", "### Table 3: the coefficient",
                   "### Production: the sign of mean M - H", "### Table 1: Human, ECE oracle-1 majority"):
         assert title in part
     assert part.count("- cause: ") == part.count("\n### ")
-    # The failure breakdown: 5 failed of 80 draws, the 3 without a letter fail under the paper's reading too.
-    assert re.search(r"\| m / ancestral\s+\| token_budget\s+\| 3\s+\| 3\.75%\s+\| 3 ", part)
-    assert re.search(r"\| m / ancestral\s+\| extends_context_word\s+\| 2\s+\| 2\.50%\s+\| 0 ", part)
-    assert re.search(r"\| m / ancestral\s+\| all\s+\| 5\s+\| 5\.00%\s+\| 3 ", part)
-    assert "`m / ancestral` 5.00% of draws fail (Table 1's failure rate, each system's row `all` below)" in part
+    # The failure breakdown (in the appendix): 5 failed of 80 draws, the 3 without a letter fail under the
+    # paper's reading too.
+    assert re.search(r"\| m / ancestral\s+\| token_budget\s+\| 3\s+\| 3\.75%\s+\| 3 ", appendix)
+    assert re.search(r"\| m / ancestral\s+\| extends_context_word\s+\| 2\s+\| 2\.50%\s+\| 0 ", appendix)
+    assert re.search(r"\| m / ancestral\s+\| all\s+\| 5\s+\| 5\.00%\s+\| 3 ", appendix)
+    assert "`m / ancestral` 5.00% of draws fail (Table 1's failure rate, each system's row `all` of its table)" in part
     assert part.count("under the paper's reading only the draws without any letter would") == 1
     assert "paper's Table 3: a column for every tag, z-scores" in part
     assert "cell 15:5 averages `ece_gpt2_oracle_maj`, GPT-2's list; the human's own under the authors' protocol " \
         "is 0.411" in part
     ties = re.search(r"broken lexicographically \(ours\) the ECE is (\d\.\d{3}), at random (\d\.\d{3})", part)
+    assert "0.278-0.500 over our 3 resplits (its table)" in part and re.search(r"\| 1\s+\| 0\.278\s+\|", appendix)
     assert re.search(rf"\| \d+%\s+\| {ties[1]}\s+\| {ties[2]}\s+\|", part)
     assert ("The authors' 0.415 is one split, seed 1 (cell 17:18), drawn from a random state every context shares "
             "(cell 4:5); averaged over its 20 splits the same protocol gives 0.441") in part
@@ -995,8 +1005,10 @@ def _render_run(tmp_path, measured=None):
 
 def test_every_value_that_differs_from_the_papers_is_under_disagreements_with_its_cause(tmp_path):
     """The generator's completeness: every pair of a value of ours and the paper's printed beside it
-    that differs has a row under its group's heading, with a cause; no agreeing pair is listed."""
+    that differs has a row under its group's heading, or (a group the appendix lists, ``APPENDIX_PAIRS``)
+    under the appendix's heading of its list, with a cause; no agreeing pair is listed."""
     from varprobe.results_page.disagreements import GROUPS, pairs
+    from varprobe.results_page.page import split
 
     page, entries, measured, config = _render_run(tmp_path)
     found = pairs(entries, measured, config)
@@ -1005,16 +1017,20 @@ def test_every_value_that_differs_from_the_papers_is_under_disagreements_with_it
             "table2_biased", "table2_oracle", "table3_coefficients", "table4_model", "table4_oracle",
             "production_w1", "liu_rsd", "replacement_share"} <= {p.group for p in differing}
     part = page[page.index("## Disagreements with the papers"):page.index("## The papers' tables")]
+    appendix = split(page)[1]
     entries_by_title = {chunk.split("\n", 1)[0]: chunk for chunk in part.split("\n### ")[1:]}
+    details = {chunk.split("\n", 1)[0]: chunk for chunk in appendix.split("\n### ")[1:]}
     for p in differing:
         entry = entries_by_title[GROUPS[p.group].title]
+        listed = entry + details.get(f"{GROUPS[p.group].title}: ours, where it differs from the paper's", "")
         assert re.search(rf"\| {re.escape(p.where)}\s+\| {re.escape(p.row()['ours'])}\s+\| "
-                         rf"{re.escape(p.row()['paper'])}\s+\|", entry), p
+                         rf"{re.escape(p.row()['paper'])}\s+\|", listed), p
         assert re.search(r"\n- cause: \S", entry), p.group
     for p in found:
         if not p.differs():
-            assert f"| {p.where} " not in part, p
-    table4 = entries_by_title["Table 4: the oracles' token-level ECE"]
+            assert f"| {p.where} " not in part + appendix, p
+    table4 = entries_by_title["Table 4: the oracles' token-level ECE"] + \
+        details["Table 4: the oracles' token-level ECE: the authors' definitions switched one at a time"]
     assert "the authors' protocol gives oracle 1 0.500 and oracle 2 0.396" in table4
     assert "`random.seed(0)` (line 103) in every context" in table4
     assert re.search(r"\| authors - switch\s+\| `single_split`\s+\| 0\.388\s+\| 0\.436\s+\|", table4)
@@ -1338,10 +1354,45 @@ def test_the_page_and_its_appendix_split_at_the_appendix_line(page):
     main, appendix = split(page)
     assert "## Configuration" not in main and "## Time and memory per stage" not in main
     assert main.rstrip().endswith("[appendix](results-appendix.md).")
-    assert appendix.startswith("# varprobe results: appendix\n\n## Configuration")
+    assert appendix.startswith("# varprobe results: appendix\n\n## The tables too long for the page")
+    assert appendix.index("## The tables too long") < appendix.index("## Configuration")
     assert "## Time and memory per stage" in appendix and APPENDIX not in main + appendix
     with pytest.raises(ValueError, match="must hold the line"):
         split(main)
+
+
+MOVED = {  # the appendix's heading of each table the page moved there, and a line of the table
+    "Table 1's human and oracle values with each of the authors' definitions switched": "| authors - switch |",
+    "Table 1: Oracle2, E TVD(O2, O1): the oracle control's E TVD in each resplit": "| resplit ",
+    "Table 4: the oracles' token-level ECE: the authors' definitions switched one at a time": "| ours + switch ",
+    "Production: the level of W1(C, H): ours, where it differs from the paper's": "| wmt14, m / ancestral, lexical-1",
+    "Failure rate: the failed draws of each system by reason, beside the paper's rates": "| m / ancestral  | all ",
+}
+
+
+def test_the_detail_tables_are_in_the_appendix_and_the_page_links_to_each_where_it_was(page):
+    """Table 1's and Table 4's switch tables, the resplits' table, the failure table and the list of
+    W1 values above the paper's bound stand in the appendix, each under its heading and none on the
+    page, which links to each heading's anchor (as MyST and GitHub make it) from where it was; the
+    W1 list's place holds a line that sums it up."""
+    from myst_parser.slugs import github_slugify
+
+    from varprobe.results_page.page import split
+
+    main, appendix = split(page)
+    headings = {github_slugify(line[4:]) for line in appendix.splitlines() if line.startswith("### ")}
+    for heading, line in MOVED.items():
+        assert f"\n### {heading}\n" in appendix and line in appendix.split(f"### {heading}\n")[1].split("###")[0]
+        assert f"### {heading}" not in main and line not in main
+        assert f"](results-appendix.md#{github_slugify(heading)})" in main
+    assert set(re.findall(r"\]\(results-appendix\.md#([^)]+)\)", main)) == {github_slugify(h) for h in MOVED}
+    assert {github_slugify(h) for h in MOVED} <= headings
+    w1 = main[main.index("### Production: the level of W1(C, H)"):]
+    assert w1.split("\n- cause:")[0].endswith(
+        "- ours: 2 values, 0.500 (paper: < 0.1); each with its interval, task, system and probe in the [appendix]"
+        f"(results-appendix.md#{github_slugify(list(MOVED)[3])})")
+    provo = main[main.index("### Table 1's human and oracle values: ours"):main.index("## Why can't models")]
+    assert f"each of the authors' definitions switched: in the [appendix](results-appendix.md#" in provo
 
 
 def test_the_models_rows_cause_measures_the_draws_where_the_run_has_both_counts(tmp_path):

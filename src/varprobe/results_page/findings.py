@@ -362,6 +362,10 @@ FAILURE_COLUMNS = {"reason": "reason", "draws": "draws", "share_of_draws": "shar
 names there."""
 
 
+FAILURE_HEADING = "Failure rate"
+"""The heading of the failure-rate disagreement (``failures``)."""
+
+
 def failures(entries, measured: dict) -> dict | None:
     summary = table_of(entries, "provo_summary")
     if summary is None or "provo_failures" not in measured:
@@ -387,9 +391,9 @@ def failures(entries, measured: dict) -> dict | None:
     rows.extend({"system": f"paper: {model}", "reason": "all", "draws": draws, "share of draws": share,
                  "draws without any letter": "", "the paper's protocol": ""}
                 for model, (share, draws) in paper.FAILURE_RATES.items())
-    return {"title": "Failure rate", "paper": Markup("Ilia & Aziz 2024, App. C.3 (the rows `paper:` of the table below)"),
+    return {"title": FAILURE_HEADING, "paper": Markup("Ilia & Aziz 2024, App. C.3 (the rows `paper:` of its table)"),
             "ours": Markup(", ".join(notes) + " of draws fail (Table 1's failure rate, each system's row `all` "
-                           "below); under the paper's reading only the draws without any letter would"),
+                           "of its table); under the paper's reading only the draws without any letter would"),
             "cause": Markup("Measured: our sampler reads up to 20 tokens and rejects a draw whose word is still "
                       "open then (`token_budget`), that glues letters onto the context's last word "
                       "(`extends_context_word`) or that ends before a word (`ended_before_word`). The "

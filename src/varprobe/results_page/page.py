@@ -30,7 +30,8 @@ TEMPLATE = "template.md.j2"
 APPENDIX = "<!-- appendix -->"
 """The template's line where the results page ends and its appendix begins (``split``)."""
 APPENDIX_FILE = "results-appendix.md"
-"""The appendix's file, beside the page: the run's config files and its time and memory per stage."""
+"""The appendix's file, beside the page: the tables too long for the page (``APPENDIX_BLOCKS``,
+``APPENDIX_TABLES``, ``APPENDIX_PAIRS``), the run's config files and its time and memory per stage."""
 
 
 def machine() -> dict[str, str]:
@@ -222,6 +223,62 @@ def split(page: str) -> tuple[str, str]:
     return main.rstrip("\n") + "\n", "# varprobe results: appendix\n\n" + appendix.lstrip("\n")
 
 
+APPENDIX_BLOCKS = ("provo_authors_switches",)
+"""The section blocks (by prefix) the appendix holds, a line pointing to each where it was:
+Table 1's human and oracle values with each of the authors' definitions switched."""
+
+APPENDIX_TABLES = {
+    disagreements.GROUPS["table1_oracle_expected_tvd"].title: "the oracle control's E TVD in each resplit",
+    disagreements.GROUPS["table4_oracle"].title: "the authors' definitions switched one at a time",
+    findings.FAILURE_HEADING: "the failed draws of each system by reason, beside the paper's rates",
+}
+"""The Disagreements entries (by title) whose measured table the appendix holds, and what it holds."""
+
+APPENDIX_PAIRS = (disagreements.GROUPS["production_w1"].title,)
+"""The Disagreements entries (by title) whose list of differing values the appendix holds (one
+per task, system and probe), a line summing it up on the page (``disagreements.summary``)."""
+
+
+def _link(title: str) -> markup.Markup:
+    """A link to the appendix's heading ``title`` (text), named "appendix"."""
+    return markup.Markup(f"[appendix]({APPENDIX_FILE}#{markup.anchor(markup.text(title))})")
+
+
+def _pointer(what: str, title: str) -> markup.Markup:
+    """A sentence saying that the appendix holds ``what`` (text), linking to its heading ``title``."""
+    return markup.Markup(f"{markup.text(what[:1].upper() + what[1:])}: in the {_link(title)}.")
+
+
+def _block_to_appendix(blocks: list[dict], details: list[dict]) -> list[dict]:
+    """A section's ``blocks``, each of ``APPENDIX_BLOCKS`` a pointer to its place in the appendix
+    instead (``details``, where it goes)."""
+    shown = []
+    for block in blocks:
+        if block["prefix"] in APPENDIX_BLOCKS:
+            details.append(block)
+            block = {"prefix": block["prefix"], "pointer": _pointer(block["title"], block["title"])}
+        shown.append(block)
+    return shown
+
+
+def _dispute_to_appendix(dispute: dict, details: list[dict]) -> dict:
+    """A Disagreements entry, its table (``APPENDIX_TABLES``) or list of differing values
+    (``APPENDIX_PAIRS``) a pointer to its place in the appendix instead (``details``, where it
+    goes); another entry as it is."""
+    title = dispute["title"]
+    if title in APPENDIX_TABLES and dispute.get("table"):
+        what = APPENDIX_TABLES[title]
+        details.append({"title": f"{title}: {what}", "body": dispute["table"]})
+        return {**dispute, "table": _pointer(f"the table of {what}", f"{title}: {what}")}
+    if title in APPENDIX_PAIRS and "pairs" in dispute:
+        heading = f"{title}: ours, where it differs from the paper's"
+        details.append({"title": heading, "body": dispute["pairs"]})
+        rest = {k: v for k, v in dispute.items() if k != "pairs"}
+        return {**rest, "ours": markup.Markup(f"{markup.text(dispute['summary'])}; each with its interval, task, "
+                                              f"system and probe in the {_link(heading)}")}
+    return dispute
+
+
 def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
     """Copy each figure into ``out_dir`` under its path below ``results`` (slashes become
     ``__``) and list ``{study, name, link, paper}`` for the page, which links them relatively."""
@@ -354,7 +411,7 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
     stages = stage_times(Path(benchmarks)) if Path(benchmarks).is_dir() else {}
     decided = verdicts.decide(entries, measured, config)
     tested = verdicts.adequate_systems(verdicts.Run(entries, measured, config))  # the rest is not read
-    sections = []
+    sections, details = [], []  # details: what the appendix holds for the page
     for key, section in SECTIONS.items():
         mine = [e for e in entries if e["name"].startswith(section.entries)]
         shown = [f for f in figures if f["study"] in section.figures]
@@ -369,8 +426,8 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
             blocks += [b for b in [findings.miscalibrated_block(measured)] if b]
         if mine or shown or one:
             sections.append({"key": key, "heading": section.heading, "paper": section.paper,
-                             "table_one": one, "blocks": blocks, "figures": shown})
-    disputes = disagreements.disagreements(entries, measured, config)
+                             "table_one": one, "blocks": _block_to_appendix(blocks, details), "figures": shown})
+    disputes = [_dispute_to_appendix(d, details) for d in disagreements.disagreements(entries, measured, config)]
     present = {s["key"] for s in sections}
     made = {source for source in findings.PAPERS if any(
         source == s and section in present for s, _, section, why in findings.PAPER_ITEMS if not why)}
@@ -388,6 +445,7 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         sections=sections,
         absent=findings.absent_sections(config, {s["key"] for s in sections}),
         disagreements=disputes,
+        details=details,
         departures=views.markdown(departures.departure_table(present)) if present else None,
         index=findings.paper_index({s["key"]: s["heading"] for s in sections}),
         reproduce=reproduce(configfiles),
