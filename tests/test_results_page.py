@@ -839,11 +839,15 @@ def test_the_w1_densities_name_the_decoding_they_draw():
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["m / top-k-30", "human control"]
 
 
-def _many_decodings(tmp_path) -> str:
-    """The page of ``_run`` with five decodings on two tasks and seven probes: asset lexical-1's
-    lowest mean W1(C, H) is top-k-30's, its interval clear of ancestral's; elsewhere ancestral's."""
+MANY_DECODINGS = ("ancestral", "temperature-0.5", "top-k-30", "top-p-0.9", "typical-0.2", "temperature-0.7",
+                  "top-k-10", "top-k-50", "top-p-0.8", "top-p-0.95", "typical-0.95")
+
+
+def _many_decodings(tmp_path, decodings=MANY_DECODINGS) -> str:
+    """The page of ``_run`` with ``decodings`` (eleven) on two tasks and seven probes: asset
+    lexical-1's lowest mean W1(C, H) is top-k-30's, its interval clear of ancestral's; elsewhere
+    ancestral's."""
     results, entries, config = _run(tmp_path)
-    decodings = ["ancestral", "temperature-0.5", "top-k-30", "top-p-0.9", "typical-0.2"]
     rows = []
     for dataset in ("wmt14", "asset"):
         for probe in ("lexical-1", "lexical-2", "syntactic-1", "syntactic-2", "semantic", "lexical-3", "syntactic-3"):
@@ -860,28 +864,52 @@ def _many_decodings(tmp_path) -> str:
     _beats_copy([(d, decoding, True) for d in ("wmt14", "asset") for decoding in decodings]).to_parquet(path)
     page = render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries,
                   figures=[], benchmarks=str(results / "benchmarks"), measured=_measured(results),
-                  results=str(results), figure_probes=["lexical-1", "semantic"])
+                  results=str(results))
     return page
 
 
 def test_a_run_of_many_decodings_shows_fig_5s_numbers_and_reads_them_against_the_paper(tmp_path):
-    """Nine decodings make the whole production table too long for the page: it shows the mean-W1
-    figure's numbers instead (the lowest system per column in bold), a finding counts where
+    """Eleven decodings make the production table of the paper's main probes too long for the page:
+    it shows the mean-W1 figure's numbers on them instead (the lowest system per column in bold),
+    the appendix every probe's rows, a finding counts where
     ancestral sampling is lowest, and a task where the paper has it lowest and ours does not is a
     disagreement with the overlap of the intervals measured."""
     page = _many_decodings(tmp_path)
     table = page[page.index("### Production"):page.index("Reading it against the paper (Giulianelli")]
-    assert re.search(r"\| dataset\s+\| system\s+\| inputs\s+\| lexical-1\s+\| semantic\s+\|", table)
+    assert re.search(r"\| dataset\s+\| system\s+\| inputs\s+\| lexical-1\s+\| syntactic-2\s+\| semantic\s+\|", table)
     assert re.search(r"\| asset\s+\| m / top-k-30\s+\| 200\s+\| \*\*0\.100 \[0\.095, 0\.105\]\*\*\s+\|", table)
     assert re.search(r"\| wmt14\s+\| human control\s+\| 200\s+\| 0\.050 \[0\.045, 0\.055\]", table)
-    assert "(70 rows: every probe" in table
-    assert ("ancestral sampling has the lowest mean W1(C, H) of the run's 5 decodings in 3 of the 4 task x probe "
-            "cells of the production table (wmt14 2 of 2, asset 1 of 2); where another decoding is lowest, its interval overlaps "
-            "ancestral's in 0 of 1 cells") in page  # the cells of the table, the figure's probes
+    assert "The table of the paper's main probes (66 rows:" in table and "The table of every probe (154 rows)" in table
+    assert "| lexical-2 " not in table and "| lexical-2 " in page.split("<!-- appendix -->")[1]
+    assert ("ancestral sampling has the lowest mean W1(C, H) of the run's 11 decodings in 5 of the 6 task x probe "
+            "cells of the production table (wmt14 3 of 3, asset 2 of 3); where another decoding is lowest, its interval "
+            "overlaps ancestral's in 0 of 1 cells") in page  # the cells of the table, the paper's main probes
     part = page[page.index("### Production: the decoding that matches"):]
     assert "another decoding is lowest in 1 of the 6 task x probe cells of those tasks on the paper's probes" in part
     assert "in 0 of those 1 cells the lowest decoding's 95% interval overlaps ancestral's (there" in part
     assert re.search(r"\| asset\s+\| m\s+\| lexical-1\s+\| top-k-30\s+\| 0\.100\s+\| 0\.300\s+\| no\s+\|", part)
+
+
+def _rows(table: str) -> list[list[str]]:
+    """The cells of each body row of a Markdown table."""
+    return [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[2:] if line.startswith("|")]
+
+
+def test_the_production_table_shows_the_papers_main_probes_and_the_appendix_every_probe(tmp_path):
+    """Three decodings, two tasks, seven probes: the page's production table has a row per task,
+    system and main probe of the paper (``GIULIANELLI_PROBES``) and links to the appendix, whose
+    table has a row per task, system and probe."""
+    from varprobe.published import GIULIANELLI_PROBES
+    from varprobe.results_page.page import split
+
+    main, appendix = split(_many_decodings(tmp_path, MANY_DECODINGS[:3]))
+    table = main[main.index("### Production\n"):main.index("Reading it against the paper (Giulianelli")]
+    shown = _rows(table[table.index("| dataset"):table.index("\n\n", table.index("| dataset"))])
+    assert {r[3] for r in shown} == set(GIULIANELLI_PROBES) and len(shown) == 2 * 3 * len(GIULIANELLI_PROBES)
+    assert "in the [appendix](results-appendix.md#production-variability-every-probe)" in table
+    every = appendix[appendix.index("### Production variability: every probe\n"):]
+    every = _rows(every[every.index("| dataset"):every.index("\n\n", every.index("| dataset"))])
+    assert len(every) == 2 * 3 * 7 and {r[3] for r in every} >= {"lexical-2", "syntactic-3", *GIULIANELLI_PROBES}
 
 
 def test_the_glossary_defines_only_the_quantities_of_the_sections_on_the_page():
@@ -1385,7 +1413,8 @@ def test_the_detail_tables_are_in_the_appendix_and_the_page_links_to_each_where_
         assert f"\n### {heading}\n" in appendix and line in appendix.split(f"### {heading}\n")[1].split("###")[0]
         assert f"### {heading}" not in main and line not in main
         assert f"](results-appendix.md#{github_slugify(heading)})" in main
-    assert set(re.findall(r"\]\(results-appendix\.md#([^)]+)\)", main)) == {github_slugify(h) for h in MOVED}
+    assert set(re.findall(r"\]\(results-appendix\.md#([^)]+)\)", main)) == {
+        github_slugify(h) for h in MOVED} | {"production-variability-every-probe"}
     assert {github_slugify(h) for h in MOVED} <= headings
     w1 = main[main.index("### Production: the level of W1(C, H)"):]
     assert w1.split("\n- cause:")[0].endswith(

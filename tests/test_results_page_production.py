@@ -123,8 +123,7 @@ def page(tmp_path_factory):
     config = tmp / "config.yaml"
     config.write_text(CONFIG)
     return render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries, figures=[],
-                  benchmarks=str(results / "benchmarks"), measured=_readings(results, summary), results=str(results),
-                  figure_probes=["lexical-1", "syntactic-2", "semantic"])
+                  benchmarks=str(results / "benchmarks"), measured=_readings(results, summary), results=str(results))
 
 
 def test_the_claims_checker_finds_a_number_no_table_prints():
