@@ -440,11 +440,16 @@ def test_every_number_the_prose_cites_is_in_a_table_of_the_page(page, tmp_path):
 
 def test_table_ones_human_and_oracle_values_stand_beside_the_authors_protocol_and_the_paper(page):
     """Ours, the authors' protocol and the paper's digits per value, the switch table, and a caption
-    that says which value to quote, with the authors' protocol averaged over its splits."""
+    that says which value to quote, with the authors' protocol averaged over its splits; the switch
+    table in the appendix."""
+    from varprobe.results_page.page import split
+
     part = page[page.index("### Table 1's human and oracle values: ours"):page.index("## Why can't models")]
     assert re.search(r"\| Oracle2, E TVD\(O2, O1\)\s+\| 0\.433\s+\| 0\.415\s+\| 0\.42\s+\|", part)
     assert re.search(r"\| Human, ECE oracle-1 majority\s+\| 0\.414\s+\| 0\.411\s+\| 0\.19\s+\|", part)
-    assert re.search(r"\| authors - switch \| `single_split`\s+\| 0\.139", part)
+    appendix = split(page)[1]
+    assert re.search(r"\| authors - switch \| `single_split`\s+\| 0\.139", appendix)
+    assert "| authors - switch |" not in split(page)[0]
     assert "Quote ours" in part and "gives E TVD 0.441 and ECE against the human majority 0.498, not 0.415" in part
     assert "the human's own under the authors' protocol is 0.411" in part
     assert part.index("### Table 1's human and oracle values: ours") < part.index("each of the authors'")
@@ -532,21 +537,26 @@ def test_no_section_is_only_a_file_name(page):
 
 
 def test_disagreements_carry_their_measured_causes(page):
+    from varprobe.results_page.page import split
+
     part = page[page.index("## Disagreements with the papers"):page.index("## The papers' tables")]
+    appendix = split(page)[1]
     for title in ("### Table 1: Oracle2, E TVD(O2, O1)", "### Failure rate", "### Table 3: the coefficient",
                   "### Production: the sign of mean M - H", "### Table 1: Human, ECE oracle-1 majority"):
         assert title in part
     assert part.count("- cause: ") == part.count("\n### ")
-    # The failure breakdown: 5 failed of 80 draws, the 3 without a letter fail under the paper's reading too.
-    assert re.search(r"\| m / ancestral\s+\| token_budget\s+\| 3\s+\| 3\.75%\s+\| 3 ", part)
-    assert re.search(r"\| m / ancestral\s+\| extends_context_word\s+\| 2\s+\| 2\.50%\s+\| 0 ", part)
-    assert re.search(r"\| m / ancestral\s+\| all\s+\| 5\s+\| 5\.00%\s+\| 3 ", part)
-    assert "`m / ancestral` 5.00% of draws fail (Table 1's failure rate, each system's row `all` below)" in part
+    # The failure breakdown (in the appendix): 5 failed of 80 draws, the 3 without a letter fail under the
+    # paper's reading too.
+    assert re.search(r"\| m / ancestral\s+\| token_budget\s+\| 3\s+\| 3\.75%\s+\| 3 ", appendix)
+    assert re.search(r"\| m / ancestral\s+\| extends_context_word\s+\| 2\s+\| 2\.50%\s+\| 0 ", appendix)
+    assert re.search(r"\| m / ancestral\s+\| all\s+\| 5\s+\| 5\.00%\s+\| 3 ", appendix)
+    assert "`m / ancestral` 5.00% of draws fail (Table 1's failure rate, each system's row `all` of its table)" in part
     assert part.count("under the paper's reading only the draws without any letter would") == 1
     assert "paper's Table 3: a column for every tag, z-scores" in part
     assert "cell 15:5 averages `ece_gpt2_oracle_maj`, GPT-2's list; the human's own under the authors' protocol " \
         "is 0.411" in part
     ties = re.search(r"broken lexicographically \(ours\) the ECE is (\d\.\d{3}), at random (\d\.\d{3})", part)
+    assert "0.278-0.500 over our 3 resplits (its table)" in part and re.search(r"\| 1\s+\| 0\.278\s+\|", appendix)
     assert re.search(rf"\| \d+%\s+\| {ties[1]}\s+\| {ties[2]}\s+\|", part)
     assert ("The authors' 0.415 is one split, seed 1 (cell 17:18), drawn from a random state every context shares "
             "(cell 4:5); averaged over its 20 splits the same protocol gives 0.441") in part
@@ -829,11 +839,15 @@ def test_the_w1_densities_name_the_decoding_they_draw():
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["m / top-k-30", "human control"]
 
 
-def _many_decodings(tmp_path) -> str:
-    """The page of ``_run`` with five decodings on two tasks and seven probes: asset lexical-1's
-    lowest mean W1(C, H) is top-k-30's, its interval clear of ancestral's; elsewhere ancestral's."""
+MANY_DECODINGS = ("ancestral", "temperature-0.5", "top-k-30", "top-p-0.9", "typical-0.2", "temperature-0.7",
+                  "top-k-10", "top-k-50", "top-p-0.8", "top-p-0.95", "typical-0.95")
+
+
+def _many_decodings(tmp_path, decodings=MANY_DECODINGS) -> str:
+    """The page of ``_run`` with ``decodings`` (eleven) on two tasks and seven probes: asset
+    lexical-1's lowest mean W1(C, H) is top-k-30's, its interval clear of ancestral's; elsewhere
+    ancestral's."""
     results, entries, config = _run(tmp_path)
-    decodings = ["ancestral", "temperature-0.5", "top-k-30", "top-p-0.9", "typical-0.2"]
     rows = []
     for dataset in ("wmt14", "asset"):
         for probe in ("lexical-1", "lexical-2", "syntactic-1", "syntactic-2", "semantic", "lexical-3", "syntactic-3"):
@@ -850,28 +864,52 @@ def _many_decodings(tmp_path) -> str:
     _beats_copy([(d, decoding, True) for d in ("wmt14", "asset") for decoding in decodings]).to_parquet(path)
     page = render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries,
                   figures=[], benchmarks=str(results / "benchmarks"), measured=_measured(results),
-                  results=str(results), figure_probes=["lexical-1", "semantic"])
+                  results=str(results))
     return page
 
 
 def test_a_run_of_many_decodings_shows_fig_5s_numbers_and_reads_them_against_the_paper(tmp_path):
-    """Nine decodings make the whole production table too long for the page: it shows the mean-W1
-    figure's numbers instead (the lowest system per column in bold), a finding counts where
+    """Eleven decodings make the production table of the paper's main probes too long for the page:
+    it shows the mean-W1 figure's numbers on them instead (the lowest system per column in bold),
+    the appendix every probe's rows, a finding counts where
     ancestral sampling is lowest, and a task where the paper has it lowest and ours does not is a
     disagreement with the overlap of the intervals measured."""
     page = _many_decodings(tmp_path)
     table = page[page.index("### Production"):page.index("Reading it against the paper (Giulianelli")]
-    assert re.search(r"\| dataset\s+\| system\s+\| inputs\s+\| lexical-1\s+\| semantic\s+\|", table)
+    assert re.search(r"\| dataset\s+\| system\s+\| inputs\s+\| lexical-1\s+\| syntactic-2\s+\| semantic\s+\|", table)
     assert re.search(r"\| asset\s+\| m / top-k-30\s+\| 200\s+\| \*\*0\.100 \[0\.095, 0\.105\]\*\*\s+\|", table)
     assert re.search(r"\| wmt14\s+\| human control\s+\| 200\s+\| 0\.050 \[0\.045, 0\.055\]", table)
-    assert "(70 rows: every probe" in table
-    assert ("ancestral sampling has the lowest mean W1(C, H) of the run's 5 decodings in 3 of the 4 task x probe "
-            "cells of the production table (wmt14 2 of 2, asset 1 of 2); where another decoding is lowest, its interval overlaps "
-            "ancestral's in 0 of 1 cells") in page  # the cells of the table, the figure's probes
+    assert "The table of the paper's main probes (66 rows:" in table and "The table of every probe (154 rows)" in table
+    assert "| lexical-2 " not in table and "| lexical-2 " in page.split("<!-- appendix -->")[1]
+    assert ("ancestral sampling has the lowest mean W1(C, H) of the run's 11 decodings in 5 of the 6 task x probe "
+            "cells of the production table (wmt14 3 of 3, asset 2 of 3); where another decoding is lowest, its interval "
+            "overlaps ancestral's in 0 of 1 cells") in page  # the cells of the table, the paper's main probes
     part = page[page.index("### Production: the decoding that matches"):]
     assert "another decoding is lowest in 1 of the 6 task x probe cells of those tasks on the paper's probes" in part
     assert "in 0 of those 1 cells the lowest decoding's 95% interval overlaps ancestral's (there" in part
     assert re.search(r"\| asset\s+\| m\s+\| lexical-1\s+\| top-k-30\s+\| 0\.100\s+\| 0\.300\s+\| no\s+\|", part)
+
+
+def _rows(table: str) -> list[list[str]]:
+    """The cells of each body row of a Markdown table."""
+    return [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[2:] if line.startswith("|")]
+
+
+def test_the_production_table_shows_the_papers_main_probes_and_the_appendix_every_probe(tmp_path):
+    """Three decodings, two tasks, seven probes: the page's production table has a row per task,
+    system and main probe of the paper (``GIULIANELLI_PROBES``) and links to the appendix, whose
+    table has a row per task, system and probe."""
+    from varprobe.published import GIULIANELLI_PROBES
+    from varprobe.results_page.page import split
+
+    main, appendix = split(_many_decodings(tmp_path, MANY_DECODINGS[:3]))
+    table = main[main.index("### Production\n"):main.index("Reading it against the paper (Giulianelli")]
+    shown = _rows(table[table.index("| dataset"):table.index("\n\n", table.index("| dataset"))])
+    assert {r[3] for r in shown} == set(GIULIANELLI_PROBES) and len(shown) == 2 * 3 * len(GIULIANELLI_PROBES)
+    assert "in the [appendix](results-appendix.md#production-variability-every-probe)" in table
+    every = appendix[appendix.index("### Production variability: every probe\n"):]
+    every = _rows(every[every.index("| dataset"):every.index("\n\n", every.index("| dataset"))])
+    assert len(every) == 2 * 3 * 7 and {r[3] for r in every} >= {"lexical-2", "syntactic-3", *GIULIANELLI_PROBES}
 
 
 def test_the_glossary_defines_only_the_quantities_of_the_sections_on_the_page():
@@ -995,8 +1033,10 @@ def _render_run(tmp_path, measured=None):
 
 def test_every_value_that_differs_from_the_papers_is_under_disagreements_with_its_cause(tmp_path):
     """The generator's completeness: every pair of a value of ours and the paper's printed beside it
-    that differs has a row under its group's heading, with a cause; no agreeing pair is listed."""
+    that differs has a row under its group's heading, or (a group the appendix lists, ``APPENDIX_PAIRS``)
+    under the appendix's heading of its list, with a cause; no agreeing pair is listed."""
     from varprobe.results_page.disagreements import GROUPS, pairs
+    from varprobe.results_page.page import split
 
     page, entries, measured, config = _render_run(tmp_path)
     found = pairs(entries, measured, config)
@@ -1005,16 +1045,20 @@ def test_every_value_that_differs_from_the_papers_is_under_disagreements_with_it
             "table2_biased", "table2_oracle", "table3_coefficients", "table4_model", "table4_oracle",
             "production_w1", "liu_rsd", "replacement_share"} <= {p.group for p in differing}
     part = page[page.index("## Disagreements with the papers"):page.index("## The papers' tables")]
+    appendix = split(page)[1]
     entries_by_title = {chunk.split("\n", 1)[0]: chunk for chunk in part.split("\n### ")[1:]}
+    details = {chunk.split("\n", 1)[0]: chunk for chunk in appendix.split("\n### ")[1:]}
     for p in differing:
         entry = entries_by_title[GROUPS[p.group].title]
+        listed = entry + details.get(f"{GROUPS[p.group].title}: ours, where it differs from the paper's", "")
         assert re.search(rf"\| {re.escape(p.where)}\s+\| {re.escape(p.row()['ours'])}\s+\| "
-                         rf"{re.escape(p.row()['paper'])}\s+\|", entry), p
+                         rf"{re.escape(p.row()['paper'])}\s+\|", listed), p
         assert re.search(r"\n- cause: \S", entry), p.group
     for p in found:
         if not p.differs():
-            assert f"| {p.where} " not in part, p
-    table4 = entries_by_title["Table 4: the oracles' token-level ECE"]
+            assert f"| {p.where} " not in part + appendix, p
+    table4 = entries_by_title["Table 4: the oracles' token-level ECE"] + \
+        details["Table 4: the oracles' token-level ECE: the authors' definitions switched one at a time"]
     assert "the authors' protocol gives oracle 1 0.500 and oracle 2 0.396" in table4
     assert "`random.seed(0)` (line 103) in every context" in table4
     assert re.search(r"\| authors - switch\s+\| `single_split`\s+\| 0\.388\s+\| 0\.436\s+\|", table4)
@@ -1338,10 +1382,46 @@ def test_the_page_and_its_appendix_split_at_the_appendix_line(page):
     main, appendix = split(page)
     assert "## Configuration" not in main and "## Time and memory per stage" not in main
     assert main.rstrip().endswith("[appendix](results-appendix.md).")
-    assert appendix.startswith("# varprobe results: appendix\n\n## Configuration")
+    assert appendix.startswith("# varprobe results: appendix\n\n## The tables too long for the page")
+    assert appendix.index("## The tables too long") < appendix.index("## Configuration")
     assert "## Time and memory per stage" in appendix and APPENDIX not in main + appendix
     with pytest.raises(ValueError, match="must hold the line"):
         split(main)
+
+
+MOVED = {  # the appendix's heading of each table the page moved there, and a line of the table
+    "Table 1's human and oracle values with each of the authors' definitions switched": "| authors - switch |",
+    "Table 1: Oracle2, E TVD(O2, O1): the oracle control's E TVD in each resplit": "| resplit ",
+    "Table 4: the oracles' token-level ECE: the authors' definitions switched one at a time": "| ours + switch ",
+    "Production: the level of W1(C, H): ours, where it differs from the paper's": "| wmt14, m / ancestral, lexical-1",
+    "Failure rate: the failed draws of each system by reason, beside the paper's rates": "| m / ancestral  | all ",
+}
+
+
+def test_the_detail_tables_are_in_the_appendix_and_the_page_links_to_each_where_it_was(page):
+    """Table 1's and Table 4's switch tables, the resplits' table, the failure table and the list of
+    W1 values above the paper's bound stand in the appendix, each under its heading and none on the
+    page, which links to each heading's anchor (as MyST and GitHub make it) from where it was; the
+    W1 list's place holds a line that sums it up."""
+    from myst_parser.slugs import github_slugify
+
+    from varprobe.results_page.page import split
+
+    main, appendix = split(page)
+    headings = {github_slugify(line[4:]) for line in appendix.splitlines() if line.startswith("### ")}
+    for heading, line in MOVED.items():
+        assert f"\n### {heading}\n" in appendix and line in appendix.split(f"### {heading}\n")[1].split("###")[0]
+        assert f"### {heading}" not in main and line not in main
+        assert f"](results-appendix.md#{github_slugify(heading)})" in main
+    assert set(re.findall(r"\]\(results-appendix\.md#([^)]+)\)", main)) == {
+        github_slugify(h) for h in MOVED} | {"production-variability-every-probe"}
+    assert {github_slugify(h) for h in MOVED} <= headings
+    w1 = main[main.index("### Production: the level of W1(C, H)"):]
+    assert w1.split("\n- cause:")[0].endswith(
+        "- ours: 2 values, 0.500 (paper: < 0.1); each with its interval, task, system and probe in the [appendix]"
+        f"(results-appendix.md#{github_slugify(list(MOVED)[3])})")
+    provo = main[main.index("### Table 1's human and oracle values: ours"):main.index("## Why can't models")]
+    assert f"each of the authors' definitions switched: in the [appendix](results-appendix.md#" in provo
 
 
 def test_the_models_rows_cause_measures_the_draws_where_the_run_has_both_counts(tmp_path):

@@ -123,14 +123,14 @@ def page(tmp_path_factory):
     config = tmp / "config.yaml"
     config.write_text(CONFIG)
     return render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries, figures=[],
-                  benchmarks=str(results / "benchmarks"), measured=_readings(results, summary), results=str(results),
-                  figure_probes=["lexical-1", "syntactic-2", "semantic"])
+                  benchmarks=str(results / "benchmarks"), measured=_readings(results, summary), results=str(results))
 
 
 def test_the_claims_checker_finds_a_number_no_table_prints():
     page = "Prose cites 0.583 and 0.10 (Sec. 6.2), not v3.11.7.\n\n| a | b |\n|---|---|\n| 0.583 [0.5, 0.6] | x |\n"
     assert unlisted_numbers(page) == ["0.10: Prose cites 0.583 and 0.10 (Sec. 6.2), not v3.11.7."]
-    assert unlisted_numbers(page + "0.10 after the index\n", until="0.10 after") == unlisted_numbers(page)
+    assert unlisted_numbers(page + "0.10 after the index\n", skipped=(("0.10 after", None),)) == unlisted_numbers(page)
+    assert unlisted_numbers(page + "A 0.7 here\nB\n| 0.10 |\n", skipped=(("A 0.7", "B"),)) == []
 
 
 def test_a_production_run_page_cites_only_numbers_its_tables_show(page):

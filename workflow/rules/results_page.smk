@@ -42,8 +42,6 @@ rule results_page:
         figures=[t for t in STUDY_TARGETS if t.endswith(".png")],
         not_run=json.dumps({**NOT_RUN, **NOT_FITTED}, sort_keys=True),
         measured=lambda w: json.dumps(PAGE_TABLES, sort_keys=True),
-        # the probes of the production figures (schema defaults resolved), for its Fig. 5 table
-        figure_probes=PLAN.figure_probes,
     localrule: True
     conda:
         CONDA_ENV
@@ -61,5 +59,4 @@ rule results_page:
         "--tables {params.tables:q} --figures {params.figures:q} "
         f"--results {RESULTS} --benchmarks {RESULTS}/benchmarks "
         "--figures-dir {output.figures:q} --not-run {params.not_run:q} "
-        "--figure-probes {params.figure_probes:q} "
         "--out {output.page:q} > {log:q} 2>&1"

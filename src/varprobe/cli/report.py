@@ -26,8 +26,7 @@ def _results_page(args: argparse.Namespace) -> None:
     figures = copy_figures(args.figures, args.results, Path(args.figures_dir))
     page, appendix = split(render(config=args.config, configfiles=args.configfiles, commit=commit(args.workflow_dir),
                                   entries=args.tables, figures=figures, benchmarks=args.benchmarks,
-                                  measured=args.measured, results=args.results, not_run=args.not_run,
-                                  figure_probes=args.figure_probes))
+                                  measured=args.measured, results=args.results, not_run=args.not_run))
     for path, text in ((out.with_name(APPENDIX_FILE), appendix), (out, page)):
         with tables.atomic(path) as partial:
             partial.write_text(text, encoding="utf-8")
@@ -80,8 +79,6 @@ def register(sub) -> None:
     p.add_argument("--figures-dir", required=True, help="where the page's figures are copied")
     p.add_argument("--not-run", type=json_value, default={},
                    help="JSON {analysis key: reason}: configured analyses that cannot run on the corpus")
-    p.add_argument("--figure-probes", nargs="*", default=[],
-                   help="the probes of the production figures (the page's Fig. 5 table)")
     p.add_argument("--out", required=True, help="the page; its appendix is written beside it (results-appendix.md)")
     p.set_defaults(run=_results_page)
 

@@ -1,7 +1,8 @@
 """The numbers a results page's prose cites, checked against the numbers its tables show: every
 decimal, percentage and quantity in words (``2.7 million``) of the prose (outside tables, code
-blocks, inline code and the sections after ``until``) must be printed in one of the page's tables,
-so that no sentence reads a value the page does not show."""
+blocks, inline code and the spans ``SKIPPED``) must be printed in one of the page's tables or its
+appendix's (``render`` writes both, ``split`` parts them), so that no sentence reads a value the
+page and its appendix do not show."""
 
 from __future__ import annotations
 
@@ -34,10 +35,27 @@ def numbers(text: str) -> list[str]:
     return found + DECIMAL.findall(PERCENT.sub(" ", text))
 
 
-def _parts(page: str, until: str) -> tuple[list[str], list[str]]:
-    """(prose lines, table lines) of ``page`` before the heading ``until``, code blocks left out."""
+SKIPPED = (("## The papers' tables and figures on this page", "<!-- appendix -->"), ("## Configuration", None))
+"""The spans of a rendered page, each from a line to a line (None: to the end), that cite no value
+of the run: the index of the papers' tables and figures (their numbers are names) and the
+appendix's config files and stage times (the run's settings and costs). The appendix's tables
+before them are the run's, as the page's are (``varprobe.results_page.page.APPENDIX``)."""
+
+
+def _checked(page: str, skipped: tuple[tuple[str, str | None], ...]) -> str:
+    """``page`` without each span of ``skipped`` that it holds (from its first line to the next
+    line that ends it, or to the end of the page)."""
+    for start, end in skipped:
+        if start in page:
+            head, rest = page.split(start, 1)
+            page = head + (rest.split(end, 1)[1] if end is not None and end in rest else "")
+    return page
+
+
+def _parts(page: str, skipped: tuple[tuple[str, str | None], ...]) -> tuple[list[str], list[str]]:
+    """(prose lines, table lines) of ``page`` without the spans ``skipped``, code blocks left out."""
     prose, rows, code = [], [], False
-    for line in page[:page.index(until)].splitlines() if until in page else page.splitlines():
+    for line in _checked(page, skipped).splitlines():
         if line.startswith("```"):
             code = not code
         elif not code:
@@ -45,9 +63,10 @@ def _parts(page: str, until: str) -> tuple[list[str], list[str]]:
     return prose, rows
 
 
-def unlisted_numbers(page: str, until: str = "## The papers' tables and figures on this page") -> list[str]:
-    """The values (``numbers``) of the prose of ``page`` before the heading ``until`` that none of
-    its tables prints, each with its line (empty when every number the prose cites is in a table)."""
-    prose, rows = _parts(page, until)
+def unlisted_numbers(page: str, skipped: tuple[tuple[str, str | None], ...] = SKIPPED) -> list[str]:
+    """The values (``numbers``) of the prose of ``page`` (a rendered page: the page and its
+    appendix) outside the spans ``skipped`` that none of its tables there prints, each with its
+    line (empty when every number the prose cites is in a table)."""
+    prose, rows = _parts(page, skipped)
     shown = {n for row in rows for n in numbers(row)}
     return [f"{n}: {line.strip()}" for line in prose for n in numbers(line) if n not in shown]

@@ -344,7 +344,7 @@ def _oracle_tvd(found: pd.DataFrame, measured: dict) -> tuple[str, pd.DataFrame 
     splits = tables.read(measured["provo_oracle_splits"], "provo_oracle_splits")
     per_split = splits["tvd_oracle2_oracle1"]
     text += (f" Seeded per context, one split gives {span(per_split.min(), per_split.max())} over our "
-             f"{len(per_split)} resplits (below); half against all, E TVD(O2, H) (the last column), is not "
+             f"{len(per_split)} resplits (its table); half against all, E TVD(O2, H) (the last column), is not "
              f"the paper's number.")
     return text, pd.DataFrame({"resplit": splits["resplit"].astype(str), "E TVD(O2, O1)": per_split,
                                "E TVD(O2, H)": splits["tvd_oracle2_humans"]})
@@ -492,8 +492,8 @@ def _token_oracles(_entries, _measured, _config) -> dict:
     folder = authors_measures.TOKEN_CODE_FOLDER
     cause = (
         f"Measured (`varprobe.analysis.authors_token_level` on the Provo norms with GPT-2's tokenizer, seed {seed}, "
-        f"{resplits} resplits, {bins} bins; `tests/test_authors_token_level.py` recomputes every number here; the "
-        f"table below): the authors' protocol gives oracle 1 {number(authors['oracle 1'])} and oracle 2 "
+        f"{resplits} resplits, {bins} bins; `tests/test_authors_token_level.py` recomputes every number here; its "
+        f"table): the authors' protocol gives oracle 1 {number(authors['oracle 1'])} and oracle 2 "
         f"{number(authors['oracle 2'])} on the norms in their response order (that of their per-context lists, "
         f"`tests/data/authors_response_order.json`), the values their `{folder}/GPT2_processing_BPE.py` writes to "
         f"`cal_metrics_bpe.json` (line 356) to every digit ({number(m.mirror[0])} and {number(m.mirror[1])} on the "
@@ -793,9 +793,17 @@ def cause(group: str, entries: list[dict], measured: dict, config: dict) -> dict
     return {**found, "cause": Markup(found["cause"])}
 
 
+def summary(differing: list[Pair]) -> str:
+    """A line for a group's differing pairs: how many, the span of ours and the paper's values."""
+    ours = [p.ours for p in differing]
+    papers = ", ".join(dict.fromkeys(p.row()["paper"] for p in differing))
+    return f"{len(differing)} values, {span(min(ours), max(ours))} (paper: {papers})"
+
+
 def generated(entries: list[dict], measured: dict, config: dict) -> list[dict]:
     """One Disagreements entry per group with a differing pair (``pairs``, ``Pair.differs``):
-    its differing pairs as a table and its cause, in ``GROUPS``'s order."""
+    its differing pairs as a table and in a line (``summary``) and its cause, in ``GROUPS``'s
+    order."""
     differing = [p for p in pairs(entries, measured, config) if p.differs()]
     unknown = sorted({p.group for p in differing} - set(GROUPS))
     if unknown:
@@ -805,7 +813,7 @@ def generated(entries: list[dict], measured: dict, config: dict) -> list[dict]:
         mine = [p for p in differing if p.group == group]
         if mine:
             out.append({"title": heading.title, "paper": heading.paper,
-                        "pairs": markdown(pd.DataFrame([p.row() for p in mine])),
+                        "pairs": markdown(pd.DataFrame([p.row() for p in mine])), "summary": summary(mine),
                         **cause(group, entries, measured, config)})
     return out
 

@@ -158,10 +158,9 @@ def _regression_finding(coefficients: pd.DataFrame) -> list[str]:
             f"({number(top['mean'])} per SD){said} (Table 3)."]
 
 
-def _production_finding(summary: pd.DataFrame, probes: list[str] | None = None,
-                        decided: dict | None = None) -> list[str]:
+def _production_finding(summary: pd.DataFrame, decided: dict | None = None) -> list[str]:
     """The span of mean W1(C, H) over the probes the page's production table shows
-    (``production_shown_probes`` of the figure's ``probes``) and of the human control where the
+    (``production_shown_probes``: the paper's main probes) and of the human control where the
     paper has one (not dialogue: ``verdicts.NO_CONTROL``), of the systems that beat copying the
     source (``summary`` holds those alone), with the verdicts of the level (G-1) and sign (G-2)
     claims; where those are not testable (no system beats copying), that alone, with why."""
@@ -170,7 +169,7 @@ def _production_finding(summary: pd.DataFrame, probes: list[str] | None = None,
     if levels is not None and levels.verdict == verdicts.NOT_TESTABLE:
         return [f"Production: Giulianelli et al.'s levels and signs are not read from this run. "
                 f"{verdicts.stated('G-1', levels)}" + (f" {verdicts.stated('G-2', signs)}" if signs else "")]
-    shown = summary[summary["available"] & summary["probe"].isin(production_shown_probes(summary, probes))]
+    shown = summary[summary["available"] & summary["probe"].isin(production_shown_probes(summary))]
     w1 = shown[shown["statistic"] == "w1_C_H"]
     control = shown[(shown["statistic"] == "w1_control") & ~shown["dataset"].isin(verdicts.NO_CONTROL)]
     if w1.empty:
@@ -186,13 +185,12 @@ def _production_finding(summary: pd.DataFrame, probes: list[str] | None = None,
     return out
 
 
-def _decoding_finding(summary: pd.DataFrame, probes: list[str] | None = None,
-                      decided: dict | None = None) -> list[str]:
+def _decoding_finding(summary: pd.DataFrame, decided: dict | None = None) -> list[str]:
     """Where ancestral sampling has the lowest mean W1(C, H), over the task x probe cells of the
-    page's production table (the probes ``production_shown_probes`` of the figure's ``probes``)
+    page's production table (the probes ``production_shown_probes``: the paper's main probes)
     of the systems that beat copying (``summary`` holds those alone), with the verdict of the
     decoding claim (G-3)."""
-    ranks = decoding_ranks(summary[summary["probe"].isin(production_shown_probes(summary, probes))])
+    ranks = decoding_ranks(summary[summary["probe"].isin(production_shown_probes(summary))])
     verdict = (decided or {}).get("G-3")
     if ranks.empty:
         return []
@@ -233,9 +231,9 @@ def _replacement_finding(summary: pd.DataFrame) -> list[str]:
             f"table)."]
 
 
-def _production_findings(summary: pd.DataFrame, probes: list[str] | None, decided: dict) -> list[str]:
-    findings = _production_finding(summary, probes, decided)
-    return findings + (_decoding_finding(summary, probes, decided) if decided.get("G-1") is None
+def _production_findings(summary: pd.DataFrame, decided: dict) -> list[str]:
+    findings = _production_finding(summary, decided)
+    return findings + (_decoding_finding(summary, decided) if decided.get("G-1") is None
                        or decided["G-1"].verdict != "not testable" else [])
 
 
@@ -248,8 +246,7 @@ FINDINGS = {
 }
 """The finding each registered table (by name prefix) gives, in the page's order, and the claims
 (``verdicts.CLAIMS``) whose verdicts its sentences state, one per sentence; the production
-finding states its own (it takes the probes of the production figures, whose rows the page's
-table shows, and the verdicts)."""
+finding states its own (it takes the verdicts)."""
 
 OWN_FINDINGS = ("IA-5", "IA-6")
 """Claims with no finding of a table of their own: their finding is the claim's record
@@ -260,12 +257,10 @@ DISPUTED_BY = {"regression_coefficients": "Table 3", "oracle_replacement_summary
 """The start of the Disagreements headings that dispute a table's finding."""
 
 
-def findings(entries: list[dict], disputed: list[str] = (), figure_probes: list[str] | None = None,
-             decided: dict | None = None) -> list[str]:
+def findings(entries: list[dict], disputed: list[str] = (), decided: dict | None = None) -> list[str]:
     """A handful of sentences, each naming the table it comes from, pointing to Disagreements
     where an entry's heading (``disputed``) is on its table, and stating the verdict of its claim
-    as the claim's record gives it (``decided``: ``verdicts.decide``); ``figure_probes``: those
-    of the production figures. The production findings read only the systems that beat copying
+    as the claim's record gives it (``decided``: ``verdicts.decide``). The production findings read only the systems that beat copying
     the source (``verdicts.adequate_systems``)."""
     decided = decided or {}
     out = []
@@ -276,7 +271,7 @@ def findings(entries: list[dict], disputed: list[str] = (), figure_probes: list[
         if prefix == "production_summary":
             keep = verdicts.adequate_systems(verdicts.Run(entries, {}, {}))
             frame = frame[[k in keep for k in zip(frame["dataset"], frame["model"], frame["decoding"], strict=True)]]
-            out.extend(finding(frame, figure_probes, decided))
+            out.extend(finding(frame, decided))
             continue
         said = finding(frame)
         if prefix in DISPUTED_BY and any(t.startswith(DISPUTED_BY[prefix]) for t in disputed):
@@ -375,6 +370,10 @@ FAILURE_COLUMNS = {"reason": "reason", "draws": "draws", "share_of_draws": "shar
 names there."""
 
 
+FAILURE_HEADING = "Failure rate"
+"""The heading of the failure-rate disagreement (``failures``)."""
+
+
 def failures(entries, measured: dict) -> dict | None:
     summary = table_of(entries, "provo_summary")
     if summary is None or "provo_failures" not in measured:
@@ -400,9 +399,9 @@ def failures(entries, measured: dict) -> dict | None:
     rows.extend({"system": f"paper: {model}", "reason": "all", "draws": draws, "share of draws": share,
                  "draws without any letter": "", "the paper's protocol": ""}
                 for model, (share, draws) in paper.FAILURE_RATES.items())
-    return {"title": "Failure rate", "paper": Markup("Ilia & Aziz 2024, App. C.3 (the rows `paper:` of the table below)"),
+    return {"title": FAILURE_HEADING, "paper": Markup("Ilia & Aziz 2024, App. C.3 (the rows `paper:` of its table)"),
             "ours": Markup(", ".join(notes) + " of draws fail (Table 1's failure rate, each system's row `all` "
-                           "below); under the paper's reading only the draws without any letter would"),
+                           "of its table); under the paper's reading only the draws without any letter would"),
             "cause": Markup("Measured: our sampler reads up to 20 tokens and rejects a draw whose word is still "
                       "open then (`token_budget`), that glues letters onto the context's last word "
                       "(`extends_context_word`) or that ends before a word (`ended_before_word`). The "

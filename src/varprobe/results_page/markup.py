@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["Markup", "code", "fenced", "finalize", "html_text", "text", "url"]
+__all__ = ["Markup", "anchor", "code", "fenced", "finalize", "html_text", "text", "url"]
 
 
 class Markup(str):
@@ -93,6 +93,14 @@ def url(value) -> Markup:
     from urllib.parse import quote
 
     return Markup(quote(str(value), safe="/"))
+
+
+def anchor(heading: str) -> str:
+    """The anchor MyST (``myst_heading_anchors`` of ``docs/conf.py``) and GitHub give a heading
+    whose Markdown is ``heading``: lowercased, each space a hyphen, every character but a word
+    character, a hyphen or a CJK ideograph dropped (so the backslashes and backticks of the
+    heading's markup too)."""
+    return re.sub(r"[^\w\u4e00-\u9fff\- ]", "", heading.lower().replace(" ", "-"))
 
 
 def finalize(value) -> Markup:

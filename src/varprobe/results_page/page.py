@@ -30,7 +30,8 @@ TEMPLATE = "template.md.j2"
 APPENDIX = "<!-- appendix -->"
 """The template's line where the results page ends and its appendix begins (``split``)."""
 APPENDIX_FILE = "results-appendix.md"
-"""The appendix's file, beside the page: the run's config files and its time and memory per stage."""
+"""The appendix's file, beside the page: the tables too long for the page (``APPENDIX_BLOCKS``,
+``APPENDIX_TABLES``, ``APPENDIX_PAIRS``, ``PRODUCTION_ALL``), the run's config files and its time and memory per stage."""
 
 
 def machine() -> dict[str, str]:
@@ -222,6 +223,62 @@ def split(page: str) -> tuple[str, str]:
     return main.rstrip("\n") + "\n", "# varprobe results: appendix\n\n" + appendix.lstrip("\n")
 
 
+APPENDIX_BLOCKS = ("provo_authors_switches",)
+"""The section blocks (by prefix) the appendix holds, a line pointing to each where it was:
+Table 1's human and oracle values with each of the authors' definitions switched."""
+
+APPENDIX_TABLES = {
+    disagreements.GROUPS["table1_oracle_expected_tvd"].title: "the oracle control's E TVD in each resplit",
+    disagreements.GROUPS["table4_oracle"].title: "the authors' definitions switched one at a time",
+    findings.FAILURE_HEADING: "the failed draws of each system by reason, beside the paper's rates",
+}
+"""The Disagreements entries (by title) whose measured table the appendix holds, and what it holds."""
+
+APPENDIX_PAIRS = (disagreements.GROUPS["production_w1"].title,)
+"""The Disagreements entries (by title) whose list of differing values the appendix holds (one
+per task, system and probe), a line summing it up on the page (``disagreements.summary``)."""
+
+
+def _link(title: str) -> markup.Markup:
+    """A link to the appendix's heading ``title`` (text), named "appendix"."""
+    return markup.Markup(f"[appendix]({APPENDIX_FILE}#{markup.anchor(markup.text(title))})")
+
+
+def _pointer(what: str, title: str) -> markup.Markup:
+    """A sentence saying that the appendix holds ``what`` (text), linking to its heading ``title``."""
+    return markup.Markup(f"{markup.text(what[:1].upper() + what[1:])}: in the {_link(title)}.")
+
+
+def _block_to_appendix(blocks: list[dict], details: list[dict]) -> list[dict]:
+    """A section's ``blocks``, each of ``APPENDIX_BLOCKS`` a pointer to its place in the appendix
+    instead (``details``, where it goes)."""
+    shown = []
+    for block in blocks:
+        if block["prefix"] in APPENDIX_BLOCKS:
+            details.append(block)
+            block = {"prefix": block["prefix"], "pointer": _pointer(block["title"], block["title"])}
+        shown.append(block)
+    return shown
+
+
+def _dispute_to_appendix(dispute: dict, details: list[dict]) -> dict:
+    """A Disagreements entry, its table (``APPENDIX_TABLES``) or list of differing values
+    (``APPENDIX_PAIRS``) a pointer to its place in the appendix instead (``details``, where it
+    goes); another entry as it is."""
+    title = dispute["title"]
+    if title in APPENDIX_TABLES and dispute.get("table"):
+        what = APPENDIX_TABLES[title]
+        details.append({"title": f"{title}: {what}", "body": dispute["table"]})
+        return {**dispute, "table": _pointer(f"the table of {what}", f"{title}: {what}")}
+    if title in APPENDIX_PAIRS and "pairs" in dispute:
+        heading = f"{title}: ours, where it differs from the paper's"
+        details.append({"title": heading, "body": dispute["pairs"]})
+        rest = {k: v for k, v in dispute.items() if k != "pairs"}
+        return {**rest, "ours": markup.Markup(f"{markup.text(dispute['summary'])}; each with its interval, task, "
+                                              f"system and probe in the {_link(heading)}")}
+    return dispute
+
+
 def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
     """Copy each figure into ``out_dir`` under its path below ``results`` (slashes become
     ``__``) and list ``{study, name, link, paper}`` for the page, which links them relatively."""
@@ -248,27 +305,37 @@ def _sample_size_view(measured: dict):
     return lambda frames: [views.sample_size(f, intervals) for f in frames]
 
 
-def _production_view(probes: list[str] | None, tested: set | None = None):
-    """The production summary whole (``production_w1``, the paper's bound beside the systems
-    ``tested``: those that beat copying the source) where it fits the page, else as the paper's
-    Fig. 5 (``production_by_decoding`` on the figure's ``probes``, every probe without them)
-    with a note that says where the rest is and which systems are not read against the paper."""
+PRODUCTION_ALL = "Production variability: every probe"
+"""The appendix's heading of the production summary on every probe (``_production_view``)."""
+
+
+def _production_view(tested: set | None, details: list[dict]):
+    """The production summary on the paper's main probes (``views.production_shown_probes``):
+    whole (``production_w1``, the paper's bound beside the systems ``tested``: those that beat
+    copying the source) where it fits the page, else as the paper's Fig. 5
+    (``production_by_decoding``) with a note that says which systems are not read against the
+    paper; each with a line pointing to the table of every probe, which it adds to ``details``
+    (the appendix, under ``PRODUCTION_ALL``)."""
 
     def view(frame: pd.DataFrame) -> pd.DataFrame:
-        whole = views.production_w1(frame, tested)
-        if len(whole) <= views.MAX_ROWS:
-            return whole
-        short = views.production_by_decoding(frame, views.production_shown_probes(frame, probes))
+        probes = views.production_shown_probes(frame)
+        every = views.production_w1(frame, tested)
+        details.append({"title": PRODUCTION_ALL, "body": views.markdown(every)})
+        pointer = _pointer(f"the table of every probe ({len(every)} rows)", PRODUCTION_ALL)
+        main = views.production_w1(frame[frame["probe"].isin(probes)], tested)
+        if len(main) <= views.MAX_ROWS:
+            main.attrs["note"] = markup.Markup(f"The paper's main probes ({markup.text(', '.join(probes))}). {pointer}")
+            return main
+        short = views.production_by_decoding(frame, probes)
         untested = sorted({f"{m} / {d} on {t}" for t, m, d in zip(frame["dataset"], frame["model"], frame["decoding"],
                                                                    strict=True)
                            if tested is not None and (t, m, d) not in tested})
         short.attrs["note"] = markup.Markup(
-            f"The whole table ({len(whole)} rows: every probe, H, M, C, W1(M, H) and W1(C, H)) is too long "
-            "for the page: here are the numbers of the mean-W1 figure (Fig. 5), mean W1(C, H) over inputs "
-            "and the human control's mean W1, each column's lowest system in bold. Every row is in "
-            "`production/summary.parquet` and the explorer."
+            f"The table of the paper's main probes ({len(main)} rows: H, M, C, W1(M, H) and W1(C, H)) is too long "
+            "for the page: here are its mean W1(C, H) over inputs and the human control's mean W1, as the mean-W1 "
+            "figure (Fig. 5) draws them, each column's lowest system in bold."
             + (f" Not read against the paper's bound (they do not beat copying the source): "
-               f"{markup.text(', '.join(untested))}." if untested else ""))
+               f"{markup.text(', '.join(untested))}." if untested else "") + f" {pointer}")
         return short
 
     return lambda frames: [view(f) for f in frames]
@@ -335,7 +402,7 @@ def _published_blocks(entries: list[dict], measured: dict) -> list[dict]:
 
 def render(*, config: dict, configfiles: list[str], commit: str, entries: list[dict], figures: list[dict],
            benchmarks: str, measured: dict, results: str | None = None,
-           not_run: dict[str, str] | None = None, figure_probes: list[str] | None = None) -> str:
+           not_run: dict[str, str] | None = None) -> str:
     """The page's Markdown. ``config``: the run's validated config, the schema's defaults applied
     (``varprobe.config_checks.validate_config``); ``configfiles`` are shown last, as they are, in
     the order given (each over the ones before it, a file given twice once); ``measured``: the
@@ -343,7 +410,7 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
     a path, or for the production tables and the published systems' (``provo_published``: by model) a list or
     mapping of paths; ``results``: the run's results folder (its Snakemake logs
     beside it); ``not_run``: the configured analyses that could not run on the corpus, with the
-    reason; ``figure_probes``: the probes of the production figures. Every value reaches the
+    reason. Every value reaches the
     page as text but the Markdown the page writes itself (``varprobe.results_page.markup``)."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent), undefined=jinja2.StrictUndefined,
@@ -354,7 +421,7 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
     stages = stage_times(Path(benchmarks)) if Path(benchmarks).is_dir() else {}
     decided = verdicts.decide(entries, measured, config)
     tested = verdicts.adequate_systems(verdicts.Run(entries, measured, config))  # the rest is not read
-    sections = []
+    sections, details = [], []  # details: what the appendix holds for the page
     for key, section in SECTIONS.items():
         mine = [e for e in entries if e["name"].startswith(section.entries)]
         shown = [f for f in figures if f["study"] in section.figures]
@@ -363,14 +430,14 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         if one is not None:
             mine = [e for e in mine if e.get("schema") != "provo_system"]
         blocks = authors + _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(measured),
-                                          "production_summary": _production_view(figure_probes, tested)})
+                                          "production_summary": _production_view(tested, details)})
         if key == "production":
             blocks += production_readings.blocks(measured, tested)
             blocks += [b for b in [findings.miscalibrated_block(measured)] if b]
         if mine or shown or one:
             sections.append({"key": key, "heading": section.heading, "paper": section.paper,
-                             "table_one": one, "blocks": blocks, "figures": shown})
-    disputes = disagreements.disagreements(entries, measured, config)
+                             "table_one": one, "blocks": _block_to_appendix(blocks, details), "figures": shown})
+    disputes = [_dispute_to_appendix(d, details) for d in disagreements.disagreements(entries, measured, config)]
     present = {s["key"] for s in sections}
     made = {source for source in findings.PAPERS if any(
         source == s and section in present for s, _, section, why in findings.PAPER_ITEMS if not why)}
@@ -381,13 +448,14 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         span=run_span(Path(benchmarks), root.parent / ".snakemake" / "log"),
         run=findings.what_was_run(config, entries),
         papers=findings.papers_read({s["key"] for s in sections}),
-        findings=findings.findings(entries, [d["title"] for d in disputes], figure_probes, decided),
+        findings=findings.findings(entries, [d["title"] for d in disputes], decided),
         verdicts=views.markdown(verdicts.verdict_table(decided, made)),
         glossary=views.glossary({s["key"] for s in sections},
                                 config["provo"]["ece_bins"] if "provo" in config else None),
         sections=sections,
         absent=findings.absent_sections(config, {s["key"] for s in sections}),
         disagreements=disputes,
+        details=details,
         departures=views.markdown(departures.departure_table(present)) if present else None,
         index=findings.paper_index({s["key"]: s["heading"] for s in sections}),
         reproduce=reproduce(configfiles),

@@ -460,14 +460,12 @@ def production_beats_copy(found: pd.DataFrame) -> pd.DataFrame:
         "beats copying": found["beats_copy"].map({True: "yes", False: "no"})})
 
 
-def production_shown_probes(summary: pd.DataFrame, probes: list[str] | None) -> list[str]:
-    """The probes whose rows the page's production table shows: every available probe where the
-    whole table (``production_w1``) fits the page (``MAX_ROWS``), else the figure's ``probes``
-    (every available probe without them), as ``production_by_decoding`` shows them."""
+def production_shown_probes(summary: pd.DataFrame) -> list[str]:
+    """The probes whose rows the page's production table shows: the paper's main probes
+    (``paper.GIULIANELLI_PROBES``) that the run has available, in that order (every available
+    probe where it has none of them); the appendix's table shows every probe."""
     available = list(dict.fromkeys(summary.loc[summary["available"], "probe"]))
-    if len(production_w1(summary)) <= MAX_ROWS or not probes:
-        return available
-    return [p for p in probes if p in available]
+    return [p for p in paper.GIULIANELLI_PROBES if p in available] or available
 
 
 def production_by_decoding(summary: pd.DataFrame, probes: list[str]) -> pd.DataFrame:
