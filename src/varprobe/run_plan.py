@@ -61,27 +61,16 @@ class PlannedModel:
 
 @dataclass(frozen=True)
 class RunPlan:
-    """The models, decodings, datasets and systems of one run, from a checked config.
+    """The models, decodings, datasets and systems of one run, from a checked config; each part
+    is resolved on first use (a page that reads a decoding's draws builds no model spec).
 
     Attributes
     ----------
-    models : dict of str to PlannedModel
-        Every configured model by name, in the config's order.
-    provo_decodings : dict of str to dict
-        ``provo.decodings`` by name (empty without a ``provo`` section).
-    production : dict
-        The ``production`` section (empty without one).
-    provo_draws : int or None
-        ``provo.n_samples``: the draws per context of a decoding that sets none.
     config : dict
-        The config the plan is read from (the shards, probes and thresholds are resolved on it).
+        The config the plan is read from.
     """
 
-    models: dict = field(hash=False)
-    provo_decodings: dict = field(hash=False)
-    production: dict = field(hash=False)
-    provo_draws: int | None = None
-    config: dict = field(default_factory=dict, hash=False, repr=False)
+    config: dict = field(hash=False, repr=False)
 
     @classmethod
     def from_config(cls, config: dict) -> RunPlan:
@@ -96,14 +85,27 @@ class RunPlan:
         -------
         RunPlan
         """
-        provo = config.get("provo", {})
-        return cls(
-            models={m["name"]: PlannedModel(m, ModelSpec.from_config(m)) for m in config.get("models", [])},
-            provo_decodings={d["name"]: d for d in provo.get("decodings", [])},
-            production=config.get("production", {}),
-            provo_draws=provo.get("n_samples"),
-            config=config,
-        )
+        return cls(config)
+
+    @cached_property
+    def models(self) -> dict:
+        """Every configured model by name (``PlannedModel``), in the config's order."""
+        return {m["name"]: PlannedModel(m, ModelSpec.from_config(m)) for m in self.config.get("models", [])}
+
+    @cached_property
+    def provo_decodings(self) -> dict:
+        """``provo.decodings`` by name (empty without a ``provo`` section)."""
+        return {d["name"]: d for d in self.config.get("provo", {}).get("decodings", [])}
+
+    @cached_property
+    def production(self) -> dict:
+        """The ``production`` section (empty without one)."""
+        return self.config.get("production", {})
+
+    @property
+    def provo_draws(self) -> int | None:
+        """``provo.n_samples``: the draws per context of a decoding that sets none."""
+        return self.config.get("provo", {}).get("n_samples")
 
     def with_capability(self, capability: str) -> list[str]:
         """The models that have ``capability``, in the config's order."""

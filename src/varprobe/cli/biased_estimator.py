@@ -11,7 +11,7 @@ from tqdm import tqdm
 
 from varprobe import tables
 from varprobe.analysis.biased_estimator import (
-    BiasedSettings, biased_estimates, model_draws, sources, support, support_estimates,
+    BiasedSettings, biased_estimates, model_draws, sources, support_estimates,
 )
 from varprobe.analysis.next_word import context_table, model_summary
 from varprobe.commands import (
