@@ -42,7 +42,7 @@ if [ -f "$group" ]; then
     *) how="cut off" ;;
   esac
   echo "=== $how: run $(cat "$group") is gone; unlocking $(now)" >> "$log"
-  "${snakemake[@]}" --unlock >> "$log" 2>&1
+  "${unlock[@]}" >> "$log" 2>&1
   rm -f "$group"   # else the wait below reads the dead run's file, or the new one half-written
 fi
 # setsid: the run leads its own process group (its pid), which --stop and a later start find.

@@ -112,7 +112,8 @@ def test_a_run_stopped_by_stop_is_logged_as_stopped_when_started_again(tmp_path,
     assert "not running" in background(tmp_path, "--status").stdout
     assert background(tmp_path, "--stop").returncode == 1   # nothing left to stop
 
-    again = background(tmp_path, "--cores=1", "--dry-run", f"{SYSTEM}/samples.parquet")
+    # Targets after `--`: the unlock ahead of the restart must not read its flag as a target.
+    again = background(tmp_path, "--cores=1", "--dry-run", "--", f"{SYSTEM}/samples.parquet")
     assert again.returncode == 0, again.stderr
     log = tmp_path / "logs/background.log"
     wait_for(lambda: "=== end rc=" in log.read_text(), "the dry run to end", timeout=120)
