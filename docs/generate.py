@@ -112,6 +112,10 @@ HEADLINES = {
         "pytest_s",
         "pytest's wall time of the unit tier",
         "The fast tier of the suite."),
+    "provo_corpus": (
+        "ancestral_cpu_s",
+        "CPU seconds of one decoding's Provo sampling jobs over the whole corpus at 40 draws",
+        "A model's Provo sampling at the paper's size for its models other than GPT-2."),
     "provo_sample_1000": (
         "wall_s",
         "wall time of the whole Provo corpus at 1,000 draws per context",
