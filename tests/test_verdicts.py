@@ -243,6 +243,11 @@ def test_the_table_one_claims_are_decided_on_the_papers_own_systems_where_the_ru
     assert "the paper's own systems, from their published samples: 2 of 3 model x gold-label ECE cells" in \
         _claim_row(page, "IA-2")
     assert f"Verdict of claim IA-1: reproduced ({own})." in page and verdicts.misstated(page) == []
+    # The Findings sentences read the systems the verdicts are decided on, and name them: Bloom's
+    # 0.655 alone, not the run's model beside it (they spanned every system before).
+    finding = next(line for line in page.splitlines() if line.startswith("- No model reproduces"))
+    assert "on the paper's own systems, from their published samples, every system's E TVD(M, H) is 0.655 (1 of 1" \
+        in finding
     assert found["IA-6"].startswith("not testable: the run has no Provo decoding at temperature 0.5 alone, nor the "
                                     "paper's GPT2 T=0.5 samples")
 

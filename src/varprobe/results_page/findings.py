@@ -125,21 +125,22 @@ def _inputs_run(plan: RunPlan, dataset: str) -> str:
     return f"{chosen} {most:,} inputs"
 
 
-def _table_one_finding(summary: pd.DataFrame) -> list[str]:
-    models = summary[~summary["model"].isin(["human", "oracle"])]
-    oracle = summary[summary["model"] == "oracle"]
-    if models.empty or oracle.empty:
+def _table_one_finding(found: tuple[pd.DataFrame, pd.Series, str] | None) -> list[str]:
+    """IA-1's and IA-2's sentences on the systems their verdicts are decided on
+    (``verdicts.table_one_systems``: the paper's own systems where the run has them, else the
+    run's models), named in each sentence."""
+    if found is None:
         return []
-    o = oracle.iloc[0]
+    models, o, source = found
     low, high = models["expected_tvd"].min(), models["expected_tvd"].max()
     above = int((models["ci_low"] > o["ci_high"]).sum())
     ece_models = models["ece_human_majority"]
     return [
-        f"No model reproduces human variability as well as half of the humans do: every system's "
-        f"E TVD(M, H) is {span(low, high)} ({above} of {len(models)} with a 95% interval "
+        f"No model reproduces human variability as well as half of the humans do: on {source}, every "
+        f"system's E TVD(M, H) is {span(low, high)} ({above} of {len(models)} with a 95% interval "
         f"above the oracles'), against E TVD(O2, O1) = {number(o['expected_tvd'])} between two halves of "
         f"the humans (Table 1; the paper: GPT-2 0.64 against 0.42).",
-        f"ECE says the opposite: against the human majority the models' ECE is "
+        f"ECE says the opposite: on {source}, against the human majority the models' ECE is "
         f"{span(ece_models.min(), ece_models.max())}, the oracle's {number(o['ece_human_majority'])} "
         f"(Table 1; the paper: 0.20 against 0.57), so ECE ranks models as better calibrated than humans.",
     ]
@@ -257,11 +258,13 @@ DISPUTED_BY = {"regression_coefficients": "Table 3", "oracle_replacement_summary
 """The start of the Disagreements headings that dispute a table's finding."""
 
 
-def findings(entries: list[dict], disputed: list[str] = (), decided: dict | None = None) -> list[str]:
+def findings(entries: list[dict], disputed: list[str] = (), decided: dict | None = None,
+             config: dict | None = None) -> list[str]:
     """A handful of sentences, each naming the table it comes from, pointing to Disagreements
     where an entry's heading (``disputed``) is on its table, and stating the verdict of its claim
     as the claim's record gives it (``decided``: ``verdicts.decide``). The production findings read only the systems that beat copying
-    the source (``verdicts.adequate_systems``)."""
+    the source (``verdicts.adequate_systems``); Table 1's, the systems its claims are decided on
+    (``verdicts.table_one_systems``, which reads the run's ``config``)."""
     decided = decided or {}
     out = []
     for prefix, (finding, claims) in FINDINGS.items():
@@ -273,7 +276,8 @@ def findings(entries: list[dict], disputed: list[str] = (), decided: dict | None
             frame = frame[[k in keep for k in zip(frame["dataset"], frame["model"], frame["decoding"], strict=True)]]
             out.extend(finding(frame, decided))
             continue
-        said = finding(frame)
+        run = verdicts.Run(entries, {}, config or {})
+        said = finding(verdicts.table_one_systems(run)) if prefix == "provo_summary" else finding(frame)
         if prefix in DISPUTED_BY and any(t.startswith(DISPUTED_BY[prefix]) for t in disputed):
             said = [f"{text[:-2]}; see Disagreements)." for text in said]
         out.extend(f"{text} {verdicts.stated(key, decided[key])}" if key in decided else text

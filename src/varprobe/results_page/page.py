@@ -448,7 +448,7 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         span=run_span(Path(benchmarks), root.parent / ".snakemake" / "log"),
         run=findings.what_was_run(config, entries),
         papers=findings.papers_read({s["key"] for s in sections}),
-        findings=findings.findings(entries, [d["title"] for d in disputes], decided),
+        findings=findings.findings(entries, [d["title"] for d in disputes], decided, config),
         verdicts=views.markdown(verdicts.verdict_table(decided, made)),
         glossary=views.glossary({s["key"] for s in sections},
                                 config["provo"]["ece_bins"] if "provo" in config else None),

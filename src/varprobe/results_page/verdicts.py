@@ -122,10 +122,10 @@ def _ends(mean: float, low: float, high: float) -> tuple[float, float]:
 # ---- Ilia & Aziz 2024 ----
 
 OWN_SYSTEMS, RUN_MODELS = "the paper's own systems, from their published samples", "the run's models"
-"""The systems a Table 1 claim is decided on (``_provo``): the paper's, where the run has them."""
+"""The systems a Table 1 claim is decided on (``table_one_systems``): the paper's, where the run has them."""
 
 
-def _provo(run: Run, columns: tuple[str, ...] | None = None) -> tuple[pd.DataFrame, pd.Series, str] | None:
+def table_one_systems(run: Run, columns: tuple[str, ...] | None = None) -> tuple[pd.DataFrame, pd.Series, str] | None:
     """The Table 1 rows a claim is decided on, the oracle control's row and which systems the rows
     are: the paper's own systems (``published_systems.rows``; of its ``columns`` of Table 1 alone
     where given) where the run has them, a verdict from their own data; else the run's models."""
@@ -143,7 +143,7 @@ def _provo(run: Run, columns: tuple[str, ...] | None = None) -> tuple[pd.DataFra
 
 
 def _decided_on(verdict: Verdict, source: str) -> Verdict:
-    """``verdict`` naming the systems it was decided on (``_provo``) before what it gives; on the
+    """``verdict`` naming the systems it was decided on (``table_one_systems``) before what it gives; on the
     paper's own systems, its reason says so too (a sentence that states the verdict states it)."""
     reason = "; ".join(r for r in (verdict.reason, f"decided on {source}" if source == OWN_SYSTEMS else "") if r)
     return Verdict(verdict.verdict, f"{source}: {verdict.ours}", reason)
@@ -164,7 +164,7 @@ def _above_oracle(systems: pd.DataFrame, oracle: pd.Series) -> Verdict:
 
 
 def _gap(run: Run) -> Verdict:
-    found = _provo(run)
+    found = table_one_systems(run)
     if found is None:
         return NO_PROVO
     models, oracle, source = found
@@ -184,7 +184,7 @@ def _paper_ece_cells() -> tuple[int, int]:
 
 
 def _ece_opposite(run: Run) -> Verdict:
-    found = _provo(run)
+    found = table_one_systems(run)
     if found is None:
         return NO_PROVO
     models, oracle, source = found
@@ -277,7 +277,7 @@ def _finetune(run: Run) -> Verdict:
     """The paper's own fine-tuned GPT-2 (its published samples) against the oracle control in
     Table 1 where the run has it, else each fine-tuned model of the run against the oracles on its
     held-out contexts (``finetune_comparison``)."""
-    found = _provo(run, ("GPT2 fine-tuned",))
+    found = table_one_systems(run, ("GPT2 fine-tuned",))
     if found is not None and found[2] == OWN_SYSTEMS:
         return _decided_on(_above_oracle(*found[:2]), OWN_SYSTEMS)
     comparison = run.table("finetune_comparison")
@@ -293,7 +293,7 @@ def _finetune(run: Run) -> Verdict:
 def _temperature(run: Run) -> Verdict:
     """The paper's own GPT-2 at T = 0.5 (its published samples) against the oracle control where
     the run has it, else the run's models at temperature 0.5 alone."""
-    found = _provo(run, ("GPT2 T=0.5",))
+    found = table_one_systems(run, ("GPT2 T=0.5",))
     if found is None:
         return NO_PROVO
     models, oracle, source = found
