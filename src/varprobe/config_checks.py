@@ -59,6 +59,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from varprobe.run_plan import (
+    RunPlan,
     computed_probes,
     evaluated_inputs,
     figure_probes,
@@ -257,14 +258,6 @@ def _kind(model: dict) -> str:
     return ModelSpec.from_config(model).kind
 
 
-def _plan(config: dict):
-    """The config's run plan (``varprobe.run_plan.RunPlan``): its models by capability and the
-    systems of each study."""
-    from varprobe.run_plan import RunPlan
-
-    return RunPlan.from_config(config)
-
-
 def reference_problems(config: dict) -> list[str]:
     """Names that a config entry refers to but that are not configured (or not of the right
     kind): a model's decodings, a dataset's models, a fine-tuning base, the production figures'
@@ -274,7 +267,7 @@ def reference_problems(config: dict) -> list[str]:
 
     provo = {d["name"] for d in _at(config, ("provo", "decodings")) or []}
     production = [d["name"] for d in _at(config, ("production", "decodings")) or []]
-    plan = _plan(config)
+    plan = RunPlan.from_config(config)
     networks = plan.with_capability(LOGITS)
     problems = []
     for i, model in enumerate(config.get("models", [])):

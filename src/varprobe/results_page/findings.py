@@ -266,6 +266,7 @@ def findings(entries: list[dict], disputed: list[str] = (), decided: dict | None
     the source (``verdicts.adequate_systems``); Table 1's, the systems its claims are decided on
     (``verdicts.table_one_systems``, which reads the run's ``config``)."""
     decided = decided or {}
+    run = verdicts.Run(entries, {}, config or {})
     out = []
     for prefix, (finding, claims) in FINDINGS.items():
         frame = table_of(entries, prefix)
@@ -276,7 +277,6 @@ def findings(entries: list[dict], disputed: list[str] = (), decided: dict | None
             frame = frame[[k in keep for k in zip(frame["dataset"], frame["model"], frame["decoding"], strict=True)]]
             out.extend(finding(frame, decided))
             continue
-        run = verdicts.Run(entries, {}, config or {})
         said = finding(verdicts.table_one_systems(run)) if prefix == "provo_summary" else finding(frame)
         if prefix in DISPUTED_BY and any(t.startswith(DISPUTED_BY[prefix]) for t in disputed):
             said = [f"{text[:-2]}; see Disagreements)." for text in said]
