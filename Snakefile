@@ -33,11 +33,11 @@ if FINETUNED:
     include: "workflow/rules/finetune.smk"
 
 
-# Each key of `analyses` runs an analysis family (varprobe.families), whose rules are in
-# workflow/rules/<its rule_file>.smk; a file that serves several keys is included once.
-for rule_file in dict.fromkeys(ANALYSIS_FAMILIES[a].rule_file for a in ANALYSES):
+# Each key of `analyses` runs an analysis family (varprobe.families), whose rules are in its
+# folder (src/varprobe/families/<name>/rules.smk); a family with several keys is included once.
+for family in dict.fromkeys(ANALYSIS_FAMILIES[a] for a in ANALYSES):
 
-    include: f"workflow/rules/{rule_file}.smk"
+    include: str(family.rules)
 
 
 include: "workflow/rules/report.smk"

@@ -15,7 +15,7 @@ bash scripts/bootstrap.sh --with-llama
 export PATH="$PWD/.venv/bin:$PATH"
 export VARPROBE_DATA_MIRROR="${VARPROBE_DATA_MIRROR:-$(cd .. && pwd)/shared/data}"
 snakemake --lint
-snakefmt --check Snakefile workflow/rules
+snakefmt --check Snakefile workflow/rules src/varprobe/families
 # The documentation site, strictly: warnings are errors, every internal reference and link must
 # resolve (nitpicky); offline (no intersphinx, no external link check). Into git-ignored docs/_build.
 sphinx-build -W --keep-going -n -q -b html docs docs/_build/html

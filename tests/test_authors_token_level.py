@@ -1,4 +1,4 @@
-"""Ilia & Aziz's own protocol for Table 4's oracle rows (varprobe.analysis.authors_token_level):
+"""Ilia & Aziz's own protocol for Table 4's oracle rows (varprobe.families.token_level.authors):
 each switch on a corpus small enough to work by hand (first tokens: a word's first letter), the
 authors' split against their code, ours against the token-level study, and the whole protocol
 on the data mirror's Provo norms with GPT-2's tokenizer, which must give the authors' json and
@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from varprobe.analysis import authors_token_level as atl
-from varprobe.analysis.authors_token_level import (
+from varprobe.families.token_level import authors as atl
+from varprobe.families.token_level.authors import (
     AUTHORS,
     AUTHORS_SEED,
     JSON,
@@ -172,7 +172,7 @@ def gpt2_first(gpt2_tokenizer):
 
 
 def test_ours_is_the_token_level_study(provo_norms, gpt2_tokenizer, gpt2_first):
-    from varprobe.analysis.token_level import token_summary, token_table
+    from varprobe.families.token_level.analysis import token_summary, token_table
 
     assert {k: list(v.items()) for k, v in response_counts(provo_norms, OURS).items()} == {
         k: list(v.items()) for k, v in human_counts(responses_table(provo_norms)).items()}

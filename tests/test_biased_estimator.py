@@ -15,7 +15,7 @@ import yaml
 from helpers import nan_logits, output, scheduled, snakemake, write_config, write_provo_inputs
 
 from varprobe import tables
-from varprobe.analysis.biased_estimator import biased_estimates, sources, support, support_estimates
+from varprobe.families.biased_estimator.analysis import biased_estimates, sources, support, support_estimates
 from varprobe.cli import main
 from varprobe.metrics.dense import renormalise
 from varprobe.sampling.chains import prefix_chains

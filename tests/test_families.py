@@ -18,17 +18,18 @@ from varprobe.config_checks import ConfigError, check_config
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
 
 
-def test_every_family_has_its_rule_file_schema_entry_and_subcommands():
+def test_every_family_is_a_folder_with_its_rules_schema_entry_and_subcommands():
     registered = families()
     analyses = SCHEMA["properties"]["analyses"]["properties"]
     assert set(registered) == set(analyses)  # every schema entry runs a family, and back
     parser_commands = set(build_parser()._subparsers._group_actions[0].choices)
     for key, family in registered.items():
-        assert (REPO / f"workflow/rules/{family.rule_file}.smk").is_file(), key
+        assert family.folder == REPO / "src/varprobe/families" / family.name, key
+        assert family.rules.is_file(), key
         assert key in family.keys
-        # Its science, its subcommands and its declaration share the family's name.
-        assert importlib.import_module(f"varprobe.analysis.{family.name}"), key
-        assert callable(importlib.import_module(f"varprobe.cli.{family.name}").register), key
+        # Its science and its subcommands are modules of its folder.
+        assert importlib.import_module(family.module("analysis")), key
+        assert callable(importlib.import_module(family.module("cli")).register), key
     # The paper's analyses, each from its own module.
     assert {"sample-size", "regression", "token-calibration", "syntactic-tvd", "semantic-tvd",
             "biased-estimator", "token-level", "oracle-replacement"} <= parser_commands
@@ -46,7 +47,7 @@ def test_family_tables_are_declared_contracts():
 def test_a_family_table_that_redeclares_a_study_table_is_named(monkeypatch):
     import varprobe.families as family_module
 
-    clash = family_module.Family(name="clash", keys=("clash",), rule_file="clash",
+    clash = family_module.Family(name="clash", keys=("clash",), folder=REPO,
                                  tables={"provo_tvd": {"tvd": "float64"}})
     monkeypatch.setattr(family_module, "families", lambda: {"clash": clash})
     with pytest.raises(ValueError, match="table 'provo_tvd' of analysis family 'clash' is already "
@@ -80,14 +81,14 @@ def test_a_family_on_the_provo_tables_needs_the_provo_study():
 def test_a_familys_declaration_imports_nothing():
     """The table contracts (the lowest layer) read the declarations, so they may not reach up."""
     for family in dict.fromkeys(families().values()):
-        path = REPO / "src/varprobe/families" / f"{family.name}.py"
+        path = family.folder / "__init__.py"
         imports = [node for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                    if isinstance(node, (ast.Import, ast.ImportFrom))]
         assert imports == [], f"{path} imports {[ast.unparse(node) for node in imports]}"
 
 
-def test_every_reason_a_family_cannot_run_is_a_familys():
-    from varprobe.availability import UNAVAILABLE
+def test_a_family_says_why_it_cannot_run_in_its_own_analysis_module():
+    from varprobe.availability import reason_function
 
-    assert set(UNAVAILABLE) <= {family.name for family in families().values()}
-    assert {"oracle_replacement", "regression", "word_classes"} <= set(UNAVAILABLE)
+    says = {family.name for family in families().values() if reason_function(family.name)}
+    assert says == {"oracle_replacement", "regression", "word_classes"}

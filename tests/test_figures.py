@@ -16,12 +16,15 @@ import pytest
 
 import varprobe.plots
 from varprobe.analysis import model_size
-from varprobe.analysis.regression import LABELS, PREDICTOR_ORDER
+from varprobe.families.regression.analysis import LABELS, PREDICTOR_ORDER
 from varprobe.published import PAPER_COEFFICIENTS
-from varprobe.plots import (
-    appendix, finetune, oracle_replacement, production, provo, regression, sample_size, token_calibration,
-    word_classes,
-)
+from varprobe.families import families
+from varprobe.families.oracle_replacement import plots as oracle_replacement
+from varprobe.families.regression import plots as regression
+from varprobe.families.sample_size import plots as sample_size
+from varprobe.families.token_calibration import plots as token_calibration
+from varprobe.families.word_classes import plots as word_classes
+from varprobe.plots import appendix, finetune, production, provo
 from varprobe.plots.layout import MAX_TALL, MAX_WIDE, bounded
 
 HELPERS = {"layout.panel_grid", "layout.legend_below", "layout.bounded", "oracle_replacement.step_histogram",
@@ -165,12 +168,16 @@ FIGURES = {
 
 
 def figure_functions() -> set[str]:
-    """``module.function`` of every public function defined in a ``varprobe.plots`` module."""
+    """``module.function`` of every public function defined in a ``varprobe.plots`` module or a
+    family's ``plots`` module (named by the family: ``sample_size.squared_error_histograms``)."""
+    modules = {info.name: f"varprobe.plots.{info.name}" for info in pkgutil.iter_modules(varprobe.plots.__path__)}
+    modules |= {family.name: family.module("plots") for family in families().values()
+                if (family.folder / "plots.py").is_file()}
     found = set()
-    for info in pkgutil.iter_modules(varprobe.plots.__path__):
-        module = importlib.import_module(f"varprobe.plots.{info.name}")
-        found |= {f"{info.name}.{name}" for name, f in inspect.getmembers(module, inspect.isfunction)
-                  if f.__module__ == module.__name__ and not name.startswith("_")}
+    for name, dotted in modules.items():
+        module = importlib.import_module(dotted)
+        found |= {f"{name}.{fn}" for fn, f in inspect.getmembers(module, inspect.isfunction)
+                  if f.__module__ == module.__name__ and not fn.startswith("_")}
     return found - HELPERS
 
 

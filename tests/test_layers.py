@@ -77,10 +77,22 @@ def import_graph() -> dict[str, set[str]]:
     return graph
 
 
+FAMILY_ROLES = {"analysis": "analysis", "authors": "analysis", "plots": "plots", "cli": "cli",
+                "page": "results_page"}
+"""The unit of each module of an analysis family's folder (``varprobe.families.<name>.<role>``):
+its science is in the analyses' layer, its figures in the plots', its subcommands in the command
+line's and its page section in the results page's; its declaration (the folder's ``__init__``)
+is in ``families``."""
+
+
 def unit(module: str) -> str:
-    """The folder or top-level module that ``module`` belongs to: ``varprobe.analysis.regression``
-    is in ``analysis``, ``varprobe.tables`` is ``tables``, ``varprobe`` itself is ``varprobe``."""
+    """The folder or top-level module that ``module`` belongs to: ``varprobe.analysis.next_word``
+    is in ``analysis``, ``varprobe.tables`` is ``tables``, ``varprobe`` itself is ``varprobe``; a
+    family's module by its role (``FAMILY_ROLES``): ``varprobe.families.regression.plots`` is in
+    ``plots``."""
     parts = module.split(".")
+    if parts[1:2] == ["families"] and len(parts) == 4:
+        return FAMILY_ROLES[parts[3]]
     return parts[1] if len(parts) > 1 else parts[0]
 
 
@@ -152,7 +164,7 @@ def test_relative_and_function_level_imports_are_read():
     source = "from . import b\nfrom ..c import d\ndef f():\n    import varprobe.e\n"
     names = [n for node in ast.walk(ast.parse(source)) for n in imported_names(node, "varprobe.x")]
     assert {"varprobe.x.b", "varprobe.c.d", "varprobe.e"} <= set(names)
-    assert "varprobe.plots.regression" in import_graph()["varprobe.cli.regression"]
+    assert "varprobe.families.regression.plots" in import_graph()["varprobe.families.regression.cli"]
 
 
 def test_an_upward_import_is_named():
@@ -183,12 +195,14 @@ def test_no_module_imports_from_a_higher_layer():
 
 
 def test_the_analyses_read_no_command_line():
-    """``varprobe.analysis`` is the science: its command-line handlers live in ``varprobe.cli``."""
+    """``varprobe.analysis`` and the families' analysis modules are the science: their command-line
+    handlers live in ``varprobe.cli`` and the families' ``cli`` modules."""
     graph_imports = {
         module_name(path): [ast.unparse(node) for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                             if isinstance(node, (ast.Import, ast.ImportFrom))
                             and "argparse" in imported_names(node, "varprobe.analysis")]
-        for path in (PACKAGE / "analysis").glob("*.py")
+        for path in [*(PACKAGE / "analysis").glob("*.py"), *(PACKAGE / "families").glob("*/analysis.py"),
+                     *(PACKAGE / "families").glob("*/authors.py")]
     }
     assert {module: found for module, found in graph_imports.items() if found} == {}
 

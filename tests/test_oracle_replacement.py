@@ -16,7 +16,7 @@ from helpers import SNAKEMAKE, responses_table
 
 from varprobe import tables
 from varprobe.analysis.next_word import ModelEstimate
-from varprobe.analysis.oracle_replacement import (
+from varprobe.families.oracle_replacement.analysis import (
     disjoint_oracles,
     oracle_pairs,
     oracle_size,

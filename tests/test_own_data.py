@@ -15,7 +15,7 @@ import pytest
 from varprobe import tables
 from varprobe.availability import unavailable_analyses
 from varprobe.analysis.next_word import ControlSettings, oracle_splits
-from varprobe.analysis.regression import MIN_CONTEXTS, unfitted_systems
+from varprobe.families.regression.analysis import MIN_CONTEXTS, unfitted_systems
 from varprobe.cli import main
 from varprobe.config_checks import (
     corpus_problems,

@@ -16,7 +16,7 @@ import yaml
 from helpers import SNAKEMAKE
 
 from varprobe import tables
-from varprobe.analysis.regression import (
+from varprobe.families.regression.analysis import (
     CONTINUOUS,
     TARGET,
     PriorSettings,

@@ -379,7 +379,7 @@ def test_paper_coefficients_are_matched_on_the_predictor_not_the_label():
 def test_every_paper_value_lands_on_a_row_of_the_page(page):
     """Each number of ``paper`` is printed on the page's row of the quantity it belongs to, and
     no cell reads <NA> (the paper's numeral coefficient once did, through a label mismatch)."""
-    from varprobe.analysis.regression import LABELS
+    from varprobe.families.regression.analysis import LABELS
 
     assert "<NA>" not in page and "| nan " not in page
     for system, values in paper.TABLE_1.items():
@@ -681,7 +681,7 @@ def _columns(fig) -> int:
 
 
 def test_panel_figures_have_at_most_three_columns_and_no_empty_panel():
-    from varprobe.plots.word_classes import class_tvd_histograms
+    from varprobe.families.word_classes.plots import class_tvd_histograms
 
     series = {(f"m{i}", "ancestral"): {"model_humans": np.linspace(0, 1, 9), "oracle2_oracle1": np.full(9, 0.3)}
               for i in range(6)}
@@ -693,7 +693,7 @@ def test_panel_figures_have_at_most_three_columns_and_no_empty_panel():
 
 
 def test_the_sample_size_figure_draws_no_empty_panel_and_says_which_sizes_it_could_not_draw():
-    from varprobe.plots.sample_size import squared_error_histograms
+    from varprobe.families.sample_size.plots import squared_error_histograms
 
     summary = pd.DataFrame({"model": "m", "decoding": "ancestral", "size": [10, 20, 40, 100],
                             "n_estimates": [5, 5, 0, 0], "mse": [0.007, 0.003, np.nan, np.nan]})
@@ -742,7 +742,7 @@ def test_the_sample_size_table_refuses_counts_that_differ_unexplained():
 
 
 def test_the_regression_legend_stays_off_the_estimates():
-    from varprobe.plots.regression import coefficient_plot
+    from varprobe.families.regression.plots import coefficient_plot
 
     coefficients = [pd.DataFrame({"model": "m", "decoding": d, "predictor": ["entropy_human", "VERB"],
                                   "label": ["human entropy", "verb"], "mean": [0.1, -0.02],
@@ -800,7 +800,7 @@ def test_the_tvd_density_names_the_definition_of_each_curve():
 
 
 def test_the_token_calibration_figure_wraps_its_four_metrics_into_rows_of_three():
-    from varprobe.plots.token_calibration import metrics_against_bins
+    from varprobe.families.token_calibration.plots import metrics_against_bins
 
     table = pd.DataFrame([{"model": "m", "labels": "corpus", "metric": metric, "bins": m, "value": 0.1 * m}
                           for metric in ("ece", "classwise_ece", "full_ece", "full_ece_weighted") for m in (5, 10)])

@@ -12,7 +12,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "workflow" / "rules"
-FILES = [ROOT / "Snakefile", *sorted(RULES.glob("*.smk"))]
+FILES = [ROOT / "Snakefile", *sorted(RULES.glob("*.smk")),
+         *sorted((ROOT / "src" / "varprobe" / "families").glob("*/rules.smk"))]
 
 
 def imported(text: str) -> set[str]:
@@ -47,7 +48,7 @@ TEXTS = {path: path.read_text() for path in FILES}
 IMPORTED = {name for text in TEXTS.values() for name in imported(text)}
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_a_rules_file_imports_every_imported_name_it_uses(path):
     text = TEXTS[path]
     missing = sorted((used(text) & IMPORTED) - imported(text))
@@ -62,7 +63,7 @@ def test_a_config_alias_is_read_only_where_it_is_bound_or_included():
     for path, text in TEXTS.items():
         bound = config_aliases(text) | {n for p in includes(text) for n in config_aliases(TEXTS[p])}
         elsewhere = {n for p, t in TEXTS.items() if p != path for n in config_aliases(t)}
-        foreign += [f"{path.name}: {n}" for n in sorted(used(text) & (elsewhere - bound - everywhere))]
+        foreign += [f"{path.relative_to(ROOT)}: {n}" for n in sorted(used(text) & (elsewhere - bound - everywhere))]
     assert not foreign, f"config aliases read outside their file: {foreign}"
 
 

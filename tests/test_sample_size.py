@@ -9,7 +9,7 @@ from helpers import responses_table
 
 from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings
-from varprobe.analysis.sample_size import (
+from varprobe.families.sample_size.analysis import (
     NOTE_NO_MODEL_WORD,
     NOTE_NO_WORD,
     NOTE_TOO_LARGE,

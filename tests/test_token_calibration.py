@@ -16,7 +16,7 @@ import yaml
 from helpers import output, scheduled, snakemake
 
 from varprobe import tables
-from varprobe.analysis.token_calibration import drawn_labels
+from varprobe.families.token_calibration.analysis import drawn_labels
 from varprobe.metrics.token_calibration import (
     METRICS,
     PAPER_BINS,
@@ -219,7 +219,7 @@ def test_relative_std():
 
 
 def test_provo_passages_are_rebuilt_from_the_last_context():
-    from varprobe.analysis.token_calibration import provo_passages, windows
+    from varprobe.families.token_calibration.analysis import provo_passages, windows
 
     contexts = pd.DataFrame({"text_id": [1, 1, 2], "word_number": [2, 3, 2],
                              "context": ["A", "A cat", "Dogs"], "word": ["cat", "sat.", "bark."]})

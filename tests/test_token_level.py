@@ -11,7 +11,7 @@ import pytest
 
 from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings, oracle_splits
-from varprobe.analysis.token_level import first_tokens, token_summary, token_table
+from varprobe.families.token_level.analysis import first_tokens, token_summary, token_table
 from varprobe.cli import main
 from varprobe.metrics.dense import dense_entropy, dense_tvd
 from varprobe.metrics.distributions import tvd

@@ -11,7 +11,7 @@ from helpers import output, scheduled, snakemake, write_config
 
 from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings, ModelEstimate, human_counts, oracle_splits
-from varprobe.analysis.word_classes import Partition, class_table, semantic_classifier, syntactic_classifier
+from varprobe.families.word_classes.analysis import Partition, class_table, semantic_classifier, syntactic_classifier
 from varprobe.metrics.distributions import mle, tvd
 from varprobe.metrics.word_classes import coarsen, elbow
 from varprobe.probes.word_vectors import OOV, candidate_ks, cluster_words, load_word_vectors

@@ -1,34 +1,23 @@
 """Which configured analyses can run on the configured cloze corpus: a family that cannot run on
-every corpus says why, by the function of its name in ``UNAVAILABLE``."""
+every corpus says why, by the function ``unavailable`` of its analysis module
+(``varprobe.families.<name>.analysis``)."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 
-from varprobe.analysis import oracle_replacement, regression, word_classes
 from varprobe.families import families
 
 
-def _oracle_replacement(key: str, corpus: Mapping, settings: Mapping) -> str | None:
-    """``oracle_replacement.too_few_responses`` on the corpus's responses; a corpus that cannot be
-    read is left to the job that reads it, which names the problem."""
-    from varprobe.data.cloze import read_corpus
-
-    try:
-        responses = read_corpus(corpus)["responses"]
-    except (OSError, ValueError, ImportError):
-        return None
-    return oracle_replacement.too_few_responses(responses, settings["oracle_sizes"], corpus["name"])
-
-
-UNAVAILABLE: dict[str, Callable[[str, Mapping, Mapping], str | None]] = {
-    "oracle_replacement": _oracle_replacement,
-    "regression": regression.unavailable,
-    "word_classes": word_classes.unavailable,
-}
-"""Why a family (by its name, ``varprobe.families.Family.name``) cannot run its key ``key`` on the
-cloze corpus entry ``corpus`` (``varprobe.data.cloze``) with its ``settings`` (the key's config
-entry), or None where it can. A family absent runs on any corpus."""
+def reason_function(name: str) -> Callable[[str, Mapping, Mapping], str | None] | None:
+    """The function that says why family ``name`` (``varprobe.families.Family.name``) cannot run
+    its key on a cloze corpus: ``unavailable(key, corpus, settings)`` of its analysis module, with
+    ``corpus`` the cloze corpus entry (``varprobe.data.cloze``) and ``settings`` the key's config
+    entry, giving the reason or None where it can. None for a family without one: it runs on any
+    corpus."""
+    module = importlib.import_module(f"varprobe.families.{name}.analysis")
+    return getattr(module, "unavailable", None)
 
 
 def unavailable_analyses(config: Mapping) -> dict[str, str]:
@@ -49,7 +38,9 @@ def unavailable_analyses(config: Mapping) -> dict[str, str]:
     if corpus is None:
         return {}
     known = families()
-    reasons = {key: UNAVAILABLE[known[key].name](key, corpus, settings or {})
-               for key, settings in (config.get("analyses") or {}).items()
-               if key in known and known[key].name in UNAVAILABLE}
+    reasons = {}
+    for key, settings in (config.get("analyses") or {}).items():
+        why = reason_function(known[key].name) if key in known else None
+        if why is not None:
+            reasons[key] = why(key, corpus, settings or {})
     return {key: reason for key, reason in reasons.items() if reason}

@@ -238,7 +238,7 @@ class Coding:
     the predictors left out, the split the target TVD(M, O1) and the predictor TVD(O2, O1) come
     from, and its role on the page (``ROLES``; empty for none). ``split``: ``None``, the means
     over the run's R resplits (``provo_tvd``); ``(0, k)``, the authors' one split
-    (``varprobe.analysis.authors_regression.one_split``) seeded s for the target and s + k for
+    (``varprobe.families.regression.authors.one_split``) seeded s for the target and s + k for
     the predictor, s = ``AUTHORS_SEED`` (the value) and s in ``SPREAD_SEEDS`` (its spread): k = 0
     is the authors' protocol, both from one split."""
 
@@ -304,7 +304,7 @@ def regression_codings(tvd: pd.DataFrame, tags: list[str], responses: pd.DataFra
                        estimates: dict) -> pd.DataFrame:
     """The coefficient of TVD between oracles and of human entropy under each coding of
     ``REGRESSION_CODINGS``, by scikit-learn's ``ARDRegression()`` with its defaults (type-II
-    maximum likelihood: the authors' fit, ``varprobe.analysis.authors_regression.
+    maximum likelihood: the authors' fit, ``varprobe.families.regression.authors.
     ard_coefficients``; for ours a quick stand-in for the NUTS posterior of the workflow's fit),
     over the contexts with every predictor and a model distribution (schema
     ``regression_codings`` without the system's columns). Per coding: its ``role``, ``units``
@@ -332,8 +332,8 @@ def regression_codings(tvd: pd.DataFrame, tags: list[str], responses: pd.DataFra
     pandas.DataFrame
         One row per coding.
     """
-    from varprobe.analysis.authors_regression import ard_coefficients, split_tvds
-    from varprobe.analysis.regression import CONTINUOUS, LABELS, TARGET, TAG_ORDER
+    from varprobe.families.regression.authors import ard_coefficients, split_tvds
+    from varprobe.families.regression.analysis import CONTINUOUS, LABELS, TARGET, TAG_ORDER
 
     frame = tvd.assign(_tag=tags)
     modelled = np.array([estimates.get((t, w)) is not None and estimates[(t, w)].distribution is not None

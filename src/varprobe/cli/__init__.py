@@ -4,8 +4,8 @@ The user's commands are ``USER_COMMANDS``; the help lists the stage commands, wh
 Snakemake rules call, under a heading of their own. Every stage subcommand reads tables, calls
 the package and writes tables atomically; errors end the process with a one-line message that
 names the culprit (``varprobe: error: ...``). Each study's subcommands live in a module of this
-package with a ``register(sub)`` function; so do each analysis family's, in the module of the
-family's name (``varprobe.families``).
+package with a ``register(sub)`` function; so do each analysis family's, in its folder's ``cli``
+module (``varprobe.families.<name>.cli``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     for study in STUDIES:
         study.register(sub)
     for family in dict.fromkeys(families().values()):
-        importlib.import_module(f"{__name__}.{family.name}").register(sub)
+        importlib.import_module(family.module("cli")).register(sub)
     _stages_apart(parser, sub)
     return parser
 

@@ -55,7 +55,7 @@ def _provo_human_ties(args: argparse.Namespace) -> None:
 
 def _regression_codings(args: argparse.Namespace) -> None:
     from varprobe.analysis.page_measures import regression_codings
-    from varprobe.analysis.regression import last_word_tags
+    from varprobe.families.regression.analysis import last_word_tags
     from varprobe.probes.pos_tags import UniversalTagger
 
     tvd = tables.read(args.tvd, "provo_tvd")

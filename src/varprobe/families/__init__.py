@@ -2,15 +2,22 @@
 the appendices; Liu et al. 2024), each built on the Provo study's tables but token calibration,
 whose corpus may be a production dataset's references.
 
-A family is declared once, by a module of this package that imports nothing: ``KEYS``, its
-config keys; ``RULE_FILE``, its rules (``workflow/rules/<RULE_FILE>.smk``); ``TABLES``, the column
-contracts of the tables only it writes (``varprobe.tables``); ``VALUE_LISTS``, its config lists of
-plain values (key paths below ``analyses``) where a repeated value would repeat or merge results
-(default none); ``PROVO``, whether it reads the Provo study's tables, so that a config running it
-needs a ``provo:`` section (default True). The table contracts, the workflow and the config checks
-read ``families()``; nothing else lists them. A family's science is ``varprobe.analysis.<name>``,
-its subcommands ``varprobe.cli.<name>``, its figures ``varprobe.plots.<name>``, all of the
-declaration's module name.
+A family is one folder of this package, ``families/<name>/``:
+
+- ``__init__.py``, its declaration, which imports nothing: ``KEYS``, its config keys; ``TABLES``,
+  the column contracts of the tables only it writes (``varprobe.tables``); ``VALUE_LISTS``, its
+  config lists of plain values (key paths below ``analyses``) where a repeated value would repeat
+  or merge results (default none); ``PROVO``, whether it reads the Provo study's tables, so that a
+  config running it needs a ``provo:`` section (default True);
+- ``analysis.py``, its science on tables (with ``unavailable`` where it cannot run on every cloze
+  corpus, ``varprobe.availability``);
+- ``cli.py``, its subcommands (``register``);
+- ``plots.py``, its figures, where it draws any;
+- ``rules.smk``, its Snakemake rules;
+- ``page.py``, its section of the results page (``varprobe.results_page.sections``).
+
+The table contracts, the command line, the workflow, the config checks and the results page read
+``families()``; nothing else lists them.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import pkgutil
 from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from functools import cache
+from pathlib import Path
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,11 +37,11 @@ class Family:
     Attributes
     ----------
     name : str
-        The module name shared by its declaration, analysis, command-line and plot modules.
+        Its folder's name, ``varprobe.families.<name>``.
     keys : tuple of str
         The keys under the config's ``analyses`` that run it.
-    rule_file : str
-        Its rules, ``workflow/rules/<rule_file>.smk``.
+    folder : Path
+        Its folder, which holds its modules and its rules (``rules``).
     tables : Mapping
         The column contracts of the tables only it writes, by table name.
     value_lists : tuple of tuple of str
@@ -45,27 +53,36 @@ class Family:
     name: str
     _: KW_ONLY
     keys: tuple[str, ...]
-    rule_file: str
+    folder: Path
     tables: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     value_lists: tuple[tuple[str, ...], ...] = ()
     provo: bool = True
 
+    @property
+    def rules(self) -> Path:
+        """Its Snakemake rules, ``<folder>/rules.smk``."""
+        return self.folder / "rules.smk"
+
+    def module(self, role: str) -> str:
+        """The dotted name of its module ``role`` (``analysis``, ``cli``, ``plots``, ``page``)."""
+        return f"{__name__}.{self.name}.{role}"
+
 
 def declared(name: str) -> Family:
-    """The family declared by module ``name`` of this package.
+    """The family declared by folder ``name`` of this package.
 
     Parameters
     ----------
     name : str
-        The declaration's module name, e.g. ``"sample_size"``.
+        The folder's name, e.g. ``"sample_size"``.
 
     Returns
     -------
     Family
-        Its ``KEYS``, ``RULE_FILE``, ``TABLES``, ``VALUE_LISTS`` and ``PROVO``.
+        Its ``KEYS``, ``TABLES``, ``VALUE_LISTS`` and ``PROVO``, and its folder.
     """
     module = importlib.import_module(f"{__name__}.{name}")
-    return Family(name=name, keys=module.KEYS, rule_file=module.RULE_FILE,
+    return Family(name=name, keys=module.KEYS, folder=Path(module.__file__).parent,
                   tables=getattr(module, "TABLES", {}), value_lists=getattr(module, "VALUE_LISTS", ()),
                   provo=getattr(module, "PROVO", True))
 
@@ -77,10 +94,12 @@ def families() -> dict[str, Family]:
     Returns
     -------
     dict of str to Family
-        The family of each module of this package, under each of its keys.
+        The family of each folder of this package, under each of its keys.
     """
     found = {}
     for module in pkgutil.iter_modules(__path__):
+        if not module.ispkg:
+            continue
         family = declared(module.name)
         for key in family.keys:
             found[key] = family

@@ -14,7 +14,7 @@ ORACLES = ("oracle 1", "oracle 2")
 
 @dataclass(frozen=True, kw_only=True)
 class TokenOracles:
-    """Table 4's oracle ECEs (``varprobe.analysis.authors_token_level``) with ``settings``.
+    """Table 4's oracle ECEs (``varprobe.families.token_level.authors``) with ``settings``.
 
     ``switches``: the rows (protocol, switch, oracle 1, oracle 2) of ``switch_table`` on the norms
     in the authors' response order; ``mirror``: the authors' protocol on the norms in the mirror's
@@ -74,7 +74,7 @@ TOKEN_SWITCH_CODE = {
     "authors_bins": "`GPT2_processing_BPE.py` lines 160, 214-235",
 }
 """The lines of the authors' code (``TOKEN_CODE_FOLDER``) each switch of
-``varprobe.analysis.authors_token_level`` follows."""
+``varprobe.families.token_level.authors`` follows."""
 
 TOKEN_CODE_FOLDER = "Additional_Experiments/Appendix_D"
 """Where the files of ``TOKEN_SWITCH_CODE`` are in github.com/evgeniael/predict_next_word."""

@@ -469,7 +469,7 @@ def _exact_softmax(entries, measured, config) -> str:
 
 def _token_oracles(_entries, _measured, _config) -> dict:
     """The oracles' Table 4 ECE under the authors' protocol and each of its definitions alone, as
-    ``varprobe.analysis.authors_token_level`` measured it (``authors_measures.TABLE4_ORACLES``, which
+    ``varprobe.families.token_level.authors`` measured it (``authors_measures.TABLE4_ORACLES``, which
     a test recomputes from the Provo norms), with the table of every number it cites."""
     m, lines = authors_measures.TABLE4_ORACLES, authors_measures.TOKEN_SWITCH_CODE
     oracles = list(authors_measures.ORACLES)
@@ -491,7 +491,7 @@ def _token_oracles(_entries, _measured, _config) -> dict:
     ], columns=found.columns)
     folder = authors_measures.TOKEN_CODE_FOLDER
     cause = (
-        f"Measured (`varprobe.analysis.authors_token_level` on the Provo norms with GPT-2's tokenizer, seed {seed}, "
+        f"Measured (`varprobe.families.token_level.authors` on the Provo norms with GPT-2's tokenizer, seed {seed}, "
         f"{resplits} resplits, {bins} bins; `tests/test_authors_token_level.py` recomputes every number here; its "
         f"table): the authors' protocol gives oracle 1 {number(authors['oracle 1'])} and oracle 2 "
         f"{number(authors['oracle 2'])} on the norms in their response order (that of their per-context lists, "
@@ -697,7 +697,7 @@ def _reading(threshold: float, bins: int | None, share: float) -> str:
 
 def _replacement_cause(entries, _measured, config) -> dict | None:
     """The overlap at every grid k between the paper's share and each differing system's k needed,
-    the table the criterion reads (``varprobe.analysis.oracle_replacement``), and whether the
+    the table the criterion reads (``varprobe.families.oracle_replacement.analysis``), and whether the
     run's threshold and bins are those that read the paper's histograms as it does (``_reading``)."""
     summary = table_of(entries, "oracle_replacement_summary")
     if summary is None:

@@ -74,7 +74,7 @@ REPLACEMENT_READING = (0.8, 20)
 """The overlap threshold and histogram bins at which the k%-oracle criterion reads the paper's
 histograms as the paper does: normal densities with the moments of the authors' notebook (GPT-2's
 TVDs 0.633 +- 0.221 at k = 0, the oracles' 0.399 +- 0.181) match at its 60%
-(``varprobe.analysis.oracle_replacement``); the schema's defaults."""
+(``varprobe.families.oracle_replacement.analysis``); the schema's defaults."""
 
 AUTHORS_LEFT_OUT_POSITION = (55, 62)
 """The Provo position (text_id, word_number) the authors' code leaves out of the norms' 2,687:

@@ -536,7 +536,7 @@ def sample_size(summary: pd.DataFrame, intervals: dict | None = None) -> pd.Data
 def sample_size_left_out(row) -> str:
     """Why the contexts of a ``sample_size_summary`` row without a subsample TVD have none, each
     reason with its count; ValueError, naming the system and size, when the counts of
-    ``varprobe.analysis.sample_size.context_counts`` do not add up to its contexts."""
+    ``varprobe.families.sample_size.analysis.context_counts`` do not add up to its contexts."""
     parts = {"cannot subsample (size >= N draws)": row.n_contexts_too_large,
              "every draw of the subsample failed (Table 1 keeps it: the full sample has a word)":
                  row.n_contexts_subsample_failed,

@@ -1,9 +1,7 @@
-"""Declaration of analysis family ``oracle_replacement`` (``varprobe.families``): its config keys,
-rule file and tables. It imports nothing."""
+"""Declaration of analysis family ``oracle_replacement`` (``varprobe.families``): its config keys and
+tables (its folder holds the rest). It imports nothing."""
 
 KEYS = ("oracle_replacement",)
-
-RULE_FILE = "oracle_replacement"
 
 VALUE_LISTS = (("oracle_replacement", "oracle_sizes"), ("oracle_replacement", "k_percent"),
              ("oracle_replacement", "figure_k"))

@@ -1,9 +1,7 @@
-"""Declaration of analysis family ``biased_estimator`` (``varprobe.families``): its config keys,
-rule file and tables. It imports nothing."""
+"""Declaration of analysis family ``biased_estimator`` (``varprobe.families``): its config keys and
+tables (its folder holds the rest). It imports nothing."""
 
 KEYS = ("biased_estimator",)
-
-RULE_FILE = "biased_estimator"
 
 VALUE_LISTS = (("biased_estimator", "nucleus"),)
 

@@ -33,7 +33,7 @@ a sentence-initial word in lowercase; different spellings the model would write 
 normalised word are not summed. This underestimates P(w | c) for such words.
 
 The family's declaration: ``varprobe.families.biased_estimator``; its subcommands:
-``varprobe.cli.biased_estimator``.
+``varprobe.families.biased_estimator.cli``.
 """
 
 from __future__ import annotations

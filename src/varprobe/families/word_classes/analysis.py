@@ -22,7 +22,7 @@ out (counted as ``n_contexts_not_sampled`` or ``n_contexts_all_failed``,
 ``varprobe.analysis.next_word.without_words``), for the model and the oracle alike.
 
 The family's declaration: ``varprobe.families.word_classes``; its subcommands:
-``varprobe.cli.word_classes``.
+``varprobe.families.word_classes.cli``.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ the expected TVD to oracle 1 and the ECE with the human-majority first token as 
 oracles' ECE averaged over the R resplits): the paper's Table 4.
 
 The family's declaration: ``varprobe.families.token_level``; its subcommands:
-``varprobe.cli.token_level``.
+``varprobe.families.token_level.cli``.
 """
 
 from __future__ import annotations

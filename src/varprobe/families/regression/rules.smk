@@ -3,7 +3,7 @@ predictors, per system, and the coefficient plot (Ilia & Aziz 2024, Sec. 5, Fig.
 
 import sys
 
-from varprobe.analysis.regression import unfitted_systems
+from varprobe.families.regression.analysis import unfitted_systems
 from varprobe.config_checks import decoding_contexts
 
 RG = config["analyses"]["regression"]

@@ -1,5 +1,5 @@
 """The subcommands of analysis family ``token_level`` (``varprobe.families.token_level``):
-each reads tables, calls ``varprobe.analysis.token_level`` and writes tables (and figures)."""
+each reads tables, calls ``varprobe.families.token_level.analysis`` and writes tables (and figures)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from tqdm import tqdm
 
 from varprobe import tables
-from varprobe.analysis.token_level import token_summary, token_table
+from varprobe.families.token_level.analysis import token_summary, token_table
 from varprobe.commands import add_control, add_model_job, control_settings, load_model
 
 

@@ -1,7 +1,7 @@
 """Syntactic and semantic TVD (Ilia & Aziz 2024, Sec. 5, App. G): one pattern of rules per
 configured level, keyed by its entry of `analyses` (syntactic_tvd, semantic_tvd). The Snakefile
-includes this file once for either or both keys (the family's rule_file,
-varprobe.analysis.word_classes)."""
+includes this file once for either or both keys (the family's folder,
+varprobe.families.word_classes)."""
 
 import json
 

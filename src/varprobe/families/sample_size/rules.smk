@@ -50,7 +50,7 @@ report_table(
         "MSE at n means n draws per context estimate the per-context TVD about as well as N do. Sizes with\n"
         "n >= N cannot be subsampled: their MSE is NaN and ``note`` says so; ``n_without_words`` counts\n"
         "subsamples whose draws all failed (left out of the MSE); ``n_contexts_*`` count contexts, each\n"
-        "once, by why they have a subsample TVD or none (``varprobe.analysis.sample_size.context_counts``)."
+        "once, by why they have a subsample TVD or none (``varprobe.families.sample_size.analysis.context_counts``)."
     ),
 )
 

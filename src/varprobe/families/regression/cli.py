@@ -1,5 +1,5 @@
 """The subcommands of analysis family ``regression`` (``varprobe.families.regression``):
-each reads tables, calls ``varprobe.analysis.regression`` and writes tables (and figures)."""
+each reads tables, calls ``varprobe.families.regression.analysis`` and writes tables (and figures)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import asdict
 import pandas as pd
 
 from varprobe import tables
-from varprobe.analysis.regression import (
+from varprobe.families.regression.analysis import (
     LABELS, PREDICTOR_ORDER, PriorSettings, SamplerSettings, design_matrix, fit_ard,
     last_word_tags,
 )
@@ -44,7 +44,7 @@ def _regression(args: argparse.Namespace) -> None:
 
 
 def _regression_figure(args: argparse.Namespace) -> None:
-    from varprobe.plots.regression import coefficient_plot
+    from varprobe.families.regression.plots import coefficient_plot
 
     coefficients = pd.concat(
         [tables.read(p, "regression_coefficients") for p in args.coefficients], ignore_index=True

@@ -49,12 +49,12 @@ TVD differences (App. C.4). Per context, TVD(q, p) - mean_r TVD(o2_r, p): the sy
 minus the oracle control's ``tvd`` (both against all humans p).
 
 The family's declaration: ``varprobe.families.oracle_replacement``; its subcommands:
-``varprobe.cli.oracle_replacement``.
+``varprobe.families.oracle_replacement.cli``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -421,3 +421,30 @@ def too_few_responses(responses: pd.DataFrame, oracle_sizes: Sequence[str], corp
         return None
     return (f"two disjoint oracles of {smallest} responses (the smallest of oracle_sizes) need a context "
             f"with at least {2 * smallest} responses, and corpus {corpus!r} has at most {most}")
+
+
+def unavailable(key: str, corpus: Mapping, settings: Mapping) -> str | None:
+    """Why the replacement cannot run on a cloze corpus: ``too_few_responses`` on its responses.
+    A corpus that cannot be read is left to the job that reads it, which names the problem.
+
+    Parameters
+    ----------
+    key : str
+        ``oracle_replacement``.
+    corpus : Mapping
+        The cloze corpus entry (``varprobe.data.cloze``).
+    settings : Mapping
+        The key's config entry (its ``oracle_sizes``).
+
+    Returns
+    -------
+    str or None
+        The reason, or None where it can run.
+    """
+    from varprobe.data.cloze import read_corpus
+
+    try:
+        responses = read_corpus(corpus)["responses"]
+    except (OSError, ValueError, ImportError):
+        return None
+    return too_few_responses(responses, settings["oracle_sizes"], corpus["name"])

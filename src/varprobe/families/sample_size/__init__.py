@@ -1,9 +1,7 @@
-"""Declaration of analysis family ``sample_size`` (``varprobe.families``): its config keys,
-rule file and tables. It imports nothing."""
+"""Declaration of analysis family ``sample_size`` (``varprobe.families``): its config keys and
+tables (its folder holds the rest). It imports nothing."""
 
 KEYS = ("sample_size",)
-
-RULE_FILE = "sample_size"
 
 VALUE_LISTS = (("sample_size", "sizes"),)
 

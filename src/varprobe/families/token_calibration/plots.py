@@ -23,7 +23,7 @@ TITLES = {
 
 LABELS = {"corpus": "the corpus's next tokens", "drawn": "labels drawn from the model (floor)"}
 """The ``labels`` of the figure's table: the metric, and its floor, what a perfectly calibrated
-model scores on as many positions (``varprobe.analysis.token_calibration``)."""
+model scores on as many positions (``varprobe.families.token_calibration.analysis``)."""
 
 
 def metrics_against_bins(table: pd.DataFrame) -> plt.Figure:

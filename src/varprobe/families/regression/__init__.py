@@ -1,9 +1,7 @@
-"""Declaration of analysis family ``regression`` (``varprobe.families``): its config keys,
-rule file and tables. It imports nothing."""
+"""Declaration of analysis family ``regression`` (``varprobe.families``): its config keys and
+tables (its folder holds the rest). It imports nothing."""
 
 KEYS = ("regression",)
-
-RULE_FILE = "regression"
 
 TABLES = {
     # ARD regression of TVD(model, oracle1) on context predictors (Ilia & Aziz 2024, Table 3):

@@ -1,5 +1,5 @@
 """The subcommands of analysis family ``token_calibration`` (``varprobe.families.token_calibration``):
-each reads tables, calls ``varprobe.analysis.token_calibration`` and writes tables (and figures)."""
+each reads tables, calls ``varprobe.families.token_calibration.analysis`` and writes tables (and figures)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import pandas as pd
 
 from varprobe import tables
-from varprobe.analysis.token_calibration import (
+from varprobe.families.token_calibration.analysis import (
     metric_table, provo_passages, reference_texts, rsd_table, score_texts, summary_table,
 )
 from varprobe.commands import json_value, load_model
@@ -45,7 +45,7 @@ def _token_calibration(args: argparse.Namespace) -> None:
 
 
 def _token_calibration_summary(args: argparse.Namespace) -> None:
-    from varprobe.plots.token_calibration import metrics_against_bins
+    from varprobe.families.token_calibration.plots import metrics_against_bins
 
     metrics = pd.concat([tables.read(p, "token_calibration") for p in args.metrics], ignore_index=True)
     rsd = pd.concat([tables.read(p, "token_calibration_rsd") for p in args.rsd], ignore_index=True)

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from varprobe.plots.layout import legend_below, panel_grid  # noqa: E402
-from varprobe.plots.oracle_replacement import step_histogram, system_label  # noqa: E402
+from varprobe.families.oracle_replacement.plots import step_histogram, system_label  # noqa: E402
 
 
 def squared_error_histograms(histograms: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:

@@ -3,7 +3,7 @@ and the teacher-forced pass that streams every position's next-token distributio
 ``CalibrationAccumulator``, once with the corpus's labels and once with labels drawn from the
 model itself (the estimators' floor: what a perfectly calibrated model scores on as many
 positions). The family's declaration is ``varprobe.families.token_calibration``, its
-subcommands ``varprobe.cli.token_calibration``."""
+subcommands ``varprobe.families.token_calibration.cli``."""
 
 from __future__ import annotations
 

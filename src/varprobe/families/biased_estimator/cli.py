@@ -1,5 +1,5 @@
 """The subcommands of analysis family ``biased_estimator`` (``varprobe.families.biased_estimator``):
-each reads tables, calls ``varprobe.analysis.biased_estimator`` and writes tables (and figures)."""
+each reads tables, calls ``varprobe.families.biased_estimator.analysis`` and writes tables (and figures)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from varprobe import tables
-from varprobe.analysis.biased_estimator import (
+from varprobe.families.biased_estimator.analysis import (
     BiasedSettings, biased_estimates, model_draws, sources, support_estimates,
 )
 from varprobe.analysis.next_word import context_table, model_summary

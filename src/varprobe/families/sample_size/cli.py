@@ -1,5 +1,5 @@
 """The subcommands of analysis family ``sample_size`` (``varprobe.families.sample_size``):
-each reads tables, calls ``varprobe.analysis.sample_size`` and writes tables (and figures)."""
+each reads tables, calls ``varprobe.families.sample_size.analysis`` and writes tables (and figures)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 
 from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings
-from varprobe.analysis.sample_size import SHOWN_QUANTILE, sample_size_summary, sample_size_table
+from varprobe.families.sample_size.analysis import SHOWN_QUANTILE, sample_size_summary, sample_size_table
 
 
 def _sample_size(args: argparse.Namespace) -> None:
@@ -27,7 +27,7 @@ def _sample_size(args: argparse.Namespace) -> None:
 
 def _sample_size_figure(args: argparse.Namespace) -> None:
     from varprobe.metrics.histogram import histogram_rows
-    from varprobe.plots.sample_size import squared_error_histograms
+    from varprobe.families.sample_size.plots import squared_error_histograms
 
     contexts = pd.concat([tables.read(p, "sample_size_contexts") for p in args.contexts], ignore_index=True)
     summary = pd.concat([tables.read(p, "sample_size_summary") for p in args.summaries], ignore_index=True)

@@ -1,12 +1,10 @@
-"""Declaration of analysis family ``word_classes`` (``varprobe.families``): its config keys,
-rule file and tables. It imports nothing."""
+"""Declaration of analysis family ``word_classes`` (``varprobe.families``): its config keys and
+tables (its folder holds the rest). It imports nothing."""
 
 KEYS = ("syntactic_tvd", "semantic_tvd")
 
-RULE_FILE = "word_classes"
-
 TABLES = {
-    # Syntactic / semantic TVD (varprobe.analysis.word_classes): per context of one system.
+    # Syntactic / semantic TVD (varprobe.families.word_classes.analysis): per context of one system.
     # k and n_oov: clusters and out-of-vocabulary words (semantic only, else NA); n_draws 0: a
     # context the system was never sampled at (NA for an enumeration).
     "word_class_tvd": {

@@ -1,9 +1,7 @@
-"""Declaration of analysis family ``token_calibration`` (``varprobe.families``): its config keys,
-rule file and tables. It imports nothing."""
+"""Declaration of analysis family ``token_calibration`` (``varprobe.families``): its config keys and
+tables (its folder holds the rest). It imports nothing."""
 
 KEYS = ("token_calibration",)
-
-RULE_FILE = "token_calibration"
 
 PROVO = False
 

@@ -7,7 +7,7 @@ the paper's digits and ours is a difference of definition. The authors' code
 ``GPT2_sampling_BPE.py`` builds each context's responses, ``GPT2_processing_BPE.py`` writes
 ``uncertainty_results/cal_metrics_bpe.json``, whose ``ECE_human_maj_truth`` ``oracle_dis_1_human``
 and ``oracle_dis_2_human`` ``analysis_bpe.ipynb`` cell 3 prints as Table 4; cited as file:line)
-differs from ours (``varprobe.analysis.token_level``) in the definitions below, one field of
+differs from ours (``varprobe.families.token_level.analysis``) in the definitions below, one field of
 ``TokenProtocol`` each; all off is ours, all on (``AUTHORS``) is theirs:
 
 * ``raw_responses``: a response is its string as typed, not lowercased, punctuation kept, a
@@ -75,7 +75,7 @@ import pandas as pd
 from varprobe.analysis import authors_protocol
 from varprobe.analysis.authors_protocol import MISSING_STRINGS, authors_ece, oracle_halves, protocol_mode
 from varprobe.analysis.next_word import ControlSettings
-from varprobe.analysis.token_level import first_tokens
+from varprobe.families.token_level.analysis import first_tokens
 from varprobe.data.provo import AMBIGUOUS_POSITIONS
 from varprobe.metrics.calibration import ece
 from varprobe.metrics.distributions import mle
@@ -265,7 +265,7 @@ def token_eces(
         ECE_k = (1/R) sum_r ECE({(O_k,r(m_k), m_k == t_c)}_c),
 
     or split ``AUTHORS_SEED``'s ECE alone (``single_split``); the ECE as ``split_eces``. On GPT-2's
-    tokenizer all switches off is what ``varprobe.analysis.token_level.token_summary`` gives the
+    tokenizer all switches off is what ``varprobe.families.token_level.analysis.token_summary`` gives the
     oracles.
 
     Parameters

@@ -1,5 +1,5 @@
 """The subcommands of analysis family ``oracle_replacement`` (``varprobe.families.oracle_replacement``):
-each reads tables, calls ``varprobe.analysis.oracle_replacement`` and writes tables (and figures)."""
+each reads tables, calls ``varprobe.families.oracle_replacement.analysis`` and writes tables (and figures)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from varprobe import tables
-from varprobe.analysis.oracle_replacement import (
+from varprobe.families.oracle_replacement.analysis import (
     HALF, oracle_pairs, oracle_size, pooled_histograms, replacement_curve, replacement_overlap,
     replacement_summary, tvd_differences,
 )
@@ -32,7 +32,7 @@ def _oracle_replacement(args: argparse.Namespace) -> None:
 
 
 def _oracle_replacement_summary(args: argparse.Namespace) -> None:
-    from varprobe.plots.oracle_replacement import replacement_curves, replacement_histograms
+    from varprobe.families.oracle_replacement.plots import replacement_curves, replacement_histograms
 
     curve = pd.concat([tables.read(p, "oracle_replacement") for p in args.curves], ignore_index=True)
     histograms = pd.concat([tables.read(p, "histogram") for p in args.histograms], ignore_index=True)
@@ -47,7 +47,7 @@ def _oracle_replacement_summary(args: argparse.Namespace) -> None:
 
 
 def _tvd_differences(args: argparse.Namespace) -> None:
-    from varprobe.plots.oracle_replacement import difference_histograms
+    from varprobe.families.oracle_replacement.plots import difference_histograms
 
     oracle = tables.read(args.oracle, "provo_tvd")
     edges = np.linspace(-1.0, 1.0, args.bins + 1)

@@ -26,7 +26,7 @@ mostly failures can give a subsample with no word at a small size, and that cont
 at that size only (``n_contexts_subsample_failed``).
 
 The family's declaration: ``varprobe.families.sample_size``; its subcommands:
-``varprobe.cli.sample_size``.
+``varprobe.families.sample_size.cli``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""Declaration of analysis family ``token_level`` (``varprobe.families``): its config keys,
-rule file and tables. It imports nothing."""
+"""Declaration of analysis family ``token_level`` (``varprobe.families``): its config keys and
+tables (its folder holds the rest). It imports nothing."""
 
 KEYS = ("token_level",)
-
-RULE_FILE = "token_level"
 
 TABLES = {
     # The token-level study (App. D): per context, the model's exact next-token distribution

@@ -1,5 +1,5 @@
 """The subcommands of analysis family ``word_classes`` (``varprobe.families.word_classes``):
-each reads tables, calls ``varprobe.analysis.word_classes`` and writes tables (and figures)."""
+each reads tables, calls ``varprobe.families.word_classes.analysis`` and writes tables (and figures)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pandas as pd
 
 from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings
-from varprobe.analysis.word_classes import (
+from varprobe.families.word_classes.analysis import (
     class_summary, class_table, semantic_classifier, syntactic_classifier,
 )
 from varprobe.commands import add_estimates, json_value, read_estimates
@@ -62,7 +62,7 @@ def _word_class_summary(args: argparse.Namespace) -> None:
 
 
 def _word_class_figure(args: argparse.Namespace) -> None:
-    from varprobe.plots.word_classes import class_tvd_histograms
+    from varprobe.families.word_classes.plots import class_tvd_histograms
 
     series = {}
     for path in args.tvd:

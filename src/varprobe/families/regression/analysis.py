@@ -41,7 +41,7 @@ depend on parallelism; posterior means, standard deviations, 95% highest-density
 R-hat and bulk/tail ESS from ArviZ.
 
 The family's declaration: ``varprobe.families.regression``; its subcommands:
-``varprobe.cli.regression``.
+``varprobe.families.regression.cli``.
 """
 
 from __future__ import annotations
