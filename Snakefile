@@ -1,6 +1,10 @@
 """varprobe: do language models reproduce the variability of human language production?"""
 
+import sys
+
 from snakemake.utils import min_version
+
+from varprobe.config_checks import resource_notes
 
 min_version("9.0")
 
@@ -45,6 +49,11 @@ include: "workflow/rules/explorer.smk"
 include: "workflow/rules/page_measures.smk"
 include: "workflow/rules/results_page.smk"
 include: "workflow/rules/run_record.smk"
+
+
+# After every rule is defined: the resources entries none of them read.
+for note in resource_notes(config["resources"], RESOURCE_LOOKUPS):
+    print(f"varprobe: note: {note}", file=sys.stderr)
 
 
 rule all:

@@ -941,3 +941,17 @@ def test_a_folder_that_maps_to_its_own_code_is_refused_without_a_prompt_or_the_c
     with pytest.raises(ModelUnavailable, match="maps the model to code of its own"):
         check_available(ModelSpec.from_config(entry))
     assert not ran.exists()
+
+
+def test_a_resources_entry_no_rule_reads_is_named_with_the_closest_rule():
+    from varprobe.config_checks import resource_notes
+
+    read = {"provo_sample", "provo_merge", "biased_estimator_merge"}
+    notes = resource_notes(["default", "provo_smaple", "biased_estimator_merge", "zzz"], read)
+    assert notes == [
+        "resources.provo_smaple: no rule of this run reads it (did you mean 'provo_sample'?); it "
+        "applies only to a run whose studies and analyses have a rule of that name",
+        "resources.zzz: no rule of this run reads it; it applies only to a run whose studies and "
+        "analyses have a rule of that name",
+    ]
+    assert resource_notes(["default", *read], read) == []

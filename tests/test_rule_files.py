@@ -72,3 +72,20 @@ def test_the_checks_see_a_name_used_without_its_import():
     assert used(text) & {"json", "shlex"} == {"json"}
     assert imported("import json\nfrom pathlib import Path\nfrom m import (\n    a,\n    b as c,\n)\n") == {
         "json", "Path", "a", "c"}
+
+
+def test_the_environment_and_the_caption_are_found_from_every_rule_file():
+    """Snakemake reads a relative ``conda:`` or caption path from the folder of the rule file
+    using it, and the families' rule files live in the package: every rule names the one
+    environment and the one caption by ``common.smk``'s names, which are absolute paths that
+    exist."""
+    for path, text in TEXTS.items():
+        for value in re.findall(r"^\s+conda:\n\s+(.+)$", text, re.M):
+            assert value.strip() == "CONDA_ENV", path
+        for value in re.findall(r"\breport\(\s*[^()]*?\bcaption=([^,\s)]+)", text):
+            assert value == "CAPTION", path
+    common = TEXTS[RULES / "common.smk"]
+    namespace = {"Path": Path, "workflow": type("Workflow", (), {"basedir": str(ROOT)})}
+    for name in ("CONDA_ENV", "CAPTION"):
+        exec(re.search(rf"^{name} = .+$", common, re.M).group(0), namespace)
+        assert Path(namespace[name]).is_absolute() and Path(namespace[name]).is_file(), name

@@ -1040,6 +1040,32 @@ def shard_notes(config: dict) -> list[str]:
     return notes
 
 
+def resource_notes(configured: Iterable[str], read: Iterable[str]) -> list[str]:
+    """A line per ``resources`` entry but ``default`` that no rule of the run reads, with the
+    closest name one does: an entry for a rule of a study or analysis not configured, or a
+    misspelt one, changes no job.
+
+    Parameters
+    ----------
+    configured : iterable of str
+        The config's ``resources`` keys.
+    read : iterable of str
+        The entries the run's rules read (``RESOURCE_LOOKUPS`` of ``workflow/rules/common.smk``).
+    """
+    import difflib
+
+    read = sorted(set(read))
+    notes = []
+    for name in configured:
+        if name == "default" or name in read:
+            continue
+        close = difflib.get_close_matches(name, read, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        notes.append(f"resources.{name}: no rule of this run reads it{hint}; it applies only to "
+                     "a run whose studies and analyses have a rule of that name")
+    return notes
+
+
 def config_notes(config: dict) -> list[str]:
     """What the run does otherwise than a schema-valid, checked config reads: default
     thresholds and figure probes dropped, shards capped (``shard_notes``), a samples file's

@@ -41,7 +41,9 @@ shell.prefix(
 )
 
 RESULTS = "results"
-CONDA_ENV = "../../envs/varprobe.yaml"
+CONDA_ENV = str(Path(workflow.basedir, "envs", "varprobe.yaml"))
+"""The jobs' conda environment. This path and ``CAPTION`` are absolute: Snakemake reads a relative
+one from the folder of the rule file using it, and the families' rule files live in the package."""
 
 
 def _alternatives(names):
@@ -49,8 +51,13 @@ def _alternatives(names):
     return "|".join(re.escape(n) for n in names) or "(?!)"
 
 
+RESOURCE_LOOKUPS = set()
+"""The ``resources`` entries the rules of this run read (``job_spec``), by rule name."""
+
+
 def job_spec(rule):
     """A rule's ``resources`` entry of the config over the ``default`` entry."""
+    RESOURCE_LOOKUPS.add(rule)
     return {**config["resources"]["default"], **config["resources"].get(rule, {})}
 
 
@@ -84,7 +91,7 @@ REPORT_TABLES = {}
 """Summary tables shown in the HTML report: name -> table, category, title, caption, schema
 (report.smk renders each as an HTML page)."""
 
-CAPTION = "../report/caption.rst"
+CAPTION = str(Path(workflow.basedir, "workflow", "report", "caption.rst"))
 """The caption file of every output in the HTML report: it shows the ``caption`` param (reST)
 of the rule that wrote the output, so a caption is written once, in its rule."""
 
