@@ -106,14 +106,14 @@ def test_adequacy_subcommands_write_the_declared_tables(tmp_path):
 
 
 def test_the_results_page_shows_one_row_per_system_beside_the_production_tables(tmp_path):
-    from varprobe.results_page import page
+    from varprobe.results_page import page, sections
 
     rows = [{"dataset": "wmt14", "model": m, "decoding": "ancestral", "language": "de",
              "statistic": s, "n_inputs": 10, "n_outputs": 50, "mean": v, "ci_low": v - 1, "ci_high": v + 1}
             for m in ("m1", "m2") for s, v in zip(SCORED, (40.0, 12.0, 0.25, 0.0, 0.5, 0.9), strict=True)]
     path = tmp_path / "adequacy.parquet"
     tables.write(pd.DataFrame(rows), path, "production_adequacy_summary")
-    assert "production_adequacy" in page.SECTIONS["production"].entries
+    assert "production_adequacy" in sections.STUDY_SECTIONS["production"].entries
     [block] = page._blocks([{"name": "production_adequacy", "table": str(path), "title": "Adequacy"}])
     lines = block["body"].splitlines()
     assert len(lines) == 2 + 2                           # header, rule, one row per system
@@ -293,13 +293,13 @@ def test_a_copy_table_off_its_folder_is_named(tmp_path, capsys):
 
 
 def test_the_results_page_shows_the_copy_baseline_above_each_tasks_systems_and_who_beats_it(tmp_path):
-    from varprobe.results_page import page
+    from varprobe.results_page import page, sections
 
     summary = _beats_summary()
     path, beats = tmp_path / "adequacy.parquet", tmp_path / "beats_copy.parquet"
     tables.write(summary, path, "production_adequacy_summary")
     tables.write(beats_copy(summary), beats, "production_beats_copy")
-    assert "production_beats_copy" in page.SECTIONS["production"].entries
+    assert "production_beats_copy" in sections.STUDY_SECTIONS["production"].entries
     adequacy, beaten = page._blocks([
         {"name": "production_adequacy", "table": str(path), "title": "Adequacy"},
         {"name": "production_beats_copy", "table": str(beats), "title": "Beats copying"}])

@@ -10,7 +10,10 @@ import pytest
 from test_results_page import _measured, _run, _validated
 
 from varprobe.results_page.departures import DEPARTURES, departure_table
-from varprobe.results_page.page import SECTIONS, render
+from varprobe.results_page.page import render
+from varprobe.results_page.sections import sections
+
+SECTIONS = sections()
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,11 @@ from varprobe.cli import main
 from varprobe.results_page import paper
 from varprobe.results_page.claims import unlisted_numbers
 from varprobe.results_page.page import copy_figures, render
-from varprobe.results_page.tables import (
-    GLOSSARY, coefficient_table, number, printed, production_signs, production_w1, table_one)
+from varprobe.families.regression.page import coefficient_table
+from varprobe.results_page.tables import glossary, number, printed, production_signs, production_w1, table_one
+
+GLOSSARY = glossary({"provo", "word_classes", "token_calibration", "production"}, 10)
+"""Every glossary entry of a page with every section that has one."""
 
 
 def _system(model, decoding, tvd, low=np.nan, high=np.nan, lower=np.nan, upper=np.nan):
@@ -513,9 +516,9 @@ def test_each_table_comes_before_its_figure_with_the_papers_figure_named(page):
 
 
 def test_the_replacement_curves_are_explained():
-    from varprobe.results_page.page import FIGURE_PAPER
+    from varprobe.results_page.page import figure_papers
 
-    note = FIGURE_PAPER["oracle_replacement/curves"]
+    note = figure_papers()["oracle_replacement/curves"]
     assert "against k" in note and "dashed" in note and "Figs. 14-16" in note
 
 
@@ -713,7 +716,7 @@ def _sample_size_row(size, estimated, subsample_failed=0, all_failed=0, too_larg
 
 
 def test_the_sample_size_table_says_why_a_size_has_fewer_contexts_than_table_one():
-    from varprobe.results_page.tables import sample_size
+    from varprobe.families.sample_size.page import sample_size
 
     summary = pd.DataFrame([_sample_size_row(10, 2685, subsample_failed=1),
                             _sample_size_row(20, 2685, all_failed=1),
@@ -734,7 +737,7 @@ def test_the_semantic_table_says_its_oracle_control_depends_on_the_systems_words
 
 
 def test_the_sample_size_table_refuses_counts_that_differ_unexplained():
-    from varprobe.results_page.tables import sample_size
+    from varprobe.families.sample_size.page import sample_size
 
     unexplained = pd.DataFrame([_sample_size_row(10, 2685)])  # one context of 2,686 missing, no reason
     with pytest.raises(ValueError, match="ancestral-1000, size 10: 2686 contexts"):
@@ -913,12 +916,13 @@ def test_the_production_table_shows_the_papers_main_probes_and_the_appendix_ever
 
 
 def test_the_glossary_defines_only_the_quantities_of_the_sections_on_the_page():
-    from varprobe.results_page.tables import glossary
+    from varprobe.results_page.tables import GLOSSARY as STUDIES
 
     assert list(glossary({"production"})) == ["human control (production)", "H, M, C (production)",
                                                "W1(M, H), W1(C, H)"]
     assert "TVD(O2, O1)" in glossary({"provo", "production"}) and "RSD" not in glossary({"provo", "production"})
-    assert list(glossary({"provo", "word_classes", "token_calibration", "production"}, 10)) == list(GLOSSARY)
+    assert set(STUDIES) < set(GLOSSARY)  # the studies' and the families' (their page modules)
+    assert "RSD" in GLOSSARY and "TVD_syn, TVD_sem" in GLOSSARY and "RSD" not in STUDIES
 
 
 def test_every_panel_labels_its_shared_x_axis():
@@ -1082,7 +1086,8 @@ def test_a_group_without_a_cause_is_unexplained_and_a_pair_without_a_heading_is_
 
 
 def test_tables_two_and_four_name_every_model_they_hold_and_the_papers_systems():
-    from varprobe.results_page.tables import table_four, table_two
+    from varprobe.families.biased_estimator.page import table_two
+    from varprobe.families.token_level.page import table_four
 
     biased = [pd.DataFrame([_system(m, "biased", 0.5), _system("oracle", "control", 0.4)]) for m in ("a", "b")]
     two = table_two(biased)

@@ -19,7 +19,7 @@ AUTHORS = "github.com/evgeniael/predict_next_word"
 @dataclass(frozen=True)
 class Departure:
     """One departure: ``where`` (the quantity), ``section`` (the page section it belongs to,
-    ``varprobe.results_page.page.SECTIONS``), ``paper`` (what the paper printed, or its authors'
+    ``varprobe.results_page.sections.sections``), ``paper`` (what the paper printed, or its authors'
     code did, cited), ``here`` (what varprobe does) and ``effect`` (what it changes, measured or
     said not to be)."""
 
@@ -147,7 +147,7 @@ def departure_table(sections: set[str] | None = None) -> pd.DataFrame:
     Parameters
     ----------
     sections : set of str, optional
-        The page's sections (``page.SECTIONS`` keys) whose departures are kept.
+        The page's sections (``sections.sections()`` keys) whose departures are kept.
 
     Returns
     -------

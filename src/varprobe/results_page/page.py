@@ -1,5 +1,5 @@
 """Assemble and render the results page through ``template.md.j2``: what was run and the findings
-first, then one section per study (``SECTIONS``: its tables with the papers' values beside ours,
+first, then one section per study (``sections.sections()``: its tables with the papers' values beside ours,
 then its figures, captioned with the paper's table or figure), the disagreements with the papers
 and their measured causes (tables the workflow measured: ``varprobe.analysis.page_measures``),
 the papers' tables and figures and where each is, and last the configuration and the stage
@@ -12,7 +12,6 @@ import os
 import platform
 import shutil
 import subprocess
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -21,7 +20,7 @@ import pandas as pd
 
 from varprobe import tables
 from varprobe.results_page import (
-    departures, disagreements, findings, markup, paper, production_readings, published_systems, verdicts)
+    departures, disagreements, findings, markup, paper, production_readings, published_systems, sections, verdicts)
 from varprobe.results_page import tables as views
 from varprobe.stage_times import stage_times, table
 
@@ -124,77 +123,31 @@ def reproduce(configfiles: list[str]) -> str:
     return " ".join(["VARPROBE_DATA_MIRROR=/path/to/data scripts/run.sh", *extra])
 
 
-@dataclass(frozen=True)
-class Section:
-    """One study's section: its heading, the paper's tables and figures it answers, the
-    registered tables it shows (by name prefix) and the figures (by study folder)."""
-
-    heading: str
-    paper: str
-    entries: tuple[str, ...]
-    figures: tuple[str, ...]
-
-
-SECTIONS = {
-    "provo": Section("Next-word calibration: expected TVD and ECE", "Ilia & Aziz 2024, Table 1, Figs. 1-2",
-                     ("provo_summary", "provo_api_replies"), ("provo",)),
-    "regression": Section("Why can't models reproduce human variability? ARD regression",
-                          "Ilia & Aziz 2024, Sec. 5, Fig. 3, App. B, Table 3",
-                          ("regression_coefficients",), ("regression",)),
-    "word_classes": Section("Beyond exact words: syntactic and semantic TVD", "Ilia & Aziz 2024, Sec. 5, Fig. 4",
-                            ("syntactic_tvd_summary", "semantic_tvd_summary"), ("syntactic_tvd", "semantic_tvd")),
-    "oracle_replacement": Section("What do TVD differences mean? k%-oracle replacement and TVD differences",
-                           "Ilia & Aziz 2024, Sec. 5, App. C.4, App. E, Figs. 12, 14-16",
-                           ("oracle_replacement_summary",), ("oracle_replacement", "tvd_differences")),
-    "biased_estimator": Section("The biased model estimate", "Ilia & Aziz 2024, App. A, Table 2, Fig. 5",
-                      ("biased_estimator_summary",), ("biased_estimator",)),
-    "sample_size": Section("Sample size", "Ilia & Aziz 2024, App. C.1, Fig. 11",
-                           ("sample_size_summary",), ("sample_size",)),
-    "token_level": Section("Token level", "Ilia & Aziz 2024, App. D, Table 4, Fig. 13",
-                           ("token_level_summary",), ("token_level",)),
-    "finetune": Section("Fine-tuning on Provo", "Ilia & Aziz 2024, App. F, Figs. 17-18",
-                        ("finetune_comparison", "finetune_losses"), ("finetune",)),
-    "token_calibration": Section("Token-level calibration: ECE, cw-ECE and Full-ECE over bin counts",
-                                 "Liu et al. 2024, Table 1", ("token_calibration_summary",), ("token_calibration",)),
-    "production": Section("Production variability", "Giulianelli et al. 2023, Secs. 6-7, Figs. 2-5",
-                          ("production_summary", "production_adequacy", "production_beats_copy"),
-                          ("production",)),
-}
-"""The page's study sections, in order."""
-
 VIEWS = {
     "provo_summary": None,  # Table 1 is built by ``table_one`` with the run's intervals
-    "regression_coefficients": lambda frames: [views.coefficient_table(pd.concat(frames, ignore_index=True))],
-    "biased_estimator_summary": lambda frames: [views.table_two(frames)],
-    "token_level_summary": lambda frames: [views.table_four(frames)],
-    "token_calibration_summary": lambda frames: [views.token_rsd(f) for f in frames],
-    "oracle_replacement_summary": lambda frames: [views.replacement_headline(f) for f in frames],
     "finetune_losses": lambda frames: [views.finetune_losses(pd.concat(frames, ignore_index=True))],
     "finetune_comparison": lambda frames: [views.finetune_comparison(f) for f in frames],
-    "syntactic_tvd_summary": lambda frames: [views.word_class_tvd(f) for f in frames],
-    "semantic_tvd_summary": lambda frames: [views.word_class_tvd(f) for f in frames],
     "production_adequacy": lambda frames: [views.production_adequacy(f) for f in frames],
     "production_beats_copy": lambda frames: [views.production_beats_copy(f) for f in frames],
 }
-"""How the page shows the registered tables of a name prefix (all of the prefix's frames at
-once), other than as they are; the sample-size and production views need the run's folder or
-config (``render``)."""
+"""How the page shows the studies' registered tables of a name prefix (all of the prefix's frames
+at once), other than as they are; the production summary's view needs the run's tables
+(``render``), and an analysis family's views are its page module's (``sections.family_views``)."""
 
 FIGURE_PAPER = {
     "tvd_density": "Ilia & Aziz 2024, Fig. 2", "bars": "Ilia & Aziz 2024, Fig. 1",
-    "regression": "Ilia & Aziz 2024, Fig. 3", "syntactic_tvd": "Ilia & Aziz 2024, Fig. 4 (left)",
-    "semantic_tvd": "Ilia & Aziz 2024, Fig. 4 (right)", "biased_estimator": "Ilia & Aziz 2024, Fig. 5",
-    "sample_size": "Ilia & Aziz 2024, Fig. 11", "tvd_differences": "Ilia & Aziz 2024, Fig. 12",
-    "token_level": "Ilia & Aziz 2024, Fig. 13",
-    "oracle_replacement/curves": "Ilia & Aziz 2024, Sec. 5 and App. E, drawn as a curve: the mean TVD of the "
-    "replaced set against k (a line per system, the band its seeds' range), the oracles' mean dashed, the "
-    "matching k dotted; the paper shows the histograms at k (Figs. 14-16), the next figure",
-    "oracle_replacement/histograms": "Ilia & Aziz 2024, Figs. 14-16", "finetune/": "Ilia & Aziz 2024, Figs. 17-18",
-    "metrics_by_bins": "Liu et al. 2024, Table 1 (as curves)", "human_variability": "Giulianelli et al. 2023, Fig. 2",
+    "finetune/": "Ilia & Aziz 2024, Figs. 17-18", "human_variability": "Giulianelli et al. 2023, Fig. 2",
     "mean_differences": "Giulianelli et al. 2023, Fig. 3", "w1_densities": "Giulianelli et al. 2023, Fig. 4",
     "mean_w1": "Giulianelli et al. 2023, Fig. 5",
 }
-"""The paper figure each of our figures answers, by a part of its path."""
+"""The paper figure each of the studies' figures answers, by a part of its path (an analysis
+family's are its page module's, ``sections.family_figures``)."""
+
+
+def figure_papers() -> dict[str, str]:
+    """The paper figure each figure of the page answers, by a part of its path: the studies'
+    (``FIGURE_PAPER``) and the families'."""
+    return {**FIGURE_PAPER, **sections.family_figures()}
 
 
 def split(page: str) -> tuple[str, str]:
@@ -291,18 +244,8 @@ def copy_figures(figures: list[str], results: str, out_dir: Path) -> list[dict]:
         study = relative.parts[1] if relative.parts[0] == "analyses" else relative.parts[0]
         stem = str(relative.with_suffix(""))
         listed.append({"study": study, "name": stem, "link": f"{out_dir.name}/{name}",
-                       "paper": next((v for k, v in FIGURE_PAPER.items() if k in stem), "")})
+                       "paper": next((v for k, v in figure_papers().items() if k in stem), "")})
     return listed
-
-
-def _sample_size_view(measured: dict):
-    """The sample-size view with the MSE intervals of the run's ``sample_size_intervals`` table
-    (none without it)."""
-    path = measured.get("sample_size_intervals")
-    found = tables.read(path, "sample_size_intervals") if path else None
-    intervals = {} if found is None else {
-        (r.model, r.decoding, r.size): (r.ci_low, r.ci_high) for r in found.itertuples(index=False)}
-    return lambda frames: [views.sample_size(f, intervals) for f in frames]
 
 
 PRODUCTION_ALL = "Production variability: every probe"
@@ -421,24 +364,26 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
     stages = stage_times(Path(benchmarks)) if Path(benchmarks).is_dir() else {}
     decided = verdicts.decide(entries, measured, config)
     tested = verdicts.adequate_systems(verdicts.Run(entries, measured, config))  # the rest is not read
-    sections, details = [], []  # details: what the appendix holds for the page
-    for key, section in SECTIONS.items():
+    shown_sections, details = [], []  # details: what the appendix holds for the page
+    notes = sections.family_notes(config)
+    for key, section in sections.sections().items():
         mine = [e for e in entries if e["name"].startswith(section.entries)]
         shown = [f for f in figures if f["study"] in section.figures]
         one = _table_one(mine, measured) if key == "provo" else None
         authors = _authors_blocks(mine, measured) + _published_blocks(mine, measured) if one is not None else []
         if one is not None:
             mine = [e for e in mine if e.get("schema") != "provo_system"]
-        blocks = authors + _blocks(mine, {**VIEWS, "sample_size_summary": _sample_size_view(measured),
+        blocks = authors + _blocks(mine, {**VIEWS, **sections.family_views(measured),
                                           "production_summary": _production_view(tested, details)})
         if key == "production":
             blocks += production_readings.blocks(measured, tested)
             blocks += [b for b in [findings.miscalibrated_block(measured)] if b]
+        blocks = [{**b, "family_note": notes.get(b["prefix"])} for b in blocks]
         if mine or shown or one:
-            sections.append({"key": key, "heading": section.heading, "paper": section.paper,
+            shown_sections.append({"key": key, "heading": section.heading, "paper": section.paper,
                              "table_one": one, "blocks": _block_to_appendix(blocks, details), "figures": shown})
     disputes = [_dispute_to_appendix(d, details) for d in disagreements.disagreements(entries, measured, config)]
-    present = {s["key"] for s in sections}
+    present = {s["key"] for s in shown_sections}
     made = {source for source in findings.PAPERS if any(
         source == s and section in present for s, _, section, why in findings.PAPER_ITEMS if not why)}
     return environment.get_template(TEMPLATE).render(
@@ -447,20 +392,19 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         machine=machine(),
         span=run_span(Path(benchmarks), root.parent / ".snakemake" / "log"),
         run=findings.what_was_run(config, entries),
-        papers=findings.papers_read({s["key"] for s in sections}),
+        papers=findings.papers_read({s["key"] for s in shown_sections}),
         findings=findings.findings(entries, [d["title"] for d in disputes], decided, config),
         verdicts=views.markdown(verdicts.verdict_table(decided, made)),
-        glossary=views.glossary({s["key"] for s in sections},
+        glossary=views.glossary({s["key"] for s in shown_sections},
                                 config["provo"]["ece_bins"] if "provo" in config else None),
-        sections=sections,
-        absent=findings.absent_sections(config, {s["key"] for s in sections}),
+        sections=shown_sections,
+        absent=findings.absent_sections(config, {s["key"] for s in shown_sections}),
         disagreements=disputes,
         details=details,
         departures=views.markdown(departures.departure_table(present)) if present else None,
-        index=findings.paper_index({s["key"]: s["heading"] for s in sections}),
+        index=findings.paper_index({s["key"]: s["heading"] for s in shown_sections}),
         reproduce=reproduce(configfiles),
         bins=config["provo"]["ece_bins"] if "provo" in config else None,
-        rsd_bins=(config["analyses"].get("token_calibration") or {}).get("rsd_bins"),
         n_samples=findings.draws_per_context(config["provo"]) if "provo" in config else None,
         configs=[{"path": path, "text": Path(path).read_text(encoding="utf-8").rstrip()}
                  for path in configfiles],

@@ -15,6 +15,7 @@ import pandas as pd
 from varprobe import tables as stored
 from varprobe.results_page import paper, published_systems
 from varprobe.results_page.markup import Markup, code, text
+from varprobe.results_page.sections import family_glossary
 
 RELATIVE = 0.10
 """Without an interval of ours, a value differs from the paper's when it is farther from it than
@@ -36,11 +37,6 @@ GLOSSARY = {
     "another. The oracle control's expected TVD, the paper's \"Avg TVD\" of Oracle2; our row "
     "`oracle / control` shows it in the TVD(·, O1) column. TVD(O2, H), half against all, is "
     "smaller and is not the paper's oracle number.",
-    "TVD_syn, TVD_sem": "TVD between two next-word distributions mapped onto word classes: the "
-    "universal POS tag of the word in its context (syntactic), or its cluster among the context's "
-    "human and model words together by k-means on word embeddings (semantic: the clusters, and so "
-    "the oracles' TVD_sem, depend on the system's words); the expected TVDs of those tables are over "
-    "classes (Ilia & Aziz 2024, Sec. 5, App. G).",
     "human control (production)": "W1 between the pairwise distances within one half of an "
     "input's references and within the other half (Giulianelli et al.'s control group).",
     "H, M, C (production)": "per input, the distances among human references (H), among model "
@@ -50,9 +46,6 @@ GLOSSARY = {
     "ECE": "expected calibration error over {ece_bins} equal-width bins of the mode's probability (the "
     "run's `provo.ece_bins`; the paper states no bin count), with the corpus word, the human majority or "
     "the oracle-1 majority as gold label.",
-    "`full_ece_weighted`": "Full-ECE in Liu et al.'s eq. (9) view: each (position, token) pair weighted "
-    "by its probability, the weights summing to 1; `full_ece` follows their eqs. (11)-(13) as printed, "
-    "whose bin weights sum to the vocabulary size.",
     "`n_contexts_not_sampled`": "contexts a system was never sampled or enumerated at (a fine-tuned "
     "model's training passages, an exact system's passages outside its `texts`): it has no distribution "
     "there, and the context is left out of its means.",
@@ -60,29 +53,26 @@ GLOSSARY = {
     "word resolved): it has no distribution there, and the context is left out of its means.",
     "failure rate": "the share of a system's draws that gave no complete word (for an exact "
     "system, the resolved failure mass); the draws are rejected, as in the paper.",
-    "RSD": "relative standard deviation of a metric over the bin counts M (std / mean, "
-    "`rsd_ddof` for the std).",
-    "floor (labels drawn from the model)": "a token-calibration metric scored with every label "
-    "drawn from the model's own distribution at its position, which makes the model perfectly "
-    "calibrated: its value is the binned estimator's finite-sample bias on as many positions.",
 }
-"""One name and one definition per quantity of the page; ``{ece_bins}`` is the run's number of
-ECE bins (``glossary``)."""
+"""One name and one definition per quantity of the page's studies (an analysis family's are in
+its page module, ``varprobe.results_page.sections``); ``{ece_bins}`` is the run's number of ECE
+bins (``glossary``)."""
 
-GLOSSARY_SECTION = {
-    **dict.fromkeys(("human control (production)", "H, M, C (production)", "W1(M, H), W1(C, H)"), "production"),
-    **dict.fromkeys(("`full_ece_weighted`", "RSD", "floor (labels drawn from the model)"), "token_calibration"),
-    "TVD_syn, TVD_sem": "word_classes",
-}
-"""The page section a glossary entry belongs to, where it is not the Provo study's (``provo``)."""
+GLOSSARY_SECTION = dict.fromkeys(("human control (production)", "H, M, C (production)", "W1(M, H), W1(C, H)"),
+                                 "production")
+"""The page section a glossary entry of ``GLOSSARY`` belongs to, where it is not the Provo study's
+(``provo``)."""
 
 
 def glossary(sections: set[str], ece_bins: int | None = None) -> dict[Markup, Markup]:
-    """The ``GLOSSARY`` entries of the page's ``sections`` (their keys in ``page.SECTIONS``), the
-    ECE's with the run's ``ece_bins`` (``provo.ece_bins``; a run without the Provo study has no
-    ECE entry)."""
-    return {Markup(name): Markup(definition.format(ece_bins=ece_bins)) for name, definition in GLOSSARY.items()
-            if GLOSSARY_SECTION.get(name, "provo") in sections}
+    """The glossary entries of the page's ``sections`` (their keys in
+    ``varprobe.results_page.sections.sections``): ``GLOSSARY``'s, then each family's, the ECE's
+    with the run's ``ece_bins`` (``provo.ece_bins``; a run without the Provo study has no ECE
+    entry)."""
+    entries = {name: (definition, GLOSSARY_SECTION.get(name, "provo")) for name, definition in GLOSSARY.items()}
+    entries |= family_glossary()
+    return {Markup(name): Markup(definition.format(ece_bins=ece_bins))
+            for name, (definition, section) in entries.items() if section in sections}
 
 
 def number(value) -> str:
@@ -291,99 +281,6 @@ def published_comparison(summary: pd.DataFrame, found: dict[str, pd.DataFrame]) 
     return table
 
 
-TABLE_2_SYSTEMS = {"biased": "GPT-2 biased", "oracle 1": "Oracle 1 (Table 1's Oracle2)", "oracle 2": "Oracle 2"}
-"""The paper's systems of Table 2, as its columns are named on the page."""
-
-
-def table_two(summaries: list[pd.DataFrame]) -> pd.DataFrame:
-    """Ilia & Aziz 2024, Table 2 (App. A) beside ours: per gold label (corpus word, human
-    majority), the ECE of each model's biased estimate and of the oracle control, with the
-    paper's GPT-2 biased estimate and oracles (both halves of the humans as predictors; its
-    "Oracle 1" is its Table 1's Oracle2, the system our oracle control is); the title names every
-    model."""
-    frame = pd.concat(summaries, ignore_index=True)
-    biased = frame[frame["decoding"] == "biased"]
-    oracle = frame[frame["model"] == "oracle"].head(1)
-    rows = []
-    for label, column in (("corpus word", "ece_corpus"), ("human majority", "ece_human_majority")):
-        row = {"gold label": label}
-        row.update({f"{r.model} / biased": getattr(r, column) for r in biased.itertuples(index=False)})
-        row["oracle control (ours)"] = oracle[column].iloc[0] if len(oracle) else math.nan
-        row.update({f"paper: {TABLE_2_SYSTEMS[k]}": printed(v) for k, v in paper.TABLE_2[label].items()})
-        rows.append(row)
-    table = pd.DataFrame(rows)
-    table.attrs["title"] = (f"Table 2: ECE of the biased estimate of {', '.join(dict.fromkeys(biased['model']))} "
-                            f"and of the oracle control, beside the paper's GPT-2 and oracles")
-    return table
-
-
-def table_four(summaries: list[pd.DataFrame]) -> pd.DataFrame:
-    """Ilia & Aziz 2024, Table 4 (App. D) beside ours: token-level ECE against the human-majority
-    first token of each model and of oracles 1 and 2, with the expected TVD to H and to O1; the
-    paper's GPT-2 and oracles on rows of their own; the title names every model."""
-    frame = pd.concat(summaries, ignore_index=True)
-    rows = [{"model": r.model, "system": r.system,
-             "E TVD(·, H) [95% CI]": with_interval(r.expected_tvd, r.ci_low, r.ci_high),
-             "E TVD(·, O1)": r.expected_tvd_oracle1, "ECE human majority": r.ece_human_majority}
-            for r in frame.itertuples(index=False)]
-    rows += [{"model": "paper", "system": "GPT-2" if system == "model" else system,
-              "ECE human majority": printed(value)} for system, value in paper.TABLE_4["human majority"].items()]
-    table = pd.DataFrame(rows, columns=["model", "system", "E TVD(·, H) [95% CI]", "E TVD(·, O1)",
-                                        "ECE human majority"])
-    table.attrs["title"] = (f"Table 4: token-level ECE of {', '.join(dict.fromkeys(frame['model']))} and of "
-                            f"its oracles 1 and 2, beside the paper's GPT-2 and oracles")
-    return table
-
-
-REFERENCE = "reference"
-"""Table 3's cell of a system's reference tag, which its design drops (no coefficient)."""
-
-
-def coefficient_table(coefficients: pd.DataFrame) -> pd.DataFrame:
-    """Ilia & Aziz 2024, Table 3 beside ours: one row per predictor (schema
-    ``regression_coefficients``, every system's rows), one column per model / decoding with its
-    posterior mean and 95% HDI (``REFERENCE`` for its reference tag, "–" where its design lacks
-    the predictor), and the paper's GPT-2 coefficient matched on the predictor id; the paper's
-    predictors that no system has (every system's reference tag, a tag not in our design) on
-    rows of their own."""
-    systems = list(dict.fromkeys(zip(coefficients["model"], coefficients["decoding"], strict=True)))
-    labels = dict(zip(coefficients["predictor"], coefficients["label"], strict=True))
-    cells = {(r.model, r.decoding, r.predictor): f"{number(r.mean)} [{number(lo)}, {number(hi)}]"
-             for r, lo, hi in zip(coefficients.itertuples(index=False), coefficients["hdi_2.5%"],
-                                  coefficients["hdi_97.5%"], strict=True)}
-    references = dict(zip(zip(coefficients["model"], coefficients["decoding"], strict=True),
-                          coefficients["reference_tag"], strict=True))
-
-    def cell(m: str, d: str, key: str) -> str:
-        return cells.get((m, d, key), REFERENCE if references[(m, d)] == key else "–")
-
-    rows = [{"predictor": label, **{f"{m} / {d}": cell(m, d, key) for m, d in systems},
-             "paper (GPT-2)": printed(paper.TABLE_3[key]) if key in paper.TABLE_3 else "–"}
-            for key, label in labels.items()]
-    for key, value in paper.TABLE_3.items():
-        if key not in labels:
-            dropped = [r == key for r in references.values()]
-            why = ("every system's reference level" if all(dropped) else
-                   "some systems' reference level" if any(dropped) else "not in our design")
-            rows.append({"predictor": f"{paper.TABLE_3_LABELS[key].lower()} ({why})",
-                         **{f"{m} / {d}": cell(m, d, key) for m, d in systems}, "paper (GPT-2)": printed(value)})
-    table = pd.DataFrame(rows)
-    table.attrs["title"] = "ARD regression coefficients: posterior mean [95% HDI] per system (Table 3)"
-    return table
-
-
-def token_rsd(summary: pd.DataFrame) -> pd.DataFrame:
-    """Liu et al. 2024, Table 1 beside ours: per model and metric, the value at the summary's M
-    and the RSD over the bin counts, with the paper's RSD for its 2B and 7B models where it has
-    one (cw-ECE and Full-ECE; none for ECE)."""
-    rows = [{"model": r.model, "metric": r.metric, "value at M": r.value, "M": str(r.bins),
-             "RSD over M": f"{100 * r.rsd:.1f}%",
-             **{f"paper {size}": f"{100 * v:.2f}%" for size, v in paper.LIU_TABLE_1.get(r.metric, {}).items()}}
-            for r in summary.itertuples(index=False)]
-    return pd.DataFrame(rows, columns=["model", "metric", "value at M", "M", "RSD over M",
-                                       "paper 2B", "paper 7B"]).fillna("–")
-
-
 PRODUCTION_STATISTICS = {
     "mean_H": "mean H", "mean_M": "mean M", "mean_C": "mean C",
     "w1_M_H": "W1(M, H)", "w1_C_H": "W1(C, H)", "w1_control": "W1 human control",
@@ -513,76 +410,6 @@ def production_signs(summary: pd.DataFrame) -> pd.DataFrame:
                      "paper sign": sign, "paper model": model, "agrees": "yes" if ours == sign else "no"})
     return pd.DataFrame(rows, columns=["dataset", "model", "probe", "mean M - H [95% CI]", "sign",
                                        "paper sign", "paper model", "agrees"])
-
-
-def sample_size(summary: pd.DataFrame, intervals: dict | None = None) -> pd.DataFrame:
-    """App. C.1 (Fig. 11): per system and subsample size, the MSE of the subsample TVDs against
-    the full sample's with its bootstrap interval over contexts where the page computed one
-    (``intervals``: (model, decoding, size) -> (low, high)), the contexts with a subsample TVD
-    beside those the system has a word in (Table 1's count), and why the others have none
-    (``sample_size_left_out``)."""
-    intervals = intervals or {}
-    rows = [{
-        "model": r.model, "decoding": r.decoding, "size": str(r.size),
-        "contexts": str(r.n_contexts_estimated),
-        "with a word (Table 1)": str(r.n_contexts - r.n_contexts_all_failed),
-        "MSE [95% CI]": with_interval(r.mse, *intervals.get((r.model, r.decoding, r.size), (math.nan, math.nan))),
-        "note": sample_size_left_out(r),
-    } for r in summary.itertuples(index=False)]
-    return pd.DataFrame(rows, columns=["model", "decoding", "size", "contexts", "with a word (Table 1)",
-                                       "MSE [95% CI]", "note"])
-
-
-def sample_size_left_out(row) -> str:
-    """Why the contexts of a ``sample_size_summary`` row without a subsample TVD have none, each
-    reason with its count; ValueError, naming the system and size, when the counts of
-    ``varprobe.families.sample_size.analysis.context_counts`` do not add up to its contexts."""
-    parts = {"cannot subsample (size >= N draws)": row.n_contexts_too_large,
-             "every draw of the subsample failed (Table 1 keeps it: the full sample has a word)":
-                 row.n_contexts_subsample_failed,
-             "every draw failed (Table 1 leaves it out too)": row.n_contexts_all_failed}
-    if row.n_contexts_estimated + sum(parts.values()) != row.n_contexts:
-        raise ValueError(
-            f"sample size of {row.model} / {row.decoding}, size {row.size}: {row.n_contexts} contexts, but "
-            f"{row.n_contexts_estimated} with a subsample TVD and {', '.join(f'{n} {k}' for k, n in parts.items())} "
-            "do not add up to them")
-    if row.n_contexts_too_large == row.n_contexts:
-        return row.note
-    return "; ".join(f"{n} context{'s' if n > 1 else ''}: {k}" for k, n in parts.items() if n)
-
-
-def replacement_headline(summary: pd.DataFrame) -> pd.DataFrame:
-    """Sec. 5 and App. E: per system and oracle size, the model's and the oracles' mean TVD and
-    the smallest k (% of contexts replaced by the oracle's TVD) at which the replaced TVDs'
-    histogram overlaps the oracles' by the threshold, beside the paper's "about 60%" for GPT-2."""
-    ends = summary.groupby(["model", "decoding", "oracle_size"], as_index=False).agg(
-        model_mean_tvd=("model_mean_tvd", "first"), oracle_mean_tvd=("oracle_mean_tvd", "first"),
-        k_match=("k_match", "first"), n_seeds=("n_seeds", "first"))
-    ends["k needed"] = ends["k_match"].map(lambda k: "none in the grid" if pd.isna(k) else f"{k:.0f}%")
-    ends["paper (GPT-2)"] = f"about {paper.REPLACEMENT_SHARE:.0%}"
-    ends["oracle_size"] = ends["oracle_size"].astype(str)
-    ends["n_seeds"] = ends["n_seeds"].astype(str)
-    return ends.drop(columns="k_match").rename(columns={
-        "oracle_size": "oracle size", "model_mean_tvd": "E TVD(M, O)", "oracle_mean_tvd": "E TVD(O, O')",
-        "n_seeds": "seeds"})
-
-
-def word_class_tvd(summary: pd.DataFrame) -> pd.DataFrame:
-    """Ilia & Aziz 2024, Sec. 5 (Fig. 4): per system, the expected syntactic or semantic TVD to H
-    and to O1 over the contexts with a model word, beside the oracle control's TVD(O2, O1) on the
-    same contexts and classes (schema ``word_class_system``), under the names of Table 1."""
-    rows = [{"system": f"{r.model} / {r.decoding}",
-             "E TVD(·, H) [95% CI]": with_interval(r.expected_tvd, r.ci_low, r.ci_high),
-             "E TVD(·, O1)": r.expected_tvd_oracle1,
-             "oracle control E TVD(O2, O1) [95% CI]": with_interval(
-                 r.expected_tvd_oracles, r.oracle_ci_low, r.oracle_ci_high),
-             "mean classes": r.mean_classes, "contexts": str(r.n_contexts),
-             code("n_contexts_not_sampled"): str(r.n_contexts_not_sampled),
-             code("n_contexts_all_failed"): str(r.n_contexts_all_failed)}
-            for r in summary.itertuples(index=False)]
-    table = pd.DataFrame(rows)
-    table.attrs[MARKUP] = [code("n_contexts_not_sampled"), code("n_contexts_all_failed")]  # counts, named as code
-    return table
 
 
 def finetune_comparison(summary: pd.DataFrame) -> pd.DataFrame:
