@@ -1,5 +1,5 @@
 """Ilia & Aziz's App. B regression under their own protocol (varprobe.families.regression.authors)
-and beside ours (varprobe.analysis.page_measures.regression_codings): the split is the authors'
+and beside ours (varprobe.families.regression.codings.regression_codings): the split is the authors'
 notebook's, the authors' row is ``ARDRegression()`` on their raw design, and each row says which
 quantity its coefficient is."""
 
@@ -16,7 +16,7 @@ from varprobe import tables
 from varprobe.families.regression.authors import (
     AUTHORS_SEED, ard_coefficients, authors_order, one_split, split_tvds)
 from varprobe.analysis.next_word import ControlSettings, ModelEstimate, context_table
-from varprobe.analysis.page_measures import REGRESSION_CODINGS, ROLES, SPREAD_SEEDS, regression_codings
+from varprobe.families.regression.codings import REGRESSION_CODINGS, ROLES, SPREAD_SEEDS, regression_codings
 from varprobe.families.regression.analysis import LABELS
 from varprobe.data.provo import responses_table
 from varprobe.metrics.distributions import mle, tvd

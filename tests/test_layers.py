@@ -77,7 +77,7 @@ def import_graph() -> dict[str, set[str]]:
     return graph
 
 
-FAMILY_ROLES = {"analysis": "analysis", "authors": "analysis", "plots": "plots", "cli": "cli",
+FAMILY_ROLES = {"analysis": "analysis", "authors": "analysis", "codings": "analysis", "plots": "plots", "cli": "cli",
                 "page": "results_page"}
 """The unit of each module of an analysis family's folder (``varprobe.families.<name>.<role>``):
 its science is in the analyses' layer, its figures in the plots', its subcommands in the command

@@ -1,4 +1,5 @@
-"""varprobe.analysis.page_measures: the tables the results page reads beyond the summaries."""
+"""varprobe.analysis.page_measures: the tables of the Provo study the results page reads beyond
+its summaries."""
 
 from __future__ import annotations
 
@@ -8,9 +9,8 @@ import pytest
 
 from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings
-from varprobe.analysis.page_measures import (
-    bins_table, failure_table, interval_table, metric_by_bins, mse_interval_table, oracle_split_table)
-from varprobe.results_page.tables import intervals, metric_by_bins as page_metric_by_bins
+from varprobe.analysis.page_measures import failure_table, interval_table, oracle_split_table
+from varprobe.results_page.tables import intervals
 
 
 def _tvd(n: int = 30) -> pd.DataFrame:
@@ -55,22 +55,3 @@ def test_oracle_splits_give_one_row_per_resplit_and_half_against_all_is_closer()
     tables.conform(found, "provo_oracle_splits")
     assert list(found["resplit"]) == [0, 1, 2, 3]
     assert (found["tvd_oracle2_humans"] < found["tvd_oracle2_oracle1"]).all()
-
-
-def test_bins_long_read_back_wide_as_measured():
-    metrics = pd.DataFrame({"model": "m", "metric": "full_ece", "bins": [5, 50, 500], "value": [0.1, 0.15, 0.25],
-                            "n_positions": 100})
-    both = pd.concat([metrics.assign(labels="corpus"), metrics.assign(labels="drawn", value=[0.01, 0.05, 0.2])])
-    long = bins_table(both)
-    tables.conform(long, "token_calibration_bins")
-    assert len(long) == 6
-    pd.testing.assert_frame_equal(page_metric_by_bins(long), metric_by_bins(both), check_dtype=False)
-
-
-def test_mse_intervals_cover_each_system_and_size_with_finite_errors():
-    contexts = pd.DataFrame({"model": "m", "decoding": "ancestral", "size": [10] * 4 + [40] * 2,
-                             "squared_error": [0.01, 0.02, 0.03, 0.04, np.nan, np.nan]})
-    found = mse_interval_table(contexts, resamples=100, seed=0)
-    tables.conform(found, "sample_size_intervals")
-    assert list(found["size"]) == [10]
-    assert 0.01 <= found["ci_low"].iloc[0] <= found["ci_high"].iloc[0] <= 0.04

@@ -598,7 +598,7 @@ def test_the_replacement_share_is_said_to_be_read_as_the_papers_only_at_the_thre
 def test_the_replacement_finding_spans_every_oracle_size():
     """k needed 50 at oracle size 10 and 70 at 20 (the table's rows): the finding reads 50-70%, not
     the first size's 50% alone."""
-    from varprobe.results_page.findings import FINDINGS
+    from varprobe.families.oracle_replacement.page import FINDINGS
     summary = pd.DataFrame({"model": "m", "decoding": "ancestral", "oracle_size": ["10", "20"],
                             "k_match": [50.0, 70.0]})
     (finding,) = FINDINGS["oracle_replacement_summary"][0](summary)
@@ -1037,14 +1037,15 @@ def _render_run(tmp_path, measured=None):
 
 def test_every_value_that_differs_from_the_papers_is_under_disagreements_with_its_cause(tmp_path):
     """The generator's completeness: every pair of a value of ours and the paper's printed beside it
-    that differs has a row under its group's heading, or (a group the appendix lists, ``APPENDIX_PAIRS``)
+    that differs has a row under its group's heading, or (a group the appendix lists, ``appendix_pairs``)
     under the appendix's heading of its list, with a cause; no agreeing pair is listed."""
-    from varprobe.results_page.disagreements import GROUPS, pairs
+    from varprobe.results_page.disagreements import groups, pairs
     from varprobe.results_page.page import split
 
     page, entries, measured, config = _render_run(tmp_path)
     found = pairs(entries, measured, config)
     differing = [p for p in found if p.differs()]
+    GROUPS = groups()
     assert {"table1_human_ece_corpus", "table1_oracle_ece_human_majority", "table1_oracle_expected_tvd",
             "table2_biased", "table2_oracle", "table3_coefficients", "table4_model", "table4_oracle",
             "production_w1", "liu_rsd", "replacement_share"} <= {p.group for p in differing}
@@ -1072,11 +1073,12 @@ def test_every_value_that_differs_from_the_papers_is_under_disagreements_with_it
 
 
 def test_a_group_without_a_cause_is_unexplained_and_a_pair_without_a_heading_is_refused(tmp_path, monkeypatch):
+    from varprobe.families.token_level import page as token_level_page
     from varprobe.results_page import disagreements
 
-    assert set(disagreements.CAUSES) <= set(disagreements.GROUPS)
+    assert set(disagreements.causes()) <= set(disagreements.groups())
     page, entries, measured, config = _render_run(tmp_path)
-    monkeypatch.delitem(disagreements.CAUSES, "table4_oracle")
+    monkeypatch.delitem(token_level_page.CAUSES, "table4_oracle")
     found = {d["title"]: d for d in disagreements.generated(entries, measured, config)}
     assert found["Table 4: the oracles' token-level ECE"]["cause"] == "unexplained"
     stray = disagreements.Pair("nowhere", "w", ours=1.0, low=np.nan, high=np.nan, paper=0.5, decimals=2)
@@ -1137,7 +1139,7 @@ def _published_entry(page: str) -> str:
 def test_a_published_systems_row_is_read_against_its_own_column(tmp_path):
     """The paper's Bloom from its published samples: each of its four values beside the paper's
     Bloom column, in a group of its own (not the run's models', whose cause names ``m`` alone)."""
-    from varprobe.results_page.disagreements import CAUSES, pairs
+    from varprobe.results_page.disagreements import STUDY_CAUSES as CAUSES, pairs
 
     page, entries, measured, config = _render_run(tmp_path)
     bloom = [p for p in pairs(entries, measured, config) if p.where.startswith("bloom-published")]
@@ -1433,7 +1435,9 @@ def test_the_models_rows_cause_measures_the_draws_where_the_run_has_both_counts(
     """Table 1's model rows against GPT-2's: where the run samples a model at its 40 draws and at
     the paper's 1,000, the cause gives both E TVDs (the draws alone); without, it says it cannot;
     Table 4's says both values are exact softmaxes, Table 2's names both supports."""
-    from varprobe.results_page.disagreements import CAUSES
+    from varprobe.results_page.disagreements import causes
+
+    CAUSES = causes()
 
     summary = pd.DataFrame({"model": ["m", "m", "m"], "decoding": ["ancestral", "ancestral-1000", "temperature-0.5"],
                             "expected_tvd": [0.70, 0.62, 0.66]})

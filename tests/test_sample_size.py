@@ -15,6 +15,7 @@ from varprobe.families.sample_size.analysis import (
     NOTE_TOO_LARGE,
     SHOWN_QUANTILE,
     context_draws,
+    mse_interval_table,
     sample_size_summary,
     sample_size_table,
     subsample,
@@ -154,3 +155,12 @@ def test_cli_writes_tables_and_figure(tmp_path):
     assert histogram.loc[histogram["group"] == "n=5", "count"].sum() == (errors <= errors.quantile(SHOWN_QUANTILE)).sum()
     assert histogram.loc[histogram["group"] == "n=20", "count"].sum() == 0
     assert figure.stat().st_size > 5_000
+
+
+def test_mse_intervals_cover_each_system_and_size_with_finite_errors():
+    contexts = pd.DataFrame({"model": "m", "decoding": "ancestral", "size": [10] * 4 + [40] * 2,
+                             "squared_error": [0.01, 0.02, 0.03, 0.04, np.nan, np.nan]})
+    found = mse_interval_table(contexts, resamples=100, seed=0)
+    tables.conform(found, "sample_size_intervals")
+    assert list(found["size"]) == [10]
+    assert 0.01 <= found["ci_low"].iloc[0] <= found["ci_high"].iloc[0] <= 0.04

@@ -16,7 +16,8 @@ import yaml
 from helpers import output, scheduled, snakemake
 
 from varprobe import tables
-from varprobe.families.token_calibration.analysis import drawn_labels
+from varprobe.families.token_calibration.analysis import bins_table, drawn_labels, metric_by_bins
+from varprobe.families.token_calibration.page import metric_by_bins as page_metric_by_bins
 from varprobe.metrics.token_calibration import (
     METRICS,
     PAPER_BINS,
@@ -304,3 +305,13 @@ def test_rules_are_scheduled_from_config(tmp_path, data_mirror, tiny_model_dir):
     (tmp_path / "results/analyses/token_calibration/tiny2/floor.parquet").unlink()
     counts = scheduled(tmp_path)
     assert counts["token_calibration"] == 1
+
+
+def test_bins_long_read_back_wide_as_measured():
+    metrics = pd.DataFrame({"model": "m", "metric": "full_ece", "bins": [5, 50, 500], "value": [0.1, 0.15, 0.25],
+                            "n_positions": 100})
+    both = pd.concat([metrics.assign(labels="corpus"), metrics.assign(labels="drawn", value=[0.01, 0.05, 0.2])])
+    long = bins_table(both)
+    tables.conform(long, "token_calibration_bins")
+    assert len(long) == 6
+    pd.testing.assert_frame_equal(page_metric_by_bins(long), metric_by_bins(both), check_dtype=False)

@@ -1,9 +1,11 @@
 """A new analysis family is one folder, as CONTRIBUTING.md says: a toy family written into a folder
 on the families' package path reaches the config checks, the table contracts, the command line,
-the availability check and a section of the results page, with no edit anywhere else."""
+the availability check and a section of the results page with its finding and its disagreement with the paper, with no
+edit anywhere else."""
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pandas as pd
@@ -56,6 +58,10 @@ def register(sub):
 ''',
     "page.py": '''"""The toy family's section of the results page."""
 
+import math
+
+from varprobe.results_page.disagreements import Group, Pair
+from varprobe.results_page.findings import table_of
 from varprobe.results_page.sections import Section
 
 SECTION = Section("Toy counts", paper="Nobody 2026, Table 9", entries=("toy_counts_summary",),
@@ -67,6 +73,23 @@ VIEWS = {"toy_counts_summary": lambda frames, measured: [
 GLOSSARY = {"toy count": "the number of characters of a model's name"}
 
 NOTES = {"toy_counts_summary": lambda config: f"Counted under seed {config['seed']}."}
+
+FINDINGS = {"toy_counts_summary": (lambda frame: [f"Toy: the first name has {frame['n_characters'].iloc[0]} "
+                                                  "characters (toy table)."], ())}
+
+GROUPS = {"toy_length": Group("Toy: the name's length", "Nobody 2026, Table 9")}
+
+
+def toy_pairs(entries, measured, config):
+    frame = table_of(entries, "toy_counts_summary")
+    return [] if frame is None else [Pair("toy_length", f"{r.model}, characters", ours=float(r.n_characters),
+                                          low=math.nan, high=math.nan, paper=9.0, decimals=0)
+                                     for r in frame.itertuples(index=False)]
+
+
+PAIRS = toy_pairs
+
+CAUSES = {"toy_length": lambda entries, measured, config: "Measured: the toy's names are short."}
 ''',
     "rules.smk": '''rule toy_counts:
     output:
@@ -124,3 +147,7 @@ def test_a_toy_familys_section_lands_on_the_page_at_its_position(toy_family, tmp
     assert "Counted under seed 0." in section[:1500]
     assert page.index("Toy counts") < page.index("Token level")
     assert "the number of characters of a model's name" in page  # its glossary entry
+    assert "Toy: the first name has 1 characters (toy table)." in page  # its finding
+    dispute = page[page.index("### Toy: the name's length"):]
+    assert re.search(r"\| m, characters\s+\| 1\s+\| 9\s+\|", dispute[:800])  # its pair, which differs
+    assert "- cause: Measured: the toy's names are short." in dispute[:1200]

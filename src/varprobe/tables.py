@@ -96,7 +96,8 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "ece_human_majority": "float64", "ece_oracle_majority": "float64", "expected_tvd": "float64",
         "n_contexts": "Int64",
     },
-    # The results page's measures (varprobe.analysis.page_measures), one table each.
+    # The results page's measures of the Provo study (varprobe.analysis.page_measures), one table
+    # each; a family's own are declared in its folder.
     # Table 1's bootstrap intervals: per system and quantity (mean NaN where the summary has it).
     "provo_intervals": {
         "model": "string", "decoding": "string", "quantity": "string", "mean": "float64",
@@ -118,30 +119,6 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "ties_lexicographic": "float64", "ties_random": "float64",
         "accuracy_lexicographic": "float64", "accuracy_random": "float64",
         "mean_confidence": "float64", "share_tied": "float64",
-    },
-    # One system's ARDRegression() fit under each coding (varprobe.analysis.page_measures.
-    # REGRESSION_CODINGS, the page's text finding a row by its role, ROLES), ours and the
-    # authors' protocol: the coefficients of TVD between oracles
-    # (seed_min/_mean/_max: over the seeds of a one-split coding, NaN for resplit means)
-    # and human entropy, per SD or per unit, the largest coefficient, the predictor's SD, the
-    # contexts and the two predictors' correlation.
-    "regression_codings": {
-        "model": "string", "decoding": "string", "coding": "string", "role": "string", "reference": "string",
-        "units": "string", "split": "string", "tvd_oracle2_oracle1": "float64", "seed_min": "float64",
-        "seed_mean": "float64", "seed_max": "float64", "entropy_human": "float64", "largest": "string",
-        "largest_coefficient": "float64", "sd_tvd_oracle2_oracle1": "float64", "n_contexts": "int64",
-        "correlation": "float64",
-    },
-    # The sample-size MSE's bootstrap interval over contexts, per system and subsample size.
-    "sample_size_intervals": {
-        "model": "string", "decoding": "string", "size": "int64", "ci_low": "float64",
-        "ci_high": "float64",
-    },
-    # Each token-calibration metric at every bin count M, scored on the corpus's labels or on
-    # labels drawn from the model; its largest / smallest M ratio and RSD over M on every row.
-    "token_calibration_bins": {
-        "model": "string", "labels": "string", "metric": "string", "bins": "int64",
-        "value": "float64", "ratio": "float64", "rsd": "float64", "n_positions": "int64",
     },
     "finetune_pairs": {
         "decoding": "string", "text_id": "int32", "word_number": "int32",

@@ -87,6 +87,10 @@ def job_resources(rule, parses_input=False):
     )
 
 
+PAGE_TABLES = {}
+"""Each measured table of the results page, by its name in varprobe.results_page (the page reads
+these, never a path of its own): the studies' in page_inputs.smk, a family's in its rules.smk."""
+
 REPORT_TABLES = {}
 """Summary tables shown in the HTML report: name -> table, category, title, caption, schema
 (report.smk renders each as an HTML page)."""

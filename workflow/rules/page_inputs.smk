@@ -1,12 +1,9 @@
 """The tables of the results page measured from the studies' per-context tables, by name
-(PAGE_TABLES), the systems each is measured on, and the production tables the page shows beside
-them; the rules that write them: page_measures.smk."""
+(PAGE_TABLES, of common.smk: an analysis family adds its own in its rules.smk), the systems each
+is measured on, and the production tables the page shows beside them; the rules that write them:
+page_measures.smk."""
 
 import json
-
-PAGE_TABLES = {}
-"""Each measured table of the page, by its name in varprobe.results_page (the page reads these,
-never a path of its own)."""
 
 if "provo" in config:
     PAGE_SYSTEMS = [*PLAN.provo_systems(), ("oracle", "control")]
@@ -27,15 +24,6 @@ if "provo" in config:
         PAGE_TABLES["provo_published"] = {
             model: f"{PROVO}/{model}/given/authors.parquet" for model in PUBLISHED
         }
-if "regression" in ANALYSES:
-    PAGE_TABLES["regression_codings"] = f"{REGRESSION}/codings.parquet"
-if "sample_size" in ANALYSES:
-    PAGE_TABLES["sample_size_intervals"] = f"{SAMPLE_SIZE_DIR}/intervals.parquet"
-if "token_calibration" in ANALYSES:
-    PAGE_TABLES["token_calibration_bins"] = f"{TC_DIR}/bins.parquet"
-    TC_LABELS = {"metrics": "corpus", "floor": "drawn from the model"}
-    """Whose labels each of a model's token-calibration tables scores."""
-
 if "production" in config:
     PAGE_TABLES["production_miscalibrated"] = production_path(
         f"{PROD_SYSTEM}/miscalibrated.parquet"

@@ -14,7 +14,8 @@ A family is one folder of this package, ``families/<name>/``:
 - ``cli.py``, its subcommands (``register``);
 - ``plots.py``, its figures, where it draws any;
 - ``rules.smk``, its Snakemake rules;
-- ``page.py``, its section of the results page (``varprobe.results_page.sections``).
+- ``page.py``, its section of the results page, with its findings and its disagreements with the
+  paper (``varprobe.results_page.sections``).
 
 The table contracts, the command line, the workflow, the config checks and the results page read
 ``families()``; nothing else lists them.

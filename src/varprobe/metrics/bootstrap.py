@@ -7,6 +7,31 @@ import numpy as np
 _MAX_CHUNK_ENTRIES = 1 << 22
 
 
+def stream_rng(seed: int, stream: int) -> np.random.Generator:
+    """The generator of bootstrap stream ``stream`` under the run's ``seed``: one
+    ``SeedSequence([seed, 39, stream])`` per quantity the results page's measures resample, so
+    that each interval depends on the seed and its own stream only, not on what else was
+    resampled before it.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    stream : int
+        The quantity's stream.
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Examples
+    --------
+    >>> stream_rng(0, 5).random() == stream_rng(0, 5).random() != stream_rng(0, 6).random()
+    True
+    """
+    return np.random.default_rng(np.random.SeedSequence([seed, 39, stream]))
+
+
 def bootstrap_mean_ci(
     values, rng: np.random.Generator, n_resamples: int = 1000, level: float = 0.95
 ) -> tuple[float, float, float]:

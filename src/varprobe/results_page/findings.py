@@ -14,7 +14,7 @@ import pandas as pd
 from varprobe import tables
 from varprobe.published import GIULIANELLI_SELECTIONS
 from varprobe.run_plan import RunPlan
-from varprobe.results_page import paper, verdicts
+from varprobe.results_page import paper, sections, verdicts
 from varprobe.results_page.markup import Markup, code, text
 from varprobe.results_page.tables import (  # span, table_of and decoding_ranks: read here by name too
     decoding_ranks, markdown, miscalibrated, number, production_example, production_shown_probes, production_signs,
@@ -146,19 +146,6 @@ def _table_one_finding(found: tuple[pd.DataFrame, pd.Series, str] | None) -> lis
     ]
 
 
-def _regression_finding(coefficients: pd.DataFrame) -> list[str]:
-    first = coefficients[(coefficients["kind"] != "intercept") & (coefficients["kind"] != "noise")]
-    first = first[(first["model"] == first["model"].iloc[0]) & (first["decoding"] == first["decoding"].iloc[0])]
-    top = first.loc[first["mean"].abs().idxmax()]
-    oracle = first[first["predictor"] == "tvd_oracle2_oracle1"]
-    said = (f"; TVD between oracles {number(oracle['mean'].iloc[0])} "
-            f"[{number(oracle['hdi_2.5%'].iloc[0])}, {number(oracle['hdi_97.5%'].iloc[0])}], the paper's "
-            f"largest ({paper.TABLE_3['tvd_oracle2_oracle1']}, per unit of its predictor, not per SD)") \
-        if len(oracle) else ""
-    return [f"The largest ARD coefficient of {top['model']} / {top['decoding']} is {top['label']} "
-            f"({number(top['mean'])} per SD){said} (Table 3)."]
-
-
 def _production_finding(summary: pd.DataFrame, decided: dict | None = None) -> list[str]:
     """The span of mean W1(C, H) over the probes the page's production table shows
     (``production_shown_probes``: the paper's main probes) and of the human control where the
@@ -206,56 +193,42 @@ def _decoding_finding(summary: pd.DataFrame, decided: dict | None = None) -> lis
             + (f" {verdicts.stated('G-3', verdict)}" if verdict else "")]
 
 
-def _token_finding(summary: pd.DataFrame) -> list[str]:
-    rsd = summary.groupby("metric")["rsd"].agg(["min", "max"])
-    if not {"classwise_ece", "full_ece"} <= set(rsd.index):
-        return []
-    cw, full = rsd.loc["classwise_ece"], rsd.loc["full_ece"]
-    ours, theirs = "{:.1%}".format, "{:.2%}".format  # as the token-calibration table prints them
-
-    def liu(metric: str) -> str:
-        values = paper.LIU_TABLE_1[metric].values()
-        return span(min(values), max(values), theirs)
-
-    return [f"Token calibration: over bin counts the RSD of cw-ECE is {span(cw['min'], cw['max'], ours)} and of "
-            f"Full-ECE {span(full['min'], full['max'], ours)}; Liu et al.: {liu('classwise_ece')} and "
-            f"{liu('full_ece')} (Liu et al. Table 1)."]
-
-
-def _replacement_finding(summary: pd.DataFrame) -> list[str]:
-    k = summary.groupby(["model", "decoding", "oracle_size"])["k_match"].first().dropna()
-    if k.empty:
-        return []
-    return [f"A model's TVDs are distributed like the oracles' (their histograms overlap by the threshold) once "
-            f"{span(k.min(), k.max(), '{:.0f}'.format)}% of its contexts are replaced by the oracle's TVD, over "
-            f"every oracle size (the paper: about {paper.REPLACEMENT_SHARE:.0%} for GPT-2; k%-oracle replacement "
-            f"table)."]
-
-
 def _production_findings(summary: pd.DataFrame, decided: dict) -> list[str]:
     findings = _production_finding(summary, decided)
     return findings + (_decoding_finding(summary, decided) if decided.get("G-1") is None
                        or decided["G-1"].verdict != "not testable" else [])
 
 
-FINDINGS = {
-    "provo_summary": (_table_one_finding, ("IA-1", "IA-2")),
-    "regression_coefficients": (_regression_finding, ("IA-3",)),
-    "oracle_replacement_summary": (_replacement_finding, ("IA-4",)),
-    "token_calibration_summary": (_token_finding, ("LIU-1",)),
-    "production_summary": (_production_findings, ()),
+STUDY_FINDINGS = {
+    "provo": {"provo_summary": (_table_one_finding, ("IA-1", "IA-2"))},
+    "production": {"production_summary": (_production_findings, ())},
 }
-"""The finding each registered table (by name prefix) gives, in the page's order, and the claims
-(``verdicts.CLAIMS``) whose verdicts its sentences state, one per sentence; the production
-finding states its own (it takes the verdicts)."""
+"""The studies' findings by section: the finding each registered table (by name prefix) gives,
+and the claims (``verdicts.CLAIMS``) whose verdicts its sentences state, one per sentence; the
+production finding states its own (it takes the verdicts). An analysis family's are its page
+module's ``FINDINGS``."""
+
+
+def registered_findings() -> dict[str, tuple]:
+    """Every finding by table prefix, in page order: ``STUDY_FINDINGS`` and each family's
+    ``FINDINGS`` (its page module's, ``varprobe.families.<name>.page``)."""
+    modules = sections.page_modules()
+    found = {}
+    for key in sections.sections():
+        found |= STUDY_FINDINGS.get(key) or getattr(modules.get(key), "FINDINGS", {})
+    return found
+
+
+def disputed_by() -> dict[str, str]:
+    """The start of the Disagreements headings that dispute a table's finding, by the table's
+    prefix: each family's ``DISPUTED_BY``."""
+    return {prefix: start for module in sections.page_modules().values()
+            for prefix, start in getattr(module, "DISPUTED_BY", {}).items()}
 
 OWN_FINDINGS = ("IA-5", "IA-6")
 """Claims with no finding of a table of their own: their finding is the claim's record
 (``verdicts.finding``), where the run can test it."""
 
-DISPUTED_BY = {"regression_coefficients": "Table 3", "oracle_replacement_summary": "k%-oracle replacement",
-               "token_calibration_summary": "RSD of cw-ECE"}
-"""The start of the Disagreements headings that dispute a table's finding."""
 
 
 def findings(entries: list[dict], disputed: list[str] = (), decided: dict | None = None,
@@ -268,7 +241,8 @@ def findings(entries: list[dict], disputed: list[str] = (), decided: dict | None
     decided = decided or {}
     run = verdicts.Run(entries, {}, config or {})
     out = []
-    for prefix, (finding, claims) in FINDINGS.items():
+    disputes = disputed_by()
+    for prefix, (finding, claims) in registered_findings().items():
         frame = table_of(entries, prefix)
         if frame is None or not len(frame):
             continue
@@ -278,7 +252,7 @@ def findings(entries: list[dict], disputed: list[str] = (), decided: dict | None
             out.extend(finding(frame, decided))
             continue
         said = finding(verdicts.table_one_systems(run)) if prefix == "provo_summary" else finding(frame)
-        if prefix in DISPUTED_BY and any(t.startswith(DISPUTED_BY[prefix]) for t in disputed):
+        if prefix in disputes and any(t.startswith(disputes[prefix]) for t in disputed):
             said = [f"{text[:-2]}; see Disagreements)." for text in said]
         out.extend(f"{text} {verdicts.stated(key, decided[key])}" if key in decided else text
                    for text, key in zip_longest(said, claims[:len(said)]))

@@ -30,7 +30,7 @@ APPENDIX = "<!-- appendix -->"
 """The template's line where the results page ends and its appendix begins (``split``)."""
 APPENDIX_FILE = "results-appendix.md"
 """The appendix's file, beside the page: the tables too long for the page (``APPENDIX_BLOCKS``,
-``APPENDIX_TABLES``, ``APPENDIX_PAIRS``, ``PRODUCTION_ALL``), the run's config files and its time and memory per stage."""
+``appendix_tables``, ``appendix_pairs``, ``PRODUCTION_ALL``), the run's config files and its time and memory per stage."""
 
 
 def machine() -> dict[str, str]:
@@ -180,16 +180,18 @@ APPENDIX_BLOCKS = ("provo_authors_switches",)
 """The section blocks (by prefix) the appendix holds, a line pointing to each where it was:
 Table 1's human and oracle values with each of the authors' definitions switched."""
 
-APPENDIX_TABLES = {
-    disagreements.GROUPS["table1_oracle_expected_tvd"].title: "the oracle control's E TVD in each resplit",
-    disagreements.GROUPS["table4_oracle"].title: "the authors' definitions switched one at a time",
-    findings.FAILURE_HEADING: "the failed draws of each system by reason, beside the paper's rates",
-}
-"""The Disagreements entries (by title) whose measured table the appendix holds, and what it holds."""
+def appendix_tables() -> dict[str, str]:
+    """The Disagreements entries (by title) whose measured table the appendix holds, and what it
+    holds: each group's ``appendix_table`` (``disagreements.Group``) and the failure rates'."""
+    found = {g.title: g.appendix_table for g in disagreements.groups().values() if g.appendix_table}
+    return {**found, findings.FAILURE_HEADING: "the failed draws of each system by reason, beside the paper's rates"}
 
-APPENDIX_PAIRS = (disagreements.GROUPS["production_w1"].title,)
-"""The Disagreements entries (by title) whose list of differing values the appendix holds (one
-per task, system and probe), a line summing it up on the page (``disagreements.summary``)."""
+
+def appendix_pairs() -> tuple[str, ...]:
+    """The Disagreements entries (by title) whose list of differing values the appendix holds (one
+    per task, system and probe), a line summing it up on the page (``disagreements.summary``):
+    each group with ``appendix_pairs``."""
+    return tuple(g.title for g in disagreements.groups().values() if g.appendix_pairs)
 
 
 def _link(title: str) -> markup.Markup:
@@ -215,15 +217,16 @@ def _block_to_appendix(blocks: list[dict], details: list[dict]) -> list[dict]:
 
 
 def _dispute_to_appendix(dispute: dict, details: list[dict]) -> dict:
-    """A Disagreements entry, its table (``APPENDIX_TABLES``) or list of differing values
-    (``APPENDIX_PAIRS``) a pointer to its place in the appendix instead (``details``, where it
+    """A Disagreements entry, its table (``appendix_tables``) or list of differing values
+    (``appendix_pairs``) a pointer to its place in the appendix instead (``details``, where it
     goes); another entry as it is."""
     title = dispute["title"]
-    if title in APPENDIX_TABLES and dispute.get("table"):
-        what = APPENDIX_TABLES[title]
+    tables_held = appendix_tables()
+    if title in tables_held and dispute.get("table"):
+        what = tables_held[title]
         details.append({"title": f"{title}: {what}", "body": dispute["table"]})
         return {**dispute, "table": _pointer(f"the table of {what}", f"{title}: {what}")}
-    if title in APPENDIX_PAIRS and "pairs" in dispute:
+    if title in appendix_pairs() and "pairs" in dispute:
         heading = f"{title}: ours, where it differs from the paper's"
         details.append({"title": heading, "body": dispute["pairs"]})
         rest = {k: v for k, v in dispute.items() if k != "pairs"}

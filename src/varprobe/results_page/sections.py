@@ -7,9 +7,12 @@ the tables it shows by name prefix, its figures' folders and its position), and 
 them ``VIEWS`` (how it shows its tables: a name prefix's view takes all of the prefix's frames
 and the run's measured tables, ``measured`` of ``varprobe.results_page.page.render``, and gives
 the frames to print), ``FIGURES`` (the paper figure each of its figures answers, by a part of
-the figure's path), ``GLOSSARY`` (its quantities' names and definitions) and ``NOTES`` (by name
-prefix, a function of the run's config giving the Markdown the page writes under the table). The
-page reads them here; nothing else lists a family's section.
+the figure's path), ``GLOSSARY`` (its quantities' names and definitions), ``NOTES`` (by name
+prefix, a function of the run's config giving the Markdown the page writes under the table),
+``FINDINGS`` and ``DISPUTED_BY`` (its findings, ``varprobe.results_page.findings``) and
+``GROUPS``, ``PAIRS`` and ``CAUSES`` (its disagreements with the paper, with their measured
+causes, ``varprobe.results_page.disagreements``). The page reads them by section, in page order;
+nothing else lists a family's section.
 """
 
 from __future__ import annotations

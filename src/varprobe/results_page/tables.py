@@ -473,19 +473,6 @@ def intervals(found: pd.DataFrame) -> dict:
     return out
 
 
-def metric_by_bins(found: pd.DataFrame) -> pd.DataFrame:
-    """Each token-calibration metric at every bin count (schema ``token_calibration_bins``), one
-    row per model, labels and metric with a column ``M=...`` per bin count, then the ratio of its
-    value at the largest M to the smallest, its RSD over M and its positions."""
-    keys = ["model", "labels", "metric"]
-    wide = found.pivot_table(index=keys, columns="bins", values="value").reset_index()
-    wide.columns = [f"M={c}" if c not in keys else c for c in wide.columns]
-    ends = found.groupby(keys, as_index=False)[["ratio", "rsd", "n_positions"]].first()
-    wide = wide.merge(ends, on=keys).rename(columns={"ratio": "largest / smallest M", "rsd": "RSD over M",
-                                                     "n_positions": "positions"})
-    return wide.sort_values(keys, ignore_index=True)
-
-
 def production_example(instances: pd.DataFrame, samples: pd.DataFrame, n: int = 3) -> dict:
     """One input of a production task (its first): the source, ``n`` human references and ``n``
     model outputs, for reading what the distances compare."""

@@ -14,6 +14,7 @@ from varprobe.families.regression.analysis import (
     LABELS, PREDICTOR_ORDER, PriorSettings, SamplerSettings, design_matrix, fit_ard,
     last_word_tags,
 )
+from varprobe.commands import read_estimates
 from varprobe.published import PAPER_COEFFICIENTS
 
 
@@ -55,6 +56,17 @@ def _regression_figure(args: argparse.Namespace) -> None:
     tables.write(table, args.table, "regression_figure")
 
 
+def _regression_codings(args: argparse.Namespace) -> None:
+    from varprobe.families.regression.codings import regression_codings
+    from varprobe.probes.pos_tags import UniversalTagger
+
+    tvd = tables.read(args.tvd, "provo_tvd")
+    tags = last_word_tags(tvd, tables.read(args.contexts, "provo_contexts"), UniversalTagger())
+    estimates, _ = read_estimates(args.samples, args.distribution)
+    frame = regression_codings(tvd, tags, tables.read(args.responses, "provo_responses"), estimates)
+    tables.write(frame.assign(model=args.model, decoding=args.decoding), args.out, "regression_codings")
+
+
 def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("regression", help="ARD regression of a system's per-context TVD")
@@ -81,3 +93,16 @@ def register(sub) -> None:
     p.add_argument("--figure", required=True)
     p.add_argument("--table", required=True)
     p.set_defaults(run=_regression_figure)
+
+    p = sub.add_parser("regression-codings",
+                       help="one system's ARD fit under each coding, ours and the authors' protocol")
+    p.add_argument("--tvd", required=True, help="the system's per-context table")
+    p.add_argument("--contexts", required=True, help="the Provo contexts table")
+    p.add_argument("--responses", required=True, help="the Provo responses table (the authors' split splits it)")
+    model = p.add_mutually_exclusive_group(required=True)
+    model.add_argument("--samples", help="the system's samples table (a sampled decoding)")
+    model.add_argument("--distribution", help="the system's distribution table (an exact decoding)")
+    p.add_argument("--model", required=True)
+    p.add_argument("--decoding", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_regression_codings)

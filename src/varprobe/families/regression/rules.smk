@@ -118,5 +118,41 @@ rule regression_figure:
         "--table {output.table:q} > {log:q} 2>&1"
 
 
+PAGE_TABLES["regression_codings"] = f"{REGRESSION}/codings.parquet"
+CODED_MODEL, CODED_DECODING = PLAN.provo_systems()[0]
+CODED_KIND = "distribution" if CODED_DECODING in PLAN.enumerated else "samples"
+
+
+rule regression_codings:
+    """The first system's ARD fit under each coding, ours and the authors' protocol (Table
+    3's disagreement)."""
+    input:
+        tvd=f"{PROVO}/{CODED_MODEL}/{CODED_DECODING}/tvd.parquet",
+        contexts=f"{PROVO}/contexts.parquet",
+        responses=f"{PROVO}/responses.parquet",
+        model=f"{PROVO}/{CODED_MODEL}/{CODED_DECODING}/{CODED_KIND}.parquet",
+    output:
+        PAGE_TABLES["regression_codings"],
+    params:
+        model=CODED_MODEL,
+        decoding=CODED_DECODING,
+        kind=CODED_KIND,
+    conda:
+        CONDA_ENV
+    threads: job_threads("regression_codings")
+    resources:
+        **job_resources("regression_codings"),
+    log:
+        log_path("regression_codings", "page"),
+    benchmark:
+        benchmark_path("regression_codings", "page")
+    shell:
+        "varprobe regression-codings --tvd {input.tvd:q} --contexts {input.contexts:q} "
+        "--responses {input.responses:q} --{params.kind:q} {input.model:q} "
+        "--model {params.model:q} --decoding {params.decoding:q} --out {output:q} "
+        "> {log:q} 2>&1"
+
+
 if RG_SYSTEMS:
+
     ANALYSIS_TARGETS.extend(rules.regression_figure.output)

@@ -20,4 +20,9 @@ TABLES = {
         "n_contexts_all_failed": "int64", "n_contexts_subsample_failed": "int64",
         "mse": "float64", "note": "string",
     },
+    # The sample-size MSE's bootstrap interval over contexts, per system and subsample size.
+    "sample_size_intervals": {
+        "model": "string", "decoding": "string", "size": "int64", "ci_low": "float64",
+        "ci_high": "float64",
+    },
 }

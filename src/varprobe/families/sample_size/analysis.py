@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from varprobe.analysis.next_word import ControlSettings, human_counts, oracle_splits
+from varprobe.metrics.bootstrap import bootstrap_mean_ci, stream_rng
 from varprobe.metrics.distributions import mle, tvd
 
 NOTE_TOO_LARGE = "size >= N draws: cannot subsample"
@@ -273,3 +274,53 @@ def sample_size_summary(table: pd.DataFrame, sizes: list[int]) -> pd.DataFrame:
 SHOWN_QUANTILE = 0.99
 """The histograms' bins span 0 to this quantile of every squared error: the few largest would
 otherwise squeeze nearly all contexts into the first bin. The figure counts those above."""
+
+
+def mse_intervals(contexts: pd.DataFrame, resamples: int, seed: int) -> dict[tuple, tuple[float, float]]:
+    """Bootstrap intervals over contexts of the sample-size MSE (schema ``sample_size_contexts``):
+    per (model, decoding, size), the mean of the finite squared errors resampled ``resamples``
+    times.
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        A ``sample_size_contexts`` table.
+    resamples : int
+        Bootstrap resamples.
+    seed : int
+        The bootstrap's seed.
+
+    Returns
+    -------
+    dict of (str, str, int) to (float, float)
+        The interval by ``(model, decoding, size)``.
+    """
+    out = {}
+    for stream, (key, group) in enumerate(contexts.groupby(["model", "decoding", "size"]), start=10):
+        errors = group["squared_error"].to_numpy(dtype=float)
+        errors = errors[np.isfinite(errors)]
+        if errors.size:
+            out[key] = bootstrap_mean_ci(errors, stream_rng(seed, stream), n_resamples=resamples)[1:]
+    return out
+
+
+def mse_interval_table(contexts: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
+    """``mse_intervals`` as a table (schema ``sample_size_intervals``).
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        A ``sample_size_contexts`` table.
+    resamples : int
+        Bootstrap resamples.
+    seed : int
+        The bootstrap's seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A ``sample_size_intervals`` table.
+    """
+    rows = [{"model": m, "decoding": d, "size": size, "ci_low": low, "ci_high": high}
+            for (m, d, size), (low, high) in mse_intervals(contexts, resamples, seed).items()]
+    return pd.DataFrame(rows, columns=["model", "decoding", "size", "ci_low", "ci_high"])

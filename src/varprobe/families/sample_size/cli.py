@@ -10,7 +10,9 @@ import pandas as pd
 
 from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings
-from varprobe.families.sample_size.analysis import SHOWN_QUANTILE, sample_size_summary, sample_size_table
+from varprobe.families.sample_size.analysis import (
+    SHOWN_QUANTILE, mse_interval_table, sample_size_summary, sample_size_table,
+)
 
 
 def _sample_size(args: argparse.Namespace) -> None:
@@ -44,6 +46,11 @@ def _sample_size_figure(args: argparse.Namespace) -> None:
     squared_error_histograms(histograms, summary).savefig(args.figure, dpi=150)
 
 
+def _sample_size_intervals(args: argparse.Namespace) -> None:
+    contexts = pd.concat([tables.read(p, "sample_size_contexts") for p in args.contexts], ignore_index=True)
+    tables.write(mse_interval_table(contexts, args.resamples, args.seed), args.out, "sample_size_intervals")
+
+
 def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("sample-size", help="MSE of subsampled TVDs against the full sample's (App. C.1)")
@@ -67,3 +74,10 @@ def register(sub) -> None:
     p.add_argument("--table", required=True, help="the histogram table")
     p.add_argument("--figure", required=True)
     p.set_defaults(run=_sample_size_figure)
+
+    p = sub.add_parser("sample-size-intervals", help="bootstrap intervals of the sample-size MSE")
+    p.add_argument("--contexts", nargs="+", required=True, help="every system's sample-size contexts table")
+    p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_sample_size_intervals)

@@ -98,4 +98,30 @@ rule sample_size_figure:
         "--figure {output.figure:q} > {log:q} 2>&1"
 
 
+PAGE_TABLES["sample_size_intervals"] = f"{SAMPLE_SIZE_DIR}/intervals.parquet"
+
+
+rule sample_size_intervals:
+    """Bootstrap intervals over contexts of the sample-size MSE, per system and size."""
+    input:
+        [f"{SAMPLE_SIZE_DIR}/{m}/{d}/contexts.parquet" for m, d in SAMPLE_SIZE_SYSTEMS],
+    output:
+        PAGE_TABLES["sample_size_intervals"],
+    params:
+        resamples=config["provo"]["bootstrap_resamples"],
+        seed=config["seed"],
+    conda:
+        CONDA_ENV
+    threads: job_threads("sample_size_intervals")
+    resources:
+        **job_resources("sample_size_intervals"),
+    log:
+        log_path("sample_size_intervals", "page"),
+    benchmark:
+        benchmark_path("sample_size_intervals", "page")
+    shell:
+        "varprobe sample-size-intervals --contexts {input:q} --resamples {params.resamples:q} "
+        "--seed {params.seed:q} --out {output:q} > {log:q} 2>&1"
+
+
 ANALYSIS_TARGETS.extend(rules.sample_size_figure.output)

@@ -30,4 +30,10 @@ TABLES = {
         "value": "float64", "rsd": "float64", "n_positions": "int64", "vocabulary_size": "int64",
         "accumulator_peak_bytes": "int64",
     },
+    # Each token-calibration metric at every bin count M, scored on the corpus's labels or on
+    # labels drawn from the model; its largest / smallest M ratio and RSD over M on every row.
+    "token_calibration_bins": {
+        "model": "string", "labels": "string", "metric": "string", "bins": "int64",
+        "value": "float64", "ratio": "float64", "rsd": "float64", "n_positions": "int64",
+    },
 }

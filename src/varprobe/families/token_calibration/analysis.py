@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from varprobe.metrics.token_calibration import CalibrationAccumulator
+from varprobe.metrics.token_calibration import CalibrationAccumulator, relative_std
 from varprobe.models.window import position_limit
 
 
@@ -243,8 +243,6 @@ def rsd_table(metrics: pd.DataFrame, ddof: int = 1) -> pd.DataFrame:
     pandas.DataFrame
         One row per metric.
     """
-    from varprobe.metrics.token_calibration import relative_std
-
     rows = []
     for name, group in metrics.groupby("metric", sort=False):
         values = group.sort_values("bins")["value"].to_numpy()
@@ -281,3 +279,53 @@ def summary_table(metrics: pd.DataFrame, rsd: pd.DataFrame, headline_bins: int) 
         raise ValueError(f"bins {headline_bins} is not among the computed bins {sorted(metrics['bins'].unique())}")
     merged = chosen.merge(rsd[["model", "metric", "rsd"]], on=["model", "metric"], how="left")
     return merged.sort_values(["model", "metric"], ignore_index=True)
+
+
+def metric_by_bins(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Each token-calibration metric's value at every bin count M (schema ``token_calibration``
+    with a ``labels`` column: whose labels were scored), one column per M, with the ratio of its
+    value at the largest M to its value at the smallest and its RSD over the Ms (ddof 1): what
+    its RSD over M is made of.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        ``token_calibration`` tables with a ``labels`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    keys = ["model", "labels", "metric"]
+    wide = metrics.pivot_table(index=keys, columns="bins", values="value").reset_index()
+    ms = sorted(c for c in wide.columns if isinstance(c, (int, np.integer)))
+    wide["largest / smallest M"] = wide[ms[-1]] / wide[ms[0]]
+    wide["RSD over M"] = [relative_std(row) for row in wide[ms].to_numpy()]
+    wide["positions"] = wide["model"].map(metrics.groupby("model")["n_positions"].first())
+    wide.columns = [f"M={c}" if isinstance(c, (int, np.integer)) else c for c in wide.columns]
+    return wide.sort_values(keys, ignore_index=True)
+
+
+def bins_table(metrics: pd.DataFrame) -> pd.DataFrame:
+    """``metric_by_bins`` long (schema ``token_calibration_bins``): one row per model, labels,
+    metric and bin count with the value there, and the metric's largest / smallest M ratio, RSD
+    over M and positions repeated on its rows.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        As for ``metric_by_bins``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A ``token_calibration_bins`` table.
+    """
+    wide = metric_by_bins(metrics)
+    keys = ["model", "labels", "metric"]
+    ms = [c for c in wide.columns if c.startswith("M=")]
+    long = wide.melt(id_vars=[*keys, "largest / smallest M", "RSD over M", "positions"], value_vars=ms,
+                     var_name="bins", value_name="value")
+    long["bins"] = long["bins"].str.removeprefix("M=").astype(int)
+    return long.rename(columns={"largest / smallest M": "ratio", "RSD over M": "rsd",
+                                "positions": "n_positions"}).sort_values([*keys, "bins"], ignore_index=True)

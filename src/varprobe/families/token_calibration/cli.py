@@ -10,7 +10,7 @@ import pandas as pd
 
 from varprobe import tables
 from varprobe.families.token_calibration.analysis import (
-    metric_table, provo_passages, reference_texts, rsd_table, score_texts, summary_table,
+    bins_table, metric_table, provo_passages, reference_texts, rsd_table, score_texts, summary_table,
 )
 from varprobe.commands import json_value, load_model
 from varprobe.metrics.token_calibration import CalibrationAccumulator
@@ -60,6 +60,11 @@ def _token_calibration_summary(args: argparse.Namespace) -> None:
     tables.write(curve, args.table, "token_calibration_figure")
 
 
+def _token_calibration_bins(args: argparse.Namespace) -> None:
+    frames = [tables.read(e["table"], "token_calibration").assign(labels=e["labels"]) for e in args.tables]
+    tables.write(bins_table(pd.concat(frames, ignore_index=True)), args.out, "token_calibration_bins")
+
+
 def register(sub) -> None:
     """Add this module's subcommands to ``sub``."""
     p = sub.add_parser("token-calibration",
@@ -96,3 +101,9 @@ def register(sub) -> None:
     p.add_argument("--figure", required=True)
     p.add_argument("--table", required=True)
     p.set_defaults(run=_token_calibration_summary)
+
+    p = sub.add_parser("token-calibration-bins", help="each token-calibration metric at every bin count")
+    p.add_argument("--tables", type=json_value, required=True,
+                   help="JSON list of {table, labels}: a token_calibration table and whose labels it scores")
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=_token_calibration_bins)

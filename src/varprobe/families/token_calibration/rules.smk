@@ -1,6 +1,8 @@
 """Token-level calibration (Liu et al. 2024): each network model's ECE, cw-ECE, Full-ECE and
 probability-weighted Full-ECE over a text corpus, for every number of bins; summary and figure."""
 
+import json
+
 from varprobe.config_checks import calibration_bin_counts
 
 TC = config["analyses"]["token_calibration"]
@@ -113,6 +115,40 @@ rule token_calibration_summary:
         "--floors {input.floors:q} "
         "--bins {params.bins:q} --out {output.summary:q} --figure {output.figure:q} "
         "--table {output.table:q} > {log:q} 2>&1"
+
+
+PAGE_TABLES["token_calibration_bins"] = f"{TC_DIR}/bins.parquet"
+TC_LABELS = {"metrics": "corpus", "floor": "drawn from the model"}
+"""Whose labels each of a model's token-calibration tables scores."""
+
+
+rule token_calibration_bins:
+    """Each token-calibration metric at every bin count, on the corpus's labels and on
+    labels drawn from the model (Full-ECE's disagreement)."""
+    input:
+        [f"{TC_DIR}/{m}/{k}.parquet" for k in TC_LABELS for m in NETWORKS],
+    output:
+        PAGE_TABLES["token_calibration_bins"],
+    params:
+        tables=lambda w: json.dumps(
+            [
+                {"table": f"{TC_DIR}/{m}/{k}.parquet", "labels": labels}
+                for k, labels in TC_LABELS.items()
+                for m in NETWORKS
+            ]
+        ),
+    conda:
+        CONDA_ENV
+    threads: job_threads("token_calibration_bins")
+    resources:
+        **job_resources("token_calibration_bins"),
+    log:
+        log_path("token_calibration_bins", "page"),
+    benchmark:
+        benchmark_path("token_calibration_bins", "page")
+    shell:
+        "varprobe token-calibration-bins --tables {params.tables:q} --out {output:q} "
+        "> {log:q} 2>&1"
 
 
 ANALYSIS_TARGETS.extend(
