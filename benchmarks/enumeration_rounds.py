@@ -28,6 +28,7 @@ from record import record
 from varprobe.data.provo import contexts_table, read_norms
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
+from varprobe.sampling.word_model import WordModel
 
 
 def parse_args() -> argparse.Namespace:
@@ -53,7 +54,7 @@ def main() -> None:
     contexts = list(table["context"])
     counter = ForwardCounter(lm.model)
     enumerators = {
-        size: Enumerator(lm.model, lm.tokenizer, Decoding("ancestral"),
+        size: Enumerator(WordModel(lm.model, lm.tokenizer), Decoding("ancestral"),
                          EnumerationSettings(target_mass=args.target_mass, max_forward_tokens=args.max_forward_tokens,
                                              max_tokens=args.max_tokens, batch_size=size))
         for size in (args.wide, args.narrow)}

@@ -47,6 +47,7 @@ from varprobe.metrics.distributions import mle, tvd
 from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
+from varprobe.sampling.word_model import WordModel
 
 
 def parse_args() -> argparse.Namespace:
@@ -99,7 +100,7 @@ def certification_floor(enumerator: Enumerator, context: str, target: float) -> 
     t whose path is still open, and the certified mass is at most the first tokens that close
     at once plus sum p(t) over those run: the floor takes the most probable first.
     """
-    ids = enumerator.encode(context)
+    ids = enumerator.lm.encode(context)
     logits = enumerator.model(input_ids=torch.tensor([ids], device=enumerator.device)).logits[:, -1]
     probs = enumerator.decoding.probabilities(logits)[0].cpu().numpy()
     read = enumerator.vocabulary.read
@@ -122,12 +123,12 @@ def main() -> None:
     contexts = list(picked.context)
 
     decoding = Decoding("ancestral")
-    enumerator = Enumerator(model, tokenizer, decoding, EnumerationSettings(
+    enumerator = Enumerator(WordModel(model, tokenizer), decoding, EnumerationSettings(
         target_mass=args.target_mass, max_forward_tokens=args.max_forward_tokens,
         max_tokens=args.max_tokens, min_mass=args.min_mass, batch_size=args.enumeration_batch_size))
 
     def sampler(n: int, seed: int) -> CompleteWordSampler:
-        return CompleteWordSampler(model, tokenizer, decoding,
+        return CompleteWordSampler(WordModel(model, tokenizer), decoding,
                                    SamplerSettings(n, args.max_tokens, args.batch_size, seed))
 
     sampled, reference = sampler(args.n_samples, args.seed), sampler(args.reference_samples, args.seed + 1)
@@ -137,7 +138,7 @@ def main() -> None:
     truths = [sampled_distribution(d) for d in reference.sample_many(zip(keys, contexts))]
     rows = []
     for key, context, enum, own, truth in zip(keys, contexts, found, draws, truths, strict=True):
-        encoded = len(enumerator.encode(context))
+        encoded = len(enumerator.lm.encode(context))
         generated = sum(d.n_tokens for d in own)
         rows.append({
             "text_id": key[0], "word_number": key[1], "context_tokens": encoded,

@@ -42,9 +42,10 @@ from varprobe.metrics.distributions import mle, tvd
 from varprobe.models.loading import load_causal_lm
 from varprobe.models.packing import unpacked
 from varprobe.models.spec import ModelSpec
-from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings, Vocabulary
+from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
 from varprobe.sampling.decoding import Decoding
 from varprobe.words import COMPLETE, Extraction, first_word
+from varprobe.sampling.word_model import Vocabulary, WordModel
 
 MIRROR = Path(os.environ.get(MIRROR_ENV) or Path(__file__).resolve().parents[2] / "shared" / "data")
 NORMS = MIRROR / source_of("provo").mirror_path
@@ -207,7 +208,7 @@ def main() -> None:
     vocabulary = Vocabulary(tokenizer)
     settings = SamplerSettings(n_samples=n, max_tokens=args.max_tokens,
                                batch_size=args.batch_size, seed=args.seed)
-    sampler = CompleteWordSampler(model, tokenizer, Decoding("ancestral"), settings)
+    sampler = CompleteWordSampler(WordModel(model, tokenizer), Decoding("ancestral"), settings)
 
     # Warm-up on one context, not timed.
     torch.manual_seed(args.seed)
@@ -244,7 +245,7 @@ def main() -> None:
         rows.append((method, seconds, counts))
 
     # Noise floor: the sampler again with another seed (not timed).
-    other = CompleteWordSampler(model, tokenizer, Decoding("ancestral"),
+    other = CompleteWordSampler(WordModel(model, tokenizer), Decoding("ancestral"),
                                 SamplerSettings(n_samples=n, max_tokens=args.max_tokens,
                                                 batch_size=args.batch_size, seed=args.seed + 1))
     pooled_other = [Counter(d.word for d in ds if d.word) for ds in other.sample_many(contexts)]

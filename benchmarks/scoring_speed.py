@@ -39,6 +39,7 @@ from record import record
 
 from varprobe.data.provo import contexts_table, read_norms, responses_table
 from varprobe.sampling.scoring import WordScorer
+from varprobe.sampling.word_model import WordModel
 
 
 def parse_args() -> argparse.Namespace:
@@ -54,7 +55,7 @@ def parse_args() -> argparse.Namespace:
 @torch.inference_mode()
 def alone(scorer: WordScorer, context: str, words: list[str] | None):
     """One context on its own: its log pi(. | c) when ``words`` is None, else its words' log P."""
-    ids = scorer.encode(context)
+    ids = scorer.lm.encode(context)
     out = scorer.model(input_ids=torch.tensor([ids], device=scorer.device), use_cache=True)
     first = torch.log_softmax(out.logits[0, -1].double(), -1)
     if words is None:
@@ -67,8 +68,8 @@ class TwoLogsumexpScorer(WordScorer):
     """The scorer with its word normaliser as it was before the one exp block (kept here to be
     timed against): two float64 log-sum-exps per position, the second over B's copied columns."""
 
-    def __init__(self, model, tokenizer) -> None:
-        super().__init__(model, tokenizer)
+    def __init__(self, lm: WordModel) -> None:
+        super().__init__(lm)
         self.closing_ids = torch.nonzero(self.closing)[:, 0]
 
     def _word_scores(self, logits: torch.Tensor, tokens: torch.Tensor, first: torch.Tensor) -> np.ndarray:
@@ -103,9 +104,9 @@ def main() -> None:
     args = parse_args()
     load = os.getloadavg()
     lm = load_model(args)
-    scorer = WordScorer(lm.model, lm.tokenizer)
+    scorer = WordScorer(WordModel(lm.model, lm.tokenizer))
     scorers = {"per context": scorer, "chains": scorer,
-               "chains, two logsumexp": TwoLogsumexpScorer(lm.model, lm.tokenizer)}
+               "chains, two logsumexp": TwoLogsumexpScorer(scorer.lm)}
     norms = read_norms(args.norms)
     table = contexts_table(norms, args.texts).head(args.max_contexts)
     responses = responses_table(norms, args.texts).groupby(["text_id", "word_number"])["response"].apply(list)

@@ -20,11 +20,12 @@ from varprobe.cli import main
 from varprobe.metrics.dense import renormalise
 from varprobe.sampling.chains import prefix_chains
 from varprobe.sampling.scoring import CHAIN_CONTEXTS, WordScorer
+from varprobe.sampling.word_model import WordModel
 
 
 @pytest.fixture(scope="module")
 def scorer(tiny_model):
-    return WordScorer(tiny_model.model, tiny_model.tokenizer, batch_size=3)
+    return WordScorer(WordModel(tiny_model.model, tiny_model.tokenizer), batch_size=3)
 
 
 def _softmax(model, ids):
@@ -66,8 +67,8 @@ def test_word_probability_is_the_product_of_softmax_probabilities_and_the_closin
 
 def test_scores_do_not_depend_on_the_batch(tiny_model):
     words = ["mat", "windowsill", "dog", "a", "extraordinarily", "cat's"]
-    one = WordScorer(tiny_model.model, tiny_model.tokenizer, batch_size=1).word_log_probs("It was", words)
-    many = WordScorer(tiny_model.model, tiny_model.tokenizer, batch_size=64).word_log_probs("It was", words)
+    one = WordScorer(WordModel(tiny_model.model, tiny_model.tokenizer), batch_size=1).word_log_probs("It was", words)
+    many = WordScorer(WordModel(tiny_model.model, tiny_model.tokenizer), batch_size=64).word_log_probs("It was", words)
     np.testing.assert_allclose(one, many, rtol=1e-6)
     # The correction only removes mass: P(w) <= P(tokens of " w").
     first = _softmax(tiny_model.model, tiny_model.tokenizer("It was")["input_ids"])
@@ -98,7 +99,7 @@ def test_a_chain_longer_than_a_sliding_window_scores_as_each_context_alone(tiny_
     config = Gemma3TextConfig(vocab_size=len(tiny_model.tokenizer), hidden_size=16, intermediate_size=32,
                               num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1, head_dim=8,
                               sliding_window=4, layer_types=["sliding_attention", "full_attention"])
-    scorer = WordScorer(Gemma3ForCausalLM(config).eval(), tiny_model.tokenizer)
+    scorer = WordScorer(WordModel(Gemma3ForCausalLM(config).eval(), tiny_model.tokenizer))
     contexts = ["The cat sat", "The cat sat on the", "The cat sat on the big red"]
     words = ["mat", "windowsill"]
     together = list(scorer.word_log_probs_many((c, words) for c in contexts))

@@ -18,10 +18,11 @@ import pytest
 import torch
 from helpers import nan_logits
 
-from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings, Vocabulary
+from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
 from varprobe.words import COMPLETE, Extraction
+from varprobe.sampling.word_model import Vocabulary, WordModel
 
 VOCAB = ["<|endoftext|>", "a", "b", "Ġ", "Ġa", "Ġb", ".", "'", "-", "Ã", "©", "ab"]
 CONTEXT = "a b"
@@ -63,7 +64,7 @@ def with_control():
 def enumerate_small(small, decoding=ANCESTRAL, **settings):
     model, tokenizer = small
     settings = {"target_mass": 1.0, "max_tokens": 4, "min_mass": 0.0, "batch_size": 8, "chunk": 3, **settings}
-    return Enumerator(model, tokenizer, decoding, EnumerationSettings(**settings)).enumerate(CONTEXT)
+    return Enumerator(WordModel(model, tokenizer), decoding, EnumerationSettings(**settings)).enumerate(CONTEXT)
 
 
 @torch.inference_mode()
@@ -168,14 +169,14 @@ CHAIN = ["a", "a b", "a b.", "a b. b", "b"]  # the first four extend one another
 def test_contexts_enumerated_together_equal_each_alone(small, target):
     model, tokenizer = small
     settings = EnumerationSettings(target_mass=target, max_tokens=4, min_mass=0.0, batch_size=5, chunk=3)
-    enumerator = Enumerator(model, tokenizer, ANCESTRAL, settings)
+    enumerator = Enumerator(WordModel(model, tokenizer), ANCESTRAL, settings)
     together = list(enumerator.enumerate_many(CHAIN))
     assert len(together) == len(CHAIN)
     for context, found in zip(CHAIN, together, strict=True):
         alone = enumerator.enumerate(context)
         assert found.forward_tokens == alone.forward_tokens
         assert_same(outcomes(found), outcomes(alone), tol=1e-12)
-    wider = Enumerator(model, tokenizer, ANCESTRAL, EnumerationSettings(**{**vars(settings), "batch_size": 64}))
+    wider = Enumerator(WordModel(model, tokenizer), ANCESTRAL, EnumerationSettings(**{**vars(settings), "batch_size": 64}))
     assert list(wider.enumerate_many(CHAIN)) == together
 
 
@@ -207,7 +208,7 @@ def test_forward_budget_stops_the_search(small):
 
 def test_sampler_draws_agree_with_the_enumeration(small, exhaustive):
     model, tokenizer = small
-    sampler = CompleteWordSampler(model, tokenizer, ANCESTRAL, SamplerSettings(n_samples=4000, max_tokens=4))
+    sampler = CompleteWordSampler(WordModel(model, tokenizer), ANCESTRAL, SamplerSettings(n_samples=4000, max_tokens=4))
     counts: dict[str, int] = defaultdict(int)
     for draw in sampler.sample((0,), CONTEXT):
         counts[draw.word or draw.failure] += 1
@@ -229,7 +230,7 @@ def test_a_control_token_ends_the_text(with_control):
     result = enumerate_small(with_control, max_tokens=3)
     assert_same(outcomes(result), brute_force(with_control, max_tokens=3))
     assert result.words and all(set(word) <= set("abé") for word in result.words)
-    sampler = CompleteWordSampler(model, tokenizer, ANCESTRAL, SamplerSettings(n_samples=2000, max_tokens=4))
+    sampler = CompleteWordSampler(WordModel(model, tokenizer), ANCESTRAL, SamplerSettings(n_samples=2000, max_tokens=4))
     draws = sampler.sample((0,), CONTEXT)
     assert not any("im" in d.word or "<|" in d.text for d in draws)
     ended = [d for d in draws if d.failure == "ended_before_word"]
@@ -238,8 +239,8 @@ def test_a_control_token_ends_the_text(with_control):
 
 def test_shortcut_classifies_as_the_sampler_reads(tiny_model):
     """On the real GPT-2 vocabulary, every token the shortcut resolves closes the open word."""
-    enumerator = Enumerator(tiny_model.model, tiny_model.tokenizer, ANCESTRAL, EnumerationSettings())
-    closing = np.flatnonzero(enumerator.closes_open_word)
+    enumerator = Enumerator(WordModel(tiny_model.model, tiny_model.tokenizer), ANCESTRAL, EnumerationSettings())
+    closing = np.flatnonzero(enumerator.lm.closes_open_word)
     assert 20_000 < len(closing) < 50_257
     rng = np.random.default_rng(0)
     for text in (" cat", " don't", " well-kn", ' "Hello'):
@@ -253,7 +254,7 @@ def test_shortcut_classifies_as_the_sampler_reads(tiny_model):
 
 def test_enumeration_on_gpt2_vocabulary_reaches_its_target(tiny_model):
     settings = EnumerationSettings(target_mass=0.5, max_forward_tokens=400, max_tokens=6, batch_size=16)
-    enumerator = Enumerator(tiny_model.model, tiny_model.tokenizer, ANCESTRAL, settings)
+    enumerator = Enumerator(WordModel(tiny_model.model, tiny_model.tokenizer), ANCESTRAL, settings)
     contexts = ["The cat", "The cat sat on", "The cat sat on the"]
     together = list(enumerator.enumerate_many(contexts))
     for context, result in zip(contexts, together, strict=True):
@@ -264,7 +265,7 @@ def test_enumeration_on_gpt2_vocabulary_reaches_its_target(tiny_model):
         assert result.forward_tokens == alone.forward_tokens
         assert result.distribution() == pytest.approx(alone.distribution(), abs=1e-5)
     one_by_one = EnumerationSettings(**{**vars(settings), "batch_size": 1, "chunk": 7})
-    single = Enumerator(tiny_model.model, tiny_model.tokenizer, ANCESTRAL, one_by_one)
+    single = Enumerator(WordModel(tiny_model.model, tiny_model.tokenizer), ANCESTRAL, one_by_one)
     assert list(single.enumerate_many(contexts)) == together  # float32 too: the same to the bit
 
 
@@ -279,7 +280,7 @@ def test_a_model_that_computes_nan_is_an_error_naming_the_context(tiny_model, po
         return (len(calls) == 1) == (poisoned == "context")
 
     settings = EnumerationSettings(target_mass=0.9, max_forward_tokens=200, max_tokens=4, batch_size=16)
-    enumerator = Enumerator(tiny_model.model, tiny_model.tokenizer, ANCESTRAL, settings)
+    enumerator = Enumerator(WordModel(tiny_model.model, tiny_model.tokenizer), ANCESTRAL, settings)
     with nan_logits(tiny_model.model, when), pytest.raises(
             ValueError, match="the context 'The cat sat on' or a prefix of it: .*NaN or infinity"):
         list(enumerator.enumerate_many(["The cat", "The cat sat on"]))
@@ -334,7 +335,7 @@ def test_a_sliding_window_is_honoured_or_the_context_refused(tiny_model):
         config = Gemma3TextConfig(vocab_size=len(tiny_model.tokenizer), hidden_size=16, intermediate_size=32,
                                   num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1, head_dim=8,
                                   sliding_window=window, layer_types=["sliding_attention", "full_attention"])
-        return Enumerator(Gemma3ForCausalLM(config).eval(), tiny_model.tokenizer, ANCESTRAL, settings)
+        return Enumerator(WordModel(Gemma3ForCausalLM(config).eval(), tiny_model.tokenizer), ANCESTRAL, settings)
 
     windowed = list(enumerator(longest).enumerate_many(contexts))
     assert windowed == list(enumerator(10**6).enumerate_many(contexts))

@@ -29,6 +29,7 @@ from varprobe.models.spec import NO_PEFT, WEIGHT_ARGS, ModelSpec, ModelUnavailab
 from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.memory import halving, is_out_of_memory
+from varprobe.sampling.word_model import WordModel
 
 SCHEMA_PATH = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -317,7 +318,7 @@ def test_halving_on_out_of_memory_gives_the_samples_of_a_fixed_smaller_batch(tin
     settings = SamplerSettings(n_samples=600, max_tokens=6, batch_size=8, seed=3)
 
     def sampler(size):
-        return CompleteWordSampler(tiny_model.model, tiny_model.tokenizer, decoding,
+        return CompleteWordSampler(WordModel(tiny_model.model, tiny_model.tokenizer), decoding,
                                    SamplerSettings(600, 6, size, 3))
 
     fixed = list(sampler(2).sample_many(work))

@@ -16,12 +16,12 @@ from varprobe.sampling.complete_word import (
     CompleteWordSampler,
     Draw,
     SamplerSettings,
-    Vocabulary,
     _Node,
     _prefix_attention,
 )
 from varprobe.sampling.decoding import Decoding
 from varprobe.words import COMPLETE, FAILURES, INCOMPLETE, Extraction, first_word
+from varprobe.sampling.word_model import Vocabulary, WordModel
 
 CONTEXTS = [
     ((0,), "The cat sat on the"),
@@ -34,7 +34,7 @@ ANCESTRAL = Decoding("ancestral")
 def make_sampler(tiny_model, decoding: Decoding = ANCESTRAL, **settings) -> CompleteWordSampler:
     settings = {"n_samples": 40, "max_tokens": 20, **settings}
     return CompleteWordSampler(
-        tiny_model.model, tiny_model.tokenizer, decoding, SamplerSettings(**settings)
+        WordModel(tiny_model.model, tiny_model.tokenizer), decoding, SamplerSettings(**settings)
     )
 
 
@@ -130,7 +130,7 @@ def test_pass_logits_are_the_models_on_the_whole_sequence(tiny_model):
     keys (gathered from the last step in any order): its logits are the model's own on the
     context followed by the generated tokens."""
     model, sampler = tiny_model.model, make_sampler(tiny_model)
-    short, long = (sampler.encode(t) for t in ("The cat sat on the", "The cat sat on the mat and the"))
+    short, long = (sampler.lm.encode(t) for t in ("The cat sat on the", "The cat sat on the mat and the"))
     rows = np.arange(3)
     with torch.inference_mode():
         encoding = model(input_ids=torch.tensor([long]), use_cache=True).past_key_values

@@ -15,6 +15,7 @@ from varprobe.families.token_level.analysis import first_tokens, token_summary, 
 from varprobe.cli import main
 from varprobe.metrics.dense import dense_entropy, dense_tvd
 from varprobe.metrics.distributions import tvd
+from varprobe.sampling.word_model import WordModel
 
 
 def test_dense_tvd_sums_over_the_whole_vocabulary():
@@ -41,7 +42,7 @@ def test_dense_tvd_agrees_with_the_sparse_tvd_on_random_distributions():
 def test_first_tokens_of_responses_with_the_gpt2_tokenizer(tiny_model):
     from varprobe.sampling.scoring import WordScorer
 
-    first = WordScorer(tiny_model.model, tiny_model.tokenizer).first_token
+    first = WordScorer(WordModel(tiny_model.model, tiny_model.tokenizer)).first_token
     encode = tiny_model.tokenizer.encode
     assert encode(" windowsill")[0] == encode(" windows")[0] != encode("windows")[0]
     mapped = first_tokens({"windows": 2, "windowsill": 1, "cat": 1}, first)

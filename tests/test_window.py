@@ -13,6 +13,7 @@ from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings
 from varprobe.sampling.decoding import Decoding
 from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
 from varprobe.sampling.generate import GenerationSettings, generate
+from varprobe.sampling.word_model import WordModel
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,7 @@ def test_a_text_fits_exactly_up_to_the_limit_and_is_refused_one_past_it():
 
 
 def test_the_sampler_refuses_a_context_past_the_models_positions(llama):
-    sampler = CompleteWordSampler(llama.model, llama.tokenizer, Decoding("ancestral"),
+    sampler = CompleteWordSampler(WordModel(llama.model, llama.tokenizer), Decoding("ancestral"),
                                   SamplerSettings(n_samples=2, max_tokens=5))
     fits = _words(llama, 251)
     assert len(list(sampler.sample_many([((1, 2), "The cat"), ((1, 252), fits)]))) == 2
@@ -66,7 +67,7 @@ def test_the_sampler_refuses_a_context_past_the_models_positions(llama):
 
 
 def test_the_enumerator_refuses_a_context_past_the_models_positions(llama):
-    enumerator = Enumerator(llama.model, llama.tokenizer, Decoding("ancestral"),
+    enumerator = Enumerator(WordModel(llama.model, llama.tokenizer), Decoding("ancestral"),
                             EnumerationSettings(max_tokens=5, target_mass=0.5))
     with pytest.raises(ValueError, match=r"context \(3, 4\) \(.* words\) encodes to 252 tokens"):
         next(enumerator.enumerate_many(["The cat", _words(llama, 252)], ["context (1, 2)", "context (3, 4)"]))
@@ -84,7 +85,7 @@ def test_generation_refuses_a_prompt_past_the_models_positions(llama):
 def test_word_scoring_refuses_a_context_past_the_models_positions(llama):
     from varprobe.sampling.scoring import WordScorer
 
-    scorer = WordScorer(llama.model, llama.tokenizer)
+    scorer = WordScorer(WordModel(llama.model, llama.tokenizer))
     assert len(list(scorer.next_token_log_probs(["The cat", _words(llama, 256)]))) == 2
     with pytest.raises(ValueError, match=r"context 'the the .*' \(.* words\) encodes to 256 tokens; with up to 1 "):
         next(scorer.word_log_probs_many([("The cat", ["sat"]), (_words(llama, 256), ["the"])]))

@@ -185,9 +185,10 @@ def _draws(model, tokenizer, entry: dict, contexts: pd.DataFrame, chosen: dict, 
 
     from varprobe.sampling.complete_word import CompleteWordSampler, SamplerSettings, draw_rows
     from varprobe.sampling.decoding import Decoding
+    from varprobe.sampling.word_model import WordModel
 
     settings = SamplerSettings(chosen["n_samples"], chosen["max_tokens"], chosen["batch_size"], seed)
-    sampler = CompleteWordSampler(model, tokenizer, Decoding.from_config(entry), settings)
+    sampler = CompleteWordSampler(WordModel(model, tokenizer), Decoding.from_config(entry), settings)
     keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))
     with torch.no_grad():
         rows = draw_rows(keys, sampler.sample_many(list(zip(keys, contexts["context"], strict=True))))

@@ -91,6 +91,7 @@ def _provo_sample(args: argparse.Namespace) -> None:
     from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.memory import AUTO, halving
     from varprobe.sampling.shards import shard_rows
+    from varprobe.sampling.word_model import WordModel
 
     decoding = Decoding.from_config(args.decoding)
     settings = SamplerSettings(args.n_samples, args.max_tokens, args.batch_size, args.seed)
@@ -105,9 +106,9 @@ def _provo_sample(args: argparse.Namespace) -> None:
     keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))
     work = list(zip(keys, contexts["context"], strict=True))
     job = f"{loaded.spec.name}/{decoding.name} shard {args.shard}/{args.shards}"
-    drawn = halving(lambda size, done: CompleteWordSampler(
-                        loaded.model, loaded.tokenizer, decoding, replace(settings, batch_size=size)
-                    ).sample_many(work[done:]),
+    lm = WordModel(loaded.model, loaded.tokenizer)  # one for every batch size halving tries
+    drawn = halving(lambda size, done: CompleteWordSampler(lm, decoding, replace(settings, batch_size=size)
+                                                           ).sample_many(work[done:]),
                     settings.batch_size, auto=loaded.spec.batch_size == AUTO, what=job)
     rows = draw_rows(keys, tqdm(drawn, total=len(keys), file=sys.stderr, mininterval=5, desc=job))
     metadata = {"model": args.model, "decoding": decoding.name,
@@ -121,6 +122,7 @@ def _provo_sample(args: argparse.Namespace) -> None:
 def _provo_enumerate(args: argparse.Namespace) -> None:
     from varprobe.sampling.decoding import Decoding
     from varprobe.sampling.enumeration import EnumerationSettings, Enumerator
+    from varprobe.sampling.word_model import WordModel
 
     entry = args.decoding
     decoding = Decoding.from_config(entry)
@@ -141,7 +143,7 @@ def _provo_enumerate(args: argparse.Namespace) -> None:
                              f"{args.contexts} (provo.texts)")
         contexts = contexts[contexts["text_id"].isin(texts)]
     loaded, device = load_model(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback)
-    enumerator = Enumerator(loaded.model, loaded.tokenizer, decoding, settings)
+    enumerator = Enumerator(WordModel(loaded.model, loaded.tokenizer), decoding, settings)
     rows = []
     keys = list(zip(contexts["text_id"], contexts["word_number"], strict=True))
     found_all = tqdm(enumerator.enumerate_many(contexts["context"], [f"context ({t}, {w})" for t, w in keys]),

@@ -36,7 +36,8 @@ from transformers.cache_utils import Cache, CacheLayerMixin
 from varprobe.models.window import check_window, model_name
 from varprobe.sampling.chains import prefix_chains
 from varprobe.sampling.decoding import Decoding, UnusableWeights, inverse_cdf
-from varprobe.words import INCOMPLETE, Extraction, first_word
+from varprobe.sampling.word_model import WordModel
+from varprobe.words import Extraction
 
 
 CHAIN_DRAWS = 2048
@@ -114,91 +115,14 @@ class SamplerSettings:
             raise ValueError(f"seed must be >= 0, got {self.seed}")
 
 
-def special_ids(tokenizer) -> set[int]:
-    """The ids of every special (control) token: the tokenizer's ``all_special_ids``, its added
-    tokens marked ``special`` (SmolLM2's ``<|im_start|>``, ``<|endoftext|>``, ...) and its
-    end-of-sequence id(s).
-
-    Parameters
-    ----------
-    tokenizer : transformers.PreTrainedTokenizerBase
-        The model's tokenizer.
-
-    Returns
-    -------
-    set of int
-        Those token ids.
-    """
-    eos = tokenizer.eos_token_id
-    added = getattr(tokenizer, "added_tokens_decoder", {})
-    return ({eos} if isinstance(eos, int) else set(eos or ())) | set(tokenizer.all_special_ids) | {
-        i for i, token in added.items() if getattr(token, "special", False)
-    }
-
-
-class Vocabulary:
-    """Decoding of generated token ids into the text that follows the context.
-
-    Every special token (``special_ids``) ends the text: it is no text itself, and the draw's
-    word is read as of the end of text (``first_word`` with ``ended``). Continuations are
-    decoded behind a fixed reference token and the reference's text is cut off, so tokenizers
-    that drop a leading space when decoding a lone word piece (SentencePiece) still show the
-    word boundary.
-    """
-
-    def __init__(self, tokenizer) -> None:
-        self.tokenizer = tokenizer
-        self.reference = tokenizer.encode("a", add_special_tokens=False)[-1:]
-        self.prefix = tokenizer.decode(self.reference)
-        self.special = special_ids(tokenizer)
-
-    def text(self, ids: Sequence[int]) -> str:
-        """The continuation text of generated ``ids`` (special tokens excluded).
-
-        Parameters
-        ----------
-        ids : sequence of int
-            The generated token ids.
-
-        Returns
-        -------
-        str
-            Their text after the context.
-        """
-        body = [i for i in ids if i not in self.special]
-        return self.tokenizer.decode(self.reference + body)[len(self.prefix) :]
-
-    def read(self, ids: Sequence[int]) -> Extraction:
-        """The first-word status of a continuation after generated ``ids``; a special token
-        ends it.
-
-        Parameters
-        ----------
-        ids : sequence of int
-            The generated token ids.
-
-        Returns
-        -------
-        Extraction
-            The first word when complete, else its status (``INCOMPLETE`` or a failure).
-        """
-        ended = bool(ids) and ids[-1] in self.special
-        text = self.text(ids)
-        if text.endswith("\ufffd") and not ended:
-            return Extraction(INCOMPLETE)  # a multi-byte character still being spelled
-        return first_word(text, ended)
-
-
 class CompleteWordSampler:
     """Draw complete next words from a causal LM under a decoding algorithm."""
 
-    def __init__(self, model, tokenizer, decoding: Decoding, settings: SamplerSettings) -> None:
-        self.model = model
-        self.vocabulary = Vocabulary(tokenizer)
-        self.tokenizer = tokenizer
+    def __init__(self, lm: WordModel, decoding: Decoding, settings: SamplerSettings) -> None:
+        self.lm = lm
+        self.model, self.vocabulary, self.device = lm.model, lm.vocabulary, lm.device
         self.decoding = decoding
         self.settings = settings
-        self.device = next(model.parameters()).device
         self.pass_nodes = PASS_NODES.get(self.device.type, PASS_NODES["cuda"])
         AttentionInterface.register(ATTENTION, _prefix_attention)
 
@@ -220,21 +144,6 @@ class CompleteWordSampler:
         """
         children = np.random.SeedSequence([self.settings.seed, *key]).spawn(self.settings.n_samples)
         return np.stack([np.random.default_rng(c).random(self.settings.max_tokens) for c in children])
-
-    def encode(self, context: str) -> list[int]:
-        """Token ids of a context, with the tokenizer's default special tokens.
-
-        Parameters
-        ----------
-        context : str
-            The context text.
-
-        Returns
-        -------
-        list of int
-            Its token ids.
-        """
-        return list(self.tokenizer(context)["input_ids"])
 
     def sample(self, key: Sequence[int], context: str) -> list[Draw]:
         """The ``n_samples`` draws for one context, ordered by sample index.
@@ -275,7 +184,7 @@ class CompleteWordSampler:
         list of Draw
             The ``n_samples`` draws of each context, in order.
         """
-        encoded = [(key, context, self.encode(context)) for key, context in contexts]
+        encoded = [(key, context, self.lm.encode(context)) for key, context in contexts]
         check_window(((f"context ({', '.join(map(str, key))}) ({len(context.split()):,} words)", len(ids))
                       for key, context, ids in encoded),
                      self.settings.max_tokens, config=self.model.config, model_name=model_name(self.model),

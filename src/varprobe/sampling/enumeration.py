@@ -73,9 +73,10 @@ from transformers import DynamicCache
 
 from varprobe.models.window import check_window, model_name
 from varprobe.sampling.chains import prefix_chains
-from varprobe.sampling.complete_word import WINDOW_FIX, Vocabulary
+from varprobe.sampling.complete_word import WINDOW_FIX
 from varprobe.sampling.decoding import Decoding, UnusableWeights, usable
-from varprobe.words import COMPLETE, FAILURES, Extraction, first_word, is_delimiter
+from varprobe.sampling.word_model import WordModel
+from varprobe.words import COMPLETE, FAILURES, Extraction, first_word
 
 PASS_ROWS = {"cpu": 32, "cuda": 128}
 """Rows of every forward pass, per device type (short passes are padded; other devices: the
@@ -84,36 +85,6 @@ multiply, so a fixed count keeps the results the same to the bit whatever the ba
 
 CHAIN_CONTEXTS = 8
 """At most this many contexts are enumerated together on one shared encoding."""
-
-
-def delimiter_tokens(vocabulary: Vocabulary, size: int) -> np.ndarray:
-    """Per token id below ``size`` (the model's output size): whether the token is *regular*
-    (see the module docstring) and its text starts with a delimiter, so that it closes an open
-    word run. Tokenizers that clean up spaces have no regular tokens (all False).
-
-    Parameters
-    ----------
-    vocabulary : Vocabulary
-        The tokenizer's token texts.
-    size : int
-        The model's output size V (may exceed the tokenizer's vocabulary).
-
-    Returns
-    -------
-    numpy.ndarray
-        Boolean, shape ``(size,)``: True for a regular token that starts with a delimiter.
-    """
-    tokenizer = vocabulary.tokenizer
-    mask = np.zeros(size, dtype=bool)
-    if getattr(tokenizer, "clean_up_tokenization_spaces", False):
-        return mask
-    special = set(getattr(tokenizer, "added_tokens_decoder", {})) | vocabulary.special
-    ids = [t for t in range(min(size, len(tokenizer))) if t not in special]
-    texts = tokenizer.batch_decode([vocabulary.reference + [t] for t in ids])
-    for t, text in zip(ids, texts, strict=True):
-        piece = text[len(vocabulary.prefix) :]
-        mask[t] = bool(piece) and "\ufffd" not in piece and is_delimiter(piece[0])
-    return mask
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -273,55 +244,16 @@ class _Search:
         return Enumeration(dict(self.words), self.failures, unresolved, self.forward_tokens)
 
 
-def sliding_window(config) -> int | None:
-    """The attention window of a model's sliding-window layers; None when every layer attends
-    to the whole sequence (``sliding_window`` unset, or no ``"sliding_attention"`` among the
-    declared ``layer_types``).
-
-    Parameters
-    ----------
-    config : transformers.PretrainedConfig
-        The model's configuration.
-
-    Returns
-    -------
-    int or None
-        The window in tokens, or None.
-    """
-    window, types = getattr(config, "sliding_window", None), getattr(config, "layer_types", None)
-    return None if window is None or (types is not None and "sliding_attention" not in types) else window
-
-
 class Enumerator:
     """Exact complete-next-word distributions of a causal LM under a decoding algorithm."""
 
-    def __init__(self, model, tokenizer, decoding: Decoding, settings: EnumerationSettings) -> None:
-        self.model = model
-        self.tokenizer = tokenizer
-        self.vocabulary = Vocabulary(tokenizer)
+    def __init__(self, lm: WordModel, decoding: Decoding, settings: EnumerationSettings) -> None:
+        self.lm = lm
+        self.model, self.vocabulary, self.device = lm.model, lm.vocabulary, lm.device
         self.decoding = decoding
         self.settings = settings
-        self.device = next(model.parameters()).device
         self.pass_rows = PASS_ROWS.get(self.device.type, PASS_ROWS["cuda"])
-        size = self.model.get_output_embeddings().weight.shape[0]
-        self.closes_open_word = delimiter_tokens(self.vocabulary, size)
-        self._closing = torch.as_tensor(self.closes_open_word, device=self.device)
-        self.window = sliding_window(model.config)
-
-    def encode(self, context: str) -> list[int]:
-        """Token ids of a context, with the tokenizer's default special tokens (as the sampler).
-
-        Parameters
-        ----------
-        context : str
-            The context text.
-
-        Returns
-        -------
-        list of int
-            Its token ids.
-        """
-        return list(self.tokenizer(context)["input_ids"])
+        self._closing = torch.as_tensor(lm.closes_open_word, device=self.device)
 
     def enumerate(self, context: str) -> Enumeration:
         """Enumerate the first complete word after one context until a stopping rule holds.
@@ -362,7 +294,7 @@ class Enumerator:
             When a context (or a prefix of it) does not fit the model's positions; the message names it.
         """
         contexts = list(contexts)
-        encoded = [self.encode(context) for context in contexts]
+        encoded = [self.lm.encode(context) for context in contexts]
         names = list(names) if names is not None else [f"context {k}" for k in range(1, len(contexts) + 1)]
         check_window(((f"{name} ({len(context.split()):,} words)", len(ids))
                       for name, context, ids in zip(names, contexts, encoded, strict=True)),
@@ -377,7 +309,7 @@ class Enumerator:
         try:
             return self._search_chain(chain)
         except UnusableWeights as error:
-            context = self.tokenizer.decode(chain[-1])
+            context = self.lm.tokenizer.decode(chain[-1])
             raise ValueError(f"the context {context!r} or a prefix of it: {error}") from error
 
     @torch.inference_mode()
@@ -385,11 +317,11 @@ class Enumerator:
         """Enumerate contexts whose ids are prefixes of the last one's, on its one encoding."""
         lengths = [len(ids) for ids in chain]
         positions = lengths[-1] + self.settings.max_tokens
-        if self.window is not None and positions > self.window:
+        if self.lm.window is not None and positions > self.lm.window:
             raise NotImplementedError(
                 f"exact enumeration of a context of {lengths[-1]} tokens with max_tokens "
                 f"{self.settings.max_tokens} needs {positions} positions, beyond "
-                f"{type(self.model).__name__}'s sliding attention window of {self.window}")
+                f"{type(self.model).__name__}'s sliding attention window of {self.lm.window}")
         out = self.model(input_ids=torch.tensor([chain[-1]], device=self.device), use_cache=True)
         shared = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
         first = self.decoding.probabilities(out.logits[0, [n - 1 for n in lengths]])

@@ -13,8 +13,8 @@ them starts something else; so
 
 where pi is the model's next-token distribution (softmax over the full vocabulary, no
 decoding transformation) and B the tokens that close an open word run at once: the *regular*
-tokens whose text starts with whitespace (``varprobe.sampling.enumeration.delimiter_tokens``)
-and every special token (``varprobe.sampling.complete_word.special_ids``: they end the text).
+tokens whose text starts with whitespace (``varprobe.sampling.word_model.delimiter_tokens``)
+and every special token (``varprobe.sampling.word_model.special_ids``: they end the text).
 Punctuation that follows w (``" dog."``) belongs to w's whitespace-delimited run and closes it
 only when whitespace or the end of text follows; that later closure is not in B.
 """
@@ -29,9 +29,9 @@ from transformers import DynamicCache
 
 from varprobe.models.window import check_window, model_name
 from varprobe.sampling.chains import Item, prefix_chains
-from varprobe.sampling.complete_word import WINDOW_FIX, Vocabulary
+from varprobe.sampling.complete_word import WINDOW_FIX
 from varprobe.sampling.decoding import UnusableWeights
-from varprobe.sampling.enumeration import delimiter_tokens
+from varprobe.sampling.word_model import WordModel
 
 
 CHAIN_CONTEXTS = 64
@@ -43,36 +43,18 @@ class WordScorer:
     """Next-token distributions and beginning-of-word-corrected word log-probabilities of a
     causal LM, ``batch_size`` words per forward pass on the context's key/value cache."""
 
-    def __init__(self, model, tokenizer, batch_size: int = 64) -> None:
+    def __init__(self, lm: WordModel, batch_size: int = 64) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-        self.model = model
-        self.tokenizer = tokenizer
+        self.lm = lm
+        self.model, self.device = lm.model, lm.device
         self.batch_size = batch_size
-        self.device = next(model.parameters()).device
-        vocabulary = Vocabulary(tokenizer)
-        size = model.get_output_embeddings().weight.shape[0]
-        closing = delimiter_tokens(vocabulary, size)
-        closing[[t for t in vocabulary.special if t < size]] = True
+        closing = lm.closes_open_word.copy()
+        closing[[t for t in lm.vocabulary.special if t < lm.size]] = True
         self.closing = torch.tensor(closing, device=self.device)
         """Per token id: whether it is in B, the tokens that close an open word run at once."""
         self.closing_weight = self.closing.double()
         """B as a float64 0/1 vector: a row of unnormalised probabilities times it is their mass on B."""
-
-    def encode(self, context: str) -> list[int]:
-        """Token ids of a context, as the sampler encodes it.
-
-        Parameters
-        ----------
-        context : str
-            The context text.
-
-        Returns
-        -------
-        list of int
-            Its token ids, the tokenizer's special tokens included.
-        """
-        return list(self.tokenizer(context)["input_ids"])
 
     def word_ids(self, word: str) -> list[int]:
         """Token ids of the continuation ``" " + word`` (no special tokens).
@@ -87,7 +69,7 @@ class WordScorer:
         list of int
             The token ids of ``" " + word``.
         """
-        return list(self.tokenizer.encode(" " + word, add_special_tokens=False))
+        return list(self.lm.tokenizer.encode(" " + word, add_special_tokens=False))
 
     def first_token(self, word: str) -> int:
         """The first token id of the continuation ``" " + word``.
@@ -185,7 +167,7 @@ class WordScorer:
         naming the context; so is a context that does not fit the model's positions with its
         longest word (``check_window``, before any pass).
         """
-        encoded = [(item, self.encode(item[0])) for item in items]
+        encoded = [(item, self.lm.encode(item[0])) for item in items]
         check_window(((f"context {_opening(item[0])} ({len(item[0].split()):,} words)", len(ids))
                       for item, ids in encoded),
                      max((len(self.word_ids(w)) for (_, words), _ in encoded

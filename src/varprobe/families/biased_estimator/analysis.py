@@ -83,14 +83,14 @@ def sources(nucleus: Sequence[float]) -> tuple[str, ...]:
     return ("samples", "greedy", *(f"nucleus-{p:g}" for p in nucleus), "human", "corpus")
 
 
-def model_draws(model, tokenizer, contexts: pd.DataFrame, settings: BiasedSettings) -> dict:
+def model_draws(lm, contexts: pd.DataFrame, settings: BiasedSettings) -> dict:
     """Per context ``(text_id, word_number)``: ``{source: [word or "" for a failed draw]}`` for
     the greedy draw and the nucleus draws (module docstring).
 
     Parameters
     ----------
-    model, tokenizer
-        The causal LM and its tokenizer.
+    lm : varprobe.sampling.word_model.WordModel
+        The causal LM as the samplers read it (the job's one, which its scorer shares).
     contexts : pandas.DataFrame
         The contexts to draw at (``provo_contexts``).
     settings : BiasedSettings
@@ -111,7 +111,7 @@ def model_draws(model, tokenizer, contexts: pd.DataFrame, settings: BiasedSettin
     draws: dict = {key: {} for key in keys}
     for stream, (source, decoding, n) in enumerate(runs):
         sampler = CompleteWordSampler(
-            model, tokenizer, decoding,
+            lm, decoding,
             SamplerSettings(n, settings.max_tokens, settings.batch_size, settings.seed),
         )
         work = (((*key, stream), ctx) for key, ctx in zip(keys, contexts["context"], strict=True))

@@ -21,6 +21,7 @@ from varprobe.commands import (
 
 def _biased_estimator(args: argparse.Namespace) -> None:
     from varprobe.sampling.scoring import WordScorer
+    from varprobe.sampling.word_model import WordModel
     from varprobe.sampling.shards import shard_rows
 
     settings = BiasedSettings(nucleus=tuple(args.nucleus), nucleus_samples=args.nucleus_samples,
@@ -31,8 +32,9 @@ def _biased_estimator(args: argparse.Namespace) -> None:
     loaded, device = load_model(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback)
     name = loaded.spec.name
     print(f"{name}: greedy and nucleus draws for {len(contexts)} contexts", file=sys.stderr)
-    draws = model_draws(loaded.model, loaded.tokenizer, contexts, settings)
-    scorer = WordScorer(loaded.model, loaded.tokenizer, args.score_batch)
+    lm = WordModel(loaded.model, loaded.tokenizer)  # the draws and the scores read one encoding
+    draws = model_draws(lm, contexts, settings)
+    scorer = WordScorer(lm, args.score_batch)
 
     def score_many(pairs):
         return tqdm(scorer.word_log_probs_many(pairs), total=len(contexts), file=sys.stderr, mininterval=5,

@@ -15,13 +15,14 @@ from varprobe.commands import add_control, add_model_job, control_settings, load
 
 def _token_level(args: argparse.Namespace) -> None:
     from varprobe.sampling.scoring import WordScorer
+    from varprobe.sampling.word_model import WordModel
 
     control = control_settings(seed=args.seed, resplits=args.resplits, ece_bins=args.ece_bins,
                                bootstrap=args.bootstrap)
     contexts = tables.read(args.contexts, "provo_contexts")
     responses = tables.read(args.responses, "provo_responses")
     loaded, device = load_model(args.model, gpus=args.gpus, cpu_fallback=args.cpu_fallback)
-    scorer = WordScorer(loaded.model, loaded.tokenizer)
+    scorer = WordScorer(WordModel(loaded.model, loaded.tokenizer))
     next_tokens = (p.exp().cpu().numpy() for p in scorer.next_token_log_probs(contexts["context"]))
     table, confidences, hits = token_table(
         contexts, responses,
