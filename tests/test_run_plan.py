@@ -1,6 +1,8 @@
 """varprobe.run_plan: models by capability, each study's systems and the production datasets'
 settings, resolved from a config without Snakemake."""
 
+import json
+
 import pytest
 
 from varprobe.models.spec import CAPABILITIES, ENDPOINT, GIVEN, KINDS, LOGITS, SAMPLER, ModelSpec
@@ -126,3 +128,31 @@ def test_a_provo_fine_tuning_samples_one_shard_per_fold_that_holds_out_passages_
     assert plan.sampling_shards("net") == [1, 2, 3]                  # 5 shards, at most one per passage
     assert plan.sized_models == {"ft": 10, "sized": 135}
     assert RunPlan.from_config({**config, "provo": {**config["provo"], "texts": "all"}}).provo_texts == list(range(1, 56))
+
+
+def test_an_instances_table_is_asked_for_with_the_datasets_settings_and_the_runs_seed():
+    config = {**CONFIG, "seed": 3, "production": {
+        **CONFIG["production"], "input_choice": "seeded",
+        "datasets": [{"name": "asset", "prompt": "{source}", "few_shot": 2, "few_shot_split": "test", "max_references": 4},
+                     {"name": "wmt14", "prompt": "{source}", "input_choice": "first"}]}}
+    plan = RunPlan.from_config(config)
+    assert plan.instances_arguments("asset") == [
+        "--split", "valid", "--seed", "3", "--max-inputs", "7", "--input-choice", "seeded", "--max-references", "4"]
+    # the examples: every input and reference of the few-shot split
+    assert plan.few_shot_split("asset") == "test"
+    assert plan.instances_arguments("asset", examples=True) == ["--split", "test", "--seed", "3"]
+    # the CLI's default choice is left out; the dataset's own options are passed (WMT14's references);
+    # a dataset without few_shot_split draws its examples from its own split
+    assert plan.instances_arguments("wmt14") == ["--split", "newstest2014", "--references", "extra", "--seed", "3",
+                                                 "--max-inputs", "7"]
+    assert plan.few_shot_split("wmt14") == "newstest2014"
+
+
+def test_a_users_task_is_asked_for_with_its_reader_entry(tmp_path):
+    from varprobe.data.user_task import reader_entry
+
+    entry = {"name": "mine", "prompt": "{source}", "file": str(tmp_path / "task.jsonl"), "language": "en"}
+    plan = RunPlan.from_config({**CONFIG, "seed": 0, "production": {"datasets": [entry]}})
+    arguments = plan.instances_arguments("mine")
+    assert arguments[:2] == ["--entry", json.dumps(reader_entry(entry), sort_keys=True)]
+    assert "--split" in arguments and arguments[arguments.index("--seed") + 1] == "0"

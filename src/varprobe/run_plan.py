@@ -233,6 +233,52 @@ class RunPlan:
         }
         return self.generators(dataset) if key == "models" else defaults[key]
 
+    def few_shot_split(self, dataset: str) -> str:
+        """The split ``dataset``'s few-shot examples are drawn from: its ``few_shot_split``, else
+        the split it is evaluated on."""
+        return self.datasets[dataset].get("few_shot_split", self.dataset_setting(dataset, "split"))
+
+    def instances_arguments(self, dataset: str, *, examples: bool = False) -> list[str]:
+        """The options of ``varprobe production-data`` for an instances table of ``dataset``:
+        its entry (a user's task, ``varprobe.data.user_task.reader_entry``), its split, its own
+        options (``Dataset.options``) and the run's seed; for its evaluated inputs also the cap
+        and choice of inputs and references (the choice ``first``, the CLI's default, left out,
+        so that a run that chose nothing keeps its command); for its few-shot examples
+        (``examples``), every input and reference of its few-shot split (``few_shot_split``).
+
+        Parameters
+        ----------
+        dataset : str
+            A production dataset's name.
+        examples : bool, default False
+            The table the few-shot examples are drawn from, not the evaluated inputs.
+
+        Returns
+        -------
+        list of str
+            Option and value, in turn, each option with a value.
+        """
+        import json
+
+        from varprobe.data.user_task import is_user_task, reader_entry
+
+        entry = self.datasets[dataset]
+        choice = self.dataset_setting(dataset, "input_choice")
+        chosen = {} if examples else {
+            "max_inputs": self.dataset_setting(dataset, "max_inputs"),
+            "input_choice": None if choice == "first" else choice,
+            "max_references": self.dataset_setting(dataset, "max_references"),
+        }
+        options = {
+            "entry": json.dumps(reader_entry(entry), sort_keys=True) if is_user_task(entry) else None,
+            "split": self.few_shot_split(dataset) if examples else self.dataset_setting(dataset, "split"),
+            **{option: self.dataset_setting(dataset, option) for option in self.dataset_records[dataset].options},
+            "seed": self.config["seed"],
+            **chosen,
+        }
+        return [argument for key, value in options.items() if value is not None
+                for argument in (f"--{key.replace('_', '-')}", str(value))]
+
     def production_systems(self) -> list[tuple[str, str, str]]:
         """Every (dataset, model, decoding) of the production study."""
         return [

@@ -3,7 +3,7 @@
 import json
 
 from varprobe.run_plan import PROBE_RESOURCE_KEYS
-from varprobe.data.user_task import is_user_task, reader_entry
+from varprobe.data.user_task import is_user_task
 from varprobe.probes import NEEDS, PROBES as PROBE_RECORDS
 
 PROD = f"{RESULTS}/production"
@@ -87,14 +87,6 @@ PRODUCTION_FIGURES = (
 )
 
 
-def few_shot_split(dataset):
-    """The split a dataset's few-shot examples are drawn from: its ``few_shot_split``, else the
-    split it is evaluated on."""
-    return PLAN.datasets[dataset].get(
-        "few_shot_split", PLAN.dataset_setting(dataset, "split")
-    )
-
-
 def _raw_files(dataset, split):
     """The raw files ``split`` of ``dataset`` is read from: those fetched into results/raw, or
     the file an entry brings and its digest record (none for a `datasets:` source)."""
@@ -118,52 +110,18 @@ def raw_inputs(wildcards):
 
 def example_inputs(wildcards):
     """The raw files a dataset's few-shot examples are read from."""
-    return _raw_files(wildcards.dataset, few_shot_split(wildcards.dataset))
-
-
-def _options(d, split, inputs):
-    """The command-line options of an instances table of ``split`` of dataset ``d``, its own
-    options among them; with ``inputs``, the configured choice and cap of inputs and references
-    (without, every input and reference of the split)."""
-    choice = PLAN.dataset_setting(d, "input_choice")
-    chosen = {
-        "max_inputs": PLAN.dataset_setting(d, "max_inputs"),
-        # the CLI's default, first, is not passed: a run that chose nothing keeps its command
-        "input_choice": None if choice == "first" else choice,
-        "max_references": PLAN.dataset_setting(d, "max_references"),
-    }
-    options = {
-        "entry": (
-            json.dumps(reader_entry(PLAN.datasets[d]), sort_keys=True)
-            if is_user_task(PLAN.datasets[d])
-            else None
-        ),
-        "split": split,
-        **{
-            option: PLAN.dataset_setting(d, option)
-            for option in PLAN.dataset_records[d].options
-        },
-        "seed": config["seed"],
-        **(chosen if inputs else {}),
-    }
-    return [
-        argument
-        for key, value in options.items()
-        if value is not None
-        for argument in (f"--{key.replace('_', '-')}", str(value))
-    ]
+    return _raw_files(wildcards.dataset, PLAN.few_shot_split(wildcards.dataset))
 
 
 def data_options(wildcards):
     """The command-line options of a dataset's instances table."""
-    d = wildcards.dataset
-    return _options(d, PLAN.dataset_setting(d, "split"), inputs=True)
+    return PLAN.instances_arguments(wildcards.dataset)
 
 
 def example_options(wildcards):
     """The command-line options of the instances table a dataset's few-shot examples are drawn
     from: every input of its few-shot split."""
-    return _options(wildcards.dataset, few_shot_split(wildcards.dataset), inputs=False)
+    return PLAN.instances_arguments(wildcards.dataset, examples=True)
 
 
 def few_shot_examples(wildcards):
