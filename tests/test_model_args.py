@@ -240,14 +240,6 @@ def test_code_that_comes_with_a_model_runs_only_with_the_explicit_opt_in(tmp_pat
     assert found["trusted"]["class"] == "MineModel" and marker.read_text() == "ran"
 
 
-def test_a_fine_tuned_models_jobs_take_its_bases_model_args():
-    """workflow/rules/models.smk: the keys a fine-tuned model's job entry takes from its base."""
-    text = (REPO / "workflow" / "rules" / "models.smk").read_text()
-    namespace = {}
-    exec("\n".join(line for line in text.splitlines() if line.startswith("BASE_KEYS")), namespace)
-    assert {"model_args", "trust_remote_code", "pretrained"} <= set(namespace["BASE_KEYS"])
-
-
 # --- the model cache ----------------------------------------------------------------------------
 
 

@@ -156,3 +156,20 @@ def test_a_users_task_is_asked_for_with_its_reader_entry(tmp_path):
     arguments = plan.instances_arguments("mine")
     assert arguments[:2] == ["--entry", json.dumps(reader_entry(entry), sort_keys=True)]
     assert "--split" in arguments and arguments[arguments.index("--seed") + 1] == "0"
+
+
+def test_a_job_reads_only_what_changes_its_results_and_a_fine_tuning_its_bases_weights():
+    base = {"name": "base", "pretrained": "hub/base", "model_args": {"revision": "v2"}, "trust_remote_code": True,
+            "decodings": ["ancestral"], "parameters": 135_000_000, "device": "cuda"}
+    models = [base, {"name": "ft", "finetune": {"base": "base", "dataset": "provo"}, "device": "cpu"},
+              {"name": "api", "api": {"base_url": "http://127.0.0.1:9/v1", "model": "m", "concurrency": 8,
+                                      "timeout": 30, "temperature_field": "temperature"}}]
+    plan = RunPlan.from_config({**CONFIG, "models": models})
+    assert plan.job_entry("base") == {"name": "base", "pretrained": "hub/base", "model_args": {"revision": "v2"},
+                                      "trust_remote_code": True, "device": "cuda"}
+    # the fine-tuning: the base's weights and how they load, under its own name and device
+    assert plan.job_entry("ft") == {"pretrained": "hub/base", "model_args": {"revision": "v2"},
+                                    "trust_remote_code": True, "name": "ft", "device": "cpu"}
+    # an API model without the keys that tune speed and robustness
+    assert plan.job_entry("api")["api"] == {"base_url": "http://127.0.0.1:9/v1", "model": "m",
+                                            "temperature_field": "temperature"}

@@ -59,6 +59,11 @@ class PlannedModel:
         return self.trained_on in (None, study)
 
 
+BASE_KEYS = ("pretrained", "package", "parts", "sha256", "gguf_file", "model_args", "trust_remote_code")
+"""The keys a fine-tuned model's jobs take from its base's entry: where its weights come from, and
+how they load."""
+
+
 @dataclass(frozen=True)
 class RunPlan:
     """The models, decodings, datasets and systems of one run, from a checked config; each part
@@ -232,6 +237,34 @@ class RunPlan:
             "input_choice": self.production.get("input_choice"),
         }
         return self.generators(dataset) if key == "models" else defaults[key]
+
+    def job_entry(self, name: str) -> dict:
+        """Model ``name``'s entry as its jobs read it: only what changes their results, so that
+        an edit of anything else reruns no job. Without its ``decodings`` list, its stated
+        ``parameters`` and its API block's tuning (``varprobe.api.endpoint.TUNING``: speed and
+        robustness); a fine-tuned model is its base's weights (``BASE_KEYS``) under its own name,
+        device and dtype (its checkpoint reaches the job as an input).
+
+        Parameters
+        ----------
+        name : str
+            A configured model's name.
+
+        Returns
+        -------
+        dict
+            The entry its jobs are given (as JSON).
+        """
+        from varprobe.api.endpoint import TUNING
+
+        model = self.models[name]
+        entry = {k: v for k, v in model.entry.items() if k not in ("decodings", "parameters")}
+        if model.can(ENDPOINT):
+            entry["api"] = {k: v for k, v in entry["api"].items() if k not in TUNING}
+        if model.trained_on:
+            base = self.models[entry.pop("finetune")["base"]].entry
+            entry = {**{k: base[k] for k in BASE_KEYS if k in base}, **entry}
+        return entry
 
     def few_shot_split(self, dataset: str) -> str:
         """The split ``dataset``'s few-shot examples are drawn from: its ``few_shot_split``, else

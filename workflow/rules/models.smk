@@ -25,31 +25,11 @@ PROVO_FINETUNED = PLAN.trained_on("provo")
 API_DEFAULTS = ApiEndpoint.tuning_defaults()
 """The `api` keys that tune speed and robustness only (job resources, not params)."""
 FT_DIR = f"{RESULTS}/finetune"
-BASE_KEYS = ("pretrained", "package", "parts", "sha256", "gguf_file")
-BASE_KEYS += ("model_args", "trust_remote_code")
-"""The keys a fine-tuned model's jobs take from its base's entry: where its weights come
-from, and how they load."""
-
-
-def job_entry(name):
-    """A model's entry as its jobs read it: without the keys that change no result (its
-    decodings list, its stated parameter count, an API block's tuning); a fine-tuned model is
-    its base's weights under its own name, device and dtype (the checkpoint reaches the job as
-    an input)."""
-    entry = {
-        k: v for k, v in MODELS[name].items() if k not in ("decodings", "parameters")
-    }
-    if name in API:
-        entry["api"] = {k: v for k, v in entry["api"].items() if k not in API_TUNING}
-    if name in FINETUNED:
-        base = MODELS[entry.pop("finetune")["base"]]
-        entry = {**{k: base[k] for k in BASE_KEYS if k in base}, **entry}
-    return entry
 
 
 def model_entry(wildcards):
     """The model's job entry as JSON, for the rule's params (only what changes results)."""
-    return json.dumps(job_entry(wildcards.model), sort_keys=True)
+    return json.dumps(PLAN.job_entry(wildcards.model), sort_keys=True)
 
 
 def api_setting(key):
@@ -93,5 +73,7 @@ def cpu_fallback(wildcards):
 onstart:
     shell(
         "varprobe check-models --models {models:q}",
-        models=json.dumps([job_entry(m) for m in MODELS if m not in FINETUNED]),
+        models=json.dumps(
+            [PLAN.job_entry(m) for m in MODELS if m not in FINETUNED]
+        ),
     )
