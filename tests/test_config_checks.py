@@ -955,3 +955,15 @@ def test_a_resources_entry_no_rule_reads_is_named_with_the_closest_rule():
         "analyses have a rule of that name",
     ]
     assert resource_notes(["default", *read], read) == []
+
+
+def test_an_api_decoding_its_endpoint_cannot_apply_is_refused_naming_model_decoding_and_parameter(tmp_path):
+    api = {"name": "chat", "api": {"base_url": "http://127.0.0.1:9/v1", "model": "m", "parameters": ["temperature"]}}
+    config = {"models": [SMOLLM2, api], "provo": {"texts": [1], "decodings": [
+        {"name": "ancestral"}, {"name": "top-p-0.9", "top_p": 0.9}]}}
+    with pytest.raises(ConfigError) as err:
+        _validated(tmp_path, config)
+    assert str(err.value).splitlines()[1:] == [
+        "  model 'chat': decoding 'top-p-0.9' sets top_p=0.9, but the endpoint accepts only ['temperature'] "
+        "(api.parameters); leave the decoding out with the model's `decodings:` list"]
+    _validated(tmp_path, {**config, "models": [SMOLLM2, {**api, "decodings": ["ancestral"]}]})

@@ -37,6 +37,8 @@ value. They read the config only (and, for models, the local file system): no ne
   accumulator refuses or an ``rsd_ddof`` that leaves the RSD no degree of freedom.
 * ``template_problems``: a prompt (a production dataset's, an API model's Provo prompt) that
   ``str.format`` cannot fill, or that lacks the input's placeholder.
+* ``api_decoding_problems``: an API model's decoding that its endpoint cannot apply (a
+  parameter it does not accept), on the config with its defaults.
 * ``path_problems``: no path of ``PATH_KEYS`` holds a brace (a placeholder such as ``{HOME}``).
 * ``threshold_problems``, ``figure_probe_problems``: miscalibration thresholds and figure probes
   the user gave for probes the config does not compute, or none left; the notes say what is
@@ -885,6 +887,31 @@ def model_problems(config: dict) -> list[str]:
     return [f"models[{i}]: {problem}" for i, problem in found if problem]
 
 
+def api_decoding_problems(config: dict) -> list[str]:
+    """A line per API model and decoding of its studies that its endpoint cannot apply
+    (``varprobe.api.bodies.decoding_fields``: a parameter the endpoint does not accept), which
+    would otherwise be sent without it and so silently changed; of a config with the schema's
+    defaults filled in."""
+    from varprobe.api.bodies import decoding_fields
+    from varprobe.api.endpoint import ApiEndpoint
+    from varprobe.models.spec import ENDPOINT
+    from varprobe.sampling.decoding import Decoding
+
+    plan = RunPlan.from_config(config)
+    api = set(plan.with_capability(ENDPOINT))
+    if not api:
+        return []
+    runs = [(m, plan.provo_decodings[d]) for m, d in plan.provo_systems() if m in api]
+    runs += [(m, plan.production_decodings[d]) for _, m, d in plan.production_systems() if m in api]
+    problems = []
+    for model, decoding in runs:
+        try:
+            decoding_fields(ApiEndpoint.from_config(model, plan.models[model].entry["api"]), Decoding.from_config(decoding))
+        except ValueError as err:
+            problems.append(f"{err}; leave the decoding out with the model's `decodings:` list")
+    return list(dict.fromkeys(problems))
+
+
 def _header_problem(entry: dict) -> str | None:
     """Why a samples file's header cannot be read (an unknown or missing column), or None."""
     from varprobe.sampling.external import header_warnings
@@ -1208,4 +1235,7 @@ def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> lis
     if options:
         raise ConfigError(_report(options))
     check_config(config, given)
+    api = api_decoding_problems(config)
+    if api:
+        raise ConfigError(_report(api))
     return [*off, *languages, *config_notes(config)]
