@@ -173,3 +173,19 @@ def test_a_job_reads_only_what_changes_its_results_and_a_fine_tuning_its_bases_w
     # an API model without the keys that tune speed and robustness
     assert plan.job_entry("api")["api"] == {"base_url": "http://127.0.0.1:9/v1", "model": "m",
                                             "temperature_field": "temperature"}
+
+
+def test_a_provo_fine_tuning_trains_on_every_fold_but_one_with_its_settings_filled_in():
+    from varprobe.finetune.settings import FinetuneSettings
+
+    tune = {"base": "net", "dataset": "provo", "train_passages": {"first": 1, "last": 8}, "folds": 4,
+            "validation_passages": {"first": 9, "last": 10}, "epochs": 3}
+    models = [{"name": "net", "pretrained": "hub/net", "decodings": ["ancestral", "exact"]},
+              {"name": "ft", "finetune": tune, "decodings": ["ancestral", "ancestral-1000"]}]
+    plan = RunPlan.from_config({**CONFIG, "models": models})
+    assert plan.fold_passages("ft", 2) == {"train": [1, 2, 5, 6, 7, 8], "validation": [9, 10]}
+    settings = plan.training_settings("ft")
+    assert settings == {**FinetuneSettings().to_dict(), "epochs": 3}  # a default spelt out changes nothing
+    assert plan.training_settings("ft") == RunPlan.from_config(
+        {**CONFIG, "models": [models[0], {**models[1], "finetune": {**tune, **settings}}]}).training_settings("ft")
+    assert plan.compared_decodings("ft") == ["ancestral"]

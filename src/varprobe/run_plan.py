@@ -59,6 +59,9 @@ class PlannedModel:
         return self.trained_on in (None, study)
 
 
+PROTOCOL_KEYS = ("base", "dataset", "train_passages", "validation_passages", "folds", "split", "validation_split")
+"""The keys of a ``finetune`` entry that choose the data; the others are training settings."""
+
 BASE_KEYS = ("pretrained", "package", "parts", "sha256", "gguf_file", "model_args", "trust_remote_code")
 """The keys a fine-tuned model's jobs take from its base's entry: where its weights come from, and
 how they load."""
@@ -171,6 +174,29 @@ class RunPlan:
 
         tune = self.models[model].entry["finetune"]
         return contiguous_folds(passage_span(tune["train_passages"]), tune["folds"])
+
+    def fold_passages(self, model: str, fold: int) -> dict[str, list[int]]:
+        """The passages fold ``fold`` of a Provo fine-tuning trains on (every fold but it,
+        ``finetune.folds.training_ids``) and validates on (its ``validation_passages``)."""
+        from varprobe.finetune.folds import training_ids
+
+        tune = self.models[model].entry["finetune"]
+        return {"train": training_ids(passage_span(tune["train_passages"]), tune["folds"], fold),
+                "validation": passage_span(tune["validation_passages"])}
+
+    def training_settings(self, model: str) -> dict:
+        """A fine-tuning's training settings, every default filled in
+        (``finetune.settings.FinetuneSettings``; so that spelling out a default changes no
+        job): its ``finetune`` entry but the keys that choose the data (``PROTOCOL_KEYS``)."""
+        from varprobe.finetune.settings import FinetuneSettings
+
+        tune = self.models[model].entry["finetune"]
+        return FinetuneSettings.from_config({k: v for k, v in tune.items() if k not in PROTOCOL_KEYS}).to_dict()
+
+    def compared_decodings(self, model: str) -> list[str]:
+        """The Provo decodings both a fine-tuning and its base run, in the fine-tuning's order."""
+        base = self.models[model].entry["finetune"]["base"]
+        return [d for d in self.model_decodings(model) if d in self.model_decodings(base)]
 
     def sampled_folds(self, model: str) -> list[tuple[int, list[int]]]:
         """``(fold, passages)`` for each fold of a Provo fine-tuning that holds out passages of

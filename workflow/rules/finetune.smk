@@ -143,11 +143,11 @@ rule finetune_comparison:
     input:
         finetuned=lambda w: expand(
             f"{PROVO}/{w.model}/{{decoding}}/tvd.parquet",
-            decoding=compared_decodings(w.model),
+            decoding=PLAN.compared_decodings(w.model),
         ),
         base=lambda w: expand(
             f"{PROVO}/{FINETUNED[w.model]['base']}/{{decoding}}/tvd.parquet",
-            decoding=compared_decodings(w.model),
+            decoding=PLAN.compared_decodings(w.model),
         ),
     output:
         contexts=f"{FT_DIR}/{{model}}/comparison/contexts.parquet",
@@ -167,7 +167,7 @@ rule finetune_comparison:
             "and for the pretrained model it was fine-tuned from (Ilia & Aziz 2024, Fig. 17)."
         ),
         base=lambda w: FINETUNED[w.model]["base"],
-        decodings=lambda w: compared_decodings(w.model),
+        decodings=lambda w: PLAN.compared_decodings(w.model),
         seed=config["seed"],
         bootstrap=lambda w: config["provo"]["bootstrap_resamples"],  # Provo fine-tunings only
     threads: job_threads("finetune_comparison")
@@ -200,7 +200,7 @@ report_tables(
         "validation passages."
     ),
 )
-COMPARED = [m for m in PROVO_FINETUNED if compared_decodings(m)]
+COMPARED = [m for m in PROVO_FINETUNED if PLAN.compared_decodings(m)]
 FINETUNE_TARGETS.extend(f"{FT_DIR}/{m}/figures/tvd.png" for m in COMPARED)
 report_tables(
     "finetune_comparison",

@@ -2,45 +2,19 @@
 
 import json
 
-from varprobe.run_plan import passage_span
-
 FINETUNE_TARGETS = []
 """The loss figures and comparisons of the fine-tuned models."""
 PRODUCTION_FINETUNED = [n for n in FINETUNED if n not in PROVO_FINETUNED]
 
 
-PROTOCOL_KEYS = (
-    "base",
-    "dataset",
-    "train_passages",
-    "validation_passages",
-    "folds",
-    "split",
-    "validation_split",
-)
-"""Keys of a finetune entry that choose the data; the others are training settings."""
-
-
 def training_settings(wildcards):
-    """A fine-tuned model's training settings, defaults filled in, as JSON (so spelling out a
-    default changes nothing)."""
-    from varprobe.finetune.settings import FinetuneSettings
-
-    tune = FINETUNED[wildcards.model]
-    given = {k: v for k, v in tune.items() if k not in PROTOCOL_KEYS}
-    return json.dumps(FinetuneSettings.from_config(given).to_dict(), sort_keys=True)
+    """A fine-tuned model's training settings as JSON (``RunPlan.training_settings``)."""
+    return json.dumps(PLAN.training_settings(wildcards.model), sort_keys=True)
 
 
 def fold_passages(wildcards):
-    """The training passages of one fold (every fold but it) and the validation passages."""
-    from varprobe.finetune.folds import training_ids
-
-    tune = FINETUNED[wildcards.model]
-    train = training_ids(
-        passage_span(tune["train_passages"]), tune["folds"], int(wildcards.fold)
-    )
-    validation = passage_span(tune["validation_passages"])
-    return dict(train=train, validation=validation)
+    """The training and validation passages of one fold (``RunPlan.fold_passages``)."""
+    return PLAN.fold_passages(wildcards.model, int(wildcards.fold))
 
 
 def finetune_split_files(wildcards):
@@ -76,9 +50,3 @@ def loss_tables(wildcards):
             for k, _ in PLAN.sampled_folds(wildcards.model)
         ]
     return [f"{FT_DIR}/{wildcards.model}/losses.parquet"]
-
-
-def compared_decodings(model):
-    """The Provo decodings both a fine-tuned model and its base run."""
-    base = FINETUNED[model]["base"]
-    return [d for d in PLAN.model_decodings(model) if d in PLAN.model_decodings(base)]
