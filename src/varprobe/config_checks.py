@@ -37,8 +37,9 @@ value. They read the config only (and, for models, the local file system): no ne
   accumulator refuses or an ``rsd_ddof`` that leaves the RSD no degree of freedom.
 * ``template_problems``: a prompt (a production dataset's, an API model's Provo prompt) that
   ``str.format`` cannot fill, or that lacks the input's placeholder.
-* ``api_decoding_problems``: an API model's decoding that its endpoint cannot apply (a
-  parameter it does not accept), on the config with its defaults.
+* ``api_decoding_problems``, ``truncation_problems``: an API model's decoding that its endpoint
+  cannot apply (a parameter it does not accept), and a production language whose token budget no
+  tokenizer counts, on the config with its defaults.
 * ``path_problems``: no path of ``PATH_KEYS`` holds a brace (a placeholder such as ``{HOME}``).
 * ``threshold_problems``, ``figure_probe_problems``: miscalibration thresholds and figure probes
   the user gave for probes the config does not compute, or none left; the notes say what is
@@ -912,6 +913,17 @@ def api_decoding_problems(config: dict) -> list[str]:
     return list(dict.fromkeys(problems))
 
 
+def truncation_problems(config: dict) -> list[str]:
+    """A line per output language of the production datasets whose probed texts have a token
+    budget and no tokenizer to count it (``RunPlan.truncation_problem``), of a config with the
+    schema's defaults filled in."""
+    if "production" not in config:
+        return []
+    plan = RunPlan.from_config(config)
+    found = (plan.truncation_problem(plan.dataset_setting(d, "language")) for d in plan.datasets)
+    return list(dict.fromkeys(p for p in found if p))
+
+
 def _header_problem(entry: dict) -> str | None:
     """Why a samples file's header cannot be read (an unknown or missing column), or None."""
     from varprobe.sampling.external import header_warnings
@@ -1235,7 +1247,7 @@ def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> lis
     if options:
         raise ConfigError(_report(options))
     check_config(config, given)
-    api = api_decoding_problems(config)
-    if api:
-        raise ConfigError(_report(api))
+    planned = [*api_decoding_problems(config), *truncation_problems(config)]
+    if planned:
+        raise ConfigError(_report(planned))
     return [*off, *languages, *config_notes(config)]

@@ -338,6 +338,66 @@ class RunPlan:
         return [argument for key, value in options.items() if value is not None
                 for argument in (f"--{key.replace('_', '-')}", str(value))]
 
+    def _truncation_tokenizer(self, language: str):
+        """The tokenizer that counts a probed text's tokens in ``language``: its
+        ``truncation_tokenizers`` entry, else its sentence encoder, else None."""
+        probes = self.production["probes"]
+        return probes.get("truncation_tokenizers", {}).get(language, probes["sentence_encoders"].get(language))
+
+    def truncation_problem(self, language: str) -> str | None:
+        """Why no tokenizer counts the token budget of a probed text in ``language`` (its
+        ``truncation_tokenizers`` entry, else its sentence encoder), or None: there is one, or
+        texts are probed whole (``max_response_tokens: null``)."""
+        probes = self.production["probes"]
+        if probes.get("max_response_tokens", self.production["max_new_tokens"]) is None:
+            return None
+        if self._truncation_tokenizer(language) is not None:
+            return None
+        return (f"production.probes: no tokenizer counts max_response_tokens for language {language!r} (it has "
+                f"no sentence encoder): set production.probes.truncation_tokenizers.{language} to a hub id, path "
+                "or {package: NAME}, or max_response_tokens: null to probe whole texts")
+
+    def probe_arguments(self, dataset: str) -> list[str]:
+        """The options of ``varprobe production-distances`` for ``dataset``: its output language;
+        for each need of the registered probes (``varprobe.probes.PROBES``) the resource
+        configured for that language (null for none, or for a need no registered probe has: a
+        job loads only what its probes need); the token budget of a probed text with the
+        tokenizer that counts it, unless texts are probed whole.
+
+        Parameters
+        ----------
+        dataset : str
+            A production dataset's name.
+
+        Returns
+        -------
+        list of str
+            Option and value, in turn.
+
+        Raises
+        ------
+        ValueError
+            ``truncation_problem``'s, which the config checks report first.
+        """
+        import json
+
+        from varprobe.probes import PROBES
+
+        language = self.dataset_setting(dataset, "language")
+        probes = self.production["probes"]
+        needs = {probe.needs for probe in PROBES.values()}
+        options = ["--language", language]
+        for need, key in PROBE_RESOURCE_KEYS.items():
+            options += [PROBE_OPTIONS[need], json.dumps(probes[key].get(language) if need in needs else None)]
+        budget = probes.get("max_response_tokens", self.production["max_new_tokens"])
+        if budget is None:
+            return options
+        problem = self.truncation_problem(language)
+        if problem:
+            raise ValueError(problem)
+        return [*options, "--max-response-tokens", str(budget), "--truncation-tokenizer",
+                json.dumps(self._truncation_tokenizer(language))]
+
     def production_systems(self) -> list[tuple[str, str, str]]:
         """Every (dataset, model, decoding) of the production study."""
         return [
@@ -385,6 +445,9 @@ def passage_span(span: dict) -> list[int]:
 PROBE_RESOURCE_KEYS = {"tagger": "spacy_pipelines", "encoder": "sentence_encoders"}
 """The ``production.probes`` key that names, per language, what a probe needs
 (``varprobe.probes.NEEDS``; the tokenizer is always there)."""
+
+PROBE_OPTIONS = {"tagger": "--spacy-pipeline", "encoder": "--encoder"}
+"""The option of ``varprobe production-distances`` that passes each need's resource on."""
 
 
 def evaluated_inputs(config: dict, entry: dict, size: int | None) -> int | None:

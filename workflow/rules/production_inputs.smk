@@ -2,9 +2,7 @@
 
 import json
 
-from varprobe.run_plan import PROBE_RESOURCE_KEYS
 from varprobe.data.user_task import is_user_task
-from varprobe.probes import NEEDS, PROBES as PROBE_RECORDS
 
 PROD = f"{RESULTS}/production"
 PROD_SYSTEM = f"{PROD}/{{dataset}}/{{model}}/{{decoding}}"
@@ -140,63 +138,6 @@ def few_shot_options(wildcards, input):
     return ["--few-shot", str(k), "--examples", str(input.examples)]
 
 
-PROBE_RESOURCES = {
-    "tagger": (PROBE_RESOURCE_KEYS["tagger"], "--spacy-pipeline"),
-    "encoder": (PROBE_RESOURCE_KEYS["encoder"], "--encoder"),
-}
-"""Each need of a probe record (varprobe.probes.NEEDS) but the tokenizer, which is always
-there: the `production.probes` key naming its resource per language, and the option of
-production-distances that passes it on."""
-PROBE_NEEDS = {probe.needs for probe in PROBE_RECORDS.values()}
-"""What the registered probes need: a distances job loads only those resources."""
-
-
-def _check_probe_resources():
-    """Fail at parse time on a need of the probe records that no config key provides."""
-    unprovided = set(NEEDS) - {"tokenizer", *PROBE_RESOURCES}
-    if unprovided:
-        raise ValueError(
-            f"probe needs {sorted(unprovided)} (varprobe.probes.NEEDS) have no entry in "
-            "PROBE_RESOURCES (workflow/rules/production_inputs.smk)"
-        )
-
-
-_check_probe_resources()
-
-
 def probe_resources(wildcards):
-    """A dataset's output language and, for each resource the probe records need, the one
-    configured for that language (null: none, and the probes needing it are unavailable), as
-    options; then the truncation options. A list of arguments."""
-    language = PLAN.dataset_setting(wildcards.dataset, "language")
-    configured = PLAN.production["probes"]
-    options = ["--language", language]
-    for need, (key, option) in PROBE_RESOURCES.items():
-        resource = configured[key].get(language) if need in PROBE_NEEDS else None
-        options += [option, json.dumps(resource)]
-    encoder = configured["sentence_encoders"].get(language)
-    return options + truncation_options(language, encoder)
-
-
-def truncation_options(language, encoder):
-    """The token budget of every probed text and the language's tokenizer that counts it (its
-    sentence encoder's unless configured), as a list of arguments; none when texts are probed
-    whole."""
-    probes = PLAN.production["probes"]
-    budget = probes.get("max_response_tokens", PLAN.production["max_new_tokens"])
-    if budget is None:
-        return []
-    tokenizer = probes.get("truncation_tokenizers", {}).get(language, encoder)
-    if tokenizer is None:
-        raise ValueError(
-            f"production.probes: no tokenizer counts max_response_tokens for language "
-            f"{language!r} (it has no sentence encoder): set "
-            f"production.probes.truncation_tokenizers.{language} to a hub id, path or "
-            "{package: NAME}, or max_response_tokens: null to probe whole texts"
-        )
-    return [
-        "--max-response-tokens",
-        str(budget),
-        "--truncation-tokenizer",
-        json.dumps(tokenizer),
-    ]
+    """The options of a dataset's distances job (``RunPlan.probe_arguments``)."""
+    return PLAN.probe_arguments(wildcards.dataset)
