@@ -17,7 +17,7 @@ single value (failure rates, signs, decoding ranks) come from ``findings``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 
 import pandas as pd
@@ -107,14 +107,6 @@ STUDY_GROUPS = {
 its pairs and its cause use; an analysis family's are its page module's ``GROUPS``."""
 
 
-def _by_section(study: Mapping, hook: str) -> list:
-    """Per section of the page, in page order (``sections.sections``): a study's entry of
-    ``study``, or an analysis family's page module's attribute ``hook``, where it has one."""
-    modules = sections.page_modules()
-    found = [study[key] if key in study else getattr(modules.get(key), hook, None) for key in sections.sections()]
-    return [value for value in found if value is not None]
-
-
 def groups() -> dict[str, Group]:
     """Every group of pairs by key, in page order: the studies' (``STUDY_GROUPS``) and each
     family's (its page module's ``GROUPS``).
@@ -125,7 +117,7 @@ def groups() -> dict[str, Group]:
         Naming a key two sections' groups both use.
     """
     merged: dict[str, Group] = {}
-    for part in _by_section(STUDY_GROUPS, "GROUPS"):
+    for part in sections.by_section(STUDY_GROUPS, "GROUPS"):
         clash = sorted(set(part) & set(merged))
         if clash:
             raise ValueError(f"disagreement groups {', '.join(clash)} are declared twice")
@@ -227,7 +219,7 @@ def pairs(entries: list[dict], measured: dict, config: dict) -> list[Pair]:
     """Every value of ours the page shows beside a paper value, from the tables the page shows
     (``entries``: the registered tables; ``measured``: the page's measured tables), section by
     section (``STUDY_PAIRS``, each family's ``PAIRS``)."""
-    return [pair for build in _by_section(STUDY_PAIRS, "PAIRS") for pair in build(entries, measured, config)]
+    return [pair for build in sections.by_section(STUDY_PAIRS, "PAIRS") for pair in build(entries, measured, config)]
 
 
 # ---- the causes, by group: each formats its measurement from the run's tables ----
@@ -478,7 +470,7 @@ analysis family's are its page module's ``CAUSES``."""
 
 def causes() -> dict[str, Callable]:
     """The cause of every group that has one, by key: ``STUDY_CAUSES`` and each family's ``CAUSES``."""
-    return {**STUDY_CAUSES, **{key: found for part in _by_section({}, "CAUSES") for key, found in part.items()}}
+    return {**STUDY_CAUSES, **{key: found for part in sections.by_section({}, "CAUSES") for key, found in part.items()}}
 
 
 def cause(group: str, entries: list[dict], measured: dict, config: dict) -> dict:

@@ -212,18 +212,14 @@ module's ``FINDINGS``."""
 def registered_findings() -> dict[str, tuple]:
     """Every finding by table prefix, in page order: ``STUDY_FINDINGS`` and each family's
     ``FINDINGS`` (its page module's, ``varprobe.families.<name>.page``)."""
-    modules = sections.page_modules()
-    found = {}
-    for key in sections.sections():
-        found |= STUDY_FINDINGS.get(key) or getattr(modules.get(key), "FINDINGS", {})
-    return found
+    return {prefix: finding for part in sections.by_section(STUDY_FINDINGS, "FINDINGS")
+            for prefix, finding in part.items()}
 
 
 def disputed_by() -> dict[str, str]:
     """The start of the Disagreements headings that dispute a table's finding, by the table's
     prefix: each family's ``DISPUTED_BY``."""
-    return {prefix: start for module in sections.page_modules().values()
-            for prefix, start in getattr(module, "DISPUTED_BY", {}).items()}
+    return {prefix: start for part in sections.by_section({}, "DISPUTED_BY") for prefix, start in part.items()}
 
 OWN_FINDINGS = ("IA-5", "IA-6")
 """Claims with no finding of a table of their own: their finding is the claim's record

@@ -216,17 +216,17 @@ def _block_to_appendix(blocks: list[dict], details: list[dict]) -> list[dict]:
     return shown
 
 
-def _dispute_to_appendix(dispute: dict, details: list[dict]) -> dict:
+def _dispute_to_appendix(dispute: dict, details: list[dict], held: tuple[dict[str, str], tuple[str, ...]]) -> dict:
     """A Disagreements entry, its table (``appendix_tables``) or list of differing values
     (``appendix_pairs``) a pointer to its place in the appendix instead (``details``, where it
-    goes); another entry as it is."""
+    goes); another entry as it is. ``held``: ``appendix_tables()`` and ``appendix_pairs()``."""
     title = dispute["title"]
-    tables_held = appendix_tables()
+    tables_held, pairs_held = held
     if title in tables_held and dispute.get("table"):
         what = tables_held[title]
         details.append({"title": f"{title}: {what}", "body": dispute["table"]})
         return {**dispute, "table": _pointer(f"the table of {what}", f"{title}: {what}")}
-    if title in appendix_pairs() and "pairs" in dispute:
+    if title in pairs_held and "pairs" in dispute:
         heading = f"{title}: ours, where it differs from the paper's"
         details.append({"title": heading, "body": dispute["pairs"]})
         rest = {k: v for k, v in dispute.items() if k != "pairs"}
@@ -385,7 +385,8 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
         if mine or shown or one:
             shown_sections.append({"key": key, "heading": section.heading, "paper": section.paper,
                              "table_one": one, "blocks": _block_to_appendix(blocks, details), "figures": shown})
-    disputes = [_dispute_to_appendix(d, details) for d in disagreements.disagreements(entries, measured, config)]
+    held = (appendix_tables(), appendix_pairs())
+    disputes = [_dispute_to_appendix(d, details, held) for d in disagreements.disagreements(entries, measured, config)]
     present = {s["key"] for s in shown_sections}
     made = {source for source in findings.PAPERS if any(
         source == s and section in present for s, _, section, why in findings.PAPER_ITEMS if not why)}

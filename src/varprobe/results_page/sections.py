@@ -94,6 +94,27 @@ def sections() -> dict[str, Section]:
     return dict(sorted(found.items(), key=lambda item: item[1].position))
 
 
+def by_section(study: Mapping, hook: str) -> list:
+    """Per section of the page, in page order (``sections``): a study's entry of ``study`` (by
+    section key), or an analysis family's page module's attribute ``hook``, where it has one.
+
+    Parameters
+    ----------
+    study : Mapping
+        The studies' own entries, by section key.
+    hook : str
+        The attribute of a family's page module (``FINDINGS``, ``GROUPS``, ...).
+
+    Returns
+    -------
+    list
+        The entries found, in page order.
+    """
+    modules = page_modules()
+    found = [study[key] if key in study else getattr(modules.get(key), hook, None) for key in sections()]
+    return [value for value in found if value is not None]
+
+
 def family_views(measured: Mapping) -> dict[str, Callable[[list[pd.DataFrame]], list[pd.DataFrame]]]:
     """The families' views (``VIEWS``) by name prefix, each given the run's ``measured`` tables."""
     return {prefix: (lambda frames, view=view: view(frames, measured))
