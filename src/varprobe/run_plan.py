@@ -338,20 +338,20 @@ class RunPlan:
         return [argument for key, value in options.items() if value is not None
                 for argument in (f"--{key.replace('_', '-')}", str(value))]
 
-    def _truncation_tokenizer(self, language: str):
-        """The tokenizer that counts a probed text's tokens in ``language``: its
-        ``truncation_tokenizers`` entry, else its sentence encoder, else None."""
+    def _truncation(self, language: str) -> tuple[int | None, object]:
+        """The token budget of a probed text (``max_response_tokens``, else ``max_new_tokens``;
+        None: texts are probed whole) and the tokenizer that counts it in ``language`` (its
+        ``truncation_tokenizers`` entry, else its sentence encoder, else None)."""
         probes = self.production["probes"]
-        return probes.get("truncation_tokenizers", {}).get(language, probes["sentence_encoders"].get(language))
+        return (probes.get("max_response_tokens", self.production["max_new_tokens"]),
+                probes.get("truncation_tokenizers", {}).get(language, probes["sentence_encoders"].get(language)))
 
     def truncation_problem(self, language: str) -> str | None:
         """Why no tokenizer counts the token budget of a probed text in ``language`` (its
         ``truncation_tokenizers`` entry, else its sentence encoder), or None: there is one, or
         texts are probed whole (``max_response_tokens: null``)."""
-        probes = self.production["probes"]
-        if probes.get("max_response_tokens", self.production["max_new_tokens"]) is None:
-            return None
-        if self._truncation_tokenizer(language) is not None:
+        budget, tokenizer = self._truncation(language)
+        if budget is None or tokenizer is not None:
             return None
         return (f"production.probes: no tokenizer counts max_response_tokens for language {language!r} (it has "
                 f"no sentence encoder): set production.probes.truncation_tokenizers.{language} to a hub id, path "
@@ -389,14 +389,12 @@ class RunPlan:
         options = ["--language", language]
         for need, key in PROBE_RESOURCE_KEYS.items():
             options += [PROBE_OPTIONS[need], json.dumps(probes[key].get(language) if need in needs else None)]
-        budget = probes.get("max_response_tokens", self.production["max_new_tokens"])
+        budget, tokenizer = self._truncation(language)
         if budget is None:
             return options
-        problem = self.truncation_problem(language)
-        if problem:
-            raise ValueError(problem)
-        return [*options, "--max-response-tokens", str(budget), "--truncation-tokenizer",
-                json.dumps(self._truncation_tokenizer(language))]
+        if tokenizer is None:
+            raise ValueError(self.truncation_problem(language))
+        return [*options, "--max-response-tokens", str(budget), "--truncation-tokenizer", json.dumps(tokenizer)]
 
     def production_systems(self) -> list[tuple[str, str, str]]:
         """Every (dataset, model, decoding) of the production study."""

@@ -1,4 +1,5 @@
-"""How many token positions a model takes, and the check that a job's inputs fit them.
+"""How many token positions a model takes (and how many its sliding-attention layers see,
+``sliding_window``), and the check that a job's inputs fit them.
 
 A context or prompt longer than a model's positions is not read as a shorter one by the
 network: learned position embeddings run out, rotary ones run past the lengths the model was
@@ -37,6 +38,25 @@ def position_limit(config) -> int | None:
         if isinstance(value, int) and not isinstance(value, bool) and value > 1:
             return value
     return None
+
+
+def sliding_window(config) -> int | None:
+    """The attention window of a model's sliding-window layers; None when every layer attends
+    to the whole sequence (``sliding_window`` unset, or no ``"sliding_attention"`` among the
+    declared ``layer_types``).
+
+    Parameters
+    ----------
+    config : transformers.PretrainedConfig
+        The model's configuration.
+
+    Returns
+    -------
+    int or None
+        The window in tokens, or None.
+    """
+    window, types = getattr(config, "sliding_window", None), getattr(config, "layer_types", None)
+    return None if window is None or (types is not None and "sliding_attention" not in types) else window
 
 
 def model_name(model) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from varprobe.models.window import sliding_window
 from varprobe.words import INCOMPLETE, Extraction, first_word, is_delimiter
 
 
@@ -119,32 +120,13 @@ def delimiter_tokens(vocabulary: Vocabulary, size: int) -> np.ndarray:
     return mask
 
 
-def sliding_window(config) -> int | None:
-    """The attention window of a model's sliding-window layers; None when every layer attends
-    to the whole sequence (``sliding_window`` unset, or no ``"sliding_attention"`` among the
-    declared ``layer_types``).
-
-    Parameters
-    ----------
-    config : transformers.PretrainedConfig
-        The model's configuration.
-
-    Returns
-    -------
-    int or None
-        The window in tokens, or None.
-    """
-    window, types = getattr(config, "sliding_window", None), getattr(config, "layer_types", None)
-    return None if window is None or (types is not None and "sliding_attention" not in types) else window
-
-
 class WordModel:
     """A causal LM and its tokenizer as the complete-word samplers read them.
 
     ``encode`` is the one encoding of a context (the tokenizer's default special tokens), so
     that the sampler, the enumerator and the scorer condition on the same ids; ``vocabulary``
     reads generated ids (``Vocabulary``); ``size`` is the output size V (it may exceed the
-    tokenizer's vocabulary); ``closes_open_word`` (B) and ``window`` are computed on first use.
+    tokenizer's vocabulary); ``closes_open_word`` (B) and ``window`` (``varprobe.models.window.sliding_window``) are computed on first use.
 
     Parameters
     ----------
