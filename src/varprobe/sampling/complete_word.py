@@ -33,7 +33,6 @@ import torch
 from transformers import AttentionInterface
 from transformers.cache_utils import Cache, CacheLayerMixin
 
-from varprobe.models.window import check_window, model_name
 from varprobe.sampling.chains import prefix_chains
 from varprobe.sampling.decoding import Decoding, UnusableWeights, inverse_cdf
 from varprobe.sampling.word_model import WordModel
@@ -42,10 +41,6 @@ from varprobe.words import Extraction
 
 CHAIN_DRAWS = 2048
 """At most this many draws (contexts x n_samples) are sampled from one shared encoding."""
-WINDOW_FIX = ("a context is never cut (the humans read it whole): shorten its passage, or leave the "
-              "passage out (provo.texts), or run a model with more positions")
-"""What the refusal of a context longer than the model's positions tells the user."""
-
 PASS_NODES = {"cpu": 256, "cuda": 1024}
 """Open prefix-tree nodes per forward pass over generated tokens, per device type (other
 devices: the CUDA count). A step's open nodes, in tree order, are cut into passes of this many
@@ -166,7 +161,7 @@ class CompleteWordSampler:
         """Yield the draws of each ``(key, context)`` in order.
 
         Every context is encoded first and checked against the model's positions
-        (``varprobe.models.window.check_window``: a context whose tokens and ``max_tokens``
+        (``WordModel.check_fits``, ``varprobe.models.window.check_window``: a context whose tokens and ``max_tokens``
         draws do not fit is refused, named with its key and lengths, before any draw).
         Consecutive contexts whose token ids extend one another (the prefixes of one passage)
         form a chain of at most ``CHAIN_DRAWS`` draws that is encoded once and sampled in one
@@ -185,10 +180,9 @@ class CompleteWordSampler:
             The ``n_samples`` draws of each context, in order.
         """
         encoded = [(key, context, self.lm.encode(context)) for key, context in contexts]
-        check_window(((f"context ({', '.join(map(str, key))}) ({len(context.split()):,} words)", len(ids))
-                      for key, context, ids in encoded),
-                     self.settings.max_tokens, config=self.model.config, model_name=model_name(self.model),
-                     fix=WINDOW_FIX)
+        self.lm.check_fits(((f"context ({', '.join(map(str, key))}) ({len(context.split()):,} words)", len(ids))
+                            for key, context, ids in encoded),
+                           self.settings.max_tokens)
         limit = max(1, CHAIN_DRAWS // self.settings.n_samples)
         for chain in prefix_chains(encoded, lambda item: item[2], limit):
             yield from self._sample_chain([(key, ids) for (key, _, _), ids in chain])

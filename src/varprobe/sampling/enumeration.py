@@ -71,9 +71,7 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
-from varprobe.models.window import check_window, model_name
 from varprobe.sampling.chains import prefix_chains
-from varprobe.sampling.complete_word import WINDOW_FIX
 from varprobe.sampling.decoding import Decoding, UnusableWeights, usable
 from varprobe.sampling.word_model import WordModel
 from varprobe.words import COMPLETE, FAILURES, Extraction, first_word
@@ -273,7 +271,7 @@ class Enumerator:
     def enumerate_many(self, contexts: Iterable[str], names: Iterable[str] | None = None) -> Iterator[Enumeration]:
         """Yield the enumeration of each context in order, consecutive contexts whose tokens
         extend one another enumerated together (module docstring). Every context is encoded
-        and checked against the model's positions first (``check_window``, as the sampler);
+        and checked against the model's positions first (``WordModel.check_fits``, as the sampler);
         ``names`` name the contexts in its message (default: their order, from 1).
 
         Parameters
@@ -296,10 +294,9 @@ class Enumerator:
         contexts = list(contexts)
         encoded = [self.lm.encode(context) for context in contexts]
         names = list(names) if names is not None else [f"context {k}" for k in range(1, len(contexts) + 1)]
-        check_window(((f"{name} ({len(context.split()):,} words)", len(ids))
-                      for name, context, ids in zip(names, contexts, encoded, strict=True)),
-                     self.settings.max_tokens, config=self.model.config, model_name=model_name(self.model),
-                     fix=WINDOW_FIX)
+        self.lm.check_fits(((f"{name} ({len(context.split()):,} words)", len(ids))
+                            for name, context, ids in zip(names, contexts, encoded, strict=True)),
+                           self.settings.max_tokens)
         for chain in prefix_chains(range(len(contexts)), encoded.__getitem__, CHAIN_CONTEXTS):
             yield from self._enumerate_chain([ids for _, ids in chain])
 

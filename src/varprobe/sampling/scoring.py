@@ -27,9 +27,7 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
-from varprobe.models.window import check_window, model_name
 from varprobe.sampling.chains import Item, prefix_chains
-from varprobe.sampling.complete_word import WINDOW_FIX
 from varprobe.sampling.decoding import UnusableWeights
 from varprobe.sampling.word_model import WordModel
 
@@ -165,14 +163,13 @@ class WordScorer:
         its prefixes. The chains depend on the contexts alone, not on how they are batched or
         sharded by passage. Logits that hold NaN or infinity at a context's end are an error
         naming the context; so is a context that does not fit the model's positions with its
-        longest word (``check_window``, before any pass).
+        longest word (``WordModel.check_fits``, before any pass).
         """
         encoded = [(item, self.lm.encode(item[0])) for item in items]
-        check_window(((f"context {_opening(item[0])} ({len(item[0].split()):,} words)", len(ids))
-                      for item, ids in encoded),
-                     max((len(self.word_ids(w)) for (_, words), _ in encoded
-                          for w in (() if words is None else words)), default=0),
-                     config=self.model.config, model_name=model_name(self.model), fix=WINDOW_FIX)
+        self.lm.check_fits(((f"context {_opening(item[0])} ({len(item[0].split()):,} words)", len(ids))
+                            for item, ids in encoded),
+                           max((len(self.word_ids(w)) for (_, words), _ in encoded
+                                for w in (() if words is None else words)), default=0))
         for chain in prefix_chains(encoded, lambda pair: pair[1], CHAIN_CONTEXTS):
             yield from self._chain_encodings([(item, ids) for (item, _), ids in chain])
 

@@ -7,12 +7,17 @@ by the sampler (``complete_word``), the enumerator (``enumeration``) and the sco
 from __future__ import annotations
 
 from functools import cached_property
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from varprobe.models.window import sliding_window
+from varprobe.models.window import check_window, model_name, sliding_window
 from varprobe.words import INCOMPLETE, Extraction, first_word, is_delimiter
+
+
+WINDOW_FIX = ("a context is never cut (the humans read it whole): shorten its passage, or leave the "
+              "passage out (provo.texts), or run a model with more positions")
+"""What the refusal of a context longer than the model's positions tells the user."""
 
 
 def special_ids(tokenizer) -> set[int]:
@@ -126,7 +131,9 @@ class WordModel:
     ``encode`` is the one encoding of a context (the tokenizer's default special tokens), so
     that the sampler, the enumerator and the scorer condition on the same ids; ``vocabulary``
     reads generated ids (``Vocabulary``); ``size`` is the output size V (it may exceed the
-    tokenizer's vocabulary); ``closes_open_word`` (B) and ``window`` (``varprobe.models.window.sliding_window``) are computed on first use.
+    tokenizer's vocabulary); ``closes_open_word`` (B) and ``window``
+    (``varprobe.models.window.sliding_window``) are computed on first use; ``check_fits`` refuses
+    a context longer than its positions.
 
     Parameters
     ----------
@@ -157,6 +164,30 @@ class WordModel:
             Its token ids.
         """
         return list(self.tokenizer(context)["input_ids"])
+
+    def check_fits(self, lengths: Iterable[tuple[str, int]], new_tokens: int) -> None:
+        """``varprobe.models.window.check_window`` for this model, with ``WINDOW_FIX``: each
+        named context's tokens and ``new_tokens`` more within its positions.
+
+        Parameters
+        ----------
+        lengths : iterable of (str, int)
+            Each context's name and token count.
+        new_tokens : int
+            The tokens a job adds after a context.
+
+        Returns
+        -------
+        None
+            Every context fits.
+
+        Raises
+        ------
+        ValueError
+            Naming the first context that does not fit, the lengths and the fix.
+        """
+        check_window(lengths, new_tokens, config=self.model.config, model_name=model_name(self.model),
+                     fix=WINDOW_FIX)
 
     @cached_property
     def closes_open_word(self) -> np.ndarray:
