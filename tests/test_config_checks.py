@@ -29,7 +29,8 @@ from varprobe.config_checks import (
     validate_config,
 )
 from varprobe.data import DATASETS
-from varprobe.models.spec import KINDS, ModelSpec, ModelUnavailable
+from varprobe.models.backends import BACKENDS
+from varprobe.models.spec import ModelSpec, ModelUnavailable
 from varprobe.run_plan import (
     computed_probes,
     figure_probes,
@@ -334,7 +335,7 @@ def test_the_kind_of_each_model_entry_is_decided_by_the_spec():
         "fine-tuned": [{"name": "d", "finetune": {"base": "a", "dataset": "provo"}},
                        {**SMOLLM2, "checkpoint": "results/finetune/d/fold1/checkpoint"}],
     }
-    assert set(kinds) == set(KINDS)
+    assert set(kinds) == {b.kind for b in BACKENDS}
     for kind, entries in kinds.items():
         assert [ModelSpec.from_config(e).kind for e in entries] == [kind] * len(entries)
     assert ModelSpec.from_config(kinds["fine-tuned"][0]).local_problem() is None

@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from varprobe.models.spec import CAPABILITIES, ENDPOINT, GIVEN, KINDS, LOGITS, SAMPLER, ModelSpec
+from varprobe.models.backends import BACKENDS, CAPABILITIES, ENDPOINT, GIVEN, LOGITS, SAMPLER, sources
+from varprobe.models.spec import ModelSpec
 from varprobe.run_plan import RunPlan
 
 MODELS = [
@@ -35,9 +36,10 @@ def plan():
     return RunPlan.from_config(CONFIG)
 
 
-def test_every_kind_declares_its_capabilities_and_each_capability_has_a_kind():
-    assert set(CAPABILITIES) == set(KINDS)
-    assert {c for caps in CAPABILITIES.values() for c in caps} == {LOGITS, SAMPLER, ENDPOINT, GIVEN}
+def test_every_capability_has_a_backend_and_every_source_key_one_backend():
+    assert {c for b in BACKENDS for c in b.capabilities} == set(CAPABILITIES)
+    assert len(sources()) == len(set(sources()))
+    assert len({b.kind for b in BACKENDS}) == len(BACKENDS)
 
 
 def test_models_are_asked_for_by_capability_in_the_configs_order(plan):

@@ -266,7 +266,7 @@ def reference_problems(config: dict) -> list[str]:
     kind): a model's decodings, a dataset's models, a fine-tuning base, the production figures'
     decoding, the token-calibration corpus, an oracle-replacement figure's k, a figure context's
     passage."""
-    from varprobe.models.spec import LOGITS
+    from varprobe.models.backends import LOGITS
 
     provo = {d["name"] for d in _at(config, ("provo", "decodings")) or []}
     production = [d["name"] for d in _at(config, ("production", "decodings")) or []]
@@ -895,7 +895,7 @@ def api_decoding_problems(config: dict) -> list[str]:
     defaults filled in."""
     from varprobe.api.bodies import decoding_fields
     from varprobe.api.endpoint import ApiEndpoint
-    from varprobe.models.spec import ENDPOINT
+    from varprobe.models.backends import ENDPOINT
     from varprobe.sampling.decoding import Decoding
 
     plan = RunPlan.from_config(config)

@@ -321,7 +321,7 @@ def plan(config: dict, *, results: str | Path = "results", records: list[dict] |
     -------
     list of StagePlan
     """
-    from varprobe.models.spec import ENDPOINT
+    from varprobe.models.backends import ENDPOINT
     from varprobe.run_plan import GIVEN_DECODING, RunPlan
 
     results, records = Path(results), records or []

@@ -1,7 +1,7 @@
 """The run plan: what a checked config asks the workflow to run, resolved once.
 
 ``RunPlan.from_config`` reads the models (each with its kind and capabilities,
-``varprobe.models.spec.CAPABILITIES``), the Provo decodings and systems (model x decoding) and
+``varprobe.models.backends``), the Provo decodings and systems (model x decoding) and
 the production datasets and systems (dataset x model x decoding), with every per-dataset setting
 resolved against its fallback. The rules, the config checks and the results page ask the plan
 instead of resolving the config again, so each resolution has one definition, tested here
@@ -13,18 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from varprobe.models.spec import ENDPOINT, GIVEN, LOGITS, SAMPLER, ModelSpec
+from varprobe.models.backends import ENDPOINT, GIVEN, LOGITS, SAMPLER, weight_sources
+from varprobe.models.spec import ModelSpec
 
 PROVO = "provo"
 """The study name a Provo fine-tuning gives as its ``dataset``."""
 
 GIVEN_DECODING = "given"
 """The one Provo decoding of a model whose draws are given (``GIVEN``)."""
-
-DATASET_DEFAULTS = ("split", "language", "max_references", "simplification", "max_inputs",
-                    "input_choice", "models")
-"""The settings of a production dataset entry that fall back on the study's or the dataset
-record's (``RunPlan.dataset_setting``), beside the record's own options."""
 
 
 @dataclass(frozen=True)
@@ -62,9 +58,9 @@ class PlannedModel:
 PROTOCOL_KEYS = ("base", "dataset", "train_passages", "validation_passages", "folds", "split", "validation_split")
 """The keys of a ``finetune`` entry that choose the data; the others are training settings."""
 
-BASE_KEYS = ("pretrained", "package", "parts", "sha256", "gguf_file", "model_args", "trust_remote_code")
-"""The keys a fine-tuned model's jobs take from its base's entry: where its weights come from, and
-how they load."""
+LOADING_KEYS = ("sha256", "gguf_file", "model_args", "trust_remote_code")
+"""Beside its weights' source key (``varprobe.models.backends.weight_sources``), the keys a
+fine-tuned model's jobs take from its base's entry: how the weights load."""
 
 
 @dataclass(frozen=True)
@@ -268,7 +264,7 @@ class RunPlan:
         """Model ``name``'s entry as its jobs read it: only what changes their results, so that
         an edit of anything else reruns no job. Without its ``decodings`` list, its stated
         ``parameters`` and its API block's tuning (``varprobe.api.endpoint.TUNING``: speed and
-        robustness); a fine-tuned model is its base's weights (``BASE_KEYS``) under its own name,
+        robustness); a fine-tuned model is its base's weights (its source key and ``LOADING_KEYS``) under its own name,
         device and dtype (its checkpoint reaches the job as an input).
 
         Parameters
@@ -289,7 +285,8 @@ class RunPlan:
             entry["api"] = {k: v for k, v in entry["api"].items() if k not in TUNING}
         if model.trained_on:
             base = self.models[entry.pop("finetune")["base"]].entry
-            entry = {**{k: base[k] for k in BASE_KEYS if k in base}, **entry}
+            keys = (*weight_sources(), *LOADING_KEYS)
+            entry = {**{k: base[k] for k in keys if k in base}, **entry}
         return entry
 
     def few_shot_split(self, dataset: str) -> str:

@@ -5,7 +5,7 @@ run."""
 import json
 
 from varprobe.api.endpoint import TUNING as API_TUNING, ApiEndpoint
-from varprobe.models.spec import ENDPOINT, GIVEN, LOGITS, SAMPLER
+from varprobe.models.backends import ENDPOINT, GIVEN, LOGITS, SAMPLER
 from varprobe.run_plan import RunPlan
 
 PLAN = RunPlan.from_config(config)

@@ -32,8 +32,9 @@ A network too large for one device gives ``device_map`` (``auto``, ``balanced``,
 ``{module: device}`` dict): transformers/accelerate place its layers over the node's GPUs (and
 CPU) at load time, and ``gpus`` says how many GPUs its jobs ask the scheduler for.
 
-``ModelSpec.kind`` is the one place that tells these kinds apart (``KINDS``); the workflow and the
-config checks ask it instead of reading the keys.
+``ModelSpec.kind`` is the one place that tells these kinds apart: the backend its source key
+chooses (``varprobe.models.backends``), whose capabilities the workflow and the config checks ask
+instead of reading the keys.
 """
 
 from __future__ import annotations
@@ -43,38 +44,7 @@ import importlib.util
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
-SOURCES = ("pretrained", "package", "parts", "samples", "published", "api", "finetune")
-"""The keys of a model entry that say where the model comes from (exactly one per entry)."""
-
-WEIGHTS = ("pretrained", "package", "parts")
-"""The sources that give a network's weights (the rest: samples, an endpoint, a fine-tuning)."""
-
-KINDS = ("network", "api", "samples", "fine-tuned")
-"""What a model is (``ModelSpec.kind``): a network loaded here, with logits (token-level
-analyses, enumeration); a model behind an endpoint and a file of samples, words only; a network
-fine-tuned from another configured one, evaluated in its own study only."""
-
-LOGITS = "logits"
-"""One network's next-token logits over the whole corpus: complete-word enumeration and the
-token-level analyses (token calibration, the biased estimator, Table 4)."""
-SAMPLER = "sampler"
-"""Words and texts drawn here, by the package's samplers, from a network's logits (a fine-tuned
-model's per fold or checkpoint)."""
-ENDPOINT = "endpoint"
-"""Words and texts from an endpoint's replies (``varprobe.api``)."""
-GIVEN = "given"
-"""Draws given in a file (a samples CSV, a published system's samples): scored, never drawn."""
-
-CAPABILITIES = {
-    "network": (LOGITS, SAMPLER),
-    "fine-tuned": (SAMPLER,),
-    "api": (ENDPOINT,),
-    "samples": (GIVEN,),
-}
-"""What each kind of model can do, the one table the workflow routes by (``ModelSpec.can``,
-``varprobe.run_plan``): a new backend is a kind with its capabilities, and every stage that needs
-one of them runs it."""
-
+from varprobe.models import backends
 
 MODEL_ARGS = ("revision", "attn_implementation", "quantization_config", "adapter", "subfolder",
               "variant", "max_memory", "offload_folder")
@@ -104,7 +74,8 @@ class ModelSpec:
     overrides the GPUs its jobs request (``job_gpus``). ``model_args`` are keyword arguments of
     ``from_pretrained`` (``MODEL_ARGS``; ``adapter`` among them is a PEFT adapter),
     ``trust_remote_code`` the opt-in to the model's own code, and ``batch_size`` ``auto`` halves
-    its sampling jobs' batch size on running out of memory."""
+    its sampling jobs' batch size on running out of memory. ``options`` holds the block of a
+    registered backend's source key that has no field here, by that key."""
 
     name: str
     _: KW_ONLY
@@ -125,6 +96,7 @@ class ModelSpec:
     model_args: dict | None = field(default=None, hash=False)
     trust_remote_code: bool = False
     batch_size: str | None = None
+    options: dict | None = field(default=None, hash=False, compare=False)
 
     @classmethod
     def from_config(cls, entry: dict) -> ModelSpec:
@@ -147,13 +119,13 @@ class ModelSpec:
             ``model_args``, ``trust_remote_code``, ``dtype`` or ``batch_size`` that is not one it
             can take.
         """
-        sources = [k for k in SOURCES if entry.get(k)]
+        sources = [k for k in backends.sources() if entry.get(k)]
         if len(sources) != 1:
             raise ValueError(
-                f"model {entry.get('name')!r}: give exactly one of {', '.join(SOURCES)} "
+                f"model {entry.get('name')!r}: give exactly one of {', '.join(backends.sources())} "
                 f"(got {sources or 'none'})"
             )
-        if entry.get("checkpoint") and sources[0] not in WEIGHTS:
+        if entry.get("checkpoint") and sources[0] not in backends.weight_sources():
             raise ValueError(
                 f"model {entry.get('name')!r}: a checkpoint applies to pretrained, package or "
                 f"parts weights, not to {sources[0]}"
@@ -169,6 +141,8 @@ class ModelSpec:
             fields["parts"] = tuple(fields["parts"])
         if "model_args" in fields:
             fields["model_args"] = dict(fields["model_args"])
+        if sources[0] not in cls.__dataclass_fields__:
+            fields["options"] = {sources[0]: entry[sources[0]]}
         return cls(**fields)
 
     def load_args(self) -> dict:
@@ -196,29 +170,33 @@ class ModelSpec:
         return (self.model_args or {}).get("adapter")
 
     @property
+    def source(self) -> str:
+        """The source key the model comes from (of ``varprobe.models.backends.sources``)."""
+        own = self.options or {}
+        return next(k for k in backends.sources() if k in own or getattr(self, k, None) is not None)
+
+    @property
     def kind(self) -> str:
-        """One of ``KINDS``: ``fine-tuned`` for a ``finetune`` entry or a job's entry that carries
-        its ``checkpoint``, ``api`` for an endpoint, ``samples`` for a file of samples or a
-        published system's, else (``pretrained`` or ``package`` weights) ``network``."""
-        if self.finetune is not None or self.checkpoint is not None:
-            return "fine-tuned"
-        if self.api is not None:
-            return "api"
-        return "samples" if self.samples is not None or self.published is not None else "network"
+        """The ``Backend.kind`` of the backend its source key chooses
+        (``varprobe.models.backends.chosen_by``); ``fine-tuned`` also for a job's entry that
+        carries a fine-tuning's ``checkpoint`` over its base's weights."""
+        if self.checkpoint is not None:
+            return backends.FINE_TUNED.kind
+        return backends.chosen_by(self.source).kind
 
     def can(self, capability: str) -> bool:
-        """Whether this model has ``capability`` (one of those of ``CAPABILITIES``).
+        """Whether this model has ``capability`` (its backend's ``Backend.capabilities``).
 
         Parameters
         ----------
         capability : str
-            ``LOGITS``, ``SAMPLER``, ``ENDPOINT`` or ``GIVEN``.
+            One of ``varprobe.models.backends.CAPABILITIES``.
 
         Returns
         -------
         bool
         """
-        return capability in CAPABILITIES[self.kind]
+        return capability in backends.of_kind(self.kind).capabilities
 
     @property
     def job_gpus(self) -> int:
@@ -239,8 +217,9 @@ class ModelSpec:
         return self.kind == "api"
 
     def location(self) -> str:
-        """The hub id or directory ``from_pretrained`` reads; ``ModelUnavailable`` when the
-        local file system already tells that it holds no weights (``local_problem``).
+        """The hub id or directory ``from_pretrained`` reads (a registered backend's own
+        ``Backend.locate`` where it has one); ``ModelUnavailable`` when the local file system
+        already tells that it holds no weights (``local_problem``).
 
         Returns
         -------
@@ -254,6 +233,9 @@ class ModelSpec:
         problem = self.local_problem()
         if problem:
             raise ModelUnavailable(problem)
+        own = backends.chosen_by(self.source).locate
+        if own is not None:
+            return own(self)
         if self.parts is not None:
             from varprobe.models import parts
 
@@ -413,7 +395,7 @@ def _check_loading_keys(entry: dict, source: str) -> None:
     name = entry.get("name")
     args = entry.get("model_args")
     if args is not None:
-        if source not in WEIGHTS:
+        if source not in backends.weight_sources():
             raise ValueError(f"model {name!r}: model_args apply to pretrained, package or parts weights, "
                              f"not to {source}")
         if not isinstance(args, dict):
