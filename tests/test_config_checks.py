@@ -10,24 +10,20 @@ import yaml
 
 from varprobe.config_checks import (
     ConfigError,
-    base_config_problem,
     check_config,
     credential_problems,
     dataset_option_problems,
     dataset_problems,
     draw_memory_problems,
-    duplicate_keys,
     few_shot_problems,
     finetune_problems,
-    in_precedence,
     key_path,
     name_problems,
     path_problems,
     reference_problems,
-    schema_errors,
     template_problems,
-    validate_config,
 )
+from varprobe.config_loading import schema_errors, validate_config
 from varprobe.data import DATASETS
 from varprobe.models.backends import BACKENDS
 from varprobe.models.spec import ModelSpec, ModelUnavailable
@@ -241,31 +237,6 @@ def test_a_valid_config_passes(tmp_path):
                                                  "decodings": [{"name": "ancestral"}]}})
 
 
-def test_schema_errors_are_one_line_each_with_path_value_and_what_is_allowed():
-    config = {
-        "modles": [],
-        "models": [{"name": "a", "pretrained": "x", "package": "y"}, {"name": "b"}],
-        "provo": {"n_samples": "forty", "decodings": [{"name": "given"}]},
-        "production": {"datasets": [{"name": "foo", "prompt": "p"}]},
-    }
-    assert schema_errors(config, SCHEMA) == [
-        "(top level): Additional properties are not allowed ('modles' was unexpected); known "
-        "keys: analyses, api_cache, cpu_fallback, data_mirror, data_verify, models, production, provo, "
-        "resources, seed",
-        "models[0]: value {'name': 'a', 'pretrained': 'x', 'package': 'y'}: give exactly one "
-        "of pretrained, package, parts, samples, published, api, finetune (got pretrained, package)",
-        "models[1]: value {'name': 'b'}: give exactly one of pretrained, package, parts, samples, "
-        "published, api, finetune (got none)",
-        "provo.decodings[0].name: value 'given': not allowed: 'given'",
-        "provo.n_samples: value 'forty': it is not of type 'integer'",
-    ]  # the dataset 'foo' is not the schema's to refuse: dataset_problems names it
-
-
-def test_a_long_bad_value_is_shortened():
-    [line] = schema_errors({"models": [{"name": "m", "samples": "s.csv", "device": "x" * 500}]}, SCHEMA)
-    assert line.startswith("models[0].device: value 'xxx") and len(line) < 200
-
-
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
@@ -365,17 +336,6 @@ def test_an_oracle_replacement_grid_without_100_is_named():
         "analyses.oracle_replacement.k_percent: [0, 50] lacks 100, the oracles' histogram every k is matched against"]
 
 
-def test_a_key_given_twice_in_a_config_file_is_named_with_both_lines(tmp_path):
-    path = tmp_path / "config.yaml"
-    path.write_text("models: []\nprovo:\n  texts: [1]\n  n_samples: 4\n  texts: all\n")
-    assert duplicate_keys(str(path)) == [
-        f"{path}, lines 3 and 5: key 'texts' is given twice in one mapping (only the last would "
-        "count); keep one"
-    ]
-    path.write_text("models: []\nprovo: {texts: [1]}\nanalyses: {texts: [1]}\n")
-    assert duplicate_keys(str(path)) == []
-
-
 def test_a_decodings_texts_and_draws_belong_to_its_method():
     exact = {"name": "exact", "method": "enumerate", "target_mass": 0.9, "max_forward_tokens": 9}
     config = {"models": [SMOLLM2],
@@ -400,18 +360,8 @@ def test_a_decodings_texts_and_draws_belong_to_its_method():
         "provo.decodings[0].texts: value [1, 1]: it has non-unique elements"]
 
 
-def test_the_base_config_must_be_among_the_files_read(tmp_path):
-    overlay = tmp_path / "configs/paper-scale.yaml"
-    assert base_config_problem(["config.yaml", overlay], tmp_path) is None
-    assert base_config_problem([tmp_path / "elsewhere/config.yaml", overlay], tmp_path) is None
-    problem = base_config_problem([overlay], tmp_path / "run")
-    assert problem.startswith(f"config.yaml was not read: it is not in the working directory {tmp_path / 'run'}")
-    assert problem.endswith(f"or give it first: --configfile /path/to/config.yaml {overlay}")
-
-
 # ---- issue 38: errors that came late or pointed the wrong way --------------------------------
 
-SCHEMA_PATH = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml"
 
 
 def _validated(tmp_path: Path, config: dict) -> list[str]:
@@ -548,15 +498,6 @@ def test_a_samples_file_with_an_unknown_column_fails_at_parse_time(tmp_path):
     csv.write_text("text_id,word_number,sample, count\n1,2,are,3\n")
     assert _validated(tmp_path, {"models": [{"name": "given-model", "samples": str(csv)}]}) == [
         f"models[0]: samples file {csv}: column ' count' read as 'count' (whitespace or case differs)"]
-
-
-def test_config_files_are_put_in_the_order_they_apply(tmp_path):
-    """Snakemake lists the command line's config files first but applies them over the
-    Snakefile's: the page merges them base first, then the overlays in their given order."""
-    base, first, second = (tmp_path / n for n in ("config.yaml", "a.yaml", "b.yaml"))
-    read = [str(first), str(second), "config.yaml"]
-    assert in_precedence(read, [first, second]) == ["config.yaml", str(first), str(second)]
-    assert in_precedence([str(base), str(first)], [base, first]) == [str(base), str(first)]
 
 
 @pytest.mark.parametrize(("prompt", "message"), [
@@ -717,17 +658,6 @@ def test_urls_without_credentials_and_plain_paths_pass():
     config, _ = _config_with_url("https://host.example/v1?model=x&design=1#key=frag")
     config["provo"]["corpus"]["datasets"]["path"] = "user@host:relative/path"
     assert credential_problems(config, {"VARPROBE_DATA_MIRROR": "/data/mirror"}) == []
-
-
-def test_validate_config_refuses_a_credential_before_any_message_could_repeat_it(tmp_path):
-    """The credential check comes before the schema's, whose messages quote bad values."""
-    (tmp_path / "config.yaml").write_text("models: []\n")
-    url = "http://user:s3cret-value@host/v1"
-    config = {"models": [{"name": "chat", "api": {"base_url": url, "model": 5}}], "seed": "zero"}
-    with pytest.raises(ConfigError) as refused:
-        validate_config(config, str(SCHEMA_PATH), [str(tmp_path / "config.yaml")])
-    assert str(refused.value).startswith("the config is invalid:\n  models[0].api.base_url: model 'chat': ")
-    assert "s3cret-value" not in str(refused.value) and "seed" not in str(refused.value)
 
 
 def test_a_brace_in_any_path_is_refused_naming_the_key_and_value_and_prompts_keep_theirs():

@@ -29,8 +29,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("analysis", "plots"),                           # the studies' science; figures of tables
     ("results_page", "explorer", "resume", "reporting", "config_checks",
      "availability"),                                # reading results; the config's checks
-    ("run_record", "run_comparison", "plan_estimate", "evaluation"),  # a run's record, runs compared, a
-                                                     # config's plan; one model's study without Snakemake
+    ("run_record", "run_comparison", "plan_estimate", "evaluation", "config_loading"),  # a run's record,
+                                                     # runs compared, a config's plan; one model's study
+                                                     # without Snakemake; reading the config files
     ("commands",),                                   # what the subcommands share
     ("cli", "__main__", "varprobe"),                 # the command line; the package's own names (evaluate)
 )

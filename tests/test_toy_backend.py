@@ -14,7 +14,8 @@ import pytest
 from test_run_plan import CONFIG
 from varprobe import tables
 from varprobe.cli import main
-from varprobe.config_checks import check_config, schema_errors
+from varprobe.config_checks import check_config
+from varprobe.config_loading import schema_errors
 from varprobe.models import backends
 from varprobe.models.backends import ENDPOINT, GIVEN, LOGITS, SAMPLER, Backend
 from varprobe.models.spec import ModelSpec

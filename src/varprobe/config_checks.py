@@ -7,7 +7,6 @@ value. They read the config only (and, for models, the local file system): no ne
 * ``credential_problems``: no config value (nor ``$VARPROBE_DATA_MIRROR``) is a URL that carries
   a credential (``varprobe.credentials``): the run would write it wherever it writes the config.
   It runs before the schema, so that no other message repeats such a value.
-* ``schema_errors``: the schema's complaints, one line each (key path, bad value, what is allowed).
 * ``name_problems``: every list the workflow turns into a dict by name has unique names, and no
   name is one the result tables use for their own rows (``RESERVED_MODELS``,
   ``RESERVED_DECODINGS``).
@@ -46,20 +45,17 @@ value. They read the config only (and, for models, the local file system): no ne
   dropped (defaults, ``DEPENDENT_DEFAULTS``, and a dataset's thresholds of probes it lacks).
 * ``config_notes``: what the run does otherwise than the config reads (default thresholds
   dropped, shards capped at the units of work, a samples file's column read under its known
-  name); ``validate_config`` returns them for the workflow to print.
+  name); ``varprobe.config_loading.validate_config`` returns them for the workflow to print.
 
-``check_config`` raises one ``ConfigError`` naming all of them; ``validate_config`` runs the
-schema (filling in its defaults), ``dataset_option_problems`` and then ``check_config``, after
-``base_config_problem`` has found the base config among the files read, ``duplicate_keys`` no
-key given twice in a config file and ``credential_problems`` no credential in a URL.
+``check_config`` raises one ``ConfigError`` naming all of them. They read a config without
+changing it; reading the files, filling in the schema's defaults and running these checks in
+order is ``varprobe.config_loading.validate_config``.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from pathlib import Path
 
 from varprobe.run_plan import (
     RunPlan,
@@ -111,7 +107,8 @@ class ConfigError(ValueError):
     """A config that the workflow cannot run as written; the message names every culprit."""
 
 
-def _short(value: object, width: int = 80) -> str:
+def shortened(value: object, width: int = 80) -> str:
+    """``repr(value)``, cut to ``width`` characters with ``...`` where it is longer."""
     text = repr(value)
     return text if len(text) <= width else text[: width - 3] + "..."
 
@@ -124,47 +121,9 @@ def key_path(parts: Iterable) -> str:
     return text or "(top level)"
 
 
-def _allowed(error) -> str:
-    """What the schema allows where ``error`` (a jsonschema ValidationError) failed: for a
-    choice of forms, the schema's own ``allowed`` text where it has one."""
-    keys = [option.get("required", [None])[0] for option in error.schema.get("oneOf", [])]
-    if error.validator == "oneOf" and keys and all(keys):
-        given = [k for k in keys if k in error.instance]
-        return f"give exactly one of {', '.join(keys)} (got {', '.join(given) or 'none'})"
-    if error.validator in ("oneOf", "anyOf") and "allowed" in error.schema:
-        return f"allowed: {error.schema['allowed']}"
-    if error.validator in ("oneOf", "anyOf"):
-        if not error.context:
-            return "it matches more than one of the allowed forms; keep one"
-        reasons = dict.fromkeys(e.message for e in error.context if not e.path)
-        return "allowed: " + " | ".join(reasons or dict.fromkeys(e.message for e in error.context))
-    if error.validator == "additionalProperties":
-        known = sorted(error.schema.get("properties", {}))
-        return f"{error.message}; known keys: {', '.join(known)}"
-    if error.validator == "enum":
-        return "allowed: " + ", ".join(map(repr, error.validator_value))
-    if error.validator == "not":
-        banned = error.validator_value
-        return f"not allowed: {_short(banned.get('const', banned) if isinstance(banned, dict) else banned)}"
-    return error.message.replace(repr(error.instance), "it", 1)
-
-
-def schema_errors(config: dict, schema: dict) -> list[str]:
-    """One line per schema error of ``config``: ``key.path: value <bad value>: <allowed>``,
-    sorted by key path; empty when the config is valid."""
-    from jsonschema import Draft202012Validator
-
-    errors = sorted(Draft202012Validator(schema).iter_errors(config),
-                    key=lambda e: list(map(str, e.absolute_path)))
-    return [
-        f"{key_path(e.absolute_path)}: value {_short(e.instance)}: {_allowed(e)}"
-        if e.validator not in ("additionalProperties", "required")
-        else f"{key_path(e.absolute_path)}: {_allowed(e)}"
-        for e in errors
-    ]
-
-
-def _at(config: dict, path: tuple) -> object:
+def value_at(config: dict, path: tuple) -> object:
+    """The value at key ``path`` of ``config``, or None where a key on the way is absent or
+    null."""
     for key in path:
         if not isinstance(config, dict) or config.get(key) is None:
             return None
@@ -230,7 +189,7 @@ def name_problems(config: dict) -> list[str]:
     (``NAMED_LISTS``, ``value_lists``)."""
     problems = []
     for path, reserved in NAMED_LISTS:
-        names = [entry["name"] for entry in _at(config, path) or []]
+        names = [entry["name"] for entry in value_at(config, path) or []]
         problems += _duplicates(names, path, "name", "name")
         problems += [
             f"{key_path((*path, i, 'name'))}: {name!r} is reserved for {reserved[name]}; "
@@ -239,12 +198,12 @@ def name_problems(config: dict) -> list[str]:
             if name in reserved
         ]
     for path in value_lists():
-        values = _at(config, path)
+        values = value_at(config, path)
         if isinstance(values, list):
             problems += _duplicates(values, path, "value")
     for i, model in enumerate(config.get("models", [])):
         problems += _duplicates(model.get("decodings", []), ("models", i, "decodings"), "decoding")
-    for i, dataset in enumerate(_at(config, ("production", "datasets")) or []):
+    for i, dataset in enumerate(value_at(config, ("production", "datasets")) or []):
         problems += _duplicates(dataset.get("models", []), ("production", "datasets", i, "models"), "model")
     return problems
 
@@ -268,8 +227,8 @@ def reference_problems(config: dict) -> list[str]:
     passage."""
     from varprobe.models.backends import LOGITS
 
-    provo = {d["name"] for d in _at(config, ("provo", "decodings")) or []}
-    production = [d["name"] for d in _at(config, ("production", "decodings")) or []]
+    provo = {d["name"] for d in value_at(config, ("provo", "decodings")) or []}
+    production = [d["name"] for d in value_at(config, ("production", "decodings")) or []]
     plan = RunPlan.from_config(config)
     networks = plan.with_capability(LOGITS)
     problems = []
@@ -283,18 +242,18 @@ def reference_problems(config: dict) -> list[str]:
         if base is not None and base not in networks:
             problems.append(_unknown(("models", i, "finetune", "base"), base, networks,
                                      "a configured pretrained or package model"))
-    for i, dataset in enumerate(_at(config, ("production", "datasets")) or []):
+    for i, dataset in enumerate(value_at(config, ("production", "datasets")) or []):
         runnable = plan.runnable_on(dataset["name"])
         problems += [
             _unknown(("production", "datasets", i, "models", j), m, runnable,
                      f"a configured model that can run on {dataset['name']!r}")
             for j, m in enumerate(dataset.get("models", [])) if m not in runnable
         ]
-    figure_decoding = _at(config, ("production", "figures", "decoding"))
+    figure_decoding = value_at(config, ("production", "figures", "decoding"))
     if figure_decoding is not None and figure_decoding not in production:
         problems.append(_unknown(("production", "figures", "decoding"), figure_decoding, production,
                                  "a decoding of production.decodings"))
-    replacement = _at(config, ("analyses", "oracle_replacement")) or {}
+    replacement = value_at(config, ("analyses", "oracle_replacement")) or {}
     for i, k in enumerate(replacement.get("figure_k", [])):
         if "k_percent" in replacement and k not in replacement["k_percent"]:
             problems.append(_unknown(("analyses", "oracle_replacement", "figure_k", i), k,
@@ -303,8 +262,8 @@ def reference_problems(config: dict) -> list[str]:
         problems.append(f"{key_path(('analyses', 'oracle_replacement', 'k_percent'))}: "
                         f"{replacement['k_percent']} lacks 100, the oracles' histogram every k is matched against")
     problems += _corpus_problems(config)
-    texts = _at(config, ("provo", "texts"))
-    for i, decoding in enumerate(_at(config, ("provo", "decodings")) or []):
+    texts = value_at(config, ("provo", "texts"))
+    for i, decoding in enumerate(value_at(config, ("provo", "decodings")) or []):
         chosen = decoding.get("texts") if isinstance(decoding, dict) else None
         if chosen and decoding.get("method") != "enumerate":
             problems.append(f"provo.decodings[{i}].texts: decoding {decoding.get('name')!r} is "
@@ -332,7 +291,7 @@ def corpus_contexts(config: dict) -> dict[str, tuple[int, int]] | None:
     from varprobe.data.cloze import context_names, corpus_form
     from varprobe.data.user_files import file_problem
 
-    corpus = _at(config, ("provo", "corpus"))
+    corpus = value_at(config, ("provo", "corpus"))
     if not isinstance(corpus, dict) or "file" not in corpus:
         return None
     try:
@@ -364,7 +323,7 @@ def figure_context_keys(config: dict) -> list[str]:
     """``provo.figure_contexts`` as ``text_id:word_number`` keys of the contexts table: a
     ``context_id`` corpus's contexts are named by their id (``corpus_contexts``), the others
     are keys already."""
-    items = _at(config, ("provo", "figure_contexts")) or []
+    items = value_at(config, ("provo", "figure_contexts")) or []
     names = corpus_contexts(config) if items else None
     if names is None:
         return list(items)
@@ -375,8 +334,8 @@ def figure_context_problems(config: dict) -> list[str]:
     """Figure contexts that name no context of the corpus file, or no ``passage:position``
     (Provo, a ``datasets:`` source), or whose passage is not among ``provo.texts``. Provo's
     positions are checked by the figure's job, which reads the norms."""
-    items = _at(config, ("provo", "figure_contexts")) or []
-    texts = _at(config, ("provo", "texts"))
+    items = value_at(config, ("provo", "figure_contexts")) or []
+    texts = value_at(config, ("provo", "texts"))
     try:
         names = corpus_contexts(config) if items else None
     except (OSError, ValueError) as err:
@@ -407,7 +366,7 @@ def _unconfigured_dataset(config: dict, path: tuple, dataset: str, role: str) ->
     ``dataset_problems``' to name."""
     from varprobe.data import DATASETS
 
-    configured = [d.get("name") for d in _at(config, ("production", "datasets")) or []]
+    configured = [d.get("name") for d in value_at(config, ("production", "datasets")) or []]
     if dataset in DATASETS and dataset not in configured:
         return [_unknown(path, dataset, configured, f"among production.datasets, {role}")]
     return []
@@ -416,7 +375,7 @@ def _unconfigured_dataset(config: dict, path: tuple, dataset: str, role: str) ->
 def _corpus_problems(config: dict) -> list[str]:
     """The token-calibration corpus where it is not configured: ``provo`` without a ``provo:``
     section, or a production dataset that is not among ``production.datasets``."""
-    corpus = _at(config, ("analyses", "token_calibration", "corpus"))
+    corpus = value_at(config, ("analyses", "token_calibration", "corpus"))
     if corpus == "provo" and "provo" not in config:
         return ["analyses.token_calibration.corpus: 'provo' needs the Provo study, and the config has no "
                 "`provo:` section"]
@@ -431,7 +390,7 @@ def dataset_problems(config: dict) -> list[str]:
     from varprobe.data import DATASETS
     from varprobe.data.user_task import is_user_task
 
-    entries = list(enumerate(_at(config, ("production", "datasets")) or []))
+    entries = list(enumerate(value_at(config, ("production", "datasets")) or []))
     named = [(("production", "datasets", i, "name"), entry.get("name"), DATASETS)
              for i, entry in entries if not is_user_task(entry)]
     problems = [f"{key_path(('production', 'datasets', i, 'name'))}: {entry['name']!r} is a registered "
@@ -443,7 +402,7 @@ def dataset_problems(config: dict) -> list[str]:
                  f"`datasets:`) has {key}; {entry.get('name')!r} is a registered dataset"
                  for i, entry in entries if not is_user_task(entry)
                  for key in ("fields", "min_references", "sha256") if key in entry]
-    corpus = _at(config, ("analyses", "token_calibration", "corpus"))
+    corpus = value_at(config, ("analyses", "token_calibration", "corpus"))
     if isinstance(corpus, dict):
         named.append((("analyses", "token_calibration", "corpus", "dataset"), corpus.get("dataset"),
                       DATASETS))
@@ -463,7 +422,7 @@ def user_data_problems(config: dict) -> list[str]:
     from varprobe.data.user_task import wanted_columns
 
     found = [(i, file_problem(entry, wanted_columns(entry)))
-             for i, entry in enumerate(_at(config, ("production", "datasets")) or []) if "file" in entry]
+             for i, entry in enumerate(value_at(config, ("production", "datasets")) or []) if "file" in entry]
     return [f"{key_path(('production', 'datasets', i, 'file'))}: {problem}" for i, problem in found if problem]
 
 
@@ -475,7 +434,7 @@ def corpus_problems(config: dict) -> list[str]:
     from varprobe.data.cloze import corpus_form
     from varprobe.data.user_files import file_problem
 
-    corpus = _at(config, ("provo", "corpus"))
+    corpus = value_at(config, ("provo", "corpus"))
     if not isinstance(corpus, dict):
         return []
     at = key_path(("provo", "corpus"))
@@ -503,7 +462,7 @@ def dataset_option_problems(config: dict, entry_keys: Iterable[str]) -> list[str
     from varprobe.data import DATASETS
 
     problems = []
-    for i, entry in enumerate(_at(config, ("production", "datasets")) or []):
+    for i, entry in enumerate(value_at(config, ("production", "datasets")) or []):
         record = DATASETS.get(entry.get("name"))
         if record is None:
             continue  # named by dataset_problems
@@ -513,7 +472,7 @@ def dataset_option_problems(config: dict, entry_keys: Iterable[str]) -> list[str
                 problems.append(f"{path}: not a key of a dataset entry nor an option of dataset "
                                 f"{record.name!r} (its options: {', '.join(record.options) or 'none'})")
             elif type(entry[key]) is not type(record.options[key]):
-                problems.append(f"{path}: {_short(entry[key])} is not a "
+                problems.append(f"{path}: {shortened(entry[key])} is not a "
                                 f"{type(record.options[key]).__name__} like its default "
                                 f"{record.options[key]!r}")
     return problems
@@ -558,7 +517,7 @@ def _provo_finetune_problems(config: dict, path: tuple, name: str, tune: dict) -
                             f"{spans['train_passages']['last']}); the validation loss needs passages "
                             "the model is not trained on")
     span = None if "train_passages" in backward else tune.get("train_passages")
-    folds, texts = tune.get("folds"), _at(config, ("provo", "texts"))
+    folds, texts = tune.get("folds"), value_at(config, ("provo", "texts"))
     if span and folds and span["last"] - span["first"] + 1 < folds:
         problems.append(f"{at}.train_passages: passages {span['first']}-{span['last']} cannot be cut "
                         f"into {folds} folds (finetune.folds): a fold holds at least one passage")
@@ -625,19 +584,19 @@ def template_problem(template: str, allowed: Iterable[str], required: Iterable[s
     try:
         fields = [f for _, f, _, _ in Formatter().parse(template) if f is not None]
     except ValueError as err:
-        return f"{_short(template)} is not a template: {err}; {literal}"
+        return f"{shortened(template)} is not a template: {err}; {literal}"
     names = ", ".join(f"{{{a}}}" for a in allowed)
     unknown = [f for f in fields if f not in allowed]
     if unknown:
-        return (f"{_short(template)} has placeholder {{{unknown[0]}}}; the only placeholders are "
+        return (f"{shortened(template)} has placeholder {{{unknown[0]}}}; the only placeholders are "
                 f"{names}; {literal}")
     try:
         template.format(**dict.fromkeys(allowed, ""))
     except (ValueError, KeyError, IndexError, AttributeError) as err:  # a field in a format spec
-        return f"{_short(template)} is not a template: {err!r}; {literal}"
+        return f"{shortened(template)} is not a template: {err!r}; {literal}"
     missing = [r for r in required if r not in fields]
     if missing:
-        return (f"{_short(template)} has no {{{missing[0]}}}: every input would get the same "
+        return (f"{shortened(template)} has no {{{missing[0]}}}: every input would get the same "
                 f"prompt; put {{{missing[0]}}} where the input goes")
     return None
 
@@ -647,8 +606,8 @@ def template_problems(config: dict) -> list[str]:
     (``template_problem``), named by its key path."""
     problems = []
     for path, key, allowed, required in TEMPLATES:
-        for i, entry in enumerate(_at(config, path) or []):
-            template = _at(entry, key)
+        for i, entry in enumerate(value_at(config, path) or []):
+            template = value_at(entry, key)
             if isinstance(template, str):
                 problem = template_problem(template, allowed, required)
                 if problem:
@@ -684,7 +643,7 @@ def draw_memory_problems(config: dict) -> list[str]:
     the job would die in a ``MemoryError`` after the dry run passed."""
     problems = []
     for section, budget, rule, unit in DRAWN:
-        study = _at(config, section)
+        study = value_at(config, section)
         if not isinstance(study, dict) or "n_samples" not in study:
             continue
         resources = config.get("resources", {})
@@ -710,7 +669,7 @@ def _entries(config: dict) -> Iterator[tuple[int, dict, object]]:
     from varprobe.data import DATASETS
     from varprobe.data.user_task import is_user_task
 
-    for i, entry in enumerate(_at(config, ("production", "datasets")) or []):
+    for i, entry in enumerate(value_at(config, ("production", "datasets")) or []):
         if isinstance(entry, dict) and entry.get("name") in DATASETS and not is_user_task(entry):
             yield i, entry, DATASETS[entry["name"]]
 
@@ -787,7 +746,7 @@ def oracle_size_problems(config: dict) -> list[str]:
     cloze corpus, ``varprobe.availability`` reads the responses.)"""
     from varprobe.data.provo import MOST_RESPONSES
 
-    sizes = _at(config, ("analyses", "oracle_replacement", "oracle_sizes"))
+    sizes = value_at(config, ("analyses", "oracle_replacement", "oracle_sizes"))
     if not isinstance(config.get("provo"), dict) or config["provo"].get("corpus") is not None or not sizes:
         return []
     return [f"{key_path(('analyses', 'oracle_replacement', 'oracle_sizes', i))}: two disjoint oracles of "
@@ -812,7 +771,7 @@ def bin_problems(config: dict) -> list[str]:
 
     from varprobe.metrics.token_calibration import MAX_RESOLUTION
 
-    settings = _at(config, TOKEN_CALIBRATION)
+    settings = value_at(config, TOKEN_CALIBRATION)
     if not isinstance(settings, dict) or not {"bins", "rsd_bins", "rsd_ddof"} <= set(settings):
         return []
     problems = []
@@ -868,7 +827,7 @@ def path_problems(config: dict) -> list[str]:
     expands no placeholder (``{HOME}``), and Snakemake would read the braces of an input path as
     a wildcard; so a path with braces is refused, naming the key and the value, rather than
     taken literally (a folder named ``{HOME}``, most likely a mistake)."""
-    return [f"{key_path(path)}: value {_short(value)} holds a brace: a path is taken as written "
+    return [f"{key_path(path)}: value {shortened(value)} holds a brace: a path is taken as written "
             "(no {placeholder} is filled in, and the workflow would read braces as wildcards); "
             "give the path itself"
             for path, value in _strings(config) if _is_path_key(path) and ("{" in value or "}" in value)]
@@ -941,38 +900,10 @@ LANGUAGE_MAPS = ("spacy_pipelines", "sentence_encoders", "truncation_tokenizers"
 """The keys of ``production.probes`` that map a language code to a resource."""
 
 
-def normalise_languages(config: dict) -> list[str]:
-    """Write every language code of ``config`` in lowercase, in place: a production dataset's and
-    the cloze corpus's ``language`` and the language keys of ``production.probes``'
-    ``LANGUAGE_MAPS``, so that ``EN`` is ``en`` wherever a code is compared; a note per code
-    that changed. Codes are matched without case (ISO 639-1 writes them in lowercase)."""
-    notes = []
-
-    def lower(mapping: dict, key: str, path: tuple) -> None:
-        code = mapping.get(key)
-        if isinstance(code, str) and code != code.strip().lower():
-            mapping[key] = code.strip().lower()
-            notes.append(f"{key_path(path)}: language {code!r} read as {mapping[key]!r}")
-
-    for i, entry in enumerate(_at(config, ("production", "datasets")) or []):
-        lower(entry, "language", ("production", "datasets", i, "language"))
-    corpus = _at(config, ("provo", "corpus"))
-    if isinstance(corpus, dict):
-        lower(corpus, "language", ("provo", "corpus", "language"))
-    probes = _at(config, ("production", "probes")) or {}
-    for key in LANGUAGE_MAPS:
-        mapping = probes.get(key) or {}
-        for code in list(mapping):
-            if code != code.strip().lower():
-                mapping[code.strip().lower()] = mapping.pop(code)
-                notes.append(f"production.probes.{key}: language {code!r} read as {code.strip().lower()!r}")
-    return notes
-
-
 def known_languages(config: dict) -> list[str]:
     """The languages a production task may be in: those ``production.probes`` names a resource
     (or null) for in one of ``LANGUAGE_MAPS``."""
-    probes = _at(config, ("production", "probes")) or {}
+    probes = value_at(config, ("production", "probes")) or {}
     return sorted({code for key in LANGUAGE_MAPS for code in probes.get(key) or {}})
 
 
@@ -985,7 +916,7 @@ def language_problems(config: dict) -> list[str]:
         f"of production.probes (known: {', '.join(known)}); give one of them, or add "
         f"{entry['language']!r} to production.probes.spacy_pipelines and sentence_encoders "
         "(null where there is none)"
-        for i, entry in enumerate(_at(config, ("production", "datasets")) or [])
+        for i, entry in enumerate(value_at(config, ("production", "datasets")) or [])
         if known and "language" in entry and entry["language"] not in known
     ]
 
@@ -1000,10 +931,10 @@ def threshold_problems(config: dict, given: bool) -> list[str]:
     as miscalibrated)."""
     from varprobe.data import DATASETS
 
-    thresholds = _at(config, THRESHOLDS)
+    thresholds = value_at(config, THRESHOLDS)
     if thresholds is None:
         return []
-    datasets = [d for d in _at(config, ("production", "datasets")) or [] if d.get("name") in DATASETS]
+    datasets = [d for d in value_at(config, ("production", "datasets")) or [] if d.get("name") in DATASETS]
     computed = {d["name"]: computed_probes(config, d) for d in datasets}  # unknown names: dataset_problems
     anywhere = list(dict.fromkeys(p for probes in computed.values() for p in probes))
     problems = [
@@ -1022,9 +953,9 @@ def threshold_problems(config: dict, given: bool) -> list[str]:
 def threshold_notes(config: dict) -> list[str]:
     """A line per dataset that drops thresholds because it does not compute their probes (no
     tagger or encoder for its language, or an n-gram order not configured)."""
-    thresholds = _at(config, THRESHOLDS) or {}
+    thresholds = value_at(config, THRESHOLDS) or {}
     notes = []
-    for dataset in _at(config, ("production", "datasets")) or []:
+    for dataset in value_at(config, ("production", "datasets")) or []:
         kept = miscalibration_thresholds(config, dataset)
         off = [p for p in thresholds if p not in kept]
         if off:
@@ -1042,7 +973,7 @@ def figure_probe_problems(config: dict, given: bool) -> list[str]:
     instead: ``figure_probe_notes``), or none left to draw."""
     from varprobe.probes import probe_names
 
-    probes = _at(config, FIGURE_PROBES)
+    probes = value_at(config, FIGURE_PROBES)
     if probes is None:
         return []
     study = probe_names(config["production"]["probes"]["ngram_orders"])
@@ -1057,7 +988,7 @@ def figure_probe_problems(config: dict, given: bool) -> list[str]:
 
 def figure_probe_notes(config: dict) -> list[str]:
     """A line naming the default figure probes dropped because the study does not compute them."""
-    probes = _at(config, FIGURE_PROBES) or []
+    probes = value_at(config, FIGURE_PROBES) or []
     off = [p for p in probes if p not in figure_probes(config)]
     return [f"{key_path(FIGURE_PROBES)}: default figure probes {', '.join(off)} dropped: not computed "
             "for production.probes.ngram_orders"] if off else []
@@ -1070,7 +1001,7 @@ def shard_notes(config: dict) -> list[str]:
         notes.append(f"provo.shards: {config['provo']['shards']} is more than the configured "
                      f"passages (a shard holds whole passages): {provo_shards(config)} sampling "
                      "jobs per model x decoding will run")
-    for dataset in _at(config, ("production", "datasets")) or []:
+    for dataset in value_at(config, ("production", "datasets")) or []:
         capped = production_shards(config, dataset)
         if capped < config["production"]["shards"]:
             notes.append(f"production.shards: {config['production']['shards']} is more than the "
@@ -1136,118 +1067,23 @@ def check_config(config: dict, given: Iterable[tuple] = ()) -> None:
         problems += [*threshold_problems(config, THRESHOLDS in given),
                      *figure_probe_problems(config, FIGURE_PROBES in given)]
     if problems:
-        raise ConfigError(_report(problems))
+        raise ConfigError(report(problems))
 
 
-def _report(problems: list[str]) -> str:
+def report(problems: list[str]) -> str:
+    """The message of a ``ConfigError``: one indented line per problem."""
     return "the config is invalid:\n" + "\n".join(f"  {p}" for p in problems)
 
 
-def duplicate_keys(path: str) -> list[str]:
-    """A line per mapping key that the YAML file at ``path`` gives twice in one mapping (YAML
-    loaders keep the last one without a word), with both line numbers."""
-    import yaml
-
-    found = []
-
-    class Loader(yaml.SafeLoader):
-        def construct_mapping(self, node, deep=False):
-            seen = {}
-            for key_node, _ in node.value:
-                key = self.construct_object(key_node, deep=True)
-                line = key_node.start_mark.line + 1
-                if key in seen:
-                    where = f"line {line}" if seen[key] == line else f"lines {seen[key]} and {line}"
-                    found.append(f"{path}, {where}: key {key!r} is given twice in one mapping "
-                                 "(only the last would count); keep one")
-                seen.setdefault(key, line)
-            return super().construct_mapping(node, deep=deep)
-
-    yaml.load(Path(path).read_text(), Loader=Loader)  # noqa: S506 (a SafeLoader subclass)
-    return found
 
 
-BASE_CONFIG = "config.yaml"
-"""The Snakefile's ``configfile:``, read from the working directory; every file under
-``configs/`` is an overlay on it."""
 
 
-def base_config_problem(files: Iterable[str], workdir: Path) -> str | None:
-    """Why the config files read (``workflow.configfiles``) lack the base config, or None.
-
-    Snakemake drops a ``configfile:`` that is absent from the working directory without a word
-    when ``--configfile`` names other files (a run with ``--directory`` elsewhere): the run would
-    take the schema's defaults wherever ``config.yaml`` sets a key. A file of that name given on
-    the command line counts as the base."""
-    files = [str(f) for f in files]
-    if any(Path(f).name == BASE_CONFIG for f in files):
-        return None
-    return (f"{BASE_CONFIG} was not read: it is not in the working directory {workdir}, and "
-            f"--configfile named only overlays on it ({', '.join(files) or 'none'}). Run from the "
-            f"checkout, copy {BASE_CONFIG} into the working directory, or give it first: "
-            f"--configfile /path/to/{BASE_CONFIG} {' '.join(files)}")
 
 
-def in_precedence(read: Iterable, command_line: Iterable) -> list[str]:
-    """The config files Snakemake read (``workflow.configfiles``) in the order they apply, each
-    over the ones before it: the Snakefile's ``configfile:`` first, then those of ``--configfile``
-    (``workflow.overwrite_configfiles``) in their given order. Snakemake lists the command line's
-    files first but applies them last, over the Snakefile's."""
-    given = {Path(f).resolve() for f in command_line}
-    files = [str(f) for f in read]
-    return ([f for f in files if Path(f).resolve() not in given]
-            + [f for f in files if Path(f).resolve() in given])
 
 
-SWITCHABLE = ("provo", "production", "analyses")
-"""The top-level sections an overlay config can switch off by setting them to null."""
 
 
-def switch_off(config: dict) -> list[str]:
-    """Remove from ``config`` each section of ``SWITCHABLE`` that is null (an overlay over
-    config.yaml that runs one study alone: ``provo: null``), as if it were absent, and say which."""
-    off = [key for key in SWITCHABLE if key in config and config[key] is None]
-    for key in off:
-        del config[key]
-    return [f"{key}: null in the config: not run" for key in off]
 
 
-def validate_config(config: dict, schema_path: str, files: Iterable[str]) -> list[str]:
-    """Validate ``config`` (read from the YAML ``files``) against the schema at ``schema_path``,
-    filling in the schema's defaults (``snakemake.utils.validate``), then ``check_config``, and
-    return the ``config_notes`` for the console. A base config not read, a key given twice in a
-    file, a credential in a URL, or a schema error, raises ``ConfigError`` with one line each (instead of silent
-    defaults, a silent last-wins, or Snakemake's dump of the schema). A section of ``SWITCHABLE``
-    set to null is removed first (``switch_off``); language codes are lowercased after the
-    schema (``normalise_languages``)."""
-    import yaml
-    from snakemake.exceptions import WorkflowError
-    from snakemake.utils import validate
-
-    files = list(files)
-    off = switch_off(config)
-    missing = base_config_problem(files, Path.cwd())
-    if missing:
-        raise ConfigError(_report([missing]))
-    twice = [line for path in files for line in duplicate_keys(path)]
-    if twice:
-        raise ConfigError(_report(twice))
-    credentials = credential_problems(config, os.environ)
-    if credentials:
-        raise ConfigError(_report(credentials))
-    schema = yaml.safe_load(Path(schema_path).read_text())
-    given = [path for path in DEPENDENT_DEFAULTS if _at(config, path) is not None]
-    try:
-        validate(config, schema_path)
-    except WorkflowError:
-        raise ConfigError(_report(schema_errors(config, schema))) from None
-    languages = normalise_languages(config)
-    entry = schema["properties"]["production"]["properties"]["datasets"]["items"]["properties"]
-    options = dataset_option_problems(config, entry)
-    if options:
-        raise ConfigError(_report(options))
-    check_config(config, given)
-    planned = [*api_decoding_problems(config), *truncation_problems(config)]
-    if planned:
-        raise ConfigError(_report(planned))
-    return [*off, *languages, *config_notes(config)]

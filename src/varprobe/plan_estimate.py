@@ -52,7 +52,7 @@ class StagePlan:
 def merged_config(files: list[str | Path], schema: str | Path) -> dict:
     """The config of ``files`` merged in order (each over the ones before it, as Snakemake merges
     ``--configfile``) and validated against ``schema``, its defaults filled in
-    (``varprobe.config_checks.validate_config``).
+    (``varprobe.config_loading.validate_config``).
 
     Parameters
     ----------
@@ -75,7 +75,7 @@ def merged_config(files: list[str | Path], schema: str | Path) -> dict:
     import yaml
     from snakemake.utils import update_config
 
-    from varprobe.config_checks import validate_config
+    from varprobe.config_loading import validate_config
 
     config: dict = {}
     for path in files:

@@ -78,7 +78,7 @@ class RunPlan:
 
     @classmethod
     def from_config(cls, config: dict) -> RunPlan:
-        """The plan of a config that passed ``varprobe.config_checks.validate_config``.
+        """The plan of a config that passed ``varprobe.config_loading.validate_config``.
 
         Parameters
         ----------

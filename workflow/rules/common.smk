@@ -11,7 +11,7 @@ from pathlib import Path
 
 from varprobe.availability import unavailable_analyses
 from varprobe.cli import CONSOLE_PREFIX
-from varprobe.config_checks import in_precedence, validate_config
+from varprobe.config_loading import in_precedence, validate_config
 from varprobe.data.parse_memory import parse_mem_mb
 from varprobe.data.user_files import record_digest
 from varprobe.families import families

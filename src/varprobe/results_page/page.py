@@ -350,7 +350,7 @@ def render(*, config: dict, configfiles: list[str], commit: str, entries: list[d
            benchmarks: str, measured: dict, results: str | None = None,
            not_run: dict[str, str] | None = None) -> str:
     """The page's Markdown. ``config``: the run's validated config, the schema's defaults applied
-    (``varprobe.config_checks.validate_config``); ``configfiles`` are shown last, as they are, in
+    (``varprobe.config_loading.validate_config``); ``configfiles`` are shown last, as they are, in
     the order given (each over the ones before it, a file given twice once); ``measured``: the
     run's measured tables by name (``PAGE_TABLES`` of ``workflow/rules/page_inputs.smk``), each
     a path, or for the production tables and the published systems' (``provo_published``: by model) a list or
