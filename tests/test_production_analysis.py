@@ -13,7 +13,6 @@ from varprobe.analysis.production import (
     Probes, input_divergences, miscalibrated, pairwise_distances, summarise,
 )
 from varprobe.cli import main
-from varprobe.metrics.wasserstein import control_split, control_w1, w1
 from varprobe.probes import PROBES, Probe, probe_names
 from varprobe.probes.syntactic import load_pipeline
 from varprobe.probes.truncation import load_tokenizer, truncate
@@ -59,29 +58,6 @@ def test_the_probes_come_from_the_registry_and_a_new_probe_is_one_record(monkeyp
     assert added[["kind", "distance"]].values.tolist() == [["H", 1.0], ["C", 1.0], ["C", 2.0]]
     with pytest.raises(ValueError, match="needs must be one of"):
         Probe("odd", needs="parser", featurise=len, distance=len)
-
-
-def test_w1_matches_hand_values():
-    assert w1([0.0, 1.0], [0.5]) == pytest.approx(0.5)
-    assert w1([0.2, 0.4], [0.2, 0.4]) == 0.0
-    assert np.isnan(w1([], [0.1]))
-
-
-def test_control_halves_are_disjoint_and_compare_within_half_pairs():
-    rng = np.random.default_rng(3)
-    for n in (4, 5, 10):
-        first, second = control_split(n, rng)
-        assert set(first).isdisjoint(second) and set(first) | set(second) == set(range(n))
-        assert (len(first), len(second)) == (n // 2, n - n // 2)
-    # Four references with distances d(i, j) = i + j: the halves' single pairs differ by the
-    # W1 of two point masses.
-    human = pd.DataFrame([(a, b, float(a + b)) for a in range(4) for b in range(a + 1, 4)],
-                         columns=["a", "b", "distance"])
-    first, second = control_split(4, np.random.default_rng(7))
-    expected = abs(sum(first) - sum(second))
-    value = control_w1(human["a"].to_numpy(), human["b"].to_numpy(), human["distance"].to_numpy(),
-                       n_refs=4, rng=np.random.default_rng(7))
-    assert value == pytest.approx(expected)
 
 
 def test_summary_intervals_and_miscalibrated_inputs():
