@@ -10,10 +10,20 @@ from pathlib import Path
 import pytest
 
 from varprobe import tables
-from varprobe.analysis.published_samples import LIST_WORDS, authors_values, continuation_sample, samples_table
+from varprobe.analysis.published_samples import (
+    AUTHORS_MODEL,
+    LIST_WORDS,
+    MODEL_SWITCHES,
+    ModelProtocol,
+    continuation_sample,
+    model_switch_table,
+    model_values,
+    samples_table,
+)
 from varprobe.cli import main
 from varprobe.data.provo import contexts_table
 from varprobe.data.published_generations import (
+    FAILED,
     SYSTEMS,
     PublishedSystem,
     Record,
@@ -108,33 +118,84 @@ def test_authors_values_by_hand(provo_norms, corpus):
     left out, as the authors' loops leave it."""
     record = Record((1, 2), "There", (("x", 40),), (("are", 30), ("Is", 10)))
     left_out = Record((1, 3), "There are", (("x", 40),), (("Failed to generate word", 40),))
-    values = authors_values(locate_records([record, left_out], corpus), provo_norms)
+    values = model_values(SYSTEMS["gpt2"], locate_records([record, left_out], corpus), norms=provo_norms,
+                          protocol=AUTHORS_MODEL)
     assert values["n_contexts"] == 1
     assert values["expected_tvd"] == pytest.approx(0.375)
     assert values["ece_corpus"] == pytest.approx(0.25) and values["ece_human_majority"] == pytest.approx(0.25)
     assert values["ece_oracle_majority"] == pytest.approx(0.3)
 
 
-def test_published_cli_writes_a_samples_file_that_provo_ingest_reads(tmp_path, data_mirror, provo_norms):
+@pytest.fixture(scope="module")
+def bloom_run(tmp_path_factory, data_mirror):
+    """Bloom's extract through provo-published, provo-ingest and provo-divergence (the samples
+    model's path), on the extract's passages: the authors' table, the samples and our summary."""
+    out = tmp_path_factory.mktemp("bloom")
     norms = str(data_mirror / NORMS)
-    contexts = tmp_path / "contexts.parquet"
-    tables.write(contexts_table(provo_norms, [9, 12, 33, 36, 40]), contexts, "provo_contexts")
-    csv, authors = tmp_path / "published.csv", tmp_path / "authors.parquet"
+    path = {k: str(out / f"{k}.parquet") for k in ("contexts", "responses", "authors", "samples", "tvd", "system")}
+    main(["provo-data", "--norms", norms, "--texts", "9", "12", "33", "36", "40", "--contexts-out",
+          path["contexts"], "--responses-out", path["responses"], "--mirror", str(data_mirror)])
+    csv = str(out / "published.csv")
     main(["provo-published", "--system", "bloom", "--files", str(EXTRACTS / "bloom_generations.json"),
-          "--norms", norms, "--allow-unverified", "--out", str(csv), "--authors-out", str(authors)])
-    table = tables.read(authors, "provo_published")
-    assert table["protocol"].tolist() == ["authors", "paper"]
-    assert table["expected_tvd"].iloc[1] == 0.61 and table["n_contexts"].iloc[0] == 5
-    out = tmp_path / "samples.parquet"
-    main(["provo-ingest", "--samples-csv", str(csv), "--contexts", str(contexts), "--norms", norms,
-          "--allow-unverified", "--out", str(out)])
-    samples = tables.read(out, "provo_samples")
+          "--norms", norms, "--allow-unverified", "--seed", str(SEED), "--out", csv, "--authors-out", path["authors"]])
+    main(["provo-ingest", "--samples-csv", csv, "--contexts", path["contexts"], "--norms", norms,
+          "--allow-unverified", "--out", path["samples"]])
+    main(["provo-divergence", "--contexts", path["contexts"], "--responses", path["responses"], "--seed", str(SEED),
+          "--resplits", "20", "--ece-bins", "10", "--bootstrap", "10", "--model", "bloom", "--decoding", "given",
+          "--samples", path["samples"], "--tvd-out", path["tvd"], "--system-out", path["system"]])
+    schema = {"authors": "provo_published", "samples": "provo_samples", "system": "provo_system"}
+    return {k: tables.read(path[k], s) for k, s in schema.items()}
+
+
+SEED = 5
+
+
+def test_published_cli_writes_a_samples_file_that_provo_ingest_reads(bloom_run):
+    table = bloom_run["authors"]
+    assert table["protocol"].tolist() == (["ours"] + ["ours + switch"] * 9 + ["authors"]
+                                          + ["authors - switch"] * 9 + ["paper"])
+    authors, paper = (table[table["protocol"] == p].iloc[0] for p in ("authors", "paper"))
+    assert paper["expected_tvd"] == 0.61 and authors["n_contexts"] == 5
+    samples = bloom_run["samples"]
     keys = set(zip(samples["text_id"], samples["word_number"]))
     assert keys == {(9, 26), (12, 5), (33, 36), (36, 29), (40, 3)}
     assert int(samples["count"].sum()) == 200
     comma = samples[(samples["text_id"] == 33) & (samples["word_number"] == 36)]
     assert comma.loc[comma["sample_index"] == 30, "word"].tolist() == ["if"]  # ", if not counter-product"
     assert not comma["failed"].any()
+
+
+def test_our_end_of_the_switch_table_is_our_pipelines_summary_of_the_same_samples(bloom_run):
+    """Every switch off is the row provo-divergence gives the samples file: the switch table runs
+    from our own numbers to the authors' (whose end the hand test above checks)."""
+    table, ours = bloom_run["authors"], bloom_run["system"].iloc[0]
+    row = table[table["protocol"] == "ours"].iloc[0]
+    for value in ("expected_tvd", "ece_corpus", "ece_human_majority", "ece_oracle_majority"):
+        assert row[value] == pytest.approx(ours[value], abs=1e-12), value
+    assert row["n_contexts"] == ours["n_contexts"]
+
+
+def test_each_switch_row_differs_from_its_end_by_that_definition_alone(provo_norms, corpus):
+    """One record at (1, 2), whose corpus word is "are": its words "is", "are" and "zebra" tie at
+    1/3. The first most probable word (``first_max_ties``) is "is", a miss: ECE |1/3 - 0|; the
+    lexicographically first is "are", a hit: ECE |1/3 - 1|. So the tie rule alone moves the
+    corpus-word ECE, from either end of the table."""
+    words = (("is", 1), ("are", 1), ("zebra", 1))
+    located = locate_records([Record((1, 2), "There", words, words),
+                              Record((1, 3), "There are", ((FAILED, 1),), ((FAILED, 1),))], corpus)
+    table = model_switch_table(SYSTEMS["gpt2"], located, provo_norms, seed=0).set_index(["protocol", "switch"])
+    corpus_ece = table["ece_corpus"]
+    assert corpus_ece[("authors", "")] == pytest.approx(1 / 3)
+    assert corpus_ece[("authors - switch", "first_max_ties")] == pytest.approx(2 / 3)
+    assert corpus_ece[("ours", "")] == pytest.approx(2 / 3)
+    assert corpus_ece[("ours + switch", "first_max_ties")] == pytest.approx(1 / 3)
+    others = [s for s in MODEL_SWITCHES if s != "first_max_ties"]
+    assert [corpus_ece[("authors - switch", s)] for s in others] == pytest.approx([1 / 3] * len(others))
+    assert table.loc[("ours", ""), "n_contexts"] == 1  # the second record has no word
+    assert table.loc[("authors", ""), "n_contexts"] == 1
+    assert model_values(SYSTEMS["gpt2"], located, norms=provo_norms, protocol=ModelProtocol()) == pytest.approx(
+        dict(table.loc[("ours", ""), ["ece_corpus", "ece_human_majority", "ece_oracle_majority", "expected_tvd",
+                                       "n_contexts"]]))
 
 
 def test_a_published_model_entry_is_a_samples_model_of_a_known_system():

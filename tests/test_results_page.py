@@ -49,9 +49,18 @@ PUBLISHED = pd.DataFrame([{**_system("bloom-published", "given", 0.655, 0.64, 0.
 """The paper's Bloom from its published samples (a model entry ``published: {system: bloom}``), its
 row of Table 1 under our protocol: above the oracle control, two of its three ECEs below the oracle's."""
 
-BLOOM_AUTHORS = {"authors": (0.0710, 0.0862, 0.0734, 0.6125, 656), "paper": (0.07, 0.09, 0.07, 0.61, None)}
-"""Its ``provo_published`` table as rule provo_published writes it: the authors' protocol on the whole
-corpus's Bloom samples (issue 73: the paper's digits to every place it prints) and the paper's row."""
+BLOOM_AUTHORS = {
+    ("ours", ""): (0.0310, 0.0797, 0.0632, 0.6034, 657),
+    ("ours + switch", "authors_words"): (0.0366, 0.0891, 0.0740, 0.6104, 657),
+    ("ours + switch", "raw_corpus_word"): (0.0728, 0.0797, 0.0632, 0.6034, 657),
+    ("authors", ""): (0.0710, 0.0862, 0.0734, 0.6125, 656),
+    ("authors - switch", "authors_words"): (0.0741, 0.0769, 0.0673, 0.6057, 656),
+    ("authors - switch", "raw_corpus_word"): (0.0454, 0.0862, 0.0734, 0.6125, 656),
+    ("paper", ""): (0.07, 0.09, 0.07, 0.61, None),
+}
+"""Its ``provo_published`` table as rule provo_published writes it (a part of its switch rows): on
+the whole corpus's Bloom samples, ours, each switch alone, the authors' protocol (issue 73: the
+paper's digits to every place it prints) and the paper's row."""
 
 CONTEXTS = ["The old man", "The old man walked", "He saw two", "He saw two big", "They ran to the",
             "It was very"]
@@ -232,9 +241,9 @@ def _bloom_authors(**authors) -> pd.DataFrame:
     """The paper's Bloom's ``provo_published`` table (``BLOOM_AUTHORS``), its authors' protocol row
     with ``authors``' values."""
     values = ("ece_corpus", "ece_human_majority", "ece_oracle_majority", "expected_tvd", "n_contexts")
-    frame = pd.DataFrame([{"system": "bloom", "column": "Bloom", "protocol": protocol, **dict(zip(values, row,
-                                                                                                   strict=True))}
-                          for protocol, row in BLOOM_AUTHORS.items()])
+    frame = pd.DataFrame([{"system": "bloom", "column": "Bloom", "protocol": protocol, "switch": switch,
+                           **dict(zip(values, row, strict=True))}
+                          for (protocol, switch), row in BLOOM_AUTHORS.items()])
     for key, value in authors.items():
         frame.loc[frame["protocol"] == "authors", key] = value
     return frame.astype({"n_contexts": "Int64"})
@@ -1188,6 +1197,10 @@ def test_table_one_shows_the_papers_own_systems_under_both_protocols(page, tmp_p
                                                 ("E TVD(·, H)", "0.655", "0.613", "0.61")):
         assert re.search(rf"\| bloom-published / given \| Bloom\s+\| {re.escape(label)}\s+\| {ours}\s+\| "
                          rf"{authors}\s+\| {printed_value}\s+\| 5 / 656\s+\|", block), label
+    assert re.search(r"\| ECE corpus word\s+\|.*\| `raw_corpus_word` \(the corpus word as printed\): 0\.073\s+\| "
+                     r"`raw_corpus_word` \(the corpus word as printed\): 0\.045\s+\|", block)
+    assert re.search(r"\| ECE human majority\s+\|.*\| `authors_words` \(their words, lowercased\): 0\.089\s+\| "
+                     r"`authors_words` \(their words, lowercased\): 0\.077\s+\|", block)
     assert "the rows `MODEL / given` of `bloom-published` are the samples its authors published" in part
     results, entries, config = _run(tmp_path, published=False)
     alone = render(config=_validated(config), configfiles=[str(config)], commit="abc", entries=entries, figures=[],

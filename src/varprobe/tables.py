@@ -89,10 +89,11 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "oracle_ece_corpus": "float64", "oracle_ece_human_majority": "float64",
         "oracle_ece_oracle_majority": "float64", "oracle_expected_tvd": "float64",
     },
-    # A published system's Table 1 values under the authors' protocol and as the paper prints
-    # them (varprobe.analysis.published_samples); n_contexts null for the paper's row.
+    # A published system's Table 1 values under ours, each of the authors' definitions switched
+    # alone, the authors' protocol and as the paper prints them
+    # (varprobe.analysis.published_samples.model_switch_table); n_contexts null for the paper's row.
     "provo_published": {
-        "system": "string", "column": "string", "protocol": "string", "ece_corpus": "float64",
+        "system": "string", "column": "string", "protocol": "string", "switch": "string", "ece_corpus": "float64",
         "ece_human_majority": "float64", "ece_oracle_majority": "float64", "expected_tvd": "float64",
         "n_contexts": "Int64",
     },

@@ -241,6 +241,7 @@ rule provo_published:
     params:
         system=lambda w: PUBLISHED[w.model],
         raw=raw_options("provo"),
+        seed=config["seed"],
     conda:
         CONDA_ENV
     threads: job_threads("provo_published")
@@ -252,7 +253,7 @@ rule provo_published:
         benchmark_path("provo_published", "{model}")
     shell:
         "varprobe provo-published --system {params.system:q} --files {input.files:q} "
-        "--norms {input.norms:q} {params.raw:q} --out {output.samples:q} "
+        "--norms {input.norms:q} {params.raw:q} --seed {params.seed:q} --out {output.samples:q} "
         "--authors-out {output.authors:q} > {log:q} 2>&1"
 
 

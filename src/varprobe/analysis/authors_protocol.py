@@ -356,7 +356,8 @@ def protocol_scores(
     for ctx in read_contexts(norms, protocol):
         words = list(ctx.responses)
         if protocol.carried_removal:
-            authors_remove_odd(words, random.Random(_split_seed(ctx.key, SINGLE_SPLIT, protocol, settings)))
+            seed = split_seed(ctx.key, SINGLE_SPLIT, protocol=protocol, settings=settings)
+            authors_remove_odd(words, random.Random(seed))
         human = distribution(counts_of(words))
         majority, confidence = protocol_mode(human, first)
         gold = ctx.token if protocol.raw_corpus_word else read_word(ctx.token)
@@ -463,9 +464,25 @@ def protocol_values(
     }
 
 
-def _split_seed(key: tuple[int, int], r: int, protocol: Protocol, settings: ControlSettings) -> int:
+def split_seed(key: tuple[int, int], r: int, *, protocol: Protocol, settings: ControlSettings) -> int:
     """The seed of the authors' ``random`` for split r of a context: r itself (``shared_seed``),
-    else one drawn from ``SeedSequence([seed, text_id, word_number, r])``."""
+    else one drawn from ``SeedSequence([seed, text_id, word_number, r])``.
+
+    Parameters
+    ----------
+    key : (int, int)
+        The context's ``(text_id, word_number)``.
+    r : int
+        The split, 0-based.
+    protocol : Protocol
+        The protocol's switches.
+    settings : ControlSettings
+        The seed.
+
+    Returns
+    -------
+    int
+    """
     if protocol.shared_seed:
         return r
     return int(np.random.SeedSequence([settings.seed, *key, r]).generate_state(1)[0])
@@ -499,7 +516,7 @@ def oracle_halves(
     oracle2 : dict of str to float
     """
     if protocol.authors_split:
-        first, second = authors_split(words, _split_seed(key, r, protocol, settings), half)
+        first, second = authors_split(words, split_seed(key, r, protocol=protocol, settings=settings), half)
         return distribution(counts_of(first)), distribution(counts_of(second))
     entropy_seed = [settings.seed, r] if protocol.shared_seed else [settings.seed, *key, r]
     first, second = split_counts(counts_of(words), np.random.default_rng(np.random.SeedSequence(entropy_seed)))

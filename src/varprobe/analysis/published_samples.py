@@ -11,7 +11,7 @@ read as text that starts a new word, ``Failed to generate word`` as a failed dra
 at the context of its text (``place_records``); then the rows go through the same path as any
 samples file: ingest, divergences, the summary and Table 1.
 
-*The authors' protocol* (``authors_values``): Table 1's four values of a model column as the
+*The authors' protocol* (``model_values`` under ``AUTHORS_MODEL``): Table 1's four values of a model column as the
 authors' notebooks compute them from the same files (``TVD/BLOOM/bloom_processing.ipynb`` cell
 12, ``TVD/ChatGPT/chatgpt_processing.ipynb`` cells 14 and 25, ``TVD/GPT2_Temp/
 gpt2_processing_temp.ipynb`` cells 13-14, github.com/evgeniael/predict_next_word, commit 027ffaa):
@@ -34,12 +34,16 @@ gpt2_processing_temp.ipynb`` cells 13-14, github.com/evgeniael/predict_next_word
   k = 0..19 drawn with ``random.seed(k)`` from the responses left by split 1's removal of one of
   an odd number (``shared_seed``, ``authors_split``, ``carried_removal``); ECEs in the authors'
   bins (``authors_bins``).
+
+*Between them* (``model_switch_table``): each of those definitions is a switch of
+``ModelProtocol`` (``MODEL_SWITCHES``), turned on alone in ours and off alone in theirs, so the
+table says which of them moves each value, and how far.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -47,18 +51,23 @@ import pandas as pd
 from varprobe.analysis.authors_protocol import (
     SINGLE_SPLIT,
     Protocol,
+    split_seed,
     authors_ece,
     authors_remove_odd,
-    authors_split,
     counts_of,
     distribution,
+    oracle_halves,
     protocol_mode,
     read_contexts,
+    switch_matrix,
 )
+from varprobe.analysis.next_word import ControlSettings
 from varprobe.api.word_lists import parse_word_list
-from varprobe.data.published_generations import FAILED, Placement, PublishedSystem, Record
+from varprobe.data.provo import AMBIGUOUS_POSITIONS
+from varprobe.data.published_generations import FAILED, Placement, PublishedSystem, Record, place_records
+from varprobe.metrics.calibration import ece
 from varprobe.metrics.distributions import tvd
-from varprobe.words import first_word
+from varprobe.words import first_word, read_word
 
 LIST_WORDS = 40
 """The words a list reply was asked for (``n_samples = 40``, ``TVD/ChatGPT/api_chatgpt.py``):
@@ -142,30 +151,57 @@ def samples_table(published: PublishedSystem, placement: Placement) -> pd.DataFr
     return pd.DataFrame(rows, columns=list(SAMPLES_COLUMNS))
 
 
-READING = Protocol(raw_responses=True)
-"""How the authors read the norms' responses (``raw_responses``; the contexts are the records')."""
+@dataclass(frozen=True, kw_only=True)
+class ModelProtocol(Protocol):
+    """``Protocol``'s switches for a model's column of Table 1, with the one a model's draws add:
+    ``authors_words``, a draw's word is the authors' (their ``processed_generations``, the GPT-2
+    sampler's ``pred``), ``Failed to generate word`` and ``nan`` dropped, lowercased
+    (``get_estimator_unbiased``). Ours: the first word our rule reads from the draw
+    (``draw_samples``, then ``varprobe.words.first_word`` as ``provo-ingest`` reads a samples
+    file), a draw without one left out."""
+
+    authors_words: bool = False
 
 
-def authors_values(located: list[tuple[tuple[int, int], Record]], norms: pd.DataFrame,
-                   resplits: int = 20, n_bins: int = 10) -> dict[str, float]:
-    """Table 1's four values of a published system under the authors' protocol (module
-    docstring), with the number of contexts they average.
+MODEL_SWITCHES = ("authors_words", "raw_responses", "raw_corpus_word", "authors_contexts", "authors_split",
+                  "shared_seed", "carried_removal", "first_max_ties", "authors_bins")
+"""The switches that bear on a model's column (``single_split`` bears on the oracle's only)."""
 
-    Per record i (all but the last), with M_i the MLE of its words, H_i the responses' and O1_ik
-    oracle 1 of split k: ECE of the confidence M_i(m(M_i)) against hits m(M_i) == the corpus word,
-    == m(H_i), == m(O1_ik) (the last averaged over k = 0..``resplits`` - 1); expected TVD the mean
-    of TVD(M_i, H_i).
+AUTHORS_MODEL = ModelProtocol(**dict.fromkeys(MODEL_SWITCHES, True))
+"""The authors' protocol for a model's column (module docstring)."""
+
+AUTHORS_SPLITS, AUTHORS_BINS = 20, 10
+"""The authors' oracle splits of the oracle-majority ECE (seeded by their numbers) and ECE bins."""
+
+
+def model_values(published: PublishedSystem, located: list[tuple[tuple[int, int], Record]], *,
+                 norms: pd.DataFrame, protocol: ModelProtocol, seed: int = 0) -> dict[str, float]:
+    """Table 1's four values of a published system under ``protocol`` (``AUTHORS_MODEL``: the
+    authors', module docstring), with the number of contexts they average.
+
+    Per scored record i, with M_i the MLE of its words, H_i that of its context's responses and
+    O1_ir oracle 1 of split r: ECE of the confidence M_i(m(M_i)) against hits m(M_i) == the corpus
+    word, == m(H_i) and == m(O1_ir) (the last averaged over r = 0..R-1); expected TVD the mean of
+    TVD(M_i, H_i). The records scored are, under ``authors_contexts``, all in published order but
+    the last, repeats included; otherwise each context's first record (``place_records``), but
+    at ``varprobe.data.provo.AMBIGUOUS_POSITIONS``. A context without a corpus word (ours) is left
+    out of the corpus-word ECE; oracle 1 is split from the responses left by the removal of one of
+    an odd number under ``carried_removal`` (H_i is all of them).
 
     Parameters
     ----------
+    published : PublishedSystem
+        The records' system (how our rule reads its draws).
     located : list of ((int, int), Record)
-        A system's records with their corpus keys, in published order (``locate_records``).
+        Its records with their corpus keys, in published order (``locate_records``).
     norms : pandas.DataFrame
         The Provo norms as read.
-    resplits : int, optional
-        The oracle splits of the oracle-majority ECE (the authors': 20).
-    n_bins : int, optional
-        ECE bins.
+    protocol : ModelProtocol
+        Which of the authors' definitions replace ours.
+    seed : int, optional
+        The seed of our splits (unread under ``shared_seed``, whose split r is seeded by r). R is
+        the authors' ``AUTHORS_SPLITS`` and the ECE bins ``AUTHORS_BINS`` under either protocol,
+        so that two protocols differ by their switches alone.
 
     Returns
     -------
@@ -175,35 +211,86 @@ def authors_values(located: list[tuple[tuple[int, int], Record]], norms: pd.Data
     Raises
     ------
     ValueError
-        For a record whose words are all failed draws (the authors' code has no value for it).
+        Under ``authors_words`` and ``authors_contexts``, for a scored record whose words are all
+        failed draws (the authors' code has no value for it); otherwise a record without a word
+        is left out, as ours leaves out a context without one.
     """
-    # Every position: ours leave out (18, 3), the authors' contexts the norms' last.
-    contexts = {c.key: c for protocol in (READING, replace(READING, authors_contexts=True))
-                for c in read_contexts(norms, protocol)}
-    confidences, hits, tvds = [], [], []
-    for key, record in located[:-1]:
-        model = _authors_estimate(w for w, n in record.authors_words for _ in range(n))
-        if not model:
+    settings = ControlSettings(seed=seed, resplits=AUTHORS_SPLITS, ece_bins=AUTHORS_BINS)
+    contexts = {c.key: c for own in (False, True)
+                for c in read_contexts(norms, replace(protocol, authors_contexts=own))}
+    if protocol.authors_contexts:
+        scored = [(key, contexts.get(record.key, contexts[key]), record) for key, record in located[:-1]]
+    else:
+        scored = [(key, contexts[key], record) for key, record in sorted(place_records(located).records.items())
+                  if key not in AMBIGUOUS_POSITIONS]
+    first, score = protocol.first_max_ties, authors_ece if protocol.authors_bins else ece
+    confidences, hits, known, tvds = [], [], [], []
+    for key, context, record in scored:
+        model = _model_estimate(published, record, protocol.authors_words)
+        if not model and protocol.authors_words and protocol.authors_contexts:
             raise ValueError(f"published record {record.key}: every draw failed")
-        responses = list(contexts.get(record.key, contexts[key]).responses)
+        if not model:
+            continue
+        responses = list(context.responses)
         human = distribution(counts_of(responses))
-        top, confidence = protocol_mode(model, first_max=True)
-        authors_remove_odd(responses, random.Random(SINGLE_SPLIT))
-        majorities = [protocol_mode(distribution(counts_of(authors_split(responses, k)[0])), first_max=True)[0]
-                      for k in range(resplits)]
+        top, confidence = protocol_mode(model, first)
+        gold = contexts[key].token if protocol.raw_corpus_word else read_word(contexts[key].token)
+        if protocol.carried_removal:
+            removal = split_seed(key, SINGLE_SPLIT, protocol=protocol, settings=settings)
+            authors_remove_odd(responses, random.Random(removal))
+        majorities = [protocol_mode(oracle_halves(key, responses, r, protocol=protocol, settings=settings)[0],
+                                    first)[0] for r in range(settings.resplits)]
         confidences.append(confidence)
-        hits.append([top == contexts[key].token, top == protocol_mode(human, first_max=True)[0],
-                     *(top == m for m in majorities)])
+        known.append(bool(gold))
+        hits.append([top == gold, top == protocol_mode(human, first)[0], *(top == m for m in majorities)])
         tvds.append(tvd(model, human))
-    hits = np.array(hits, dtype=bool)
+    hits, known, bins = np.array(hits, dtype=bool), np.array(known), settings.ece_bins
+    confidences = np.array(confidences)
     return {
-        "ece_corpus": authors_ece(confidences, hits[:, 0], n_bins),
-        "ece_human_majority": authors_ece(confidences, hits[:, 1], n_bins),
-        "ece_oracle_majority": float(np.mean([authors_ece(confidences, hits[:, 2 + k], n_bins)
-                                              for k in range(resplits)])),
+        "ece_corpus": score(confidences[known], hits[known, 0], bins),
+        "ece_human_majority": score(confidences, hits[:, 1], bins),
+        "ece_oracle_majority": float(np.mean([score(confidences, hits[:, 2 + r], bins)
+                                              for r in range(settings.resplits)])),
         "expected_tvd": float(np.mean(tvds)),
         "n_contexts": len(tvds),
     }
+
+
+def model_switch_table(published: PublishedSystem, located: list[tuple[tuple[int, int], Record]],
+                       norms: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """A published system's four values (``AUTHORS_VALUES``, with ``n_contexts``) under ours, each
+    switch of ``MODEL_SWITCHES`` on alone, the authors' protocol and theirs with each switch off
+    alone (``switch_matrix``): which of the authors' definitions moves each value, and how far.
+
+    Parameters
+    ----------
+    published : PublishedSystem
+        The system.
+    located : list of ((int, int), Record)
+        Its records with their corpus keys, in published order.
+    norms : pandas.DataFrame
+        The Provo norms as read.
+    seed : int
+        The seed of our splits (``model_values``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``protocol``, ``switch``, ``AUTHORS_VALUES`` and ``n_contexts``.
+    """
+    matrix = switch_matrix(ModelProtocol(), AUTHORS_MODEL, MODEL_SWITCHES)
+    return pd.DataFrame([{"protocol": label, "switch": switch,
+                          **model_values(published, located, norms=norms, protocol=protocol, seed=seed)}
+                         for label, switch, protocol in matrix])
+
+
+def _model_estimate(published: PublishedSystem, record: Record, authors_words: bool) -> dict[str, float]:
+    """The MLE of a record's words: the authors' (``_authors_estimate``), or those our rule reads
+    from its draws (``draw_samples``, as ``provo-ingest`` reads them); empty for none."""
+    if authors_words:
+        return _authors_estimate(w for w, n in record.authors_words for _ in range(n))
+    read = [(first_word(" " + sample.lstrip(), ended=True).word, n) for sample, n in draw_samples(published, record)]
+    return distribution(counts_of(w for w, n in read if w for _ in range(n))) if any(w for w, _ in read) else {}
 
 
 def _authors_estimate(words) -> dict[str, float]:

@@ -182,7 +182,7 @@ def _provo_ingest(args: argparse.Namespace) -> None:
 
 
 def _provo_published(args: argparse.Namespace) -> None:
-    from varprobe.analysis.published_samples import AUTHORS_VALUES, authors_values, samples_table
+    from varprobe.analysis.published_samples import AUTHORS_VALUES, model_switch_table, samples_table
     from varprobe.data.provo import read_norms
     from varprobe.data.published_generations import (
         DATASET, corpus_contexts, locate_records, place_records, read_records, system,
@@ -199,12 +199,13 @@ def _provo_published(args: argparse.Namespace) -> None:
     with tables.atomic(args.out) as partial:
         samples_table(published, placement).to_csv(partial, index=False)
     names = {"system": published.name, "column": published.column}
-    values = authors_values(located, norms)
-    rows = [{**names, "protocol": "authors", **values},
-            {**names, "protocol": "paper", **dict(zip(AUTHORS_VALUES, TABLE_1[published.column], strict=True))}]
+    switches = model_switch_table(published, located, norms, args.seed)
+    paper = {"protocol": "paper", "switch": "", **dict(zip(AUTHORS_VALUES, TABLE_1[published.column], strict=True))}
+    rows = pd.concat([switches, pd.DataFrame([paper])], ignore_index=True).assign(**names)
+    values = rows[rows["protocol"] == "authors"].iloc[0]
     print(f"provo-published: {published.name} under the authors' protocol: "
           + ", ".join(f"{k} {values[k]:.3f}" for k in AUTHORS_VALUES), file=sys.stderr)
-    tables.write(pd.DataFrame(rows), args.authors_out, "provo_published", names)
+    tables.write(rows[list(tables.SCHEMAS["provo_published"])], args.authors_out, "provo_published", names)
 
 
 def _provo_divergence(args: argparse.Namespace) -> None:
@@ -371,13 +372,15 @@ def register(sub) -> None:
 
     p = sub.add_parser("provo-published",
                        help="a published system's samples (Ilia & Aziz) -> samples CSV, and its Table 1 "
-                            "values under the authors' protocol")
+                            "values under ours, the authors' protocol and each of its switches")
     p.add_argument("--system", required=True, help="the published system (varprobe.data.published_generations)")
     p.add_argument("--files", nargs="+", required=True, help="its files, as fetched")
     p.add_argument("--norms", required=True, help="the Provo norms: the contexts and responses")
     add_raw_checks(p)
+    p.add_argument("--seed", type=int, required=True, help="our oracle splits' seed (the authors' are fixed)")
     p.add_argument("--out", required=True, help="the samples CSV (text_id, word_number, sample, count)")
-    p.add_argument("--authors-out", required=True, help="the authors' protocol's values beside the paper's")
+    p.add_argument("--authors-out", required=True,
+                   help="its values under ours, the authors' protocol and each switch, beside the paper's")
     p.set_defaults(run=_provo_published)
 
     p = sub.add_parser("provo-divergence", help="per-context TVD, oracle control, ECE of a model")

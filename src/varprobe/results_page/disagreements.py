@@ -389,8 +389,9 @@ def _published_protocol(entries, measured, _config) -> dict | None:
              "scores the word the corpus token reads as (theirs: the token as printed, punctuation and case "
              "kept), breaks a tied mode lexicographically (theirs: the first most probable word), splits each "
              "context's oracles with a seed of its own (theirs: a seed every context shares), and closes the "
-             "last ECE bin (theirs: a confidence of 1 lies in no bin and adds nothing). The table does not switch "
-             "these definitions one at a time, so which of them moves ours most is not measured here.")
+             "last ECE bin (theirs: a confidence of 1 lies in no bin and adds nothing). Switched one at a time on "
+             "the same samples, the definition that moves each value most is the table's last two columns' "
+             "(each system's switch rows).")
     if rest:
         cause += (f" What remains between the authors' protocol and the paper ({'; '.join(rest)}) is "
                   f"{UNEXPLAINED}: the run has of these systems their published samples alone, over the contexts "

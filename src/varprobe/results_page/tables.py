@@ -249,12 +249,52 @@ PUBLISHED_LABELS = {"ece_corpus": TABLE_ONE_COLUMNS["ece_corpus"],
 """Table 1's four values of a model column (``published_systems.VALUES``), as Table 1 names them."""
 
 
+MODEL_SWITCH_LABELS = {
+    "authors_words": "their words, lowercased", "raw_responses": "the responses as they read them",
+    "raw_corpus_word": "the corpus word as printed", "authors_contexts": "the records in published order, the last out",
+    "authors_split": "their splitter", "shared_seed": "a seed every context shares",
+    "carried_removal": "split 1's removal carried", "first_max_ties": "the first most probable word",
+    "authors_bins": "a confidence of 1 in no bin",
+}
+"""The authors' definition each switch of ``varprobe.analysis.published_samples.MODEL_SWITCHES``
+stands for, as a published system's table names it."""
+
+
+def most_moved(table: pd.DataFrame, value: str, protocol: str, base: str) -> str:
+    """The switch whose rows ``protocol`` (``ours + switch`` or ``authors - switch``) of a
+    ``provo_published`` table move ``value`` farthest from the row ``base`` (``ours`` or
+    ``authors``), with the value it gives; "none" where none moves it.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A ``provo_published`` table.
+    value : str
+        One of ``published_systems.VALUES``.
+    protocol, base : str
+        The switched rows and the row they are switched from.
+
+    Returns
+    -------
+    str
+        Markdown (the switch as inline code).
+    """
+    start = float(published_systems.protocol_row(table, base)[value])
+    rows = table[table["protocol"] == protocol]
+    distance = (rows[value].astype(float) - start).abs()
+    if rows.empty or not (distance > 0).any():
+        return "none"
+    row = rows.loc[distance.idxmax()]
+    return f"{code(row['switch'])} ({text(MODEL_SWITCH_LABELS[row['switch']])}): {number(float(row[value]))}"
+
+
 def published_comparison(summary: pd.DataFrame, found: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Table 1's four values of each of the paper's own systems (``found``: a published model's
     ``provo_published`` table, by model name): ours (the model's row ``MODEL / given`` of the Provo
     ``summary``, schema ``provo_system``; "–" where it has none), under the authors' protocol on the
     same samples, and as the paper prints them, one row per system and value, with the contexts
-    each protocol averages."""
+    each protocol averages and the definition of theirs that moves each value most, turned on alone
+    in ours and off alone in theirs (``most_moved``)."""
     rows = []
     for model, table in found.items():
         ours = summary[(summary["model"] == model) & (summary["decoding"] == published_systems.DECODING)]
@@ -264,10 +304,15 @@ def published_comparison(summary: pd.DataFrame, found: dict[str, pd.DataFrame]) 
                   "value (Table 1)": label, "ours": float(ours[key].iloc[0]) if len(ours) else math.nan,
                   "authors' protocol": float(authors[key]),
                   "paper": printed(printed_row[key], published_systems.DIGITS),
-                  "contexts (ours / authors')": contexts} for key, label in PUBLISHED_LABELS.items()]
+                  "contexts (ours / authors')": contexts,
+                  "moves ours most (on alone)": most_moved(table, key, "ours + switch", "ours"),
+                  "moves theirs most (off alone)": most_moved(table, key, "authors - switch", "authors")}
+                 for key, label in PUBLISHED_LABELS.items()]
     table = pd.DataFrame(rows, columns=["system", "paper's column", "value (Table 1)", "ours", "authors' protocol",
-                                        "paper", "contexts (ours / authors')"])
+                                        "paper", "contexts (ours / authors')", "moves ours most (on alone)",
+                                        "moves theirs most (off alone)"])
     table.attrs["title"] = "The paper's own systems under our protocol and the authors'"
+    table.attrs[MARKUP] = ("moves ours most (on alone)", "moves theirs most (off alone)")
     table.attrs["note"] = Markup(
         "Ours: the run's protocol on the samples the authors published for each system (Table 1's rows "
         "`MODEL / given`: each draw's first word read by our rule, each record on the Provo context of its text, "
@@ -277,7 +322,9 @@ def published_comparison(summary: pd.DataFrame, found: dict[str, pd.DataFrame]) 
         "word the passage token as printed; the first most probable word as a mode; the oracle-1 majority over "
         "their splits of a seed every context shares; ECE in their bins, where a confidence of 1 lies in no bin. "
         "Where the authors' protocol gives the paper's digits, the samples are the paper's, and what moves ours "
-        "off them is the protocol.")
+        "off them is the protocol. The last two columns switch one of the authors' definitions at a time on the "
+        "same samples (the switch rows of each system's `authors.parquet`): the one that moves the value "
+        "farthest when turned on alone in ours, and when turned off alone in theirs, with the value it gives.")
     return table
 
 
