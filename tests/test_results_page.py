@@ -1160,6 +1160,19 @@ def test_a_published_systems_row_is_read_against_its_own_column(tmp_path):
                      r"0\.655 \[0\.640, 0\.670\] \| 0\.61", _published_entry(page))
 
 
+def test_the_definition_that_moves_a_published_value_most_is_named_only_past_the_threshold():
+    """``most_moved``: the switch row farthest from its end, with its value; none within ``MOVES``
+    (Bloom's E TVD moves 0.007 by the authors' words, then less than half of it)."""
+    from varprobe.results_page.tables import MOVES, most_moved
+
+    table = _bloom_authors()
+    assert most_moved(table, "expected_tvd", "ours + switch", "ours") == (
+        "`authors_words` (their words, lowercased): 0.610")
+    table.loc[table["switch"] == "authors_words", "expected_tvd"] = 0.6034 + MOVES / 2
+    table.loc[table["switch"] == "raw_corpus_word", "expected_tvd"] = 0.6034
+    assert most_moved(table, "expected_tvd", "ours + switch", "ours") == f"none by more than {MOVES}"
+
+
 def test_the_published_rows_cause_is_the_authors_protocol_on_their_samples(tmp_path):
     """The cause cites the system's ``authors.parquet``: under the authors' protocol its four values
     are the paper's digits, so ours differs by the protocol, each definition named; nothing is

@@ -28,7 +28,7 @@ from varprobe.results_page import findings, paper, published_systems, sections, 
 from varprobe.results_page.findings import span, table_of
 from varprobe.results_page.markup import Markup, code, text
 from varprobe.results_page.tables import (
-    AUTHORS_CODE, AUTHORS_VALUES, PUBLISHED_LABELS, RELATIVE, TABLE_ONE_COLUMNS, authors_row, intervals, markdown,
+    AUTHORS_CODE, AUTHORS_VALUES, MOVES, PUBLISHED_LABELS, RELATIVE, TABLE_ONE_COLUMNS, authors_row, intervals, markdown,
     number, printed, published_comparison, with_interval)
 
 UNEXPLAINED = "unexplained"
@@ -231,10 +231,6 @@ SWITCH_CODE = {
     "authors_bins": "cell 10:11-13",
 }
 """The line of the authors' code each switch of ``varprobe.analysis.authors_protocol`` follows."""
-
-MOVES = 0.005
-"""A switch that moves a value by more than this is named in its cause."""
-
 
 def authors_table(measured: dict) -> pd.DataFrame | None:
     path = measured.get("provo_authors")

@@ -249,6 +249,9 @@ PUBLISHED_LABELS = {"ece_corpus": TABLE_ONE_COLUMNS["ece_corpus"],
 """Table 1's four values of a model column (``published_systems.VALUES``), as Table 1 names them."""
 
 
+MOVES = 0.005
+"""A switch that moves a value by more than this is named (in a cause, in a table's column)."""
+
 MODEL_SWITCH_LABELS = {
     "authors_words": "their words, lowercased", "raw_responses": "the responses as they read them",
     "raw_corpus_word": "the corpus word as printed", "authors_contexts": "the records in published order, the last out",
@@ -263,7 +266,8 @@ stands for, as a published system's table names it."""
 def most_moved(table: pd.DataFrame, value: str, protocol: str, base: str) -> str:
     """The switch whose rows ``protocol`` (``ours + switch`` or ``authors - switch``) of a
     ``provo_published`` table move ``value`` farthest from the row ``base`` (``ours`` or
-    ``authors``), with the value it gives; "none" where none moves it.
+    ``authors``), with the value it gives; "none by more than ``MOVES``" where none moves it that
+    far.
 
     Parameters
     ----------
@@ -282,8 +286,8 @@ def most_moved(table: pd.DataFrame, value: str, protocol: str, base: str) -> str
     start = float(published_systems.protocol_row(table, base)[value])
     rows = table[table["protocol"] == protocol]
     distance = (rows[value].astype(float) - start).abs()
-    if rows.empty or not (distance > 0).any():
-        return "none"
+    if rows.empty or not (distance > MOVES).any():
+        return f"none by more than {MOVES}"
     row = rows.loc[distance.idxmax()]
     return f"{code(row['switch'])} ({text(MODEL_SWITCH_LABELS[row['switch']])}): {number(float(row[value]))}"
 
