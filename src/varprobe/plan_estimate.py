@@ -17,6 +17,7 @@ and an ETA at the pace of the steps done since that start (``progress``).
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -142,7 +143,9 @@ def provo_contexts(config: dict, results: Path, texts) -> int | None:
 def production_inputs(config: dict, dataset: dict, results: Path) -> int | None:
     """The inputs the production study reads of ``dataset``: its ``max_inputs`` (or the
     study's), capped by the instances the run has read where it has; all of them where it has
-    read them and no limit is set; None where that count is not known yet.
+    read them and no limit is set; None where that count is not known yet. An instances table
+    read with another ``max_inputs`` or ``input_choice`` (another config's run in the same
+    folder, recorded in its metadata) is not the run's: it counts nothing.
 
     Parameters
     ----------
@@ -159,22 +162,49 @@ def production_inputs(config: dict, dataset: dict, results: Path) -> int | None:
     """
     from varprobe import tables
 
-    limit = dataset.get("max_inputs", config["production"].get("max_inputs"))
+    production = config["production"]
+    limit = dataset.get("max_inputs", production.get("max_inputs"))
+    choice = dataset.get("input_choice", production.get("input_choice"))
     instances = results / "production" / dataset["name"] / "instances.parquet"
-    found = len(tables.read_frame(instances)) if instances.is_file() else None
+    found = None
+    if instances.is_file():
+        held = tables.read_metadata(instances)
+        if (held.get("max_inputs", "absent"), held.get("input_choice")) == (limit, choice):
+            found = len(tables.read_frame(instances))
     if limit is None:
         return found
     return min(limit, found) if found is not None else limit
 
 
 def _model_of_record(options: dict) -> str:
-    """The model a benchmark record ran: its ``pretrained`` option, else its ``model_package``
-    (``DEFAULT_BENCHMARK_PACKAGE`` where it names none)."""
+    """The model a benchmark record ran, as ``_model_key`` names a config entry: the entry its
+    ``config_model`` option names (``--config-model CONFIG NAME``: the record's other model options
+    are then its defaults, not its model), else its ``pretrained`` option, else its
+    ``model_package`` (``DEFAULT_BENCHMARK_PACKAGE`` where it names none)."""
+    named = options.get("config_model")
+    if named and named != "None":
+        path, name = ast.literal_eval(named) if isinstance(named, str) else named
+        return _model_key(_config_entry(path, name))
     pretrained = options.get("pretrained")
     if pretrained and pretrained != "None":
         return pretrained
     package = options.get("model_package")
     return package if package and package != "None" else DEFAULT_BENCHMARK_PACKAGE
+
+
+def _config_entry(path: str, name: str) -> dict:
+    """Model ``name``'s entry of the YAML config ``path`` (a relative path from the checkout, where
+    the benchmarks run), or ``{"name": name}`` where the file or the entry is not there."""
+    import yaml
+
+    from varprobe.workflow_files import root
+
+    file = Path(path) if Path(path).is_absolute() else root() / path
+    try:
+        models = (yaml.safe_load(file.read_text()) or {}).get("models") or []
+    except (OSError, yaml.YAMLError):
+        models = []
+    return next((m for m in models if isinstance(m, dict) and m.get("name") == name), {"name": name})
 
 
 def read_records(path: str | Path) -> list[dict]:

@@ -39,6 +39,7 @@ def _production_data(args: argparse.Namespace) -> None:
     table = INPUT_CHOICES[args.input_choice](read, args.max_inputs, args.seed)
     available = dict(zip(table["input_id"], table["references"].map(len), strict=True))
     metadata = {"max_references": args.max_references, "seed": args.seed,
+                "max_inputs": args.max_inputs, "input_choice": args.input_choice,
                 "references_available": available,
                 **({"data": read.attrs["provenance"]} if "provenance" in read.attrs else {})}
     tables.write(cap_references(table, args.max_references, args.seed), args.out,

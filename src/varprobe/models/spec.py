@@ -171,9 +171,13 @@ class ModelSpec:
 
     @property
     def source(self) -> str:
-        """The source key the model comes from (of ``varprobe.models.backends.sources``)."""
+        """The source key the model comes from (of ``varprobe.models.backends.sources``);
+        ``ValueError`` naming the model where it has none."""
         own = self.options or {}
-        return next(k for k in backends.sources() if k in own or getattr(self, k, None) is not None)
+        found = next((k for k in backends.sources() if k in own or getattr(self, k, None) is not None), None)
+        if found is None:
+            raise ValueError(f"model {self.name!r}: give exactly one of {', '.join(backends.sources())} (got none)")
+        return found
 
     @property
     def kind(self) -> str:
