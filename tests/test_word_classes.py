@@ -13,7 +13,7 @@ from varprobe import tables
 from varprobe.analysis.next_word import ControlSettings, ModelEstimate, human_counts, oracle_splits
 from varprobe.families.word_classes.analysis import Partition, class_table, semantic_classifier, syntactic_classifier
 from varprobe.metrics.distributions import mle, tvd
-from varprobe.metrics.word_classes import coarsen, elbow
+from varprobe.metrics.word_classes import coarsen, elbow, first_small_change
 from varprobe.probes.word_vectors import OOV, candidate_ks, cluster_words, load_word_vectors
 
 SETTINGS = ControlSettings(seed=0, resplits=4, bootstrap_resamples=100)
@@ -71,7 +71,7 @@ def test_the_semantic_oracle_control_is_over_the_clusters_of_human_and_model_wor
                "car": np.array([-5.0, 5.0, 3.0])}
     humans = {"cat": 3, "dog": 1}
     contexts, responses = _one_context(humans)
-    classify = semantic_classifier(vectors, seed=0, n_init=5, max_iter=100)
+    classify = semantic_classifier(vectors, seed=0, n_init=5, max_iter=100, k_rule="elbow")
     apart, merged = (class_table(contexts, responses, {(1, 4): ModelEstimate({word: 1.0}, 1, 1)},
                                  classify=classify, settings=SETTINGS).loc[0] for word in ("cat", "car"))
     words = np.mean([tvd(o2, o1) for o1, o2 in oracle_splits((1, 4), humans, SETTINGS)])
@@ -159,6 +159,39 @@ def test_oov_words_are_pooled_and_the_partition_is_deterministic():
     first = cluster_words(words, vectors, seed=3)
     assert first.n_oov == 2 and first.classes["zzz"] == first.classes["qqq"] == OOV
     assert cluster_words(list(reversed(words)), vectors, seed=3) == first
+
+
+def test_the_authors_rule_keeps_the_first_k_before_a_small_change_else_the_least():
+    """``first_small_change`` as the authors' ``choose_k`` reads its curve: the change is relative
+    to the previous candidate's value, a 0 passes no test, and without a small change the least
+    value's k (the first of equal ones) is kept."""
+    assert first_small_change([2, 5, 8], [10.0, 9.6, 9.0]) == 2  # 4% from 2 to 5
+    assert first_small_change([2, 5, 8], [10.0, 5.0, 4.9]) == 5
+    assert first_small_change([2, 5, 8], [10.0, 5.0, 2.0]) == 8
+    assert first_small_change([2, 5, 8], [3.0, 1.0, 1.0 + 1e-12]) == 5
+    assert first_small_change([2, 5, 8], [0.0, 0.0, 0.0]) == 2  # no ratio: the least, the first of them
+    assert first_small_change([4], [7.0]) == 4
+    with pytest.raises(ValueError, match="non-empty and of one length"):
+        first_small_change([2, 3], [1.0])
+
+
+def test_under_the_authors_rule_k_is_chosen_on_their_summed_unsquared_distances():
+    """Three groups of 2, 2 and 1 words: the elbow of the SSE keeps 3 clusters; the authors' curve
+    (each point's distance to its centroid, not squared, summed) never changes by less than 5%,
+    so their rule keeps the least, at k = 4."""
+    from sklearn.cluster import KMeans
+    from sklearn.preprocessing import StandardScaler
+
+    vectors = _three_groups(2)
+    words = sorted([*vectors][:5])
+    assert cluster_words(words, vectors, seed=0).k == 3
+    found = cluster_words(words, vectors, seed=0, k_rule="authors")
+    assert found.k == 4 and found.candidates == (2, 3, 4)
+    matrix = StandardScaler().fit_transform(np.stack([vectors[w] for w in words]))
+    fit = KMeans(n_clusters=2, random_state=0, n_init=20, max_iter=400).fit(matrix)
+    assert found.sse[0] == pytest.approx(np.linalg.norm(matrix - fit.cluster_centers_[fit.labels_], axis=1).sum())
+    with pytest.raises(ValueError, match="k_rule must be one of elbow, authors"):
+        cluster_words(words, vectors, seed=0, k_rule="silhouette")
 
 
 def test_cluster_edge_cases():

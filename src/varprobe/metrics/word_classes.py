@@ -1,10 +1,11 @@
-"""Distributions over word classes and the elbow rule that picks a number of clusters.
+"""Distributions over word classes and the rules that pick a number of clusters.
 
 Ilia & Aziz 2024 (Sec. 5 "Beyond exact word matching", App. G) compare next-word distributions
 after mapping each word to a class: its universal POS tag (TVD_syn) or its k-means cluster of
 word embeddings (TVD_sem). The class distribution is the pushforward of the word distribution,
 ``coarsen``; the number of clusters is chosen on the within-cluster sum of squared distances
-(SSE) curve by ``elbow``.
+(SSE) curve by ``elbow`` (ours), or by the authors' ``first_small_change`` on their criterion,
+the sum of unsquared distances (``K_RULES``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,14 @@ from collections.abc import Mapping, Sequence
 # Points of the SSE curve closer to the chord than this share of the curve's SSE range count as
 # on the chord: float noise in k-means SSE never decides the elbow.
 _ON_CHORD = 1e-9
+
+K_RULES = ("elbow", "authors")
+"""How k is chosen: ``elbow`` of the SSE (inertia) curve, ours; ``authors``, the first k whose
+summed distance to the centroids changes by less than ``AUTHORS_CHANGE`` to the next candidate
+(``first_small_change``)."""
+
+AUTHORS_CHANGE = 0.05
+"""The authors' ``rel_change`` of ``choose_k``."""
 
 
 def coarsen(p: Mapping[str, float], word_class: Mapping[str, str]) -> dict[str, float]:
@@ -106,3 +115,49 @@ def elbow(ks: Sequence[int], sse: Sequence[float]) -> int:
     tolerance = _ON_CHORD * (max(sse) - min(sse))
     best = max(range(len(ks)), key=lambda i: (below[i], -i))
     return int(ks[best]) if below[best] > tolerance else int(ks[0])
+
+
+def first_small_change(ks: Sequence[int], criterion: Sequence[float], rel_change: float = AUTHORS_CHANGE) -> int:
+    """The authors' choice of k (``choose_k``, ``TVD_semantic/GPT2/semantic_TVD.py`` lines 170-229,
+    github.com/evgeniael/predict_next_word at 027ffaa): over the candidates in order, the first
+    k_{i-1} whose criterion changes to the next candidate's by less than ``rel_change`` of it,
+
+        |S_i - S_{i-1}| / S_{i-1} < rel_change,
+
+    and where none does, the k of the least criterion (the first of equal ones); the one
+    candidate where there is one. A criterion of 0 changes by no ratio (their division gives
+    inf or nan, which no comparison passes).
+
+    Parameters
+    ----------
+    ks : sequence of int
+        The candidates, ascending.
+    criterion : sequence of float
+        Each candidate's criterion (theirs: the sum of the points' unsquared distances to their
+        centroids, ``sse_score``).
+    rel_change : float, optional
+        The relative change below which the previous k is kept.
+
+    Returns
+    -------
+    int
+        The chosen k.
+
+    Raises
+    ------
+    ValueError
+        When ``ks`` is empty or ``criterion`` is of another length.
+
+    Examples
+    --------
+    >>> first_small_change([2, 5, 8], [10.0, 6.0, 5.8])
+    5
+    >>> first_small_change([2, 5, 8], [10.0, 6.0, 3.0])
+    8
+    """
+    if len(ks) != len(criterion) or not ks:
+        raise ValueError(f"ks and criterion must be non-empty and of one length, got {len(ks)} and {len(criterion)}")
+    for i in range(1, len(ks)):
+        if criterion[i - 1] != 0 and abs((criterion[i] - criterion[i - 1]) / criterion[i - 1]) < rel_change:
+            return int(ks[i - 1])
+    return int(ks[list(criterion).index(min(criterion))])

@@ -21,8 +21,9 @@ distributions (unweighted: each word once):
 3. Candidates k in ``range(2, n, max(n // 3, 1))`` (the paper's grid, k_max = n, the step kept
    >= 1 for n < 3); each is fitted with sklearn ``KMeans(k, random_state=seed, n_init, max_iter)``
    and the k of the elbow of the SSE (inertia) curve is kept (``varprobe.metrics.word_classes.
-   elbow``). Candidates above d, the number of distinct standardised vectors, are dropped: k-means
-   cannot fill more clusters than there are distinct points.
+   elbow``), or with ``k_rule="authors"`` the authors' first small change of the summed unsquared
+   distances (``first_small_change``). Candidates above d, the number of distinct standardised
+   vectors, are dropped: k-means cannot fill more clusters than there are distinct points.
 4. Edge cases: n = 0 gives no cluster (every word is ``oov``); d = 1 gives one cluster; no
    candidate (n <= 2) gives one cluster per distinct vector.
 
@@ -39,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from varprobe.metrics.word_classes import elbow
+from varprobe.metrics.word_classes import K_RULES, elbow, first_small_change
 
 OOV = "oov"
 
@@ -141,9 +142,10 @@ def candidate_ks(n: int) -> list[int]:
     return list(range(2, n, max(n // 3, 1)))
 
 
-def cluster_words(words, vectors, *, seed: int, n_init: int = 20, max_iter: int = 400) -> WordClusters:
-    """k-means clusters of ``words`` under ``vectors``, k by the elbow rule; see the module
-    docstring for every step and edge case.
+def cluster_words(words, vectors, *, seed: int, n_init: int = 20, max_iter: int = 400,
+                  k_rule: str = "elbow") -> WordClusters:
+    """k-means clusters of ``words`` under ``vectors``, k by ``k_rule``; see the module docstring
+    for every step and edge case.
 
     Parameters
     ----------
@@ -157,15 +159,25 @@ def cluster_words(words, vectors, *, seed: int, n_init: int = 20, max_iter: int 
         k-means restarts per k.
     max_iter : int
         k-means iterations per restart.
+    k_rule : str, optional
+        One of ``varprobe.metrics.word_classes.K_RULES``.
 
     Returns
     -------
     WordClusters
-        Each word's class (``c<i>`` or ``oov``), the chosen k, the OOV count and the SSE curve.
+        Each word's class (``c<i>`` or ``oov``), the chosen k, the OOV count and the curve the
+        rule read (the SSE, or the authors' summed distances).
+
+    Raises
+    ------
+    ValueError
+        For a ``k_rule`` not in ``K_RULES``.
     """
     from sklearn.cluster import KMeans
     from sklearn.preprocessing import StandardScaler
 
+    if k_rule not in K_RULES:
+        raise ValueError(f"k_rule must be one of {', '.join(K_RULES)}, got {k_rule!r}")
     words = sorted(set(words))
     known = [w for w in words if w in vectors]
     classes = {w: OOV for w in words if w not in vectors}
@@ -184,8 +196,10 @@ def cluster_words(words, vectors, *, seed: int, n_init: int = 20, max_iter: int 
         for k in ks:
             fit = KMeans(n_clusters=k, random_state=seed, n_init=n_init, max_iter=max_iter).fit(matrix)
             fits.append(fit.labels_)
-            sse.append(float(fit.inertia_))
-        labels = fits[ks.index(elbow(ks, sse))]
+            sse.append(float(fit.inertia_) if k_rule == "elbow" else
+                       float(np.linalg.norm(matrix - fit.cluster_centers_[fit.labels_], axis=1).sum()))
+        chosen = elbow(ks, sse) if k_rule == "elbow" else first_small_change(ks, sse)
+        labels = fits[ks.index(chosen)]
     names: dict[int, str] = {}
     for word, label in zip(known, labels, strict=True):
         classes[word] = names.setdefault(int(label), f"c{len(names)}")

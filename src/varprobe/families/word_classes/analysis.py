@@ -75,7 +75,7 @@ def syntactic_classifier(tagger) -> Classifier:
     return classify
 
 
-def semantic_classifier(vectors, seed: int, n_init: int, max_iter: int) -> Classifier:
+def semantic_classifier(vectors, seed: int, *, n_init: int, max_iter: int, k_rule: str) -> Classifier:
     """Classes = k-means clusters of the words' embeddings, OOV words pooled.
 
     Parameters
@@ -88,6 +88,8 @@ def semantic_classifier(vectors, seed: int, n_init: int, max_iter: int) -> Class
         k-means restarts.
     max_iter : int
         k-means iterations per restart.
+    k_rule : str
+        How k is chosen (``varprobe.metrics.word_classes.K_RULES``).
 
     Returns
     -------
@@ -97,7 +99,7 @@ def semantic_classifier(vectors, seed: int, n_init: int, max_iter: int) -> Class
     from varprobe.probes.word_vectors import cluster_words
 
     def classify(context: str, words: list[str]) -> Partition:
-        found = cluster_words(words, vectors, seed=seed, n_init=n_init, max_iter=max_iter)
+        found = cluster_words(words, vectors, seed=seed, n_init=n_init, max_iter=max_iter, k_rule=k_rule)
         return Partition(found.classes, found.k, found.n_oov)
 
     return classify

@@ -15,6 +15,7 @@ from varprobe.families.word_classes.analysis import (
     class_summary, class_table, semantic_classifier, syntactic_classifier,
 )
 from varprobe.commands import add_estimates, json_value, read_estimates
+from varprobe.metrics.word_classes import K_RULES
 
 
 def _class_tvd(args: argparse.Namespace, classify) -> None:
@@ -47,9 +48,11 @@ def _semantic_tvd(args: argparse.Namespace) -> None:
 
     embeddings = args.embeddings
     args.level = "semantic"
-    args.settings = {"embeddings": embeddings, "n_init": args.n_init, "max_iter": args.max_iter}
+    args.settings = {"embeddings": embeddings, "n_init": args.n_init, "max_iter": args.max_iter,
+                     "k_rule": args.k_rule}
     vectors = load_word_vectors(embeddings)
-    _class_tvd(args, semantic_classifier(vectors, args.seed, args.n_init, args.max_iter))
+    _class_tvd(args, semantic_classifier(vectors, args.seed, n_init=args.n_init, max_iter=args.max_iter,
+                                         k_rule=args.k_rule))
 
 
 def _word_class_summary(args: argparse.Namespace) -> None:
@@ -105,6 +108,8 @@ def register(sub) -> None:
                    help='embeddings as JSON: {"gensim": NAME}, {"package": NAME} or {"path": FILE}')
     p.add_argument("--n-init", type=int, default=20, help="k-means initialisations per k")
     p.add_argument("--max-iter", type=int, default=400, help="k-means iterations per run")
+    p.add_argument("--k-rule", choices=K_RULES, default="elbow",
+                   help="how k is chosen: the elbow of the SSE curve, or the authors' first small change")
     p.set_defaults(run=_semantic_tvd)
 
     p = sub.add_parser("word-class-summary", help="one row per system of syntactic or semantic TVD")

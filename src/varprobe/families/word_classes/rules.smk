@@ -58,6 +58,8 @@ def word_class_options(key):
         settings["n_init"],
         "--max-iter",
         settings["max_iter"],
+        "--k-rule",
+        settings["k_rule"],
     ]
 
 
