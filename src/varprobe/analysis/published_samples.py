@@ -43,7 +43,7 @@ table says which of them moves each value, and how far.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -215,9 +215,22 @@ def model_values(published: PublishedSystem, located: list[tuple[tuple[int, int]
         failed draws (the authors' code has no value for it); otherwise a record without a word
         is left out, as ours leaves out a context without one.
     """
+    return _scored(published, located, contexts=_every_context(norms, protocol.raw_responses), protocol=protocol,
+                   seed=seed)
+
+
+def _every_context(norms: pd.DataFrame, raw_responses: bool) -> dict:
+    """Every position of the norms (ours and the authors' contexts together), by key, with its
+    responses read as ``raw_responses`` says (``read_contexts``)."""
+    return {c.key: c for own in (False, True)
+            for c in read_contexts(norms, Protocol(raw_responses=raw_responses, authors_contexts=own))}
+
+
+def _scored(published: PublishedSystem, located: list[tuple[tuple[int, int], Record]], *, contexts: dict,
+            protocol: ModelProtocol, seed: int) -> dict[str, float]:
+    """``model_values`` on the norms' positions as ``_every_context`` reads them under
+    ``protocol.raw_responses``."""
     settings = ControlSettings(seed=seed, resplits=AUTHORS_SPLITS, ece_bins=AUTHORS_BINS)
-    contexts = {c.key: c for own in (False, True)
-                for c in read_contexts(norms, replace(protocol, authors_contexts=own))}
     if protocol.authors_contexts:
         scored = [(key, contexts.get(record.key, contexts[key]), record) for key, record in located[:-1]]
     else:
@@ -278,9 +291,11 @@ def model_switch_table(published: PublishedSystem, located: list[tuple[tuple[int
     pandas.DataFrame
         Columns ``protocol``, ``switch``, ``AUTHORS_VALUES`` and ``n_contexts``.
     """
+    readings = {raw: _every_context(norms, raw) for raw in (False, True)}
     matrix = switch_matrix(ModelProtocol(), AUTHORS_MODEL, MODEL_SWITCHES)
     return pd.DataFrame([{"protocol": label, "switch": switch,
-                          **model_values(published, located, norms=norms, protocol=protocol, seed=seed)}
+                          **_scored(published, located, contexts=readings[protocol.raw_responses], protocol=protocol,
+                                    seed=seed)}
                          for label, switch, protocol in matrix])
 
 
@@ -289,8 +304,9 @@ def _model_estimate(published: PublishedSystem, record: Record, authors_words: b
     from its draws (``draw_samples``, as ``provo-ingest`` reads them); empty for none."""
     if authors_words:
         return _authors_estimate(w for w, n in record.authors_words for _ in range(n))
-    read = [(first_word(" " + sample.lstrip(), ended=True).word, n) for sample, n in draw_samples(published, record)]
-    return distribution(counts_of(w for w, n in read if w for _ in range(n))) if any(w for w, _ in read) else {}
+    words = [word for sample, n in draw_samples(published, record)
+             for word in [first_word(" " + sample.lstrip(), ended=True).word] * n if word]
+    return distribution(counts_of(words)) if words else {}
 
 
 def _authors_estimate(words) -> dict[str, float]:
