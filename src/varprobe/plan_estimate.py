@@ -169,7 +169,7 @@ def production_inputs(config: dict, dataset: dict, results: Path) -> int | None:
     found = None
     if instances.is_file():
         held = tables.read_metadata(instances)
-        if (held.get("max_inputs", "absent"), held.get("input_choice")) == (limit, choice):
+        if "max_inputs" in held and (held["max_inputs"], held.get("input_choice")) == (limit, choice):
             found = len(tables.read_frame(instances))
     if limit is None:
         return found
